@@ -1,0 +1,213 @@
+package io.dlock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A lock shared by every JVM that talks to the same Redis, with the semantics of a
+ * {@link java.util.concurrent.locks.ReentrantLock}: an owner may take it again and must release it as many times.
+ *
+ * <p><b>Owner.</b> A hold belongs to an <em>owner</em>: this client's {@link LockClient#getId() id} plus an
+ * owner id. The synchronous methods use {@code Thread.currentThread().getId()} as owner id; the asynchronous twins
+ * default to it too, and have overloads taking an explicit {@code ownerId} so that work can hop threads.
+ *
+ * <p><b>Lease.</b> Every hold has a lease in Redis, so that a crashed holder never blocks others forever.
+ * Acquired with {@link #LEASE_WATCHDOG} (the default), the lease is the client's
+ * {@link LockClientConfig#watchdogTimeout() watchdog timeout} and is renewed every third of it while held; acquired
+ * with an explicit lease, the hold simply expires when the lease ends. When a hold this client believes it has turns
+ * out to be gone, the client's {@link LeaseLostListener}s are told once.
+ *
+ * <p><b>Waiting.</b> A blocked acquisition does not poll: it waits for the unlock notification on the lock's pub/sub
+ * channel, bounded by the lock's remaining time to live.
+ *
+ * <p><b>Thread-safety.</b> Instances are thread-safe and cheap; any number may exist for one name.
+ *
+ * <p><b>Errors.</b> Unless stated otherwise every method throws {@link NullPointerException} or
+ * {@link IllegalArgumentException} for bad arguments (the message names the parameter: {@code leaseTime},
+ * {@code waitTime}, {@code unit}) and {@link LockException} when Redis fails (unreachable within the
+ * {@link LockClientConfig#commandTimeout() command timeout}, {@code WRONGTYPE} on the lock's key, script errors).
+ * Asynchronous methods never throw for Redis failures; their futures complete exceptionally with a
+ * {@link LockException} instead. All times are converted to milliseconds; a positive lease shorter than one
+ * millisecond is rejected.
+ */
+public interface DistributedLock extends Lock {
+
+    /** Pass as {@code leaseTime} to get a watchdog lease: renewed while held, expiring after a crash. */
+    long LEASE_WATCHDOG = -1L;
+
+    /** Pass as {@code waitTime} to wait without a time limit. */
+    long WAIT_FOREVER = -1L;
+
+    /** {@link #remainTimeToLive()} when the lock is not held by anybody. */
+    long TTL_NOT_LOCKED = -2L;
+
+    /** {@link #remainTimeToLive()} when the lock's key exists without an expiry (never written by dlock). */
+    long TTL_NO_EXPIRY = -1L;
+
+    /** @return the lock's name, which is also its Redis key. Never blocks. */
+    String getName();
+
+    /**
+     * Acquires the lock with a watchdog lease, blocking until it is held. An interrupt does not stop the wait: the
+     * thread keeps waiting and its interrupt flag is set again on return.
+     *
+     * @throws LockException when Redis fails; nothing is held then
+     */
+    @Override
+    void lock();
+
+    /**
+     * Acquires the lock with the given lease, blocking until it is held. Uninterruptible as {@link #lock()}.
+     *
+     * @param leaseTime how long the hold lasts without renewal, or {@link #LEASE_WATCHDOG}
+     * @param unit      the unit of {@code leaseTime}
+     */
+    void lock(long leaseTime, TimeUnit unit);
+
+    /** {@link #lock(long, TimeUnit)} with a {@link Duration} lease. */
+    default void lock(Duration lease) {
+        lock(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Acquires the lock with a watchdog lease, blocking until it is held or the thread is interrupted.
+     *
+     * @throws InterruptedException if interrupted while waiting; the attempt then leaves nothing behind in Redis
+     *                              (no hold, no subscription)
+     */
+    @Override
+    void lockInterruptibly() throws InterruptedException;
+
+    /** As {@link #lockInterruptibly()} with the given lease ({@link #LEASE_WATCHDOG} for a watchdog lease). */
+    void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * One attempt to acquire the lock with a watchdog lease; never waits for other holders (one round trip).
+     *
+     * @return whether the lock is now held by the current thread
+     */
+    @Override
+    boolean tryLock();
+
+    /**
+     * Tries to acquire the lock with a watchdog lease, waiting at most {@code waitTime}.
+     *
+     * @param waitTime how long to wait; {@code 0} means one attempt, {@link #WAIT_FOREVER} no limit
+     * @return whether the lock is now held by the current thread
+     * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
+     */
+    @Override
+    boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException;
+
+    /**
+     * Tries to acquire the lock with the given lease, waiting at most {@code waitTime}.
+     *
+     * @param waitTime  how long to wait; {@code 0} means one attempt, {@link #WAIT_FOREVER} no limit
+     * @param leaseTime the lease, or {@link #LEASE_WATCHDOG}
+     * @return whether the lock is now held by the current thread
+     * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
+     */
+    boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+    /** {@link #tryLock(long, TimeUnit)} with a {@link Duration}. */
+    default boolean tryLock(Duration wait) throws InterruptedException {
+        return tryLock(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /** {@link #tryLock(long, long, TimeUnit)} with {@link Duration}s. */
+    default boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+        return tryLock(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Releases one hold of the current thread; the last release frees the lock and wakes waiters. Blocks for one
+     * round trip.
+     *
+     * @throws IllegalMonitorStateException when the current thread holds no hold in Redis (also when its lease
+     *                                      expired); the message names the lock and the caller's owner id
+     * @throws LockException                when Redis fails
+     */
+    @Override
+    void unlock();
+
+    /**
+     * Removes the lock whoever holds it and wakes waiters. Holders in other clients learn of it through their
+     * {@link LeaseLostListener}s at their next renewal.
+     *
+     * @return whether a lock was removed
+     */
+    boolean forceUnlock();
+
+    /** @return whether anybody holds the lock (one round trip) */
+    boolean isLocked();
+
+    /** @return whether the current thread holds the lock (one round trip) */
+    boolean isHeldByCurrentThread();
+
+    /** @return whether the owner {@code threadId} of this client holds the lock (one round trip) */
+    boolean isHeldByThread(long threadId);
+
+    /** @return the current thread's hold count, 0 if it holds none (one round trip) */
+    int getHoldCount();
+
+    /**
+     * @return the lock's remaining time to live in milliseconds, {@link #TTL_NOT_LOCKED} when nobody holds it,
+     * {@link #TTL_NO_EXPIRY} when its key has no expiry (one round trip)
+     */
+    long remainTimeToLive();
+
+    /**
+     * How much longer the current thread's hold is known to be valid, without a round trip: the local monotonic
+     * deadline from the last acquisition or renewal (counted from when that request was sent), minus a safety margin
+     * for clock drift. Use it before an action that must not run without the lock.
+     *
+     * @return a positive duration, or {@link Duration#ZERO} when the thread holds nothing or the hold is lost
+     */
+    Duration leaseValidFor();
+
+    /** @throws UnsupportedOperationException always: distributed conditions are not supported */
+    @Override
+    Condition newCondition();
+
+    // ---- asynchronous twins: never block, complete on the client's executor ----
+
+    /** Async {@link #lock()} for the current thread; completes when held. */
+    CompletableFuture<Void> lockAsync();
+
+    /** Async {@link #lock(long, TimeUnit)} for the current thread. */
+    CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit);
+
+    /**
+     * Async {@link #lock(long, TimeUnit)} for an explicit owner. Cancelling the returned future abandons the wait;
+     * if the lock was acquired at that moment it is released again.
+     */
+    CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId);
+
+    /** Async {@link #tryLock()} for the current thread. */
+    CompletableFuture<Boolean> tryLockAsync();
+
+    /** Async {@link #tryLock(long, long, TimeUnit)} for the current thread. */
+    CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
+
+    /** Async {@link #tryLock(long, long, TimeUnit)} for an explicit owner. */
+    CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId);
+
+    /** Async {@link #unlock()} for the current thread; fails with {@link IllegalMonitorStateException} as unlock. */
+    CompletableFuture<Void> unlockAsync();
+
+    /** Async {@link #unlock()} for an explicit owner. */
+    CompletableFuture<Void> unlockAsync(long ownerId);
+
+    /** Async {@link #forceUnlock()}. */
+    CompletableFuture<Boolean> forceUnlockAsync();
+
+    /** Async {@link #isLocked()}. */
+    CompletableFuture<Boolean> isLockedAsync();
+
+    /** Async {@link #remainTimeToLive()}. */
+    CompletableFuture<Long> remainTimeToLiveAsync();
+}

@@ -1,0 +1,31 @@
+package io.dlock;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A hold that was lost.
+ *
+ * @param lockName the lock's name
+ * @param ownerId  the owner id of the hold (a thread id for the synchronous API)
+ * @param reason   why the hold counts as lost
+ * @param at       when this client found out
+ */
+public record LeaseLostEvent(String lockName, long ownerId, Reason reason, Instant at) {
+
+    public LeaseLostEvent {
+        Objects.requireNonNull(lockName, "lockName");
+        Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(at, "at");
+    }
+
+    /** Why a hold counts as lost. */
+    public enum Reason {
+        /** The lease ran out before renewal or release: a fixed lease ended, or Redis expired the key. */
+        EXPIRED,
+        /** The hold was gone while its lease should still have been running: deleted, force-unlocked, lost by Redis. */
+        REMOVED,
+        /** Renewals kept failing (Redis unreachable) until the lease had run out. */
+        RENEWAL_FAILED
+    }
+}

@@ -1,0 +1,73 @@
+package io.dlock;
+
+import io.dlock.internal.RedisLockClient;
+
+/**
+ * The entry point: one connection set to Redis, the locks made from it, and its lease renewals.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.connect("redis://localhost:6379")) {
+ *     DistributedLock lock = client.getLock("orders:42");
+ *     lock.lock();
+ *     try { ... } finally { lock.unlock(); }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe; meant to be one per application. Every hold it writes carries its {@link #getId() id}.
+ * Lock objects are cheap and may be fetched per use.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /**
+     * Connects with default settings.
+     *
+     * @param redisUri {@code redis://[user:pass@]host:port[/db]} or {@code rediss://…} for TLS
+     * @throws LockException when Redis cannot be reached within the command timeout
+     */
+    static LockClient connect(String redisUri) {
+        return create(LockClientConfig.builder().redisUri(redisUri).build());
+    }
+
+    /**
+     * Connects with the given settings; blocks until connected.
+     *
+     * @throws LockException when Redis cannot be reached within the command timeout
+     */
+    static LockClient create(LockClientConfig config) {
+        return RedisLockClient.start(config);
+    }
+
+    /**
+     * @param name the lock's name, used as its Redis key (not null, not blank)
+     * @return a reentrant, non-fair lock; wire-compatible with Redisson's {@code RLock}
+     */
+    DistributedLock getLock(String name);
+
+    /** @return a reentrant lock granted in FIFO order among waiters (not available yet: throws UnsupportedOperationException) */
+    DistributedLock getFairLock(String name);
+
+    /** @return a read-write lock (not available yet: throws UnsupportedOperationException) */
+    DistributedReadWriteLock getReadWriteLock(String name);
+
+    /** @return a lock handing out fencing tokens (not available yet: throws UnsupportedOperationException) */
+    FencedLock getFencedLock(String name);
+
+    /** @return a read-only snapshot of a lock of any kind (not available yet: throws UnsupportedOperationException) */
+    LockInfo inspect(String name);
+
+    /** @return this client's UUID, the prefix of every owner field it writes */
+    String getId();
+
+    /** Adds a listener told about holds of this client that were lost; see {@link LeaseLostListener}. */
+    void addLeaseLostListener(LeaseLostListener listener);
+
+    /** Removes a listener added before; no effect if absent. */
+    void removeLeaseLostListener(LeaseLostListener listener);
+
+    /**
+     * Stops renewals and closes the connections. Locks still held then expire after their lease; blocked
+     * acquisitions fail with {@link LockException}. Idempotent; never throws.
+     */
+    @Override
+    void close();
+}
