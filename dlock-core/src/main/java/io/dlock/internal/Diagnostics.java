@@ -1,0 +1,12 @@
+package io.dlock.internal;
+
+/**
+ * What a client is doing right now, for tests and inspection.
+ *
+ * @param renewedHolds  holds under watchdog renewal
+ * @param trackedHolds  holds tracked locally (watchdog or fixed lease)
+ * @param subscriptions pub/sub channels subscribed for waiters
+ * @param waiters       acquisitions currently waiting or attempting
+ */
+public record Diagnostics(int renewedHolds, int trackedHolds, int subscriptions, int waiters) {
+}

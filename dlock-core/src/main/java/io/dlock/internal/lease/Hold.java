@@ -1,0 +1,184 @@
+package io.dlock.internal.lease;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+
+/**
+ * What this client knows about one owner's hold on one lock: the lease of each outstanding acquisition (innermost
+ * last), whether the watchdog renews it, and until when it is known to be valid.
+ *
+ * <p>Redis stays the authority on the hold count; this local record only decides renewal, partial-release leases,
+ * {@code leaseValidFor()} and lease-lost reporting. A hold object lives from the first acquisition to the last release
+ * or loss; a later acquisition creates a new one, so a late answer about an old hold never touches a new one.
+ *
+ * <p>Thread-safety: all mutable state is guarded by {@code this}; critical sections never block.
+ */
+public final class Hold {
+    /** Lease value meaning "renewed by the watchdog". */
+    public static final long WATCHDOG = -1L;
+
+    enum State { ACTIVE, RELEASED, LOST }
+
+    private final String lockName;
+    private final String key;
+    private final String field;
+    private final long ownerId;
+
+    private final Deque<Long> leases = new ArrayDeque<>();
+    private int watchdogAcquisitions;
+    private long validUntilNanos;
+    private long marginNanos;
+    private int pendingReleases;
+    private boolean lastRenewalFailed;
+    private State state = State.ACTIVE;
+
+    Hold(String lockName, String key, String field, long ownerId) {
+        this.lockName = lockName;
+        this.key = key;
+        this.field = field;
+        this.ownerId = ownerId;
+    }
+
+    public String lockName() {
+        return lockName;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String field() {
+        return field;
+    }
+
+    public long ownerId() {
+        return ownerId;
+    }
+
+    /** Records an acquisition whose request was sent at {@code sentAtNanos}; Redis reset the TTL to its lease. */
+    synchronized void granted(long leaseMs, long effectiveLeaseMs, long sentAtNanos) {
+        leases.addLast(leaseMs);
+        if (leaseMs == WATCHDOG) {
+            watchdogAcquisitions++;
+        }
+        setValidity(sentAtNanos, effectiveLeaseMs);
+    }
+
+    /** A renewal sent at {@code sentAtNanos} reset the TTL to {@code leaseMs}. */
+    synchronized void renewed(long sentAtNanos, long leaseMs) {
+        if (state == State.ACTIVE) {
+            lastRenewalFailed = false;
+            if (sentAtNanos + leaseMs * 1_000_000L - validUntilNanos > 0) {
+                setValidity(sentAtNanos, leaseMs);
+            }
+        }
+    }
+
+    private void setValidity(long fromNanos, long leaseMs) {
+        validUntilNanos = fromNanos + leaseMs * 1_000_000L;
+        // Drift allowance as in the Redlock analysis: 1% of the lease plus 2 ms.
+        marginNanos = leaseMs * 10_000L + 2_000_000L;
+    }
+
+    synchronized boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    synchronized boolean isWatchdogRenewed() {
+        return state == State.ACTIVE && watchdogAcquisitions > 0;
+    }
+
+    synchronized boolean hasPendingRelease() {
+        return pendingReleases > 0;
+    }
+
+    synchronized long validUntilNanos() {
+        return validUntilNanos;
+    }
+
+    synchronized void renewalFailed() {
+        lastRenewalFailed = true;
+    }
+
+    synchronized boolean lastRenewalFailed() {
+        return lastRenewalFailed;
+    }
+
+    /** Nanoseconds this hold is still known valid at {@code nowNanos}, after the safety margin; ≤ 0 when not. */
+    public synchronized long validForNanos(long nowNanos) {
+        return state == State.ACTIVE ? validUntilNanos - marginNanos - nowNanos : 0;
+    }
+
+    /**
+     * @return the lease (ms) Redis should keep when the innermost acquisition is released and others remain: the
+     * watchdog's while any remaining acquisition uses it, else the lease of the next innermost one
+     */
+    public synchronized long leaseAfterPartialRelease(long watchdogMs) {
+        int remainingWatchdog = watchdogAcquisitions - (peekLastIsWatchdog() ? 1 : 0);
+        if (remainingWatchdog > 0) {
+            return watchdogMs;
+        }
+        Iterator<Long> innermostFirst = leases.descendingIterator();
+        if (innermostFirst.hasNext()) {
+            innermostFirst.next();
+        }
+        return innermostFirst.hasNext() ? effective(innermostFirst.next(), watchdogMs) : watchdogMs;
+    }
+
+    private boolean peekLastIsWatchdog() {
+        Long last = leases.peekLast();
+        return last != null && last == WATCHDOG;
+    }
+
+    private static long effective(Long lease, long watchdogMs) {
+        return lease == null || lease == WATCHDOG ? watchdogMs : lease;
+    }
+
+    synchronized void releaseStarted() {
+        pendingReleases++;
+    }
+
+    /** @return true when this was the last hold, so the record is finished */
+    synchronized boolean releaseDone(boolean full) {
+        pendingReleases--;
+        if (full || leases.size() <= 1) {
+            leases.clear();
+            watchdogAcquisitions = 0;
+            if (state == State.ACTIVE) {
+                state = State.RELEASED;
+            }
+            return true;
+        }
+        Long lease = leases.pollLast();
+        if (lease != null && lease == WATCHDOG) {
+            watchdogAcquisitions--;
+        }
+        return false;
+    }
+
+    synchronized void releaseFailed() {
+        pendingReleases--;
+    }
+
+    /** Marks the hold finished without a loss report (force-unlocked by this client, or found not held). */
+    synchronized void discard() {
+        if (state == State.ACTIVE) {
+            state = State.RELEASED;
+        }
+    }
+
+    /** @return true if the hold was active and is now lost (the caller reports it once) */
+    synchronized boolean markLost() {
+        if (state != State.ACTIVE) {
+            return false;
+        }
+        state = State.LOST;
+        return true;
+    }
+
+    @Override
+    public synchronized String toString() {
+        return "Hold{" + key + " " + field + " " + state + " leases=" + leases + "}";
+    }
+}

@@ -1,0 +1,262 @@
+package io.dlock.internal.lease;
+
+import io.dlock.LeaseLostEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The client's watchdog and hold registry.
+ *
+ * <h2>Cadence</h2>
+ * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
+ * possible (chunks of {@link #BATCH_SIZE} holds, one script call each), so renewal costs one round trip per tick
+ * however many locks are held. A hold taken just after a tick is renewed at most one period later, with two thirds
+ * of its lease still to run. After a failed renewal the next tick comes after {@code period / 3}, so a short Redis
+ * outage is retried several times before the lease runs out.
+ *
+ * <h2>When a hold counts as lost</h2>
+ * <ul>
+ *   <li>a renewal finds the owner field gone while no release of it is in flight: {@code REMOVED}, or
+ *       {@code EXPIRED} if its known validity had already ended (the client was paused past its lease);</li>
+ *   <li>a watchdog hold's known validity ends without a successful renewal: {@code RENEWAL_FAILED} when the last
+ *       renewal failed, else {@code EXPIRED};</li>
+ *   <li>a fixed-lease hold reaches the end of its lease without being released: {@code EXPIRED}.</li>
+ * </ul>
+ * A lost hold is dropped (never renewed again) and reported exactly once to the lost-hold sink. Validity is counted
+ * on the monotonic clock from the moment the acquiring or renewing request was sent, which is never later than when
+ * Redis set the TTL.
+ *
+ * <p>Thread-safety: safe for concurrent use; callbacks arrive on Redis I/O threads and the timer thread, and every
+ * step is non-blocking.
+ */
+public final class LeaseRenewer implements AutoCloseable {
+    /** Holds per renewal call. */
+    public static final int BATCH_SIZE = 1000;
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
+
+    private record HoldId(String key, String field) {
+    }
+
+    private final long watchdogMs;
+    private final long periodNanos;
+    private final RenewalSender sender;
+    private final TaskScheduler scheduler;
+    private final LongSupplier nanoTime;
+    private final Clock clock;
+    private final Consumer<LeaseLostEvent> lostSink;
+    private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
+
+    private volatile boolean closed;
+    private volatile Runnable cancelNextTick = () -> { };
+
+    /**
+     * @param watchdogMs the watchdog lease; renewals run every third of it
+     * @param lostSink   receives each lost hold once (should hand off to an executor: it is called on I/O threads)
+     */
+    public LeaseRenewer(long watchdogMs, RenewalSender sender, TaskScheduler scheduler, LongSupplier nanoTime,
+                        Clock clock, Consumer<LeaseLostEvent> lostSink) {
+        this.watchdogMs = watchdogMs;
+        this.periodNanos = watchdogMs * 1_000_000L / 3;
+        this.sender = sender;
+        this.scheduler = scheduler;
+        this.nanoTime = nanoTime;
+        this.clock = clock;
+        this.lostSink = lostSink;
+    }
+
+    /** Starts the periodic tick. */
+    public void start() {
+        scheduleTick(periodNanos);
+    }
+
+    public long watchdogMs() {
+        return watchdogMs;
+    }
+
+    public long nanoTime() {
+        return nanoTime.getAsLong();
+    }
+
+    /**
+     * Records an acquisition (first or re-entrant) that Redis granted.
+     *
+     * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
+     * @param sentAtNanos when the acquiring request was sent ({@link #nanoTime()})
+     * @return the hold record
+     */
+    public Hold acquired(String lockName, String key, String field, long ownerId, long leaseMs, long sentAtNanos) {
+        HoldId id = new HoldId(key, field);
+        long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
+        while (true) {
+            Hold hold = holds.computeIfAbsent(id, k -> new Hold(lockName, key, field, ownerId));
+            synchronized (hold) {
+                if (hold.isActive()) {
+                    hold.granted(leaseMs, effective, sentAtNanos);
+                    return hold;
+                }
+            }
+            holds.remove(id, hold);
+        }
+    }
+
+    /** @return the active hold of {@code field} on {@code key}, or null */
+    public Hold find(String key, String field) {
+        Hold hold = holds.get(new HoldId(key, field));
+        return hold != null && hold.isActive() ? hold : null;
+    }
+
+    /** A release of {@code hold} was sent: until it answers, a renewal that finds the hold gone is no loss. */
+    public void releaseStarted(Hold hold) {
+        hold.releaseStarted();
+    }
+
+    /** A release failed (Redis error or not held); the hold stays as it was. */
+    public void releaseFailed(Hold hold) {
+        hold.releaseFailed();
+    }
+
+    /** A release finished: the last hold ({@code full}) or one of several. */
+    public void releaseDone(Hold hold, boolean full) {
+        if (hold.releaseDone(full)) {
+            holds.remove(new HoldId(hold.key(), hold.field()), hold);
+        }
+    }
+
+    /** Redis says the owner holds nothing: forget the record without a loss report (the caller gets an exception). */
+    public void discard(Hold hold) {
+        hold.discard();
+        holds.remove(new HoldId(hold.key(), hold.field()), hold);
+    }
+
+    /** Forgets every hold on {@code key} without a loss report (this client force-unlocked it). */
+    public void discardAll(String key) {
+        for (Hold hold : holds.values()) {
+            if (hold.key().equals(key)) {
+                discard(hold);
+            }
+        }
+    }
+
+    /** @return holds renewed by the watchdog */
+    public int renewedCount() {
+        return (int) holds.values().stream().filter(Hold::isWatchdogRenewed).count();
+    }
+
+    /** @return holds tracked (watchdog or fixed lease) */
+    public int trackedCount() {
+        return (int) holds.values().stream().filter(Hold::isActive).count();
+    }
+
+    /** One renewal round: report holds that ran out, renew the rest, and schedule the next round. */
+    void tick() {
+        if (closed) {
+            return;
+        }
+        long now = nanoTime.getAsLong();
+        List<Hold> due = new ArrayList<>();
+        for (Hold hold : holds.values()) {
+            if (!hold.isActive() || hold.hasPendingRelease()) {
+                continue;
+            }
+            boolean ranOut = now - hold.validUntilNanos() >= 0;
+            if (hold.isWatchdogRenewed()) {
+                if (ranOut) {
+                    lose(hold, hold.lastRenewalFailed()
+                            ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
+                } else {
+                    due.add(hold);
+                }
+            } else if (ranOut) {
+                lose(hold, LeaseLostEvent.Reason.EXPIRED);
+            }
+        }
+        if (due.isEmpty()) {
+            scheduleTick(periodNanos);
+            return;
+        }
+        List<CompletableFuture<Boolean>> batches = new ArrayList<>();
+        for (int from = 0; from < due.size(); from += BATCH_SIZE) {
+            batches.add(renewBatch(due.subList(from, Math.min(due.size(), from + BATCH_SIZE)), now));
+        }
+        CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
+            boolean allSucceeded = batches.stream().allMatch(b -> !b.isCompletedExceptionally() && b.join());
+            scheduleTick(allSucceeded ? periodNanos : periodNanos / 3);
+        });
+    }
+
+    /** @return a future of whether the batch succeeded; never fails */
+    private CompletableFuture<Boolean> renewBatch(List<Hold> batch, long sentAtNanos) {
+        List<Hold> holdsOfBatch = List.copyOf(batch);
+        CompletableFuture<List<Boolean>> reply;
+        try {
+            reply = sender.renew(holdsOfBatch, watchdogMs);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((alive, error) -> {
+            if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {
+                log.warn("lease renewal of {} lock(s) failed; retrying: {}", holdsOfBatch.size(),
+                        error != null ? error.toString() : "unexpected reply " + alive);
+                holdsOfBatch.forEach(Hold::renewalFailed);
+                return false;
+            }
+            long now = nanoTime.getAsLong();
+            for (int i = 0; i < holdsOfBatch.size(); i++) {
+                Hold hold = holdsOfBatch.get(i);
+                if (alive.get(i)) {
+                    hold.renewed(sentAtNanos, watchdogMs);
+                } else if (!hold.hasPendingRelease()) {
+                    lose(hold, now - hold.validUntilNanos() >= 0
+                            ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+                }
+            }
+            return true;
+        });
+    }
+
+    private void lose(Hold hold, LeaseLostEvent.Reason reason) {
+        if (!hold.markLost()) {
+            return;
+        }
+        holds.remove(new HoldId(hold.key(), hold.field()), hold);
+        log.warn("lock '{}': hold of owner {} lost ({})", hold.lockName(), hold.field(), reason);
+        try {
+            lostSink.accept(new LeaseLostEvent(hold.lockName(), hold.ownerId(), reason, clock.instant()));
+        } catch (RuntimeException e) {
+            log.error("lease-lost sink failed", e);
+        }
+    }
+
+    private void scheduleTick(long delayNanos) {
+        if (!closed) {
+            cancelNextTick = scheduler.schedule(this::safeTick, delayNanos);
+        }
+    }
+
+    private void safeTick() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            log.error("lease renewal tick failed", e);
+            scheduleTick(periodNanos / 3);
+        }
+    }
+
+    /** Stops renewing; holds then expire after their lease. No loss is reported for them. */
+    @Override
+    public void close() {
+        closed = true;
+        cancelNextTick.run();
+        holds.clear();
+    }
+}

@@ -1,0 +1,329 @@
+package io.dlock.internal.lock;
+
+import io.dlock.DistributedLock;
+import io.dlock.internal.Errors;
+import io.dlock.internal.lease.Hold;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The public lock API over a handful of primitives that each lock kind provides: one acquire attempt, one release,
+ * a forced release and a few reads. Argument checks, waiting, sync-over-async, owner ids and the hand-off of
+ * completions to the client's executor live here once.
+ *
+ * <p>Sync methods are thin waits on the async internals; no lock is held while waiting.
+ */
+public abstract class AbstractDistributedLock implements DistributedLock {
+    protected final LockServices services;
+    protected final String name;
+
+    protected AbstractDistributedLock(LockServices services, String name) {
+        this.services = services;
+        this.name = name;
+    }
+
+    // ---- primitives of a lock kind ----
+
+    /** One attempt for {@code ownerId}; null when acquired (and recorded with the renewer), else the PTTL. */
+    protected abstract CompletableFuture<Long> attempt(long ownerId, long leaseMs);
+
+    /** Releases one hold of {@code ownerId}; fails with IllegalMonitorStateException when it holds none. */
+    protected abstract CompletableFuture<Void> release(long ownerId);
+
+    /** The channel whose messages wake this lock's waiters. */
+    protected abstract String wakeupChannel();
+
+    protected abstract CompletableFuture<Boolean> forceRelease();
+
+    protected abstract CompletableFuture<Boolean> lockedRaw();
+
+    protected abstract CompletableFuture<Long> ttlRaw();
+
+    protected abstract CompletableFuture<Integer> holdCountRaw(long ownerId);
+
+    /** The Redis key and field under which the renewer tracks this owner's hold. */
+    protected abstract String holdKey();
+
+    protected abstract String holdField(long ownerId);
+
+    // ---- the shared machinery ----
+
+    protected final String ownerField(long ownerId) {
+        return services.clientId + ":" + ownerId;
+    }
+
+    protected static long currentOwner() {
+        return Thread.currentThread().getId();
+    }
+
+    /**
+     * Starts an acquisition for {@code ownerId}.
+     *
+     * @param waitNanos 0 = one attempt, {@link #WAIT_FOREVER}, or a wait in ns
+     */
+    protected final AcquireLoop startAcquire(long waitNanos, long leaseMs, long ownerId) {
+        services.checkOpen(name);
+        long deadline = waitNanos == WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
+        AcquireLoop loop = new AcquireLoop(name, () -> attempt(ownerId, leaseMs), () -> release(ownerId),
+                wakeupChannel(), services.wakeups, services.renewer::nanoTime, deadline, waitNanos == 0,
+                services.renewer.watchdogMs());
+        services.register(loop);
+        loop.start();
+        return loop;
+    }
+
+    private void acquireUninterruptibly(long leaseMs) {
+        AcquireLoop loop = startAcquire(WAIT_FOREVER, leaseMs, currentOwner());
+        SyncWaits.awaitUninterruptibly(loop.result());
+    }
+
+    private boolean acquireInterruptibly(long waitNanos, long leaseMs) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("lock '" + name + "': interrupted before acquiring");
+        }
+        AcquireLoop loop = startAcquire(waitNanos, leaseMs, currentOwner());
+        try {
+            return SyncWaits.await(loop.result());
+        } catch (InterruptedException e) {
+            SyncWaits.awaitUninterruptibly(loop.abandon());
+            Thread.interrupted();
+            throw e;
+        }
+    }
+
+    /** The caller's future completes on the client's executor; cancelling it abandons the acquisition. */
+    private <T> CompletableFuture<T> toCaller(AcquireLoop loop, CompletableFuture<T> internal) {
+        CompletableFuture<T> exposed = new CompletableFuture<>();
+        internal.whenCompleteAsync((value, error) -> {
+            if (error != null) {
+                exposed.completeExceptionally(Errors.unwrap(error));
+            } else {
+                exposed.complete(value);
+            }
+        }, services.executor);
+        if (loop != null) {
+            exposed.whenComplete((value, error) -> {
+                if (exposed.isCancelled()) {
+                    loop.abandon();
+                }
+            });
+        }
+        return exposed;
+    }
+
+    private <T> CompletableFuture<T> toCaller(CompletableFuture<T> internal) {
+        return toCaller(null, internal);
+    }
+
+    private <T> CompletableFuture<T> failed(RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+    }
+
+    // ---- DistributedLock ----
+
+    @Override
+    public String getName() {
+        return name;
+    }
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(LEASE_WATCHDOG);
+    }
+
+    @Override
+    public void lock(long leaseTime, TimeUnit unit) {
+        acquireUninterruptibly(TimeArgs.leaseMillis(name, leaseTime, unit));
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquireInterruptibly(WAIT_FOREVER, LEASE_WATCHDOG);
+    }
+
+    @Override
+    public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
+        acquireInterruptibly(WAIT_FOREVER, TimeArgs.leaseMillis(name, leaseTime, unit));
+    }
+
+    @Override
+    public boolean tryLock() {
+        AcquireLoop loop = startAcquire(0, LEASE_WATCHDOG, currentOwner());
+        return SyncWaits.awaitUninterruptibly(loop.result());
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
+        return acquireInterruptibly(TimeArgs.waitNanos(name, waitTime, unit), LEASE_WATCHDOG);
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        long waitNanos = TimeArgs.waitNanos(name, waitTime, unit);
+        return acquireInterruptibly(waitNanos, TimeArgs.leaseMillis(name, leaseTime, unit));
+    }
+
+    @Override
+    public void unlock() {
+        services.checkOpen(name);
+        SyncWaits.awaitUninterruptibly(release(currentOwner()));
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        services.checkOpen(name);
+        return SyncWaits.awaitUninterruptibly(forceRelease());
+    }
+
+    @Override
+    public boolean isLocked() {
+        services.checkOpen(name);
+        return SyncWaits.awaitUninterruptibly(lockedRaw());
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return isHeldByThread(currentOwner());
+    }
+
+    @Override
+    public boolean isHeldByThread(long threadId) {
+        services.checkOpen(name);
+        return SyncWaits.awaitUninterruptibly(holdCountRaw(threadId)) > 0;
+    }
+
+    @Override
+    public int getHoldCount() {
+        services.checkOpen(name);
+        return SyncWaits.awaitUninterruptibly(holdCountRaw(currentOwner()));
+    }
+
+    @Override
+    public long remainTimeToLive() {
+        services.checkOpen(name);
+        return SyncWaits.awaitUninterruptibly(ttlRaw());
+    }
+
+    @Override
+    public Duration leaseValidFor() {
+        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+        if (hold == null) {
+            return Duration.ZERO;
+        }
+        long nanos = hold.validForNanos(services.renewer.nanoTime());
+        return nanos > 0 ? Duration.ofNanos(nanos) : Duration.ZERO;
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("lock '" + name + "': distributed conditions are not supported");
+    }
+
+    // ---- async ----
+
+    @Override
+    public CompletableFuture<Void> lockAsync() {
+        return lockAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS, currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit) {
+        return lockAsync(leaseTime, unit, currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
+        long leaseMs = TimeArgs.leaseMillis(name, leaseTime, unit);
+        try {
+            AcquireLoop loop = startAcquire(WAIT_FOREVER, leaseMs, ownerId);
+            return toCaller(loop, loop.result().thenApply(acquired -> (Void) null));
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync() {
+        return tryLockAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS, currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit) {
+        return tryLockAsync(waitTime, leaseTime, unit, currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
+        long waitNanos = TimeArgs.waitNanos(name, waitTime, unit);
+        long leaseMs = TimeArgs.leaseMillis(name, leaseTime, unit);
+        try {
+            AcquireLoop loop = startAcquire(waitNanos, leaseMs, ownerId);
+            return toCaller(loop, loop.result());
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync() {
+        return unlockAsync(currentOwner());
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync(long ownerId) {
+        try {
+            services.checkOpen(name);
+            return toCaller(release(ownerId));
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlockAsync() {
+        try {
+            services.checkOpen(name);
+            return toCaller(forceRelease());
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLockedAsync() {
+        try {
+            services.checkOpen(name);
+            return toCaller(lockedRaw());
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Long> remainTimeToLiveAsync() {
+        try {
+            services.checkOpen(name);
+            return toCaller(ttlRaw());
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    /** Maps a Redis failure of {@code operation} to the API's exception, naming this lock. */
+    protected final <T> CompletableFuture<T> mapErrors(CompletableFuture<T> reply, String operation) {
+        return reply.handle((value, error) -> {
+            if (error != null) {
+                throw Errors.toApi(error, name, operation);
+            }
+            return value;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "{" + name + "}";
+    }
+}

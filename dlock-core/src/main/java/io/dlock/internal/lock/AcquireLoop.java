@@ -1,0 +1,202 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.Errors;
+import io.dlock.internal.wakeup.WakeupHub;
+import io.dlock.internal.wakeup.WakeupHub.Subscription;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * One acquisition that may wait: attempt, and while the lock is busy, sleep until a wake-up or the lock's TTL, then
+ * attempt again, until acquired, out of time, failed or abandoned. No thread is held while it waits.
+ *
+ * <p>Order of steps (the no-lost-wake-up rule): attempt → (busy) join the channel → once subscribed attempt again
+ * → sleep at most {@code min(ttl, time left)} → attempt … Exactly one step is pending at any time, so the fields below
+ * are only touched by one thread at a time (each step happens-after the previous one through the futures).
+ *
+ * <p>Ending: the subscription is closed; a wake-up received but never used (abandoned right after it) is handed to
+ * the next waiter; an acquisition that succeeds after the caller gave up is released again. {@link #finished()}
+ * completes when all of that is done.
+ */
+final class AcquireLoop {
+    /** One acquire attempt: completes with null when acquired (and recorded), else the lock's PTTL in ms. */
+    interface Attempt extends Supplier<CompletableFuture<Long>> {
+    }
+
+    static final long NO_DEADLINE = Long.MIN_VALUE;
+
+    private final String lockName;
+    private final Attempt attempt;
+    private final Supplier<CompletableFuture<?>> undo;
+    private final String channel;
+    private final WakeupHub hub;
+    private final LongSupplier nanoTime;
+    private final long deadlineNanos;
+    private final boolean singleAttempt;
+    private final long fallbackSleepMs;
+
+    private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+    private final CompletableFuture<Void> finished = new CompletableFuture<>();
+    private Subscription subscription;
+    private volatile CompletableFuture<Boolean> sleeping;
+    private boolean unusedWakeup;
+
+    /**
+     * @param undo            releases one hold of the owner: used when the acquisition succeeds after it was abandoned
+     * @param deadlineNanos   {@link #NO_DEADLINE} to wait without limit
+     * @param singleAttempt   attempt once and never wait
+     * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
+     */
+    AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo, String channel, WakeupHub hub,
+                LongSupplier nanoTime, long deadlineNanos, boolean singleAttempt, long fallbackSleepMs) {
+        this.lockName = lockName;
+        this.attempt = attempt;
+        this.undo = undo;
+        this.channel = channel;
+        this.hub = hub;
+        this.nanoTime = nanoTime;
+        this.deadlineNanos = deadlineNanos;
+        this.singleAttempt = singleAttempt;
+        this.fallbackSleepMs = fallbackSleepMs;
+    }
+
+    /** Starts the loop; returns the result future (true acquired, false out of time). */
+    CompletableFuture<Boolean> start() {
+        attemptNow();
+        return result;
+    }
+
+    CompletableFuture<Boolean> result() {
+        return result;
+    }
+
+    /** Completes when the loop has fully ended (subscription closed, late acquisition undone). */
+    CompletableFuture<Void> finished() {
+        return finished;
+    }
+
+    /**
+     * Gives up: the result is cancelled unless it already completed. If it had completed with {@code true}, the hold
+     * is released again. The returned future completes when nothing of this acquisition is left in Redis.
+     */
+    CompletableFuture<Void> abandon() {
+        if (result.cancel(false)) {
+            CompletableFuture<Boolean> sleep = sleeping;
+            if (sleep != null) {
+                sleep.complete(false);
+            }
+            return finished;
+        }
+        if (Boolean.TRUE.equals(result.getNow(false)) && !result.isCompletedExceptionally()) {
+            return undo.get().handle((ok, error) -> null);
+        }
+        return finished;
+    }
+
+    /** Fails the loop (the client is closing). */
+    void fail(RuntimeException error) {
+        if (result.completeExceptionally(error)) {
+            CompletableFuture<Boolean> sleep = sleeping;
+            if (sleep != null) {
+                sleep.complete(false);
+            }
+        }
+    }
+
+    private void attemptNow() {
+        unusedWakeup = false;
+        CompletableFuture<Long> reply;
+        try {
+            reply = attempt.get();
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete(this::afterAttempt);
+    }
+
+    private void afterAttempt(Long ttl, Throwable error) {
+        if (error != null) {
+            result.completeExceptionally(Errors.toApi(error, lockName, "acquire"));
+            end(false);
+            return;
+        }
+        if (ttl == null) {
+            end(!result.complete(true));
+            return;
+        }
+        if (result.isDone()) {
+            end(false);
+            return;
+        }
+        long leftMs = remainingMillis();
+        if (singleAttempt || leftMs <= 0) {
+            result.complete(false);
+            end(false);
+            return;
+        }
+        if (subscription == null) {
+            subscription = hub.join(channel);
+            subscription.ready().whenComplete((ok, subscribeError) -> {
+                if (result.isDone()) {
+                    end(false);
+                } else {
+                    attemptNow();
+                }
+            });
+            return;
+        }
+        long sleepMs = ttl >= 0 ? Math.max(1, ttl) : fallbackSleepMs;
+        CompletableFuture<Boolean> sleep = subscription.sleep(Math.min(sleepMs, leftMs));
+        sleeping = sleep;
+        if (result.isDone()) {
+            sleep.complete(false);
+        }
+        sleep.whenComplete((woken, ignored) -> {
+            sleeping = null;
+            if (result.isDone()) {
+                unusedWakeup = Boolean.TRUE.equals(woken);
+                end(false);
+            } else {
+                attemptNow();
+            }
+        });
+    }
+
+    private long remainingMillis() {
+        if (deadlineNanos == NO_DEADLINE) {
+            return Long.MAX_VALUE;
+        }
+        long leftNanos = deadlineNanos - nanoTime.getAsLong();
+        return leftNanos <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNanos + 999_999));
+    }
+
+    /** @param undoAcquisition the lock was acquired after the caller gave up: release it again */
+    private void end(boolean undoAcquisition) {
+        if (subscription != null) {
+            if (unusedWakeup) {
+                subscription.passOnWakeup();
+            }
+            subscription.close();
+            subscription = null;
+        }
+        if (!undoAcquisition) {
+            finished.complete(null);
+            return;
+        }
+        CompletableFuture<?> released;
+        try {
+            released = undo.get();
+        } catch (RuntimeException e) {
+            released = CompletableFuture.failedFuture(e);
+        }
+        released.whenComplete((ok, error) -> finished.complete(null));
+    }
+
+    static boolean isCancellation(Throwable error) {
+        return Errors.unwrap(error) instanceof CancellationException;
+    }
+}

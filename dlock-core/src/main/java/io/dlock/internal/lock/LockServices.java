@@ -1,0 +1,65 @@
+package io.dlock.internal.lock;
+
+import io.dlock.LockException;
+import io.dlock.internal.lease.LeaseRenewer;
+import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.wakeup.WakeupHub;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+
+/**
+ * What every lock of one client shares: its id, Redis commands, script runner, wake-up hub, lease renewer and
+ * executor. Locks are small objects composed over these; they hold no state of their own besides their name.
+ */
+public final class LockServices {
+    final String clientId;
+    final RedisClusterAsyncCommands<String, String> redis;
+    final ScriptRunner scripts;
+    final WakeupHub wakeups;
+    final LeaseRenewer renewer;
+    final Executor executor;
+    final String publishCommand;
+    private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    public LockServices(String clientId, RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
+                        WakeupHub wakeups, LeaseRenewer renewer, Executor executor, String publishCommand) {
+        this.clientId = clientId;
+        this.redis = redis;
+        this.scripts = scripts;
+        this.wakeups = wakeups;
+        this.renewer = renewer;
+        this.executor = executor;
+        this.publishCommand = publishCommand;
+    }
+
+    void register(AcquireLoop loop) {
+        waiting.add(loop);
+        loop.finished().whenComplete((ok, error) -> waiting.remove(loop));
+        if (closed) {
+            loop.fail(new LockException("lock client is closed"));
+        }
+    }
+
+    void checkOpen(String lockName) {
+        if (closed) {
+            throw new LockException("lock '" + lockName + "': the lock client is closed");
+        }
+    }
+
+    /** @return acquisitions currently waiting or attempting */
+    public int waitingCount() {
+        return waiting.size();
+    }
+
+    /** Fails every waiting acquisition; later calls fail at once. */
+    public void close() {
+        closed = true;
+        for (AcquireLoop loop : waiting) {
+            loop.fail(new LockException("lock client closed while waiting"));
+        }
+    }
+}

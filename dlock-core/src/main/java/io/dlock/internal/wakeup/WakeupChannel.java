@@ -1,0 +1,82 @@
+package io.dlock.internal.wakeup;
+
+import io.dlock.internal.lease.TaskScheduler;
+
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The sleepers of one channel and the wake-ups nobody has consumed yet. {@code refs} is guarded by the hub's map
+ * lock; everything else is lock-free.
+ */
+final class WakeupChannel {
+    final String name;
+    final CompletableFuture<Void> ready;
+    private final TaskScheduler scheduler;
+    private final Queue<Sleeper> sleepers = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger permits = new AtomicInteger();
+    volatile int refs;
+
+    WakeupChannel(String name, CompletableFuture<Void> ready, TaskScheduler scheduler) {
+        this.name = name;
+        this.ready = ready;
+        this.scheduler = scheduler;
+    }
+
+    CompletableFuture<Boolean> sleep(long timeoutMillis) {
+        if (takePermit()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        Sleeper sleeper = new Sleeper();
+        sleepers.add(sleeper);
+        // A wake-up may have been stored between the check above and the enqueue: take it now.
+        if (takePermit()) {
+            if (!sleeper.complete(true)) {
+                permits.incrementAndGet();
+            }
+            sleepers.remove(sleeper);
+            return sleeper;
+        }
+        Runnable cancelTimer = scheduler.schedule(() -> {
+            if (sleeper.complete(false)) {
+                sleepers.remove(sleeper);
+            }
+        }, TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis)));
+        sleeper.whenComplete((woken, error) -> cancelTimer.run());
+        return sleeper;
+    }
+
+    void wakeOne() {
+        Sleeper sleeper;
+        while ((sleeper = sleepers.poll()) != null) {
+            if (sleeper.complete(true)) {
+                return;
+            }
+        }
+        // Nobody asleep: keep the wake-up for the next sleeper, at most one per joined waiter.
+        permits.updateAndGet(p -> p < Math.max(1, refs) ? p + 1 : p);
+    }
+
+    void wakeAll() {
+        Sleeper sleeper;
+        while ((sleeper = sleepers.poll()) != null) {
+            sleeper.complete(true);
+        }
+        permits.updateAndGet(p -> Math.max(p, Math.max(1, refs)));
+    }
+
+    int sleepers() {
+        return sleepers.size();
+    }
+
+    private boolean takePermit() {
+        return permits.getAndUpdate(p -> p > 0 ? p - 1 : 0) > 0;
+    }
+
+    /** A future completed once, by a wake-up (true) or the timer (false). */
+    private static final class Sleeper extends CompletableFuture<Boolean> {
+    }
+}

@@ -1,0 +1,126 @@
+package io.dlock.internal.wakeup;
+
+import io.dlock.internal.lease.TaskScheduler;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns unlock messages on Redis channels into wake-ups of this client's waiters.
+ *
+ * <h2>Protocol</h2>
+ * <ul>
+ *   <li>One Redis subscription per channel per client, shared by every waiter of that channel and reference-counted:
+ *       the first {@link #join} subscribes, the last {@link Subscription#close()} unsubscribes. Subscribe and
+ *       unsubscribe of one channel are issued under the map's per-key lock, so they reach Redis in order.</li>
+ *   <li>A waiter joins, waits for {@link Subscription#ready()}, then tries to acquire once more before it sleeps:
+ *       a release between its failed attempt and its subscription is not lost.</li>
+ *   <li>Message {@code 0} wakes one waiter (the others stay asleep, so one unlock does not send every waiter of this
+ *       JVM to Redis at once); {@code 1} wakes all. A wake-up that finds no sleeper is kept as a permit (at most one
+ *       per joined waiter) and consumed by the next sleeper, which then retries at once.</li>
+ *   <li>Every sleep is bounded by the caller (the lock's remaining TTL), so a lost message only delays, never
+ *       blocks.</li>
+ * </ul>
+ * Message handling only completes futures; it never blocks or runs user code, so it is safe on Lettuce's I/O thread.
+ */
+public final class WakeupHub {
+    private final PubSubPort port;
+    private final TaskScheduler scheduler;
+    private final Map<String, WakeupChannel> channels = new ConcurrentHashMap<>();
+
+    public WakeupHub(PubSubPort port, TaskScheduler scheduler) {
+        this.port = port;
+        this.scheduler = scheduler;
+    }
+
+    /** Joins the waiters of {@code channel}, subscribing if this is the first. Never blocks. */
+    public Subscription join(String channel) {
+        WakeupChannel joined = channels.compute(channel, (name, existing) -> {
+            WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler);
+            c.refs++;
+            return c;
+        });
+        return new Subscription(this, joined);
+    }
+
+    void leave(WakeupChannel channel) {
+        channels.computeIfPresent(channel.name, (name, current) -> {
+            if (current != channel) {
+                return current;
+            }
+            if (--current.refs > 0) {
+                return current;
+            }
+            port.unsubscribe(name);
+            return null;
+        });
+    }
+
+    /** Called for every message on a subscribed channel (on the I/O thread). */
+    public void onMessage(String channel, String message) {
+        WakeupChannel c = channels.get(channel);
+        if (c == null) {
+            return;
+        }
+        if ("0".equals(message)) {
+            c.wakeOne();
+        } else if ("1".equals(message)) {
+            c.wakeAll();
+        }
+    }
+
+    /** Wakes every waiter of every channel (after a reconnect, messages may have been missed). */
+    public void wakeEverybody() {
+        channels.values().forEach(WakeupChannel::wakeAll);
+    }
+
+    /** @return channels currently subscribed */
+    public int subscriptionCount() {
+        return channels.size();
+    }
+
+    /** @return sleeping waiters over all channels */
+    public int sleeperCount() {
+        return channels.values().stream().mapToInt(WakeupChannel::sleepers).sum();
+    }
+
+    /** A waiter's membership in one channel. Close it exactly once when the wait ends. */
+    public static final class Subscription implements AutoCloseable {
+        private final WakeupHub hub;
+        private final WakeupChannel channel;
+        private boolean closed;
+
+        Subscription(WakeupHub hub, WakeupChannel channel) {
+            this.hub = hub;
+            this.channel = channel;
+        }
+
+        /** Completes when Redis has confirmed the subscription (at once if it already had). */
+        public CompletableFuture<Void> ready() {
+            return channel.ready;
+        }
+
+        /**
+         * Sleeps (without a thread) until a wake-up or {@code timeoutMillis}, whichever is first.
+         *
+         * @return completes with true when woken by a message, false on timeout
+         */
+        public CompletableFuture<Boolean> sleep(long timeoutMillis) {
+            return channel.sleep(timeoutMillis);
+        }
+
+        /** Hands a wake-up this waiter received but did not use to the next waiter. */
+        public void passOnWakeup() {
+            channel.wakeOne();
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                hub.leave(channel);
+            }
+        }
+    }
+}
