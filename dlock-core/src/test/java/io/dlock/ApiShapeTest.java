@@ -1,0 +1,94 @@
+package io.dlock;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The public API keeps its promises of shape: async twins, named constants, defaults, validation. */
+class ApiShapeTest {
+
+    @Test
+    void everyBlockingLockOperationHasAnAsyncTwin() {
+        Set<String> methods = Arrays.stream(DistributedLock.class.getMethods()).map(Method::getName)
+                .collect(Collectors.toSet());
+        for (String blocking : List.of("lock", "tryLock", "unlock", "forceUnlock", "isLocked", "remainTimeToLive")) {
+            assertThat(methods).as("async twin of " + blocking).contains(blocking + "Async");
+        }
+        for (Method m : DistributedLock.class.getMethods()) {
+            if (m.getName().endsWith("Async")) {
+                assertThat(m.getReturnType().getName()).isEqualTo("java.util.concurrent.CompletableFuture");
+                assertThat(m.getExceptionTypes()).as(m.toString()).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void onlyInterruptibleWaitsDeclareCheckedExceptions() {
+        for (Method m : DistributedLock.class.getMethods()) {
+            boolean interruptible = m.getName().equals("lockInterruptibly") || m.getName().equals("tryLock")
+                    && m.getParameterCount() > 0;
+            if (!interruptible) {
+                assertThat(m.getExceptionTypes()).as(m.toString()).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void namedConstantsHaveTheDocumentedValues() {
+        assertThat(DistributedLock.LEASE_WATCHDOG).isEqualTo(-1L);
+        assertThat(DistributedLock.TTL_NOT_LOCKED).isEqualTo(-2L);
+        assertThat(DistributedLock.TTL_NO_EXPIRY).isEqualTo(-1L);
+    }
+
+    @Test
+    void configDefaultsAreTheDocumentedOnes() {
+        LockClientConfig config = LockClientConfig.builder().build();
+        assertThat(config.watchdogTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.fairLockWaitTimeout()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(config.commandTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(config.syncReplicas()).isZero();
+        assertThat(config.meterRegistry()).isEmpty();
+    }
+
+    @Test
+    void configRejectsBadValuesNamingTheSetting() {
+        assertThatThrownBy(() -> LockClientConfig.builder().watchdogTimeout(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchdogTimeout");
+        assertThatThrownBy(() -> LockClientConfig.builder().commandTimeout(null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("commandTimeout");
+        assertThatThrownBy(() -> LockClientConfig.builder().redisUri(" "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redisUri");
+        assertThatThrownBy(() -> LockClientConfig.builder().syncReplicas(-1, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replicas");
+    }
+
+    @Test
+    void configToStringHidesThePassword() {
+        LockClientConfig config = LockClientConfig.builder().redisUri("redis://user:secret@host:6379").build();
+        assertThat(config.toString()).doesNotContain("secret").contains("host:6379");
+        assertThat(config.toBuilder().build().redisUri()).isEqualTo("redis://user:secret@host:6379");
+    }
+
+    @Test
+    void malformedUriIsRejectedBeforeConnecting() {
+        assertThatThrownBy(() -> LockClient.connect("http://nope"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redisUri");
+    }
+
+    @Test
+    void unreachableRedisFailsWithLockExceptionWithinTheCommandTimeout() {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> LockClient.create(LockClientConfig.builder()
+                .redisUri("redis://127.0.0.1:1").commandTimeout(Duration.ofMillis(500)).build()))
+                .isInstanceOf(LockException.class).hasMessageContaining("127.0.0.1:1");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+}

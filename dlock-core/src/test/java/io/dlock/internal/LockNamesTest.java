@@ -1,0 +1,30 @@
+package io.dlock.internal;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LockNamesTest {
+
+    @Test
+    void channelNamesFollowRedissonsHashTagRule() {
+        assertThat(LockNames.lockChannel("orders:42")).isEqualTo("redisson_lock__channel:{orders:42}");
+        assertThat(LockNames.lockChannel("{user}:1")).isEqualTo("redisson_lock__channel:{user}:1");
+        assertThat(LockNames.prefixed("redisson_lock_queue", "x")).isEqualTo("redisson_lock_queue:{x}");
+    }
+
+    @Test
+    void ownerFieldIsClientIdColonOwnerId() {
+        assertThat(LockNames.ownerField("8a2c-uuid", 57)).isEqualTo("8a2c-uuid:57");
+    }
+
+    @Test
+    void badNamesAreRejectedNamingTheParameter() {
+        assertThatThrownBy(() -> LockNames.requireValid(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("name");
+        assertThatThrownBy(() -> LockNames.requireValid("  ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("name");
+        assertThat(LockNames.requireValid("ok")).isEqualTo("ok");
+    }
+}

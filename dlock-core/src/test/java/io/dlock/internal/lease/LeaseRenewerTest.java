@@ -1,0 +1,232 @@
+package io.dlock.internal.lease;
+
+import io.dlock.LeaseLostEvent;
+import io.dlock.LeaseLostEvent.Reason;
+import io.dlock.internal.ManualScheduler;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Renewal bookkeeping: when renewals are sent, what they send, and when a hold counts as lost. No Redis, no sleep. */
+class LeaseRenewerTest {
+    private static final long WATCHDOG_MS = 30_000;
+    private static final long PERIOD_MS = WATCHDOG_MS / 3;
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final List<RenewalCall> calls = new CopyOnWriteArrayList<>();
+    private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    private LeaseRenewer renewer;
+
+    private record RenewalCall(List<Hold> holds, long leaseMs, CompletableFuture<List<Boolean>> reply) {
+        void answer(boolean... alive) {
+            List<Boolean> values = new ArrayList<>();
+            for (boolean a : alive) {
+                values.add(a);
+            }
+            reply.complete(values);
+        }
+
+        void answerAll(boolean alive) {
+            reply.complete(new ArrayList<>(Collections.nCopies(holds.size(), alive)));
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        renewer = new LeaseRenewer(WATCHDOG_MS, (holds, leaseMs) -> {
+            RenewalCall call = new RenewalCall(holds, leaseMs, new CompletableFuture<>());
+            calls.add(call);
+            return call.reply();
+        }, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
+        renewer.start();
+    }
+
+    private Hold watchdogHold(String key, long owner) {
+        return renewer.acquired(key, key, "client:" + owner, owner, Hold.WATCHDOG, time.nanoTime());
+    }
+
+    @Test
+    void renewsWatchdogHoldsOncePerPeriodInOneCall() {
+        for (int i = 0; i < LeaseRenewer.BATCH_SIZE; i++) {
+            watchdogHold("lock-" + i, 1);
+        }
+        time.advanceMillis(PERIOD_MS - 1);
+        assertThat(calls).isEmpty();
+
+        time.advanceMillis(1);
+        assertThat(calls).hasSize(1);
+        assertThat(calls.get(0).holds()).hasSize(LeaseRenewer.BATCH_SIZE);
+        assertThat(calls.get(0).leaseMs()).isEqualTo(WATCHDOG_MS);
+        calls.get(0).answerAll(true);
+
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).hasSize(2);
+        assertThat(lost).isEmpty();
+    }
+
+    @Test
+    void splitsVeryManyHoldsIntoBatches() {
+        for (int i = 0; i < LeaseRenewer.BATCH_SIZE + 1; i++) {
+            watchdogHold("lock-" + i, 1);
+        }
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).extracting(c -> c.holds().size()).containsExactly(LeaseRenewer.BATCH_SIZE, 1);
+    }
+
+    @Test
+    void doesNotRenewFixedLeaseHolds() {
+        renewer.acquired("leased", "leased", "client:1", 1, 60_000, time.nanoTime());
+        time.advanceMillis(PERIOD_MS * 2);
+        assertThat(calls).isEmpty();
+        assertThat(renewer.renewedCount()).isZero();
+        assertThat(renewer.trackedCount()).isEqualTo(1);
+    }
+
+    @Test
+    void holdFoundGoneIsReportedRemovedOnceAndNoLongerRenewed() {
+        Hold hold = watchdogHold("a", 7);
+        time.advanceMillis(PERIOD_MS);
+        calls.get(0).answer(false);
+
+        assertThat(lost).singleElement().satisfies(e -> {
+            assertThat(e.lockName()).isEqualTo("a");
+            assertThat(e.ownerId()).isEqualTo(7);
+            assertThat(e.reason()).isEqualTo(Reason.REMOVED);
+        });
+        assertThat(renewer.find("a", hold.field())).isNull();
+        time.advanceMillis(PERIOD_MS * 3);
+        assertThat(calls).hasSize(1);
+        assertThat(lost).hasSize(1);
+    }
+
+    @Test
+    void holdGoneWhileItsReleaseIsInFlightIsNoLoss() {
+        Hold hold = watchdogHold("a", 7);
+        time.advanceMillis(PERIOD_MS);
+        renewer.releaseStarted(hold);
+        calls.get(0).answer(false);
+        renewer.releaseDone(hold, true);
+
+        assertThat(lost).isEmpty();
+        assertThat(renewer.trackedCount()).isZero();
+    }
+
+    @Test
+    void lateAnswerAboutAnOldHoldDoesNotTouchTheNewOne() {
+        Hold first = watchdogHold("a", 7);
+        time.advanceMillis(PERIOD_MS);
+        renewer.releaseStarted(first);
+        renewer.releaseDone(first, true);
+        Hold second = watchdogHold("a", 7);
+        calls.get(0).answer(false);
+
+        assertThat(second).isNotSameAs(first);
+        assertThat(lost).isEmpty();
+        assertThat(renewer.find("a", second.field())).isSameAs(second);
+    }
+
+    @Test
+    void failingRenewalsAreRetriedSoonerAndReportedWhenTheLeaseRunsOut() {
+        Hold hold = watchdogHold("a", 7);
+        time.advanceMillis(PERIOD_MS);
+        calls.get(0).reply().completeExceptionally(new RuntimeException("connection refused"));
+        assertThat(lost).isEmpty();
+
+        time.advanceMillis(PERIOD_MS / 3 + 1);
+        assertThat(calls).hasSize(2);
+        long validBefore = hold.validForNanos(time.nanoTime());
+        assertThat(validBefore).isPositive();
+
+        // Keep failing until the 30 s lease (counted from acquisition) has run out.
+        while (time.nanoTime() < 1_000_000_000L + WATCHDOG_MS * 1_000_000L && lost.isEmpty()) {
+            calls.get(calls.size() - 1).reply().completeExceptionally(new RuntimeException("still down"));
+            time.advanceMillis(PERIOD_MS / 3 + 1);
+        }
+        time.advanceMillis(PERIOD_MS / 3 + 1);
+        assertThat(lost).singleElement().extracting(LeaseLostEvent::reason).isEqualTo(Reason.RENEWAL_FAILED);
+        assertThat(hold.validForNanos(time.nanoTime())).isLessThanOrEqualTo(0);
+        assertThat(renewer.renewedCount()).isZero();
+    }
+
+    @Test
+    void successfulRenewalExtendsValidityFromWhenItWasSent() {
+        Hold hold = watchdogHold("a", 7);
+        time.advanceMillis(PERIOD_MS);
+        long sentAt = time.nanoTime();
+        time.advanceMillis(5);
+        calls.get(0).answer(true);
+        long expected = sentAt + WATCHDOG_MS * 1_000_000L - time.nanoTime();
+        assertThat(hold.validForNanos(time.nanoTime()))
+                .isLessThan(expected)
+                .isGreaterThan(expected - (WATCHDOG_MS / 100 + 3) * 1_000_000L);
+    }
+
+    @Test
+    void fixedLeaseHoldThatRunsOutIsReportedExpired() {
+        renewer.acquired("leased", "leased", "client:3", 3, 2_000, time.nanoTime());
+        time.advanceMillis(PERIOD_MS);
+        assertThat(lost).singleElement().satisfies(e -> {
+            assertThat(e.reason()).isEqualTo(Reason.EXPIRED);
+            assertThat(e.ownerId()).isEqualTo(3);
+        });
+        assertThat(renewer.trackedCount()).isZero();
+    }
+
+    @Test
+    void releasedFixedLeaseHoldIsNotReported() {
+        Hold hold = renewer.acquired("leased", "leased", "client:3", 3, 2_000, time.nanoTime());
+        renewer.releaseStarted(hold);
+        renewer.releaseDone(hold, true);
+        time.advanceMillis(PERIOD_MS * 2);
+        assertThat(lost).isEmpty();
+    }
+
+    @Test
+    void reentryKeepsOneHoldAndPartialReleaseKeepsTheWatchdogWhileAnyAcquisitionUsesIt() {
+        Hold hold = watchdogHold("a", 7);
+        Hold again = renewer.acquired("a", "a", "client:7", 7, 5_000, time.nanoTime());
+        assertThat(again).isSameAs(hold);
+        // Releasing the inner 5 s acquisition leaves the watchdog one: TTL back to the watchdog lease.
+        assertThat(hold.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
+        renewer.releaseStarted(hold);
+        renewer.releaseDone(hold, false);
+        assertThat(renewer.renewedCount()).isEqualTo(1);
+
+        Hold leased = renewer.acquired("b", "b", "client:7", 7, 5_000, time.nanoTime());
+        renewer.acquired("b", "b", "client:7", 7, 9_000, time.nanoTime());
+        assertThat(leased.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(5_000);
+    }
+
+    @Test
+    void pausedClientPastItsLeaseReportsExpiredWithoutRenewing() {
+        watchdogHold("a", 7);
+        // The timer could not run for longer than the lease (GC pause, SIGSTOP): the first tick comes too late.
+        renewer.close();
+        LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, (holds, leaseMs) -> {
+            throw new AssertionError("must not renew a hold whose lease ran out");
+        }, time, time::nanoTime, Clock.systemUTC(), lost::add);
+        late.acquired("b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime());
+        time.advanceMillis(WATCHDOG_MS + 1);
+        late.tick();
+        assertThat(lost).singleElement().extracting(LeaseLostEvent::reason).isEqualTo(Reason.EXPIRED);
+    }
+
+    @Test
+    void closeStopsTheTimer() {
+        watchdogHold("a", 7);
+        renewer.close();
+        time.advanceMillis(PERIOD_MS * 3);
+        assertThat(calls).isEmpty();
+        assertThat(time.pending()).isZero();
+    }
+}

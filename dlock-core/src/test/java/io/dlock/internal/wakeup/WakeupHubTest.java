@@ -1,0 +1,119 @@
+package io.dlock.internal.wakeup;
+
+import io.dlock.internal.ManualScheduler;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Wake-up semantics of the hub, with a fake pub/sub port and manual time. */
+class WakeupHubTest {
+    private final ManualScheduler time = new ManualScheduler();
+    private final List<String> commands = new CopyOnWriteArrayList<>();
+    private final WakeupHub hub = new WakeupHub(new PubSubPort() {
+        @Override
+        public CompletableFuture<Void> subscribe(String channel) {
+            commands.add("SUBSCRIBE " + channel);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> unsubscribe(String channel) {
+            commands.add("UNSUBSCRIBE " + channel);
+            return CompletableFuture.completedFuture(null);
+        }
+    }, time);
+
+    @Test
+    void oneSubscriptionPerChannelSharedByAllWaiters() {
+        WakeupHub.Subscription a = hub.join("c");
+        WakeupHub.Subscription b = hub.join("c");
+        assertThat(commands).containsExactly("SUBSCRIBE c");
+        a.close();
+        a.close();
+        assertThat(hub.subscriptionCount()).isEqualTo(1);
+        b.close();
+        assertThat(commands).containsExactly("SUBSCRIBE c", "UNSUBSCRIBE c");
+        assertThat(hub.subscriptionCount()).isZero();
+    }
+
+    @Test
+    void unlockMessageWakesExactlyOneSleeper() {
+        WakeupHub.Subscription a = hub.join("c");
+        WakeupHub.Subscription b = hub.join("c");
+        CompletableFuture<Boolean> sleepA = a.sleep(10_000);
+        CompletableFuture<Boolean> sleepB = b.sleep(10_000);
+
+        hub.onMessage("c", "0");
+        assertThat(List.of(sleepA, sleepB)).filteredOn(CompletableFuture::isDone).hasSize(1);
+
+        hub.onMessage("c", "0");
+        assertThat(sleepA).isCompletedWithValue(true);
+        assertThat(sleepB).isCompletedWithValue(true);
+    }
+
+    @Test
+    void wakeAllMessageWakesEverySleeper() {
+        WakeupHub.Subscription a = hub.join("c");
+        WakeupHub.Subscription b = hub.join("c");
+        CompletableFuture<Boolean> sleepA = a.sleep(10_000);
+        CompletableFuture<Boolean> sleepB = b.sleep(10_000);
+        hub.onMessage("c", "1");
+        assertThat(sleepA).isCompletedWithValue(true);
+        assertThat(sleepB).isCompletedWithValue(true);
+    }
+
+    @Test
+    void wakeupWithNobodyAsleepIsKeptForTheNextSleeper() {
+        WakeupHub.Subscription a = hub.join("c");
+        hub.onMessage("c", "0");
+        hub.onMessage("c", "0");
+        assertThat(a.sleep(10_000)).isCompletedWithValue(true);
+        // At most one stored wake-up per joined waiter.
+        assertThat(a.sleep(10_000)).isNotDone();
+    }
+
+    @Test
+    void sleepEndsAtItsTimeoutWithFalse() {
+        WakeupHub.Subscription a = hub.join("c");
+        CompletableFuture<Boolean> sleep = a.sleep(500);
+        time.advanceMillis(499);
+        assertThat(sleep).isNotDone();
+        time.advanceMillis(1);
+        assertThat(sleep).isCompletedWithValue(false);
+        assertThat(hub.sleeperCount()).isZero();
+    }
+
+    @Test
+    void timedOutSleeperDoesNotSwallowTheNextWakeup() {
+        WakeupHub.Subscription a = hub.join("c");
+        WakeupHub.Subscription b = hub.join("c");
+        CompletableFuture<Boolean> early = a.sleep(100);
+        CompletableFuture<Boolean> late = b.sleep(10_000);
+        time.advanceMillis(100);
+        assertThat(early).isCompletedWithValue(false);
+        hub.onMessage("c", "0");
+        assertThat(late).isCompletedWithValue(true);
+    }
+
+    @Test
+    void passedOnWakeupReachesAnotherSleeper() {
+        WakeupHub.Subscription a = hub.join("c");
+        WakeupHub.Subscription b = hub.join("c");
+        CompletableFuture<Boolean> sleepB = b.sleep(10_000);
+        a.passOnWakeup();
+        assertThat(sleepB).isCompletedWithValue(true);
+    }
+
+    @Test
+    void messagesOnOtherChannelsAndOtherValuesAreIgnored() {
+        WakeupHub.Subscription a = hub.join("c");
+        CompletableFuture<Boolean> sleep = a.sleep(10_000);
+        hub.onMessage("other", "0");
+        hub.onMessage("c", "42");
+        assertThat(sleep).isNotDone();
+    }
+}
