@@ -1,0 +1,187 @@
+package io.dlock.testkit;
+
+import java.lang.reflect.Executable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
+
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/**
+ * JUnit 5 extension giving each test class one real {@link RedisServer}.
+ *
+ * <pre>{@code
+ * @ExtendWith(RedisExtension.class)
+ * class MyLockIT {
+ *     @Test
+ *     void locks(RedisServer redis, @ClientSettings(watchdogTimeoutMillis = 300) LockClient client) {
+ *         DistributedLock lock = client.getLock("a");
+ *         ...
+ *         redis.pause(); // simulate a hung server
+ *     }
+ * }
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>One server per test class</b> (a {@code @Nested} class shares its enclosing class's server once that one
+ *       is started), started on first need and {@linkplain RedisServer#close() closed} after the last test of the
+ *       class, whether tests failed or not (it is held in the class's {@link ExtensionContext.Store} as an
+ *       {@link AutoCloseable}; this needs JUnit Jupiter 5.13 or later, and the JVM shutdown hook of
+ *       {@link RedisServer} is the backstop).</li>
+ *   <li><b>Before each test</b> the server is restarted if a test stopped or killed it, resumed if a test paused it,
+ *       and emptied with {@code FLUSHALL}: every test starts with an empty database.</li>
+ *   <li><b>Parameters</b>: a {@link RedisServer} parameter gets the class's server; every {@link LockClient}
+ *       parameter gets a new client connected to it, configured by {@link ClientSettings} and closed after the
+ *       method (or, for a {@code @BeforeAll} method, after the class), even when the test fails.</li>
+ *   <li><b>On failure</b> the last 50 lines of the server's log are printed to standard error.</li>
+ * </ul>
+ *
+ * <p>Tests of one class share the server and each starts with {@code FLUSHALL}, so do not run the tests of one class
+ * concurrently. Different classes may run in parallel: each has its own server. The extension itself is stateless
+ * and thread-safe.
+ */
+public class RedisExtension implements BeforeEachCallback, ParameterResolver, TestWatcher {
+
+    /** How many lines of the server's log are printed when a test fails. */
+    public static final int FAILURE_LOG_LINES = 50;
+
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RedisExtension.class);
+    private static final String SERVER_KEY = "redis-server";
+    private static final AtomicLong CLIENT_KEYS = new AtomicLong();
+
+    /** Created by JUnit through {@code @ExtendWith(RedisExtension.class)}. */
+    public RedisExtension() {
+    }
+
+    /**
+     * Starts the class's server if needed (blocking up to its startup timeout), restarts or resumes it if a test left
+     * it stopped or paused, and empties it with {@code FLUSHALL}.
+     *
+     * @throws IllegalStateException when the server cannot be started or does not answer
+     */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        RedisServer server = server(context);
+        if (!server.isRunning()) {
+            server.restart();
+        } else if (server.isPaused()) {
+            server.resume();
+        }
+        server.flushAll();
+    }
+
+    /** @return whether the parameter is a {@link RedisServer} or a {@link LockClient} */
+    @Override
+    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        Class<?> type = parameterContext.getParameter().getType();
+        return type == RedisServer.class || type == LockClient.class;
+    }
+
+    /**
+     * Returns the class's server (starting it if needed), or a new {@link LockClient} connected to it, which blocks
+     * until connected.
+     *
+     * @throws ParameterResolutionException when a {@link ClientSettings} value is negative
+     */
+    @Override
+    public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        RedisServer server = server(extensionContext);
+        if (parameterContext.getParameter().getType() == RedisServer.class) {
+            return server;
+        }
+        LockClientConfig config;
+        try {
+            config = clientConfig(server.uri(), settingsNearestFirst(parameterContext, extensionContext));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterResolutionException("bad @ClientSettings for " + parameterContext.getParameter()
+                    + ": " + e.getMessage(), e);
+        }
+        LockClient client = LockClient.create(config);
+        extensionContext.getStore(NAMESPACE).put("lock-client-" + CLIENT_KEYS.incrementAndGet(), client);
+        return client;
+    }
+
+    /** Prints the last {@value #FAILURE_LOG_LINES} lines of the server's log to standard error. */
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        RedisServer server = classContext(context).getStore(NAMESPACE).get(SERVER_KEY, RedisServer.class);
+        if (server == null) {
+            return;
+        }
+        String tail = server.logTail(FAILURE_LOG_LINES);
+        System.err.println("----- " + context.getDisplayName() + " failed; " + server + ", last "
+                + FAILURE_LOG_LINES + " lines of its log: -----\n" + tail + "\n----- end of redis-server log -----");
+    }
+
+    private static RedisServer server(ExtensionContext context) {
+        return classContext(context).getStore(NAMESPACE)
+                .getOrComputeIfAbsent(SERVER_KEY, key -> RedisServer.start(), RedisServer.class);
+    }
+
+    /** The nearest enclosing context that is not a method's (or a method template's). */
+    private static ExtensionContext classContext(ExtensionContext context) {
+        ExtensionContext c = context;
+        while (c.getTestMethod().isPresent() && c.getParent().isPresent()) {
+            c = c.getParent().get();
+        }
+        return c;
+    }
+
+    /** The {@link ClientSettings} in effect for a parameter: parameter, executable, class, enclosing classes. */
+    static List<ClientSettings> settingsNearestFirst(ParameterContext parameterContext, ExtensionContext context) {
+        List<ClientSettings> found = new ArrayList<>();
+        parameterContext.findAnnotation(ClientSettings.class).ifPresent(found::add);
+        Executable executable = parameterContext.getDeclaringExecutable();
+        AnnotationSupport.findAnnotation(executable, ClientSettings.class).ifPresent(found::add);
+        for (Class<?> c = context.getTestClass().orElse(executable.getDeclaringClass()); c != null;
+                c = c.getEnclosingClass()) {
+            AnnotationSupport.findAnnotation(c, ClientSettings.class).ifPresent(found::add);
+        }
+        return found;
+    }
+
+    /**
+     * The client settings for a server: each value from the first of {@code nearestFirst} that sets it (non-zero).
+     *
+     * @throws IllegalArgumentException when a value is negative or rejected by {@link LockClientConfig.Builder}
+     */
+    static LockClientConfig clientConfig(String redisUri, List<ClientSettings> nearestFirst) {
+        LockClientConfig.Builder builder = LockClientConfig.builder().redisUri(redisUri);
+        long watchdog = first(nearestFirst, ClientSettings::watchdogTimeoutMillis, "watchdogTimeoutMillis");
+        if (watchdog > 0) {
+            builder.watchdogTimeout(Duration.ofMillis(watchdog));
+        }
+        long command = first(nearestFirst, ClientSettings::commandTimeoutMillis, "commandTimeoutMillis");
+        if (command > 0) {
+            builder.commandTimeout(Duration.ofMillis(command));
+        }
+        long fair = first(nearestFirst, ClientSettings::fairLockWaitTimeoutMillis, "fairLockWaitTimeoutMillis");
+        if (fair > 0) {
+            builder.fairLockWaitTimeout(Duration.ofMillis(fair));
+        }
+        return builder.build();
+    }
+
+    private static long first(List<ClientSettings> nearestFirst, ToLongFunction<ClientSettings> value, String name) {
+        for (ClientSettings settings : nearestFirst) {
+            long v = value.applyAsLong(settings);
+            if (v < 0) {
+                throw new IllegalArgumentException(name + " is negative: " + v);
+            }
+            if (v > 0) {
+                return v;
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,115 @@
+package io.dlock.testkit;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A minimal RESP2 client for the few commands the testkit sends itself (PING, INFO, FLUSHALL, ...): one short-lived
+ * socket per call, no pooling. Stateless and thread-safe.
+ */
+final class Resp {
+
+    private Resp() {
+    }
+
+    /** An error reply ({@code -ERR ...}) from the server. */
+    static final class ErrorReplyException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ErrorReplyException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Sends one command on a fresh connection and returns its reply: the text of a simple string, the number of an
+     * integer, the content of a bulk string, {@code null} for a null bulk string.
+     *
+     * @param timeout used as connect timeout and as read timeout
+     * @throws java.net.SocketTimeoutException when the server does not answer in time
+     * @throws ErrorReplyException when the server answers with an error
+     * @throws IOException on any other I/O failure, or for an array reply (unsupported)
+     */
+    static String call(String host, int port, Duration timeout, String... args) throws IOException {
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        try (Socket socket = new Socket()) {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(host, port), millis);
+            socket.setSoTimeout(millis);
+            OutputStream out = socket.getOutputStream();
+            out.write(encode(args));
+            out.flush();
+            return readReply(new BufferedInputStream(socket.getInputStream()));
+        }
+    }
+
+    static byte[] encode(String... args) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        writeAscii(buf, "*" + args.length + "\r\n");
+        for (String arg : args) {
+            byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+            writeAscii(buf, "$" + bytes.length + "\r\n");
+            buf.writeBytes(bytes);
+            writeAscii(buf, "\r\n");
+        }
+        return buf.toByteArray();
+    }
+
+    private static void writeAscii(ByteArrayOutputStream buf, String s) {
+        buf.writeBytes(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static String readReply(InputStream in) throws IOException {
+        String line = readLine(in);
+        if (line.isEmpty()) {
+            throw new IOException("empty reply line");
+        }
+        char type = line.charAt(0);
+        String rest = line.substring(1);
+        switch (type) {
+            case '+':
+            case ':':
+                return rest;
+            case '-':
+                throw new ErrorReplyException(rest);
+            case '$': {
+                int length = Integer.parseInt(rest);
+                if (length < 0) {
+                    return null;
+                }
+                byte[] data = in.readNBytes(length + 2);
+                if (data.length != length + 2) {
+                    throw new EOFException("connection closed inside a bulk reply");
+                }
+                return new String(data, 0, length, StandardCharsets.UTF_8);
+            }
+            default:
+                throw new IOException("unsupported reply: " + line);
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int previous = -1;
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new EOFException("connection closed before a full reply");
+            }
+            if (previous == '\r' && b == '\n') {
+                byte[] bytes = line.toByteArray();
+                return new String(bytes, 0, bytes.length - 1, StandardCharsets.UTF_8);
+            }
+            line.write(b);
+            previous = b;
+        }
+    }
+}
