@@ -20,8 +20,9 @@ import java.util.function.LongSupplier;
  * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
  * possible (chunks of {@link #BATCH_SIZE} holds, one script call each), so renewal costs one round trip per tick
  * however many locks are held. A hold taken just after a tick is renewed at most one period later, with two thirds
- * of its lease still to run. After a failed renewal the next tick comes after {@code period / 3}, so a short Redis
- * outage is retried several times before the lease runs out.
+ * of its lease still to run. While a renewal fails or hangs, rounds come every {@code period / 3}: a short Redis
+ * outage is retried several times before the lease runs out, and a hold whose lease ran out is reported within a
+ * third of a period even while a renewal request is still waiting for its command timeout.
  *
  * <h2>When a hold counts as lost</h2>
  * <ul>
@@ -56,8 +57,11 @@ public final class LeaseRenewer implements AutoCloseable {
     private final Consumer<LeaseLostEvent> lostSink;
     private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
 
+    private final Object tickLock = new Object();
     private volatile boolean closed;
-    private volatile Runnable cancelNextTick = () -> { };
+    private Runnable cancelNextTick = () -> { };
+    private volatile boolean renewalInFlight;
+    private volatile boolean lastRoundFailed;
 
     /**
      * @param watchdogMs the watchdog lease; renewals run every third of it
@@ -157,11 +161,17 @@ public final class LeaseRenewer implements AutoCloseable {
         return (int) holds.values().stream().filter(Hold::isActive).count();
     }
 
-    /** One renewal round: report holds that ran out, renew the rest, and schedule the next round. */
+    /**
+     * One round: report holds that ran out, then renew the rest unless the previous renewal is still waiting for
+     * Redis. The next round is scheduled first, so a renewal that hangs (Redis paused, network gone) never delays
+     * the check of deadlines: a hold whose lease runs out meanwhile is reported at the next round.
+     */
     void tick() {
         if (closed) {
             return;
         }
+        boolean struggling = renewalInFlight || lastRoundFailed;
+        scheduleTick(struggling ? periodNanos / 3 : periodNanos);
         long now = nanoTime.getAsLong();
         List<Hold> due = new ArrayList<>();
         for (Hold hold : holds.values()) {
@@ -171,7 +181,7 @@ public final class LeaseRenewer implements AutoCloseable {
             boolean ranOut = now - hold.validUntilNanos() >= 0;
             if (hold.isWatchdogRenewed()) {
                 if (ranOut) {
-                    lose(hold, hold.lastRenewalFailed()
+                    lose(hold, hold.lastRenewalFailed() || renewalInFlight
                             ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
                 } else {
                     due.add(hold);
@@ -180,17 +190,21 @@ public final class LeaseRenewer implements AutoCloseable {
                 lose(hold, LeaseLostEvent.Reason.EXPIRED);
             }
         }
-        if (due.isEmpty()) {
-            scheduleTick(periodNanos);
+        if (due.isEmpty() || renewalInFlight) {
             return;
         }
+        renewalInFlight = true;
         List<CompletableFuture<Boolean>> batches = new ArrayList<>();
         for (int from = 0; from < due.size(); from += BATCH_SIZE) {
             batches.add(renewBatch(due.subList(from, Math.min(due.size(), from + BATCH_SIZE)), now));
         }
         CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
-            boolean allSucceeded = batches.stream().allMatch(b -> !b.isCompletedExceptionally() && b.join());
-            scheduleTick(allSucceeded ? periodNanos : periodNanos / 3);
+            boolean failed = batches.stream().anyMatch(b -> !b.join());
+            lastRoundFailed = failed;
+            renewalInFlight = false;
+            if (failed) {
+                scheduleTick(periodNanos / 3);
+            }
         });
     }
 
@@ -237,9 +251,13 @@ public final class LeaseRenewer implements AutoCloseable {
         }
     }
 
+    /** Replaces the pending round by one {@code delayNanos} from now. */
     private void scheduleTick(long delayNanos) {
-        if (!closed) {
-            cancelNextTick = scheduler.schedule(this::safeTick, delayNanos);
+        synchronized (tickLock) {
+            if (!closed) {
+                cancelNextTick.run();
+                cancelNextTick = scheduler.schedule(this::safeTick, delayNanos);
+            }
         }
     }
 
@@ -255,8 +273,10 @@ public final class LeaseRenewer implements AutoCloseable {
     /** Stops renewing; holds then expire after their lease. No loss is reported for them. */
     @Override
     public void close() {
-        closed = true;
-        cancelNextTick.run();
+        synchronized (tickLock) {
+            closed = true;
+            cancelNextTick.run();
+        }
         holds.clear();
     }
 }

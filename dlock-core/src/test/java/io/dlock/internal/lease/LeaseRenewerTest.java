@@ -159,6 +159,19 @@ class LeaseRenewerTest {
     }
 
     @Test
+    void hangingRenewalDoesNotDelayTheReportOfALeaseThatRanOut() {
+        watchdogHold("a", 7);
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).hasSize(1);
+        // The reply never comes (Redis paused, command timeout longer than the lease).
+        time.advanceMillis(WATCHDOG_MS - PERIOD_MS - 1);
+        assertThat(lost).isEmpty();
+        assertThat(calls).as("no second request while one is in flight").hasSize(1);
+        time.advanceMillis(PERIOD_MS / 3 + 2);
+        assertThat(lost).singleElement().extracting(LeaseLostEvent::reason).isEqualTo(Reason.RENEWAL_FAILED);
+    }
+
+    @Test
     void successfulRenewalExtendsValidityFromWhenItWasSent() {
         Hold hold = watchdogHold("a", 7);
         time.advanceMillis(PERIOD_MS);
