@@ -14,14 +14,12 @@ import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.ReentrantRedisLock;
 import io.dlock.internal.script.ScriptRunner;
-import io.dlock.internal.script.Scripts;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -34,7 +32,6 @@ import org.slf4j.LoggerFactory;
 import java.net.SocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -96,9 +93,10 @@ public final class RedisLockClient implements LockClient {
         this.wakeups = new WakeupHub(new LettucePubSubPort(pubSub), scheduler);
         ScriptRunner scripts = new ScriptRunner(connection.async());
         long watchdogMs = config.watchdogTimeout().toMillis();
-        this.renewer = new LeaseRenewer(watchdogMs, (holds, leaseMs) -> renew(scripts, holds, leaseMs), scheduler,
-                System::nanoTime, Clock.systemUTC(), this::dispatchLeaseLost);
-        this.services = new LockServices(id, connection.async(), scripts, wakeups, renewer, executor, "publish");
+        this.renewer = new LeaseRenewer(watchdogMs, scheduler, System::nanoTime, Clock.systemUTC(),
+                this::dispatchLeaseLost);
+        this.services = new LockServices(id, connection.async(), scripts, wakeups, renewer, executor, "publish",
+                config.fairLockWaitTimeout().toMillis(), Clock.systemUTC());
         pubSub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
@@ -151,25 +149,6 @@ public final class RedisLockClient implements LockClient {
 
     private static String redacted(String uri) {
         return uri.replaceAll("//[^@/]*@", "//***@");
-    }
-
-    private CompletableFuture<List<Boolean>> renew(ScriptRunner scripts, List<io.dlock.internal.lease.Hold> holds,
-                                                   long leaseMs) {
-        String[] keys = new String[holds.size()];
-        String[] args = new String[holds.size() + 1];
-        args[0] = Long.toString(leaseMs);
-        for (int i = 0; i < holds.size(); i++) {
-            keys[i] = holds.get(i).key();
-            args[i + 1] = holds.get(i).field();
-        }
-        CompletableFuture<List<Object>> reply = scripts.run(Scripts.LOCK_RENEW, ScriptOutputType.MULTI, keys, args);
-        return reply.thenApply(values -> {
-            List<Boolean> alive = new ArrayList<>(values.size());
-            for (Object v : values) {
-                alive.add(v instanceof Long n && n == 1L);
-            }
-            return alive;
-        });
     }
 
     private void dispatchLeaseLost(LeaseLostEvent event) {

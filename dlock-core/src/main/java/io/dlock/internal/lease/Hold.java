@@ -24,6 +24,7 @@ public final class Hold {
     private final String key;
     private final String field;
     private final long ownerId;
+    private final RenewalSender renewal;
 
     private final Deque<Long> leases = new ArrayDeque<>();
     private int watchdogAcquisitions;
@@ -33,11 +34,17 @@ public final class Hold {
     private boolean lastRenewalFailed;
     private State state = State.ACTIVE;
 
-    Hold(String lockName, String key, String field, long ownerId) {
+    Hold(String lockName, String key, String field, long ownerId, RenewalSender renewal) {
         this.lockName = lockName;
         this.key = key;
         this.field = field;
         this.ownerId = ownerId;
+        this.renewal = renewal;
+    }
+
+    /** How this kind of hold is renewed (holds of one kind are renewed together). */
+    public RenewalSender renewal() {
+        return renewal;
     }
 
     public String lockName() {

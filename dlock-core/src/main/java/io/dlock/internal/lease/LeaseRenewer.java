@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -18,8 +19,8 @@ import java.util.function.LongSupplier;
  *
  * <h2>Cadence</h2>
  * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
- * possible (chunks of {@link #BATCH_SIZE} holds, one script call each), so renewal costs one round trip per tick
- * however many locks are held. A hold taken just after a tick is renewed at most one period later, with two thirds
+ * possible (one script call per kind of hold and chunk of {@link #BATCH_SIZE} holds, all pipelined), so renewal
+ * costs one round trip per tick however many locks are held. A hold taken just after a tick is renewed at most one period later, with two thirds
  * of its lease still to run. While a renewal fails or hangs, rounds come every {@code period / 3}: a short Redis
  * outage is retried several times before the lease runs out, and a hold whose lease ran out is reported within a
  * third of a period even while a renewal request is still waiting for its command timeout.
@@ -50,7 +51,6 @@ public final class LeaseRenewer implements AutoCloseable {
 
     private final long watchdogMs;
     private final long periodNanos;
-    private final RenewalSender sender;
     private final TaskScheduler scheduler;
     private final LongSupplier nanoTime;
     private final Clock clock;
@@ -67,11 +67,10 @@ public final class LeaseRenewer implements AutoCloseable {
      * @param watchdogMs the watchdog lease; renewals run every third of it
      * @param lostSink   receives each lost hold once (should hand off to an executor: it is called on I/O threads)
      */
-    public LeaseRenewer(long watchdogMs, RenewalSender sender, TaskScheduler scheduler, LongSupplier nanoTime,
+    public LeaseRenewer(long watchdogMs, TaskScheduler scheduler, LongSupplier nanoTime,
                         Clock clock, Consumer<LeaseLostEvent> lostSink) {
         this.watchdogMs = watchdogMs;
         this.periodNanos = watchdogMs * 1_000_000L / 3;
-        this.sender = sender;
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
         this.clock = clock;
@@ -96,13 +95,15 @@ public final class LeaseRenewer implements AutoCloseable {
      *
      * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
      * @param sentAtNanos when the acquiring request was sent ({@link #nanoTime()})
+     * @param renewal     how this kind of hold is renewed
      * @return the hold record
      */
-    public Hold acquired(String lockName, String key, String field, long ownerId, long leaseMs, long sentAtNanos) {
+    public Hold acquired(String lockName, String key, String field, long ownerId, long leaseMs, long sentAtNanos,
+                         RenewalSender renewal) {
         HoldId id = new HoldId(key, field);
         long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
         while (true) {
-            Hold hold = holds.computeIfAbsent(id, k -> new Hold(lockName, key, field, ownerId));
+            Hold hold = holds.computeIfAbsent(id, k -> new Hold(lockName, key, field, ownerId, renewal));
             synchronized (hold) {
                 if (hold.isActive()) {
                     hold.granted(leaseMs, effective, sentAtNanos);
@@ -194,10 +195,17 @@ public final class LeaseRenewer implements AutoCloseable {
             return;
         }
         renewalInFlight = true;
-        List<CompletableFuture<Boolean>> batches = new ArrayList<>();
-        for (int from = 0; from < due.size(); from += BATCH_SIZE) {
-            batches.add(renewBatch(due.subList(from, Math.min(due.size(), from + BATCH_SIZE)), now));
+        Map<RenewalSender, List<Hold>> byKind = new IdentityHashMap<>();
+        for (Hold hold : due) {
+            byKind.computeIfAbsent(hold.renewal(), k -> new ArrayList<>()).add(hold);
         }
+        List<CompletableFuture<Boolean>> batches = new ArrayList<>();
+        byKind.forEach((renewal, ofKind) -> {
+            for (int from = 0; from < ofKind.size(); from += BATCH_SIZE) {
+                batches.add(renewBatch(renewal, ofKind.subList(from, Math.min(ofKind.size(), from + BATCH_SIZE)),
+                        now));
+            }
+        });
         CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
             boolean failed = batches.stream().anyMatch(b -> !b.join());
             lastRoundFailed = failed;
@@ -209,7 +217,7 @@ public final class LeaseRenewer implements AutoCloseable {
     }
 
     /** @return a future of whether the batch succeeded; never fails */
-    private CompletableFuture<Boolean> renewBatch(List<Hold> batch, long sentAtNanos) {
+    private CompletableFuture<Boolean> renewBatch(RenewalSender sender, List<Hold> batch, long sentAtNanos) {
         List<Hold> holdsOfBatch = List.copyOf(batch);
         CompletableFuture<List<Boolean>> reply;
         try {

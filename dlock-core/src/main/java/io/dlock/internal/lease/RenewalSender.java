@@ -3,7 +3,10 @@ package io.dlock.internal.lease;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-/** Sends one batched renewal to Redis. */
+/**
+ * How one kind of hold is renewed: the plain lock's hash field, a read lock's per-hold keys, … The renewer groups
+ * the due holds by their sender (identity) and calls each with its holds, in chunks.
+ */
 @FunctionalInterface
 public interface RenewalSender {
 

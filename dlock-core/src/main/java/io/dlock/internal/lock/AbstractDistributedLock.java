@@ -27,14 +27,28 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     // ---- primitives of a lock kind ----
 
-    /** One attempt for {@code ownerId}; null when acquired (and recorded with the renewer), else the PTTL. */
-    protected abstract CompletableFuture<Long> attempt(long ownerId, long leaseMs);
+    /**
+     * One attempt for {@code ownerId}; completes with null when acquired (and recorded with the renewer), else with
+     * how long to sleep at most before the next attempt (the lock's PTTL for most kinds).
+     *
+     * @param leaseMs    the lease, or {@link #LEASE_WATCHDOG}
+     * @param waitMillis the caller's whole wait: 0 for a single attempt, {@link #WAIT_FOREVER}, or a positive time
+     */
+    protected abstract CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis);
+
+    /**
+     * Removes what failed attempts of {@code ownerId} left in Redis once it stops waiting without the lock (timeout,
+     * interrupt, cancellation, failure). Nothing by default.
+     */
+    protected CompletableFuture<Void> giveUp(long ownerId) {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** Releases one hold of {@code ownerId}; fails with IllegalMonitorStateException when it holds none. */
     protected abstract CompletableFuture<Void> release(long ownerId);
 
-    /** The channel whose messages wake this lock's waiters. */
-    protected abstract String wakeupChannel();
+    /** The channel whose messages wake this waiter of the lock. */
+    protected abstract String wakeupChannel(long ownerId);
 
     protected abstract CompletableFuture<Boolean> forceRelease();
 
@@ -67,9 +81,11 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     protected final AcquireLoop startAcquire(long waitNanos, long leaseMs, long ownerId) {
         services.checkOpen(name);
         long deadline = waitNanos == WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
-        AcquireLoop loop = new AcquireLoop(name, () -> attempt(ownerId, leaseMs), () -> release(ownerId),
-                wakeupChannel(), services.wakeups, services.renewer::nanoTime, deadline, waitNanos == 0,
-                services.renewer.watchdogMs());
+        long waitMillis = waitNanos == WAIT_FOREVER ? WAIT_FOREVER
+                : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
+        AcquireLoop loop = new AcquireLoop(name, () -> attempt(ownerId, leaseMs, waitMillis), () -> release(ownerId),
+                () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups, services.renewer::nanoTime, deadline,
+                waitNanos == 0, services.renewer.watchdogMs());
         services.register(loop);
         loop.start();
         return loop;

@@ -4,7 +4,6 @@ import io.dlock.internal.Errors;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.dlock.internal.wakeup.WakeupHub.Subscription;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -32,6 +31,7 @@ final class AcquireLoop {
     private final String lockName;
     private final Attempt attempt;
     private final Supplier<CompletableFuture<?>> undo;
+    private final Supplier<CompletableFuture<?>> giveUp;
     private final String channel;
     private final WakeupHub hub;
     private final LongSupplier nanoTime;
@@ -47,15 +47,19 @@ final class AcquireLoop {
 
     /**
      * @param undo            releases one hold of the owner: used when the acquisition succeeds after it was abandoned
+     * @param giveUp          removes what the attempts left behind when the loop ends without the lock (a fair
+     *                        lock's queue entry); may be a no-op
      * @param deadlineNanos   {@link #NO_DEADLINE} to wait without limit
      * @param singleAttempt   attempt once and never wait
      * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
      */
-    AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo, String channel, WakeupHub hub,
-                LongSupplier nanoTime, long deadlineNanos, boolean singleAttempt, long fallbackSleepMs) {
+    AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
+                Supplier<CompletableFuture<?>> giveUp, String channel, WakeupHub hub, LongSupplier nanoTime,
+                long deadlineNanos, boolean singleAttempt, long fallbackSleepMs) {
         this.lockName = lockName;
         this.attempt = attempt;
         this.undo = undo;
+        this.giveUp = giveUp;
         this.channel = channel;
         this.hub = hub;
         this.nanoTime = nanoTime;
@@ -91,7 +95,7 @@ final class AcquireLoop {
             }
             return finished;
         }
-        if (Boolean.TRUE.equals(result.getNow(false)) && !result.isCompletedExceptionally()) {
+        if (acquiredNow()) {
             return undo.get().handle((ok, error) -> null);
         }
         return finished;
@@ -183,20 +187,23 @@ final class AcquireLoop {
             subscription.close();
             subscription = null;
         }
-        if (!undoAcquisition) {
+        boolean acquired = undoAcquisition || acquiredNow();
+        Supplier<CompletableFuture<?>> cleanup = undoAcquisition ? undo : acquired ? null : giveUp;
+        if (cleanup == null) {
             finished.complete(null);
             return;
         }
-        CompletableFuture<?> released;
+        CompletableFuture<?> done;
         try {
-            released = undo.get();
+            done = cleanup.get();
         } catch (RuntimeException e) {
-            released = CompletableFuture.failedFuture(e);
+            done = CompletableFuture.failedFuture(e);
         }
-        released.whenComplete((ok, error) -> finished.complete(null));
+        done.whenComplete((ok, error) -> finished.complete(null));
     }
 
-    static boolean isCancellation(Throwable error) {
-        return Errors.unwrap(error) instanceof CancellationException;
+    /** @return whether the result says "acquired" (never throws, whatever the result holds) */
+    private boolean acquiredNow() {
+        return result.isDone() && !result.isCompletedExceptionally() && Boolean.TRUE.equals(result.join());
     }
 }

@@ -6,6 +6,7 @@ import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -22,11 +23,17 @@ public final class LockServices {
     final LeaseRenewer renewer;
     final Executor executor;
     final String publishCommand;
+    final HashFieldRenewal hashFieldRenewal;
+    /** A fair-lock waiter's slot when the caller gives no wait time (ms). */
+    final long fairLockWaitMs;
+    /** Wall clock for epoch-ms arguments that Redisson's scripts expect (fair-lock deadlines). */
+    final Clock clock;
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public LockServices(String clientId, RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
-                        WakeupHub wakeups, LeaseRenewer renewer, Executor executor, String publishCommand) {
+                        WakeupHub wakeups, LeaseRenewer renewer, Executor executor, String publishCommand,
+                        long fairLockWaitMs, Clock clock) {
         this.clientId = clientId;
         this.redis = redis;
         this.scripts = scripts;
@@ -34,6 +41,9 @@ public final class LockServices {
         this.renewer = renewer;
         this.executor = executor;
         this.publishCommand = publishCommand;
+        this.hashFieldRenewal = new HashFieldRenewal(scripts);
+        this.fairLockWaitMs = fairLockWaitMs;
+        this.clock = clock;
     }
 
     void register(AcquireLoop loop) {

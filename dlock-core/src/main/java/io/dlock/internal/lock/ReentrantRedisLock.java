@@ -38,7 +38,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     }
 
     @Override
-    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs) {
+    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = ownerField(ownerId);
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
         long sentAt = services.renewer.nanoTime();
@@ -46,7 +46,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
                 Long.toString(effectiveLease), field);
         return reply.thenApply(ttl -> {
             if (ttl == null) {
-                services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt);
+                services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
             }
             return ttl;
         });
@@ -90,7 +90,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     }
 
     @Override
-    protected String wakeupChannel() {
+    protected String wakeupChannel(long ownerId) {
         return releaseKeys[1];
     }
 

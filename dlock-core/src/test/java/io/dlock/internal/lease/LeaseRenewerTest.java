@@ -43,16 +43,24 @@ class LeaseRenewerTest {
 
     @BeforeEach
     void setUp() {
-        renewer = new LeaseRenewer(WATCHDOG_MS, (holds, leaseMs) -> {
-            RenewalCall call = new RenewalCall(holds, leaseMs, new CompletableFuture<>());
-            calls.add(call);
-            return call.reply();
-        }, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
+        renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+                lost::add);
         renewer.start();
     }
 
+    /** Records each renewal request; the test answers it. */
+    private final RenewalSender recording = (holds, leaseMs) -> {
+        RenewalCall call = new RenewalCall(holds, leaseMs, new CompletableFuture<>());
+        calls.add(call);
+        return call.reply();
+    };
+
     private Hold watchdogHold(String key, long owner) {
-        return renewer.acquired(key, key, "client:" + owner, owner, Hold.WATCHDOG, time.nanoTime());
+        return acquire(renewer, key, owner, Hold.WATCHDOG);
+    }
+
+    private Hold acquire(LeaseRenewer on, String key, long owner, long leaseMs) {
+        return on.acquired(key, key, "client:" + owner, owner, leaseMs, time.nanoTime(), recording);
     }
 
     @Test
@@ -84,8 +92,24 @@ class LeaseRenewerTest {
     }
 
     @Test
+    void holdsOfDifferentKindsAreRenewedByTheirOwnSenderInTheSameRound() {
+        List<List<Hold>> otherCalls = new CopyOnWriteArrayList<>();
+        RenewalSender other = (holds, leaseMs) -> {
+            otherCalls.add(holds);
+            return CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+        };
+        watchdogHold("plain", 1);
+        renewer.acquired("rw", "rw", "client:1", 1, Hold.WATCHDOG, time.nanoTime(), other);
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).singleElement().satisfies(c -> assertThat(c.holds()).extracting(Hold::key)
+                .containsExactly("plain"));
+        assertThat(otherCalls).singleElement().satisfies(h -> assertThat(h).extracting(Hold::key)
+                .containsExactly("rw"));
+    }
+
+    @Test
     void doesNotRenewFixedLeaseHolds() {
-        renewer.acquired("leased", "leased", "client:1", 1, 60_000, time.nanoTime());
+        acquire(renewer, "leased", 1, 60_000);
         time.advanceMillis(PERIOD_MS * 2);
         assertThat(calls).isEmpty();
         assertThat(renewer.renewedCount()).isZero();
@@ -186,7 +210,7 @@ class LeaseRenewerTest {
 
     @Test
     void fixedLeaseHoldThatRunsOutIsReportedExpired() {
-        renewer.acquired("leased", "leased", "client:3", 3, 2_000, time.nanoTime());
+        acquire(renewer, "leased", 3, 2_000);
         time.advanceMillis(PERIOD_MS);
         assertThat(lost).singleElement().satisfies(e -> {
             assertThat(e.reason()).isEqualTo(Reason.EXPIRED);
@@ -197,7 +221,7 @@ class LeaseRenewerTest {
 
     @Test
     void releasedFixedLeaseHoldIsNotReported() {
-        Hold hold = renewer.acquired("leased", "leased", "client:3", 3, 2_000, time.nanoTime());
+        Hold hold = acquire(renewer, "leased", 3, 2_000);
         renewer.releaseStarted(hold);
         renewer.releaseDone(hold, true);
         time.advanceMillis(PERIOD_MS * 2);
@@ -207,7 +231,7 @@ class LeaseRenewerTest {
     @Test
     void reentryKeepsOneHoldAndPartialReleaseKeepsTheWatchdogWhileAnyAcquisitionUsesIt() {
         Hold hold = watchdogHold("a", 7);
-        Hold again = renewer.acquired("a", "a", "client:7", 7, 5_000, time.nanoTime());
+        Hold again = acquire(renewer, "a", 7, 5_000);
         assertThat(again).isSameAs(hold);
         // Releasing the inner 5 s acquisition leaves the watchdog one: TTL back to the watchdog lease.
         assertThat(hold.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
@@ -215,8 +239,8 @@ class LeaseRenewerTest {
         renewer.releaseDone(hold, false);
         assertThat(renewer.renewedCount()).isEqualTo(1);
 
-        Hold leased = renewer.acquired("b", "b", "client:7", 7, 5_000, time.nanoTime());
-        renewer.acquired("b", "b", "client:7", 7, 9_000, time.nanoTime());
+        Hold leased = acquire(renewer, "b", 7, 5_000);
+        acquire(renewer, "b", 7, 9_000);
         assertThat(leased.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(5_000);
     }
 
@@ -225,10 +249,10 @@ class LeaseRenewerTest {
         watchdogHold("a", 7);
         // The timer could not run for longer than the lease (GC pause, SIGSTOP): the first tick comes too late.
         renewer.close();
-        LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, (holds, leaseMs) -> {
+        LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.systemUTC(), lost::add);
+        late.acquired("b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (holds, leaseMs) -> {
             throw new AssertionError("must not renew a hold whose lease ran out");
-        }, time, time::nanoTime, Clock.systemUTC(), lost::add);
-        late.acquired("b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime());
+        });
         time.advanceMillis(WATCHDOG_MS + 1);
         late.tick();
         assertThat(lost).singleElement().extracting(LeaseLostEvent::reason).isEqualTo(Reason.EXPIRED);

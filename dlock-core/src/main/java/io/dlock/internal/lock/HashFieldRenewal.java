@@ -1,0 +1,45 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.RenewalSender;
+import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Renews holds that are a field of a lock hash (plain, fair and write locks): one {@code lock_renew} call resets
+ * the TTL of every hash whose owner field still exists.
+ */
+public final class HashFieldRenewal implements RenewalSender {
+    private final ScriptRunner scripts;
+
+    public HashFieldRenewal(ScriptRunner scripts) {
+        this.scripts = scripts;
+    }
+
+    @Override
+    public CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs) {
+        String[] keys = new String[holds.size()];
+        String[] args = new String[holds.size() + 1];
+        args[0] = Long.toString(leaseMs);
+        for (int i = 0; i < holds.size(); i++) {
+            keys[i] = holds.get(i).key();
+            args[i + 1] = holds.get(i).field();
+        }
+        CompletableFuture<List<Object>> reply = scripts.run(Scripts.LOCK_RENEW, ScriptOutputType.MULTI, keys, args);
+        return reply.thenApply(HashFieldRenewal::toBooleans);
+    }
+
+    /** Reads a script's list of 1/0 integers. */
+    static List<Boolean> toBooleans(List<Object> values) {
+        List<Boolean> alive = new ArrayList<>(values.size());
+        for (Object v : values) {
+            alive.add(v instanceof Long n && n == 1L);
+        }
+        return alive;
+    }
+}
