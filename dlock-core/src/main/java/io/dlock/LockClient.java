@@ -52,7 +52,12 @@ public interface LockClient extends AutoCloseable {
     /** @return a lock handing out fencing tokens (not available yet: throws UnsupportedOperationException) */
     FencedLock getFencedLock(String name);
 
-    /** @return a read-only snapshot of a lock of any kind (not available yet: throws UnsupportedOperationException) */
+    /**
+     * A read-only snapshot of a lock of any kind (plain, fair, read-write, fenced; written by dlock or Redisson), read
+     * in one round trip. Blocks for at most the command timeout.
+     *
+     * @throws LockException when Redis fails or the key holds something that is not a lock
+     */
     LockInfo inspect(String name);
 
     /** @return this client's UUID, the prefix of every owner field it writes */

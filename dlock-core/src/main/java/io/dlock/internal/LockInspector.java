@@ -1,0 +1,120 @@
+package io.dlock.internal;
+
+import io.dlock.LockException;
+import io.dlock.LockInfo;
+import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads a {@link LockInfo} snapshot of any lock kind in one round trip (the read-only {@code inspect} script), and
+ * makes sense of fields written by dlock and Redisson alike:
+ * <ul>
+ *   <li>a hash with a {@code mode} field is a read-write lock; its {@code <id>:<tid>:write} field is the writer, the
+ *       other {@code <id>:<tid>} fields are read holds (the writer's own included);</li>
+ *   <li>any other hash is a plain, fair or fenced lock: one field per holder;</li>
+ *   <li>the fair queue lists waiters in order, each with the deadline of its place (epoch ms in the timeout set).</li>
+ * </ul>
+ * An owner field that does not end in {@code :<number>} is reported with thread id -1 and the whole field as client
+ * id.
+ */
+public final class LockInspector {
+    private static final String WRITE_SUFFIX = ":write";
+
+    private final ScriptRunner scripts;
+
+    public LockInspector(ScriptRunner scripts) {
+        this.scripts = scripts;
+    }
+
+    public CompletableFuture<LockInfo> inspect(String name) {
+        String[] keys = {name, LockNames.prefixed("redisson_lock_queue", name),
+                LockNames.prefixed("redisson_lock_timeout", name), LockNames.prefixed("redisson_lock_token", name)};
+        CompletableFuture<List<Object>> reply = scripts.run(Scripts.INSPECT, ScriptOutputType.MULTI, keys);
+        return reply.handle((values, error) -> {
+            if (error != null) {
+                throw Errors.toApi(error, name, "inspect");
+            }
+            return parse(name, values);
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    static LockInfo parse(String name, List<Object> values) {
+        String kind = String.valueOf(values.get(0));
+        long ttl = (Long) values.get(1);
+        List<Object> fields = (List<Object>) values.get(2);
+        List<Object> queue = (List<Object>) values.get(3);
+        List<Object> timeouts = (List<Object>) values.get(4);
+        Object token = values.get(5);
+        if (!kind.equals("none") && !kind.equals("hash")) {
+            throw new LockException("lock '" + name + "': the key holds a " + kind + ", not a lock");
+        }
+        Map<String, String> hash = new HashMap<>();
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i + 1 < fields.size(); i += 2) {
+            String field = String.valueOf(fields.get(i));
+            hash.put(field, String.valueOf(fields.get(i + 1)));
+            order.add(field);
+        }
+        String mode = hash.remove("mode");
+        order.remove("mode");
+        LockInfo.Type type = kind.equals("none") ? LockInfo.Type.NONE
+                : mode != null ? LockInfo.Type.READ_WRITE : LockInfo.Type.LOCK;
+        LockInfo.Mode lockMode = mode == null ? null
+                : mode.equals("write") ? LockInfo.Mode.WRITE : LockInfo.Mode.READ;
+        List<LockInfo.Holder> holders = new ArrayList<>();
+        for (String field : order) {
+            boolean write = type == LockInfo.Type.READ_WRITE && field.endsWith(WRITE_SUFFIX);
+            String owner = write ? field.substring(0, field.length() - WRITE_SUFFIX.length()) : field;
+            holders.add(holder(owner, parseCount(hash.get(field)), write));
+        }
+        holders.sort((a, b) -> Boolean.compare(b.write(), a.write()));
+        Map<String, Long> deadlines = new HashMap<>();
+        for (int i = 0; i + 1 < timeouts.size(); i += 2) {
+            deadlines.put(String.valueOf(timeouts.get(i)), (long) Double.parseDouble(String.valueOf(timeouts.get(i + 1))));
+        }
+        List<LockInfo.Waiter> waiters = new ArrayList<>();
+        for (Object element : queue) {
+            String field = String.valueOf(element);
+            Long deadline = deadlines.get(field);
+            LockInfo.Holder who = holder(field, 0, false);
+            waiters.add(new LockInfo.Waiter(who.clientId(), who.threadId(),
+                    deadline == null ? null : Instant.ofEpochMilli(deadline)));
+        }
+        Long fencingToken = token instanceof String s && !s.isEmpty() ? parseLong(s) : null;
+        return new LockInfo(name, type, lockMode, holders, type == LockInfo.Type.NONE ? -2 : ttl, waiters,
+                fencingToken);
+    }
+
+    private static LockInfo.Holder holder(String owner, int count, boolean write) {
+        int colon = owner.lastIndexOf(':');
+        if (colon > 0) {
+            Long thread = parseLong(owner.substring(colon + 1));
+            if (thread != null) {
+                return new LockInfo.Holder(owner.substring(0, colon), thread, count, write);
+            }
+        }
+        return new LockInfo.Holder(owner, -1, count, write);
+    }
+
+    private static int parseCount(String value) {
+        Long n = parseLong(value);
+        return n == null ? 0 : (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
+    private static Long parseLong(String value) {
+        try {
+            return value == null ? null : Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}
