@@ -74,6 +74,7 @@ public final class RedisLockClient implements LockClient {
     private final WakeupHub wakeups;
     private final LeaseRenewer renewer;
     private final LockServices services;
+    private final LockInspector inspector;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -97,6 +98,7 @@ public final class RedisLockClient implements LockClient {
                 this::dispatchLeaseLost);
         this.services = new LockServices(id, connection.async(), scripts, wakeups, renewer, executor, "publish",
                 config.fairLockWaitTimeout().toMillis(), Clock.systemUTC());
+        this.inspector = new LockInspector(scripts);
         pubSub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
@@ -200,7 +202,15 @@ public final class RedisLockClient implements LockClient {
     @Override
     public LockInfo inspect(String name) {
         LockNames.requireValid(name);
-        throw new UnsupportedOperationException("inspect '" + name + "': not implemented yet");
+        checkOpen();
+        try {
+            return inspector.inspect(name).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException("lock '" + name + "': inspect interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw Errors.toApi(e, name, "inspect");
+        }
     }
 
     @Override
