@@ -1,0 +1,2 @@
+/** Side-by-side benchmark of dlock and Redisson. */
+package io.dlock.bench;
