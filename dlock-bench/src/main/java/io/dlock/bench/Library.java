@@ -1,0 +1,99 @@
+package io.dlock.bench;
+
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+
+/**
+ * One lock library under test, seen through {@code java.util.concurrent.locks}: both dlock and Redisson implement
+ * {@link Lock} and {@link ReadWriteLock}, so every scenario runs the same code against each.
+ */
+interface Library extends AutoCloseable {
+
+    String name();
+
+    Lock lock(String name);
+
+    Lock fairLock(String name);
+
+    ReadWriteLock readWriteLock(String name);
+
+    @Override
+    void close();
+
+    /** Opens a client of {@code library} ("dlock" or "redisson") on {@code uri}. */
+    static Library open(String library, String uri, Duration watchdog) {
+        return switch (library) {
+            case "dlock" -> new Dlock(LockClient.create(LockClientConfig.builder().redisUri(uri)
+                    .watchdogTimeout(watchdog).build()));
+            case "redisson" -> {
+                Config config = new Config();
+                config.setLockWatchdogTimeout(watchdog.toMillis());
+                config.useSingleServer().setAddress(uri).setConnectionMinimumIdleSize(24)
+                        .setConnectionPoolSize(64).setSubscriptionConnectionPoolSize(50);
+                yield new RedissonLibrary(Redisson.create(config));
+            }
+            default -> throw new IllegalArgumentException("unknown library: " + library);
+        };
+    }
+
+    record Dlock(LockClient client) implements Library {
+        @Override
+        public String name() {
+            return "dlock";
+        }
+
+        @Override
+        public Lock lock(String name) {
+            return client.getLock(name);
+        }
+
+        @Override
+        public Lock fairLock(String name) {
+            return client.getFairLock(name);
+        }
+
+        @Override
+        public ReadWriteLock readWriteLock(String name) {
+            return client.getReadWriteLock(name);
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    record RedissonLibrary(RedissonClient client) implements Library {
+        @Override
+        public String name() {
+            return "redisson";
+        }
+
+        @Override
+        public Lock lock(String name) {
+            return client.getLock(name);
+        }
+
+        @Override
+        public Lock fairLock(String name) {
+            return client.getFairLock(name);
+        }
+
+        @Override
+        public ReadWriteLock readWriteLock(String name) {
+            return client.getReadWriteLock(name);
+        }
+
+        @Override
+        public void close() {
+            client.shutdown();
+        }
+    }
+}

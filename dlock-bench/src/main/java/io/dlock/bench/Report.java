@@ -1,0 +1,122 @@
+package io.dlock.bench;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/** Renders the results as a Markdown table: medians, spread across rounds, dlock/Redisson ratios. */
+final class Report {
+    private Report() {
+    }
+
+    static String brief(Measurement m) {
+        if (m.check().startsWith("n/a")) {
+            return m.check();
+        }
+        return String.format("%,10.0f ops/s  p50 %6d us  p99 %7d us  %5.1f cmds/op  %6.1f cpu-us/op  %s",
+                m.opsPerSecond(), m.latency().getValueAtPercentile(50), m.latency().getValueAtPercentile(99),
+                m.commandsPerOp(), m.cpuMicrosPerOp(), m.check());
+    }
+
+    static String render(List<Scenario> scenarios, Map<String, Map<String, List<Measurement>>> results,
+                         List<double[]> floors, String redisVersion, String options) {
+        StringBuilder b = new StringBuilder();
+        b.append("# dlock vs Redisson 4.7.0\n\n");
+        b.append("redis-server ").append(redisVersion).append(", loopback, no persistence; ")
+                .append(Runtime.getRuntime().availableProcessors()).append(" cores shared by clients and server; ")
+                .append(options).append(". Medians over rounds, [min-max] in brackets.\n\n");
+        if (!floors.isEmpty()) {
+            double ping = median(floors.stream().map(f -> f[0]).toList());
+            double cycle = median(floors.stream().map(f -> f[1]).toList());
+            b.append(String.format("Raw socket floors (no library): PING %,.0f round trips/s; acquire+release script "
+                    + "cycle %,.0f cycles/s.%n%n", ping, cycle));
+        }
+        b.append("| scenario | dlock ops/s | Redisson ops/s | ratio | dlock p50/p99 us | Redisson p50/p99 us "
+                + "| cmds/op d/R | client cpu us/op d/R | checks |\n");
+        b.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (Scenario s : scenarios) {
+            Map<String, List<Measurement>> byLibrary = results.get(s.id());
+            if (byLibrary == null) {
+                continue;
+            }
+            List<Measurement> d = byLibrary.getOrDefault("dlock", List.of());
+            List<Measurement> r = byLibrary.getOrDefault("redisson", List.of());
+            b.append("| ").append(s.id()).append(' ').append(s.title()).append(" | ")
+                    .append(rate(d)).append(" | ").append(rate(r)).append(" | ")
+                    .append(ratio(d, r, s.id().startsWith("W"))).append(" | ")
+                    .append(latency(d)).append(" | ").append(latency(r)).append(" | ")
+                    .append(String.format("%.1f / %.1f", med(d, Measurement::commandsPerOp), med(r,
+                            Measurement::commandsPerOp))).append(" | ")
+                    .append(String.format("%.1f / %.1f", med(d, Measurement::cpuMicrosPerOp), med(r,
+                            Measurement::cpuMicrosPerOp))).append(" | ")
+                    .append(checks(d)).append(" / ").append(checks(r)).append(" |\n");
+            if (s.id().equals("S7")) {
+                b.append("| S7 writers only | | | | ").append(writers(d)).append(" | ").append(writers(r))
+                        .append(" | | | |\n");
+            }
+        }
+        b.append("\nW rows count renewal script calls per second (lower is better; one tick per second); "
+                + "other ratios are dlock/Redisson throughput (higher is better).\n");
+        return b.toString();
+    }
+
+    private static List<Measurement> valid(List<Measurement> ms) {
+        return ms.stream().filter(m -> !m.check().startsWith("n/a")).toList();
+    }
+
+    private static String rate(List<Measurement> ms) {
+        List<Measurement> v = valid(ms);
+        if (v.isEmpty()) {
+            return ms.isEmpty() ? "-" : "n/a";
+        }
+        double min = v.stream().mapToDouble(Measurement::opsPerSecond).min().orElse(0);
+        double max = v.stream().mapToDouble(Measurement::opsPerSecond).max().orElse(0);
+        return String.format("%,.0f [%,.0f-%,.0f]", med(v, Measurement::opsPerSecond), min, max);
+    }
+
+    private static String ratio(List<Measurement> d, List<Measurement> r, boolean lowerIsBetter) {
+        if (valid(d).isEmpty() || valid(r).isEmpty()) {
+            return "-";
+        }
+        double dv = med(d, Measurement::opsPerSecond);
+        double rv = med(r, Measurement::opsPerSecond);
+        return lowerIsBetter ? String.format("%.1f vs %.1f calls/s", dv, rv) : String.format("%.2fx", dv / rv);
+    }
+
+    private static String latency(List<Measurement> ms) {
+        List<Measurement> v = valid(ms);
+        if (v.isEmpty()) {
+            return "-";
+        }
+        return String.format("%.0f / %.0f", med(v, m -> m.latency().getValueAtPercentile(50)),
+                med(v, m -> m.latency().getValueAtPercentile(99)));
+    }
+
+    private static String writers(List<Measurement> ms) {
+        List<Measurement> v = valid(ms).stream().filter(m -> m.extra() != null && m.extra().getTotalCount() > 0)
+                .toList();
+        if (v.isEmpty()) {
+            return "-";
+        }
+        return String.format("%.0f / %.0f", med(v, m -> m.extra().getValueAtPercentile(50)),
+                med(v, m -> m.extra().getValueAtPercentile(99)));
+    }
+
+    private static String checks(List<Measurement> ms) {
+        return ms.stream().map(Measurement::check).filter(c -> !c.equals("ok")).findFirst().orElse("ok");
+    }
+
+    private static double med(List<Measurement> ms, ToDoubleFunction<Measurement> f) {
+        List<Measurement> v = valid(ms);
+        return v.isEmpty() ? 0 : median(v.stream().map(f::applyAsDouble).toList());
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Comparator.naturalOrder());
+        int n = sorted.size();
+        return n == 0 ? 0 : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+}

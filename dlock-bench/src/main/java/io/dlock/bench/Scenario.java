@@ -1,0 +1,20 @@
+package io.dlock.bench;
+
+import java.time.Duration;
+
+/** One benchmark scenario, run for one library at a time on a shared server. */
+interface Scenario {
+
+    /** Short id (S1…S8, W1, W1000). */
+    String id();
+
+    /** What it measures, for the report. */
+    String title();
+
+    /** Runs the scenario for {@code duration}; the caller snapshots Redis stats and CPU around it. */
+    Outcome run(Library library, Bench.Context context, Duration duration) throws Exception;
+
+    /** What a run produced before stats and CPU are added. */
+    record Outcome(Load.Result load, String check) {
+    }
+}

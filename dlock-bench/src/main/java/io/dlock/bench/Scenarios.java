@@ -1,0 +1,302 @@
+package io.dlock.bench;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+
+/** The scenarios of the issue, S1–S8 and the renewal traffic W. */
+final class Scenarios {
+    private Scenarios() {
+    }
+
+    static List<Scenario> all() {
+        return List.of(
+                simple("S1", "1 thread, lock()+unlock() on one name", 1, (lib, t) -> lib.lock("s1")),
+                simple("S2", "16 threads, each its own lock name", 16, (lib, t) -> lib.lock("s2:" + t)),
+                contended("S3", "8 threads of one JVM on one lock (exact counter)", 8, false),
+                new TwoJvms(),
+                contended("S5", "fair lock, 8 threads on one lock (exact counter)", 8, true),
+                new Readers(),
+                new Mixed(),
+                new FailingTryLock(),
+                new Renewal(1),
+                new Renewal(1000));
+    }
+
+    interface LockPerThread {
+        Lock lock(Library library, int thread);
+    }
+
+    /** Independent lock+unlock cycles, one lock object per thread. */
+    static Scenario simple(String id, String title, int threads, LockPerThread locks) {
+        return new Scenario() {
+            public String id() {
+                return id;
+            }
+
+            public String title() {
+                return title;
+            }
+
+            public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+                Lock[] perThread = new Lock[threads];
+                for (int t = 0; t < threads; t++) {
+                    perThread[t] = locks.lock(library, t);
+                }
+                Load.Result load = Load.run(threads, duration, t -> {
+                    perThread[t].lock();
+                    perThread[t].unlock();
+                    return true;
+                });
+                return new Outcome(load, load.failure() == null ? "ok" : load.failure().toString());
+            }
+        };
+    }
+
+    /** Threads of one JVM contending on one lock, with the exactness check. */
+    static Scenario contended(String id, String title, int threads, boolean fair) {
+        return new Scenario() {
+            public String id() {
+                return id;
+            }
+
+            public String title() {
+                return title;
+            }
+
+            public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+                Lock lock = fair ? library.fairLock(id) : library.lock(id);
+                Exclusion exclusion = new Exclusion();
+                Load.Result load = Load.run(threads, duration, t -> {
+                    lock.lock();
+                    try {
+                        exclusion.exclusive();
+                    } finally {
+                        lock.unlock();
+                    }
+                    return true;
+                });
+                return new Outcome(load, load.failure() != null ? load.failure().toString()
+                        : exclusion.verdict(load.ops()));
+            }
+        };
+    }
+
+    /** S4: two child JVMs × 4 threads on one lock, counter kept in Redis. */
+    static final class TwoJvms implements Scenario {
+        public String id() {
+            return "S4";
+        }
+
+        public String title() {
+            return "2 JVM processes x 4 threads on one lock (exact counter in Redis)";
+        }
+
+        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            long startAt = System.currentTimeMillis() + 2500;
+            List<Process> children = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    children.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ContendWorker.class.getName(),
+                            library.name(), context.uri(), "s4", "4", Long.toString(duration.toMillis()),
+                            Long.toString(startAt)).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+                }
+                long ops = 0;
+                long cpu = 0;
+                Histogram merged = Measurement.newHistogram();
+                for (Process child : children) {
+                    String result = null;
+                    try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                            StandardCharsets.UTF_8))) {
+                        for (String line; (line = out.readLine()) != null; ) {
+                            if (line.startsWith("RESULT ")) {
+                                result = line;
+                            }
+                        }
+                    }
+                    if (!child.waitFor(duration.toMillis() + 60_000, TimeUnit.MILLISECONDS) || child.exitValue() != 0
+                            || result == null) {
+                        return new Outcome(new Load.Result(0, duration.toMillis() / 1e3, merged, null, null),
+                                "child JVM failed");
+                    }
+                    String[] parts = result.split(" ");
+                    ops += Long.parseLong(parts[1]);
+                    cpu += Long.parseLong(parts[2]);
+                    merged.add(ContendWorker.decode(parts[3]));
+                }
+                String counter = context.stats().get("s4:counter");
+                long inRedis = counter == null ? 0 : Long.parseLong(counter);
+                context.addChildCpu(cpu);
+                String check = inRedis == ops ? "ok" : "COUNTER " + inRedis + " != " + ops;
+                return new Outcome(new Load.Result(ops, duration.toMillis() / 1e3, merged, null, null), check);
+            } finally {
+                children.forEach(Process::destroyForcibly);
+            }
+        }
+    }
+
+    /** S6: 16 threads read-locking one read-write lock. */
+    static final class Readers implements Scenario {
+        public String id() {
+            return "S6";
+        }
+
+        public String title() {
+            return "16 threads read-locking one read-write lock";
+        }
+
+        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+            ReadWriteLock rw = library.readWriteLock("s6");
+            Lock read = rw.readLock();
+            Load.Result load = Load.run(16, duration, t -> {
+                read.lock();
+                read.unlock();
+                return true;
+            });
+            return new Outcome(load, load.failure() == null ? "ok" : load.failure().toString());
+        }
+    }
+
+    /** S7: 16 threads, 90% read / 10% write on one read-write lock; writer latency reported apart. */
+    static final class Mixed implements Scenario {
+        public String id() {
+            return "S7";
+        }
+
+        public String title() {
+            return "16 threads, 90% read / 10% write (extra = writer latency)";
+        }
+
+        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+            ReadWriteLock rw = library.readWriteLock("s7");
+            Exclusion exclusion = new Exclusion();
+            long[] writes = new long[16];
+            Load.Result load = Load.run(16, duration, t -> {
+                if (ThreadLocalRandom.current().nextInt(10) == 0) {
+                    rw.writeLock().lock();
+                    try {
+                        exclusion.exclusive();
+                    } finally {
+                        rw.writeLock().unlock();
+                    }
+                    writes[t]++;
+                    return false;
+                }
+                rw.readLock().lock();
+                try {
+                    exclusion.shared();
+                } finally {
+                    rw.readLock().unlock();
+                }
+                return true;
+            });
+            long totalWrites = 0;
+            for (long w : writes) {
+                totalWrites += w;
+            }
+            return new Outcome(load, load.failure() != null ? load.failure().toString()
+                    : exclusion.verdict(totalWrites));
+        }
+    }
+
+    /** S8: one thread calling tryLock() on a lock held by another thread (the failing path). */
+    static final class FailingTryLock implements Scenario {
+        public String id() {
+            return "S8";
+        }
+
+        public String title() {
+            return "1 thread, tryLock() on a lock held elsewhere";
+        }
+
+        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            Thread holder = new Thread(() -> {
+                Lock lock = library.lock("s8");
+                lock.lock();
+                held.countDown();
+                try {
+                    done.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            }, "s8-holder");
+            holder.start();
+            held.await();
+            Lock lock = library.lock("s8");
+            long[] acquired = new long[1];
+            Load.Result load;
+            try {
+                load = Load.run(1, duration, t -> {
+                    if (lock.tryLock()) {
+                        acquired[0]++;
+                        lock.unlock();
+                    }
+                    return true;
+                });
+            } finally {
+                done.countDown();
+                holder.join(10_000);
+            }
+            return new Outcome(load, acquired[0] == 0 ? "ok" : "ACQUIRED a held lock x" + acquired[0]);
+        }
+    }
+
+    /**
+     * W: renewal traffic while one client holds {@code count} watchdog locks: script calls per second, with a 3 s
+     * watchdog (a renewal tick every second) for both libraries. "ops" here are renewal calls.
+     */
+    static final class Renewal implements Scenario {
+        static final Duration WATCHDOG = Duration.ofSeconds(3);
+        private final int count;
+
+        Renewal(int count) {
+            this.count = count;
+        }
+
+        public String id() {
+            return "W" + count;
+        }
+
+        public String title() {
+            return "renewal calls/s while " + count + " watchdog lock(s) are held (tick every 1 s)";
+        }
+
+        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+            Duration window = duration.compareTo(Duration.ofSeconds(3)) < 0 ? Duration.ofSeconds(3) : duration;
+            try (Library shortWatchdog = Library.open(library.name(), context.uri(), WATCHDOG)) {
+                List<Lock> held = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    Lock lock = shortWatchdog.lock("w:" + i);
+                    lock.lock();
+                    held.add(lock);
+                }
+                var before = context.stats().calls();
+                Thread.sleep(window.toMillis());
+                var after = context.stats().calls();
+                long calls = RedisStats.delta(before, after, "evalsha") + RedisStats.delta(before, after, "eval");
+                for (Lock lock : held) {
+                    lock.unlock();
+                }
+                Histogram none = Measurement.newHistogram();
+                return new Outcome(new Load.Result(calls, window.toMillis() / 1e3, none, null, null), "ok");
+            }
+        }
+    }
+}
