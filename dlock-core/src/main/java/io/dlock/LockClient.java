@@ -43,10 +43,26 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock getLock(String name);
 
-    /** @return a reentrant lock granted in FIFO order among waiters (not available yet: throws UnsupportedOperationException) */
+    /**
+     * @param name the lock's name, used as its Redis key (not null, not blank)
+     * @return a reentrant lock granted in FIFO order among the waiters of every client; a waiter keeps its place for
+     *         as long as it waits, and one that gives up leaves the line at once. Wire-compatible with Redisson's fair
+     *         lock ({@code getFairLock}); a waiter that crashed holds up the line for about the
+     *         {@link LockClientConfig#fairLockWaitTimeout() fairLockWaitTimeout} (of every client of the name, which
+     *         should be the same)
+     */
     DistributedLock getFairLock(String name);
 
-    /** @return a read-write lock (not available yet: throws UnsupportedOperationException) */
+    /**
+     * A reentrant read-write lock, wire-compatible with Redisson's {@code RReadWriteLock}: readers share, a writer
+     * excludes everybody else; the writer may also read (downgrade), a reader asking to write gets
+     * {@link IllegalMonitorStateException} (upgrade). Writer preference among dlock clients: while a dlock writer waits
+     * for the lock, new read acquisitions of dlock clients wait too (a reader that already holds it, and the writer
+     * itself, do not); Redisson clients are not held back.
+     *
+     * @param name the lock's name, used as its Redis key (not null, not blank)
+     * @return the lock; cheap, thread-safe
+     */
     DistributedReadWriteLock getReadWriteLock(String name);
 
     /** @return a lock handing out fencing tokens (not available yet: throws UnsupportedOperationException) */

@@ -183,14 +183,14 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public DistributedLock getFairLock(String name) {
-        LockNames.requireValid(name);
-        throw new UnsupportedOperationException("fair lock '" + name + "': fair locks are not implemented yet");
+        checkOpen();
+        return new io.dlock.internal.lock.FairRedisLock(services, name);
     }
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
-        LockNames.requireValid(name);
-        throw new UnsupportedOperationException("read-write lock '" + name + "': not implemented yet");
+        checkOpen();
+        return new io.dlock.internal.lock.ReadWriteRedisLock(services, name);
     }
 
     @Override

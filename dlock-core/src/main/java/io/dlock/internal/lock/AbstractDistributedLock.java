@@ -50,6 +50,15 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     /** The channel whose messages wake this waiter of the lock. */
     protected abstract String wakeupChannel(long ownerId);
 
+    /**
+     * Whether every message on {@link #wakeupChannel} should wake all of this client's waiters on it, not just one:
+     * for kinds whose waiters on one channel differ (readers and writers), where the one woken might still be unable
+     * to enter while another could. False by default.
+     */
+    protected boolean everyMessageWakesAllWaiters() {
+        return false;
+    }
+
     protected abstract CompletableFuture<Boolean> forceRelease();
 
     protected abstract CompletableFuture<Boolean> lockedRaw();
@@ -85,7 +94,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
         AcquireLoop loop = new AcquireLoop(name, () -> attempt(ownerId, leaseMs, waitMillis), () -> release(ownerId),
                 () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups, services.renewer::nanoTime, deadline,
-                waitNanos == 0, services.renewer.watchdogMs());
+                waitNanos == 0, services.renewer.watchdogMs(), everyMessageWakesAllWaiters());
         services.register(loop);
         loop.start();
         return loop;

@@ -38,6 +38,7 @@ final class AcquireLoop {
     private final long deadlineNanos;
     private final boolean singleAttempt;
     private final long fallbackSleepMs;
+    private final boolean everyMessageWakesAll;
 
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -52,10 +53,13 @@ final class AcquireLoop {
      * @param deadlineNanos   {@link #NO_DEADLINE} to wait without limit
      * @param singleAttempt   attempt once and never wait
      * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
+     * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
+     *                        ({@link WakeupHub#join(String, boolean)})
      */
     AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
                 Supplier<CompletableFuture<?>> giveUp, String channel, WakeupHub hub, LongSupplier nanoTime,
-                long deadlineNanos, boolean singleAttempt, long fallbackSleepMs) {
+                long deadlineNanos, boolean singleAttempt, long fallbackSleepMs, boolean everyMessageWakesAll) {
+        this.everyMessageWakesAll = everyMessageWakesAll;
         this.lockName = lockName;
         this.attempt = attempt;
         this.undo = undo;
@@ -124,8 +128,8 @@ final class AcquireLoop {
 
     private void afterAttempt(Long ttl, Throwable error) {
         if (error != null) {
-            result.completeExceptionally(Errors.toApi(error, lockName, "acquire"));
-            end(false);
+            RuntimeException failure = Errors.toApi(error, lockName, "acquire");
+            giveUpThen(() -> result.completeExceptionally(failure));
             return;
         }
         if (ttl == null) {
@@ -138,12 +142,11 @@ final class AcquireLoop {
         }
         long leftMs = remainingMillis();
         if (singleAttempt || leftMs <= 0) {
-            result.complete(false);
-            end(false);
+            giveUpThen(() -> result.complete(false));
             return;
         }
         if (subscription == null) {
-            subscription = hub.join(channel);
+            subscription = hub.join(channel, everyMessageWakesAll);
             subscription.ready().whenComplete((ok, subscribeError) -> {
                 if (result.isDone()) {
                     end(false);
@@ -179,7 +182,25 @@ final class AcquireLoop {
     }
 
     /** @param undoAcquisition the lock was acquired after the caller gave up: release it again */
-    private void end(boolean undoAcquisition) {
+    /**
+     * Ends the loop without the lock, cleaning up (give-up) <em>before</em> the result is completed, so that a
+     * caller who retries at once with the same owner never has its new attempt undone by this one's late give-up.
+     */
+    private void giveUpThen(Runnable completeResult) {
+        closeSubscription();
+        CompletableFuture<?> done;
+        try {
+            done = giveUp.get();
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.whenComplete((ok, error) -> {
+            completeResult.run();
+            finished.complete(null);
+        });
+    }
+
+    private void closeSubscription() {
         if (subscription != null) {
             if (unusedWakeup) {
                 subscription.passOnWakeup();
@@ -187,6 +208,10 @@ final class AcquireLoop {
             subscription.close();
             subscription = null;
         }
+    }
+
+    private void end(boolean undoAcquisition) {
+        closeSubscription();
         boolean acquired = undoAcquisition || acquiredNow();
         Supplier<CompletableFuture<?>> cleanup = undoAcquisition ? undo : acquired ? null : giveUp;
         if (cleanup == null) {

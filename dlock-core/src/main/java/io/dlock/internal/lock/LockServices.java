@@ -24,6 +24,8 @@ public final class LockServices {
     final Executor executor;
     final String publishCommand;
     final HashFieldRenewal hashFieldRenewal;
+    /** Renews read holds of read-write locks (one sender per client, so they are renewed in one batch). */
+    final ReadHoldRenewal readHoldRenewal;
     /** A fair-lock waiter's slot when the caller gives no wait time (ms). */
     final long fairLockWaitMs;
     /** Wall clock for epoch-ms arguments that Redisson's scripts expect (fair-lock deadlines). */
@@ -42,6 +44,7 @@ public final class LockServices {
         this.executor = executor;
         this.publishCommand = publishCommand;
         this.hashFieldRenewal = new HashFieldRenewal(scripts);
+        this.readHoldRenewal = new ReadHoldRenewal(scripts);
         this.fairLockWaitMs = fairLockWaitMs;
         this.clock = clock;
     }

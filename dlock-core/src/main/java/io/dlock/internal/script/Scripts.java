@@ -8,6 +8,22 @@ public final class Scripts {
     public static final LuaScript LOCK_RENEW = LuaScript.load("lock_renew");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
 
+    // read-write lock (redisson-protocol.md §4)
+    public static final LuaScript RWLOCK_READ_ACQUIRE = LuaScript.load("rwlock_read_acquire");
+    public static final LuaScript RWLOCK_READ_RELEASE = LuaScript.load("rwlock_read_release");
+    public static final LuaScript RWLOCK_READ_RENEW = LuaScript.load("rwlock_read_renew");
+    public static final LuaScript RWLOCK_WRITE_ACQUIRE = LuaScript.load("rwlock_write_acquire");
+    public static final LuaScript RWLOCK_WRITE_RELEASE = LuaScript.load("rwlock_write_release");
+    public static final LuaScript RWLOCK_WRITER_WITHDRAW = LuaScript.load("rwlock_writer_withdraw");
+    public static final LuaScript RWLOCK_FORCE_RELEASE = LuaScript.load("rwlock_force_release");
+    public static final LuaScript RWLOCK_STATE = LuaScript.load("rwlock_state");
+
+    // fair lock (redisson-protocol.md §3)
+    public static final LuaScript FAIR_ACQUIRE = LuaScript.load("fair_acquire");
+    public static final LuaScript FAIR_RELEASE = LuaScript.load("fair_release");
+    public static final LuaScript FAIR_GIVE_UP = LuaScript.load("fair_give_up");
+    public static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load("fair_force_release");
+
     private Scripts() {
     }
 }

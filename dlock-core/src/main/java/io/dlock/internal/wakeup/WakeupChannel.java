@@ -19,6 +19,8 @@ final class WakeupChannel {
     private final Queue<Sleeper> sleepers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger permits = new AtomicInteger();
     volatile int refs;
+    /** Set when a joiner asked for it: every unlock message wakes every sleeper (see {@link WakeupHub#join}). */
+    volatile boolean everyMessageWakesAll;
 
     WakeupChannel(String name, CompletableFuture<Void> ready, TaskScheduler scheduler) {
         this.name = name;

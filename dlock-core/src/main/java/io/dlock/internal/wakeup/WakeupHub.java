@@ -19,6 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>Message {@code 0} wakes one waiter (the others stay asleep, so one unlock does not send every waiter of this
  *       JVM to Redis at once); {@code 1} wakes all. A wake-up that finds no sleeper is kept as a permit (at most one
  *       per joined waiter) and consumed by the next sleeper, which then retries at once.</li>
+ *   <li>A channel joined with {@code everyMessageWakesAll} (waiters of different kinds, such as the readers and
+ *       writers of a read-write lock, where the one waiter woken might still be unable to enter) treats {@code 0}
+ *       like {@code 1}.</li>
  *   <li>Every sleep is bounded by the caller (the lock's remaining TTL), so a lost message only delays, never
  *       blocks.</li>
  * </ul>
@@ -36,9 +39,22 @@ public final class WakeupHub {
 
     /** Joins the waiters of {@code channel}, subscribing if this is the first. Never blocks. */
     public Subscription join(String channel) {
+        return join(channel, false);
+    }
+
+    /**
+     * Joins the waiters of {@code channel}, subscribing if this is the first. Never blocks.
+     *
+     * @param everyMessageWakesAll from now on every message on the channel wakes all its waiters, {@code 0}
+     *                             included (for channels whose waiters are of different kinds)
+     */
+    public Subscription join(String channel, boolean everyMessageWakesAll) {
         WakeupChannel joined = channels.compute(channel, (name, existing) -> {
             WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler);
             c.refs++;
+            if (everyMessageWakesAll) {
+                c.everyMessageWakesAll = true;
+            }
             return c;
         });
         return new Subscription(this, joined);
@@ -63,10 +79,10 @@ public final class WakeupHub {
         if (c == null) {
             return;
         }
-        if ("0".equals(message)) {
-            c.wakeOne();
-        } else if ("1".equals(message)) {
+        if ("1".equals(message) || ("0".equals(message) && c.everyMessageWakesAll)) {
             c.wakeAll();
+        } else if ("0".equals(message)) {
+            c.wakeOne();
         }
     }
 

@@ -1,0 +1,149 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.Errors;
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the read and the write side of a {@link ReadWriteRedisLock} share: the keys, the channel (where every message
+ * wakes all of this client's waiters, readers and writers alike), the forced release, the state reads and the
+ * bookkeeping of a release.
+ */
+abstract sealed class ReadWriteSide extends AbstractDistributedLock permits RedisReadLock, RedisWriteLock {
+    /** Index in {@code rwlock_state}'s reply. */
+    static final int WRITE_LOCKED = 0;
+    static final int READ_LOCKED = 1;
+    static final int PTTL = 2;
+
+    final ReadWriteKeys keys;
+    /** KEYS of the release and force scripts: the hash, the channel, the timeout root. */
+    final String[] releaseKeys;
+
+    ReadWriteSide(LockServices services, ReadWriteKeys keys) {
+        super(services, keys.name());
+        this.keys = keys;
+        this.releaseKeys = new String[] {keys.name(), keys.channel(), keys.timeoutRoot()};
+    }
+
+    /** {@link #WRITE_LOCKED} or {@link #READ_LOCKED}: which flag of the state says that this side is locked. */
+    abstract int side();
+
+    /** Sends the release script for one hold of {@code ownerId}; {@code hold} is its local record, or null. */
+    abstract CompletableFuture<Long> sendRelease(long ownerId, Hold hold);
+
+    /** Which side this is, for messages: "read" or "write". */
+    abstract String sideName();
+
+    final String readerField(long ownerId) {
+        return ownerField(ownerId);
+    }
+
+    final String writerField(long ownerId) {
+        return ownerField(ownerId) + ReadWriteKeys.WRITE_SUFFIX;
+    }
+
+    final long effectiveLease(long leaseMs) {
+        return leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
+    }
+
+    /**
+     * Releases one hold: 1 from the script = the owner's last hold of this side went, 0 = holds remain, nil = the owner
+     * held none (IllegalMonitorStateException).
+     */
+    @Override
+    protected final CompletableFuture<Void> release(long ownerId) {
+        String field = holdField(ownerId);
+        Hold hold = services.renewer.find(name, field);
+        if (hold != null) {
+            services.renewer.releaseStarted(hold);
+        }
+        CompletableFuture<Long> reply;
+        try {
+            reply = sendRelease(ownerId, hold);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((released, error) -> {
+            if (error != null) {
+                if (hold != null) {
+                    services.renewer.releaseFailed(hold);
+                }
+                throw Errors.toApi(error, name, "unlock");
+            }
+            if (released == null) {
+                if (hold != null) {
+                    services.renewer.releaseFailed(hold);
+                    services.renewer.discard(hold);
+                }
+                throw new IllegalMonitorStateException("lock '" + name + "' (" + sideName()
+                        + " side) is not held by owner " + field
+                        + " (never acquired, already released, or its lease expired)");
+            }
+            if (hold != null) {
+                services.renewer.releaseDone(hold, released == 1L);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    protected final String wakeupChannel(long ownerId) {
+        return keys.channel();
+    }
+
+    /** Readers and writers wait on one channel: a message must reach a waiter that can enter, so it wakes them all. */
+    @Override
+    protected final boolean everyMessageWakesAllWaiters() {
+        return true;
+    }
+
+    @Override
+    protected final CompletableFuture<Boolean> forceRelease() {
+        services.renewer.discardAll(name);
+        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
+                releaseKeys, services.publishCommand);
+        return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+    }
+
+    /** @return {write locked, read locked, PTTL} in one atomic read */
+    private CompletableFuture<long[]> state(String operation) {
+        CompletableFuture<List<Object>> reply = services.scripts.run(Scripts.RWLOCK_STATE, ScriptOutputType.MULTI,
+                new String[] {name});
+        return mapErrors(reply.thenApply(values -> {
+            long[] state = new long[3];
+            for (int i = 0; i < state.length; i++) {
+                state[i] = (Long) values.get(i);
+            }
+            return state;
+        }), operation);
+    }
+
+    @Override
+    protected final CompletableFuture<Boolean> lockedRaw() {
+        return state("isLocked").thenApply(state -> state[side()] == 1L);
+    }
+
+    /** The hash's PTTL, except {@code TTL_NOT_LOCKED} while only the other side is held. */
+    @Override
+    protected final CompletableFuture<Long> ttlRaw() {
+        return state("remainTimeToLive").thenApply(state -> {
+            boolean otherSideOnly = state[side()] == 0L && state[1 - side()] == 1L;
+            return otherSideOnly ? TTL_NOT_LOCKED : state[PTTL];
+        });
+    }
+
+    @Override
+    protected final CompletableFuture<Integer> holdCountRaw(long ownerId) {
+        return mapErrors(services.redis.hget(name, holdField(ownerId)).toCompletableFuture()
+                .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
+    }
+
+    @Override
+    protected final String holdKey() {
+        return name;
+    }
+}

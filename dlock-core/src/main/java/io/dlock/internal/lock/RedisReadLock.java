@@ -1,0 +1,56 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The read side of a {@link ReadWriteRedisLock} (design notes there). A hold is the reader field
+ * {@code <client id>:<owner id>} with its count, plus one timeout key per acquisition; the watchdog renews them through
+ * {@link ReadHoldRenewal}.
+ */
+final class RedisReadLock extends ReadWriteSide {
+    private final String[] acquireKeys;
+
+    RedisReadLock(LockServices services, ReadWriteKeys keys) {
+        super(services, keys);
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
+    }
+
+    @Override
+    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String reader = readerField(ownerId);
+        long sentAt = services.renewer.nanoTime();
+        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER,
+                acquireKeys, Long.toString(effectiveLease(leaseMs)), reader, writerField(ownerId));
+        return reply.thenApply(sleepMs -> {
+            if (sleepMs == null) {
+                services.renewer.acquired(name, name, reader, ownerId, leaseMs, sentAt, services.readHoldRenewal);
+            }
+            return sleepMs;
+        });
+    }
+
+    @Override
+    CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
+                readerField(ownerId), services.publishCommand);
+    }
+
+    @Override
+    int side() {
+        return READ_LOCKED;
+    }
+
+    @Override
+    String sideName() {
+        return "read";
+    }
+
+    @Override
+    protected String holdField(long ownerId) {
+        return readerField(ownerId);
+    }
+}

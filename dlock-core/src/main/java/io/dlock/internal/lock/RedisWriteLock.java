@@ -1,0 +1,100 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The write side of a {@link ReadWriteRedisLock} (design notes there). A hold is the writer field
+ * {@code <client id>:<owner id>:write} with its count in the lock hash; the watchdog renews it like a plain lock's
+ * field ({@link HashFieldRenewal}). While it waits, the writer keeps a mark in {@code dlock_rwlock_writers:{NAME}} so
+ * that new dlock readers let it go first.
+ */
+final class RedisWriteLock extends ReadWriteSide {
+    /** {@code rwlock_write_acquire}'s answer when the owner holds only read holds. */
+    private static final long UPGRADE_REFUSED = -3L;
+
+    private final String[] acquireKeys;
+    private final String[] withdrawKeys;
+    /** Owners whose attempts (may) have left a waiting mark that is not withdrawn yet. */
+    private final Set<Long> marked = ConcurrentHashMap.newKeySet();
+
+    RedisWriteLock(LockServices services, ReadWriteKeys keys) {
+        super(services, keys);
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
+        this.withdrawKeys = new String[] {keys.writerMarks(), keys.name(), keys.channel()};
+    }
+
+    /** How often a waiting writer attempts (and so refreshes its mark) at least: a third of the watchdog timeout. */
+    private long markRefreshMs() {
+        return Math.max(1, services.renewer.watchdogMs() / 3);
+    }
+
+    @Override
+    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String writer = writerField(ownerId);
+        String reader = readerField(ownerId);
+        boolean waits = waitMillis != 0;
+        long refreshMs = markRefreshMs();
+        if (waits) {
+            marked.add(ownerId);
+        }
+        long sentAt = services.renewer.nanoTime();
+        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER,
+                acquireKeys, Long.toString(effectiveLease(leaseMs)), writer, reader,
+                Long.toString(waits ? 2 * refreshMs : 0));
+        return reply.thenApply(ttl -> {
+            if (ttl == null) {
+                marked.remove(ownerId);
+                services.renewer.acquired(name, name, writer, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+                return null;
+            }
+            if (ttl == UPGRADE_REFUSED) {
+                marked.remove(ownerId);
+                throw new IllegalMonitorStateException("lock '" + name + "': owner " + reader
+                        + " holds the read lock but not the write lock; upgrading would wait forever (release the"
+                        + " read holds first, or take the write lock first and then read)");
+            }
+            // Come back before the mark runs out, even when the lock's TTL is longer.
+            return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
+        });
+    }
+
+    /** Withdraws the waiting mark (and wakes readers held back only by it); failures are left to the mark's expiry. */
+    @Override
+    protected CompletableFuture<Void> giveUp(long ownerId) {
+        if (!marked.remove(ownerId)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
+                withdrawKeys, writerField(ownerId), services.publishCommand);
+        return reply.handle((removed, error) -> null);
+    }
+
+    @Override
+    CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
+                : services.renewer.watchdogMs();
+        return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
+                writerField(ownerId), readerField(ownerId), Long.toString(lease), services.publishCommand);
+    }
+
+    @Override
+    int side() {
+        return WRITE_LOCKED;
+    }
+
+    @Override
+    String sideName() {
+        return "write";
+    }
+
+    @Override
+    protected String holdField(long ownerId) {
+        return writerField(ownerId);
+    }
+}

@@ -1,0 +1,116 @@
+-- Fair lock: acquire, re-enter, or take (or keep) a place in the FIFO queue.
+--
+-- KEYS[1]  the lock hash (NAME)
+-- KEYS[2]  the queue, redisson_lock_queue:{NAME}: owner fields of the waiters, first in line first
+-- KEYS[3]  the deadlines, redisson_lock_timeout:{NAME}: owner field -> epoch ms after which a waiter at the head
+--          counts as gone
+-- ARGV[1]  lease in ms (> 0): the hash's TTL after an acquisition
+-- ARGV[2]  the owner field, "<client id>:<owner id>"
+-- ARGV[3]  the caller's slot in ms (> 0): its client's fairLockWaitTimeout
+-- ARGV[4]  the caller's clock, epoch ms (Redisson passes client time too)
+-- ARGV[5]  "1" to queue when the lock cannot be taken now, "0" for a single attempt that never queues
+-- ARGV[6]  the longest sleep to return, in ms (>= 1)
+--
+-- Returns  nil when the caller now holds the lock (first hold, or one more re-entrant hold; TTL reset to the lease);
+--          otherwise how long the caller may sleep at most before it attempts again (ms, 1..ARGV[6]):
+--            at the head of the queue: the lock's PTTL (the release will wake it earlier);
+--            behind others while the lock is held: the lock's PTTL;
+--            behind others while the lock is free (the head is on its way, or gone): until the head's deadline,
+--            when a head that never comes is dropped; never 0, so waiters do not poll in a loop.
+--
+-- Invariant: the queue and the deadlines hold the same members; on each attempt the caller's deadline is raised
+--            to at least now + (waiters ahead of it + 1) * slot (never lowered), so a live waiter that attempts at
+--            least once per slot never reaches the head with a deadline in the past; the lock is taken only when it
+--            is free and the caller is first in line (or nobody waits); the hash always has a TTL; empty keys do
+--            not exist.
+-- Wire protocol: Redisson's fair-lock acquire (redisson-protocol.md §3.2): the same keys, the same stale-head
+--            cleanup (an expired head is dropped from both keys) and the same acquisition: dequeue, then move every
+--            remaining deadline earlier by the acquirer's slot, then HSET field 1 and PEXPIRE. Queued waiters get the
+--            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised
+--            on every attempt as above; Redisson's scripts read it as one of their own.
+local field = ARGV[2]
+local slot = tonumber(ARGV[3])
+local now = tonumber(ARGV[4])
+local max_sleep = tonumber(ARGV[6])
+
+-- Drop heads whose deadline has passed (or that have none): they stopped waiting without leaving.
+local head = redis.call('lindex', KEYS[2], 0)
+local head_deadline = nil
+while head do
+    local score = redis.call('zscore', KEYS[3], head)
+    if score and tonumber(score) > now then
+        head_deadline = tonumber(score)
+        break
+    end
+    redis.call('zrem', KEYS[3], head)
+    redis.call('lpop', KEYS[2])
+    head = redis.call('lindex', KEYS[2], 0)
+end
+
+local locked = redis.call('exists', KEYS[1]) == 1
+if not locked and (not head or head == field) then
+    if head then
+        redis.call('lpop', KEYS[2])
+        redis.call('zrem', KEYS[3], field)
+        local behind = redis.call('zrange', KEYS[3], 0, -1)
+        for i = 1, #behind do
+            redis.call('zincrby', KEYS[3], -slot, behind[i])
+        end
+    end
+    redis.call('hset', KEYS[1], field, 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return nil
+end
+
+if locked and redis.call('hexists', KEYS[1], field) == 1 then
+    redis.call('hincrby', KEYS[1], field, 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return nil
+end
+
+local pttl = -2
+if locked then
+    pttl = redis.call('pttl', KEYS[1])
+end
+local sleep = pttl
+if ARGV[5] == '1' then
+    local ahead = redis.call('lpos', KEYS[2], field)
+    local deadline
+    local written = false
+    if ahead then
+        deadline = tonumber(redis.call('zscore', KEYS[3], field))
+        written = deadline ~= nil
+        deadline = deadline or 0
+    else
+        -- Redisson's enqueue: the deadline of the last one in line (else the lock's PTTL) plus the caller's slot
+        local last = redis.call('lindex', KEYS[2], -1)
+        local last_deadline = last and redis.call('zscore', KEYS[3], last)
+        if last_deadline then
+            deadline = tonumber(last_deadline) + slot
+        else
+            deadline = now + pttl + slot
+        end
+        ahead = redis.call('rpush', KEYS[2], field) - 1
+    end
+    -- one slot per waiter ahead plus its own, from now; never lowered, so that a Redisson waiter that enqueued
+    -- behind the caller keeps at least what it would have behind a Redisson waiter
+    local fresh = now + (ahead + 1) * slot
+    if fresh > deadline then
+        deadline = fresh
+        written = false
+    end
+    if not written then
+        redis.call('zadd', KEYS[3], string.format('%.0f', deadline), field)
+    end
+    if ahead > 0 and not locked then
+        sleep = head_deadline - now
+    end
+end
+if sleep < 0 or sleep > max_sleep then
+    -- -1: a lock without TTL (never written by dlock or Redisson), -2: not locked (single attempt)
+    sleep = max_sleep
+elseif sleep < 1 then
+    -- a lease in its last millisecond
+    sleep = 1
+end
+return sleep

@@ -1,0 +1,34 @@
+-- Fair lock: remove the lock whoever holds it and wake the first waiter in line.
+--
+-- KEYS[1]  the lock hash (NAME)
+-- KEYS[2]  the queue, redisson_lock_queue:{NAME}
+-- KEYS[3]  the deadlines, redisson_lock_timeout:{NAME}
+-- ARGV[1]  the caller's clock, epoch ms
+-- ARGV[2]  the publish command: "publish" or "spublish"
+-- ARGV[3]  the channel prefix, redisson_lock__channel:{NAME}
+--
+-- Returns  1 when a lock was removed (and "0" published on the channel of the head of the queue, if any),
+--          0 when there was none.
+--
+-- Invariant: the queue is kept (waiters keep their places); expired heads are dropped before the wake-up.
+-- Wire protocol: Redisson's fair-lock forceUnlock (redisson-protocol.md §3.5).
+local now = tonumber(ARGV[1])
+
+local head = redis.call('lindex', KEYS[2], 0)
+while head do
+    local score = redis.call('zscore', KEYS[3], head)
+    if score and tonumber(score) > now then
+        break
+    end
+    redis.call('zrem', KEYS[3], head)
+    redis.call('lpop', KEYS[2])
+    head = redis.call('lindex', KEYS[2], 0)
+end
+
+if redis.call('del', KEYS[1]) == 1 then
+    if head then
+        redis.call(ARGV[2], ARGV[3] .. ':' .. head, '0')
+    end
+    return 1
+end
+return 0

@@ -1,0 +1,51 @@
+-- Read-write lock: take one read hold (shared), or re-enter.
+--
+-- KEYS[1]  the lock hash NAME
+-- KEYS[2]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- KEYS[3]  dlock's waiting-writer marks, dlock_rwlock_writers:{NAME} (sorted set: writer field -> deadline,
+--          server time in ms)
+-- ARGV[1]  lease in ms (> 0) of this hold
+-- ARGV[2]  the reader field, "<client id>:<owner id>"
+-- ARGV[3]  the same owner's writer field, "<client id>:<owner id>:write"
+--
+-- Returns  nil when granted: the reader's count is incremented, a timeout key
+--          <KEYS[2]>:<reader field>:rwlock_timeout:<new count> = "1" expires after the lease, and the hash's TTL is
+--          raised to the lease if it was shorter;
+--          otherwise the longest sleep in ms before trying again: the lock's PTTL while another owner writes (or
+--          the key is not a read-write lock), else how long the latest live writer mark lasts.
+--
+-- Invariants: readers share only while no other owner writes; the hash's TTL is at least every live hold's.
+-- Writer preference (dlock only): a new reader waits while a live writer mark exists; a re-entering reader and the
+-- write holder itself never wait for marks (they are what the writers wait for). Marks whose deadline passed are
+-- dropped here, so a crashed writer holds readers back for one mark life at most.
+-- Wire protocol: Redisson's read acquire (redisson-protocol.md §4.2): fields, "mode", timeout key names and TTL
+-- rule are the same; Redisson never reads KEYS[3].
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == 'write' then
+    if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
+        return redis.call('pttl', KEYS[1])
+    end
+    -- the write holder takes a read hold as well
+elseif mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    -- re-entry of a reader
+elseif mode == 'read' or redis.call('exists', KEYS[1]) == 0 then
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
+    if #latest > 0 then
+        return math.max(1, tonumber(latest[2]) - now)
+    end
+    if not mode then
+        redis.call('hset', KEYS[1], 'mode', 'read')
+    end
+else
+    -- a hash without "mode": some other kind of lock under this name
+    return redis.call('pttl', KEYS[1])
+end
+local count = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+redis.call('set', KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. count, '1', 'px', ARGV[1])
+if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+    redis.call('pexpire', KEYS[1], ARGV[1])
+end
+return nil

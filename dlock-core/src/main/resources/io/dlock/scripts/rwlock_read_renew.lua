@@ -1,0 +1,68 @@
+-- Watchdog: renew many read holds of this client in one call.
+--
+-- KEYS[2i-1]  the lock hash of hold i
+-- KEYS[2i]    the root of its per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- ARGV[1]     the watchdog lease in ms
+-- ARGV[i+1]   the reader field of hold i, "<client id>:<owner id>" (always one of this client's)
+--
+-- Returns  a list with, for each i, 1 when at least one timeout key of the field was still live (each live one now
+--          lasts at least ARGV[1] more ms), 0 when none was: the owner has lost its read holds.
+--
+-- Invariants: only this client's holds are extended, never shortened, never brought back; afterwards each touched
+-- hash's TTL is the longest PTTL of its live read holds (all owners), or the hash's own PTTL if that is longer while
+-- a writer (this owner) holds it. Expired holds of crashed clients therefore stop counting.
+-- Wire protocol: Redisson's ReadLockTask (redisson-protocol.md §1.6, 4.4.0+ variant that renews only its own
+-- fields).
+local function longest_live_read(hash, root)
+    local longest = 0
+    local all = redis.call('hgetall', hash)
+    for i = 1, #all, 2 do
+        local field, count = all[i], tonumber(all[i + 1])
+        if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
+            for n = count, 1, -1 do
+                local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
+                if pttl > longest then
+                    longest = pttl
+                end
+            end
+        end
+    end
+    return longest
+end
+
+local lease = tonumber(ARGV[1])
+local renewed = {}
+local touched = {}
+local seen = {}
+for i = 1, #KEYS / 2 do
+    local hash, root, field = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
+    local count = redis.pcall('hget', hash, field)
+    count = type(count) == 'string' and tonumber(count) or 0
+    local alive = 0
+    for n = count, 1, -1 do
+        local key = root .. ':' .. field .. ':rwlock_timeout:' .. n
+        local pttl = redis.call('pttl', key)
+        if pttl > 0 or pttl == -1 then
+            alive = 1
+            if pttl > 0 and pttl < lease then
+                redis.call('pexpire', key, lease)
+            end
+        end
+    end
+    renewed[i] = alive
+    if alive == 1 and not seen[hash] then
+        seen[hash] = true
+        touched[#touched + 1] = i
+    end
+end
+for _, i in ipairs(touched) do
+    local hash, root = KEYS[2 * i - 1], KEYS[2 * i]
+    local ttl = longest_live_read(hash, root)
+    if redis.call('hget', hash, 'mode') == 'write' then
+        ttl = math.max(ttl, redis.call('pttl', hash))
+    end
+    if ttl > 0 then
+        redis.call('pexpire', hash, ttl)
+    end
+end
+return renewed

@@ -1,0 +1,58 @@
+-- Read-write lock: take the write hold (exclusive), or re-enter it.
+--
+-- KEYS[1]  the lock hash NAME
+-- KEYS[2]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- KEYS[3]  dlock's waiting-writer marks, dlock_rwlock_writers:{NAME} (sorted set: writer field -> deadline,
+--          server time in ms)
+-- ARGV[1]  lease in ms (> 0)
+-- ARGV[2]  the writer field, "<client id>:<owner id>:write"
+-- ARGV[3]  the same owner's reader field, "<client id>:<owner id>"
+-- ARGV[4]  mark life in ms: when the lock is busy, mark this writer as waiting until now + ARGV[4];
+--          0 = do not mark (a single attempt)
+--
+-- Returns  nil when acquired: mode "write", the writer's count incremented, the hash's TTL reset to the lease (on
+--          re-entry: to the lease, or longer while one of the owner's own read holds lasts longer), the mark removed;
+--          -3 when the owner holds live read holds and no write hold: an upgrade, refused (nothing is changed);
+--          otherwise the lock's PTTL (-1 if it has no expiry), after marking the writer as waiting if asked.
+--
+-- Invariants: at most one writer field; a writer is never granted while any other owner holds the hash. Re-entry
+-- resets the TTL (Redisson adds the lease to it instead).
+-- Wire protocol: Redisson's write acquire (redisson-protocol.md §4.4); Redisson never reads KEYS[3].
+local mode = redis.call('hget', KEYS[1], 'mode')
+if not mode and redis.call('exists', KEYS[1]) == 0 then
+    redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    redis.call('zrem', KEYS[3], ARGV[2])
+    return nil
+end
+local reads = tonumber(redis.call('hget', KEYS[1], ARGV[3]) or '0') or 0
+local root = KEYS[2] .. ':' .. ARGV[3] .. ':rwlock_timeout:'
+if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    local ttl = tonumber(ARGV[1])
+    for n = reads, 1, -1 do
+        local pttl = redis.call('pttl', root .. n)
+        if pttl > ttl then
+            ttl = pttl
+        end
+    end
+    redis.call('pexpire', KEYS[1], ttl)
+    redis.call('zrem', KEYS[3], ARGV[2])
+    return nil
+end
+for n = reads, 1, -1 do
+    if redis.call('exists', root .. n) == 1 then
+        return -3
+    end
+end
+local pttl = redis.call('pttl', KEYS[1])
+local life = tonumber(ARGV[4])
+if life > 0 then
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    redis.call('zadd', KEYS[3], now + life, ARGV[2])
+    local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
+    redis.call('pexpire', KEYS[3], math.max(1, tonumber(latest[2]) - now))
+end
+return pttl

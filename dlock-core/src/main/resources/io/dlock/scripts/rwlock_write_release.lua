@@ -1,0 +1,63 @@
+-- Read-write lock: release one write hold.
+--
+-- KEYS[1]  the lock hash NAME
+-- KEYS[2]  the channel, redisson_rwlock:{NAME}
+-- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- ARGV[1]  the writer field, "<client id>:<owner id>:write"
+-- ARGV[2]  the same owner's reader field, "<client id>:<owner id>"
+-- ARGV[3]  lease in ms to keep when write holds remain (the owner's current lease)
+-- ARGV[4]  the publish command: "publish" or "spublish"
+--
+-- Returns  nil when the owner holds no write hold;
+--          0 when write holds remain (count decremented; TTL reset to ARGV[3], or longer while one of the owner's
+--          read holds lasts longer);
+--          1 when the last write hold was released: the hash is deleted, or, if the owner still has live read holds,
+--          the mode becomes "read" (downgrade) and the TTL the longest of them; either way "1" is published, so
+--          every waiter wakes (waiting readers may enter together after a downgrade).
+--
+-- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none.
+-- Wire protocol: Redisson's write unlock (redisson-protocol.md §4.5), without the unlock latch; on a downgrade
+-- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
+local function longest_live_read(hash, root)
+    local longest = 0
+    local all = redis.call('hgetall', hash)
+    for i = 1, #all, 2 do
+        local field, count = all[i], tonumber(all[i + 1])
+        if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
+            for n = count, 1, -1 do
+                local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
+                if pttl > longest then
+                    longest = pttl
+                end
+            end
+        end
+    end
+    return longest
+end
+
+if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+    return nil
+end
+local left = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+if left > 0 then
+    local ttl = tonumber(ARGV[3])
+    local reads = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
+    for n = reads, 1, -1 do
+        local pttl = redis.call('pttl', KEYS[3] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. n)
+        if pttl > ttl then
+            ttl = pttl
+        end
+    end
+    redis.call('pexpire', KEYS[1], ttl)
+    return 0
+end
+redis.call('hdel', KEYS[1], ARGV[1])
+local longest = longest_live_read(KEYS[1], KEYS[3])
+if longest > 0 then
+    redis.call('hset', KEYS[1], 'mode', 'read')
+    redis.call('pexpire', KEYS[1], longest)
+else
+    redis.call('del', KEYS[1])
+end
+redis.call(ARGV[4], KEYS[2], '1')
+return 1

@@ -1,0 +1,24 @@
+-- Read-write lock: a dlock writer stops waiting without the lock (timeout, interrupt, cancellation).
+--
+-- KEYS[1]  dlock's waiting-writer marks, dlock_rwlock_writers:{NAME}
+-- KEYS[2]  the lock hash NAME
+-- KEYS[3]  the channel, redisson_rwlock:{NAME}
+-- ARGV[1]  the writer field, "<client id>:<owner id>:write"
+-- ARGV[2]  the publish command: "publish" or "spublish"
+--
+-- Returns  1 when the writer's mark was removed, 0 when it had none.
+--
+-- Invariant: when the last live mark goes while nobody writes, "0" is published so that dlock readers held back only
+-- by the marks enter at once instead of at the end of their sleep.
+-- Wire protocol: an extra "0" on redisson_rwlock:{NAME} makes at most one Redisson waiter per client retry once
+-- (redisson-protocol.md §9.3); Redisson never reads KEYS[1].
+if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
+    return 0
+end
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+if redis.call('zcard', KEYS[1]) == 0 and redis.pcall('hget', KEYS[2], 'mode') ~= 'write' then
+    redis.call(ARGV[2], KEYS[3], '0')
+end
+return 1
