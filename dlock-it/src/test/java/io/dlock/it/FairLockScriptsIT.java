@@ -1,0 +1,269 @@
+package io.dlock.it;
+
+import io.dlock.internal.script.LuaScript;
+import io.dlock.internal.script.Scripts;
+import io.dlock.it.support.RawRedis;
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.RedisServer;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The fair lock's scripts called directly with a chosen clock, so that the deadline arithmetic is checked exactly and
+ * without sleeping: enqueue and refresh, the shift on acquisition and give-up (Redisson's arithmetic), the stale-head
+ * cleanup, the sleep bounds (never 0 behind a head on its way), and who gets woken.
+ */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 30, unit = SECONDS)
+class FairLockScriptsIT {
+    private static final String NAME = "it:fair:scripts";
+    private static final String QUEUE = "redisson_lock_queue:{" + NAME + "}";
+    private static final String TIMEOUTS = "redisson_lock_timeout:{" + NAME + "}";
+    private static final String CHANNEL = "redisson_lock__channel:{" + NAME + "}";
+    private static final String[] KEYS = {NAME, QUEUE, TIMEOUTS};
+    private static final long T = 1_700_000_000_000L;
+    private static final long SLOT = 1000;
+    private static final long MAX_SLEEP = 60_000;
+
+    private RawRedis raw;
+
+    @BeforeEach
+    void connect(RedisServer server) {
+        raw = RawRedis.connect(server.uri());
+    }
+
+    @AfterEach
+    void close() {
+        raw.close();
+    }
+
+    private Long run(LuaScript script, String... args) {
+        return raw.sync().eval(script.text(), ScriptOutputType.INTEGER, KEYS, args);
+    }
+
+    /** One waiting attempt of {@code field} at {@code now}, lease 30 s. */
+    private Long attempt(String field, long slot, long now) {
+        return run(Scripts.FAIR_ACQUIRE, "30000", field, Long.toString(slot), Long.toString(now), "1",
+                Long.toString(MAX_SLEEP));
+    }
+
+    private Long tryOnce(String field, long now) {
+        return run(Scripts.FAIR_ACQUIRE, "30000", field, Long.toString(SLOT), Long.toString(now), "0",
+                Long.toString(MAX_SLEEP));
+    }
+
+    private Long giveUp(String field, long slot, long now) {
+        return run(Scripts.FAIR_GIVE_UP, field, Long.toString(slot), Long.toString(now), "publish", CHANNEL);
+    }
+
+    private Long release(String field, long now) {
+        return run(Scripts.FAIR_RELEASE, field, "30000", Long.toString(now), "publish", CHANNEL);
+    }
+
+    private List<String> queue() {
+        return raw.sync().lrange(QUEUE, 0, -1);
+    }
+
+    /** Deadlines relative to {@link #T}, in queue order. */
+    private Map<String, Long> deadlines() {
+        Map<String, Long> byField = new LinkedHashMap<>();
+        for (String field : queue()) {
+            Double score = raw.sync().zscore(TIMEOUTS, field);
+            byField.put(field, score == null ? null : score.longValue() - T);
+        }
+        assertThat(raw.sync().zcard(TIMEOUTS)).as("deadlines and queue hold the same members")
+                .isEqualTo(byField.size());
+        return byField;
+    }
+
+    /** A hold without TTL (PTTL -1): Redisson's enqueue formula then adds nothing, so deadlines are exact. */
+    private void holdForever(String field) {
+        raw.sync().hset(NAME, field, "1");
+    }
+
+    private void holdBy(String field, long pttl) {
+        raw.sync().hset(NAME, field, "1");
+        raw.sync().pexpire(NAME, pttl);
+    }
+
+    @Test
+    void waitersGetOneSlotPerWaiterAheadAndEveryAttemptRaisesIt() {
+        holdForever("h:1");
+        assertThat(attempt("a:1", SLOT, T)).as("no TTL to bound the sleep: the caller's cap").isEqualTo(MAX_SLEEP);
+        attempt("b:1", SLOT, T);
+        attempt("c:1", SLOT, T);
+        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("b:1", 2000L),
+                Map.entry("c:1", 3000L));
+
+        // a later attempt (the waiter is alive) moves its own deadline forward, keeping its place
+        attempt("b:1", SLOT, T + 500);
+        attempt("a:1", SLOT, T + 800);
+        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1800L), Map.entry("b:1", 2500L),
+                Map.entry("c:1", 3000L));
+
+        // but never backward
+        raw.sync().zadd(TIMEOUTS, T + 9000, "c:1");
+        attempt("c:1", SLOT, T + 900);
+        assertThat(deadlines()).containsEntry("c:1", 9000L);
+    }
+
+    @Test
+    void theSleepIsThePttlCappedByTheCaller() {
+        holdBy("h:1", 20_000);
+        assertThat(attempt("a:1", SLOT, T)).as("the head: the lock's PTTL").isBetween(19_000L, 20_000L);
+        assertThat(attempt("b:1", SLOT, T)).as("behind the head, lock held: the PTTL").isBetween(19_000L, 20_000L);
+        assertThat(run(Scripts.FAIR_ACQUIRE, "30000", "b:1", "1000", Long.toString(T + 10), "1", "333"))
+                .isEqualTo(333L);
+    }
+
+    @Test
+    void aNewWaiterGetsAtLeastTheDeadlineOfRedissonsEnqueue() {
+        holdBy("h:1", 20_000);
+        long now = System.currentTimeMillis();
+        attempt("a:1", SLOT, now);
+        attempt("b:1", SLOT, now);
+        // Redisson: the lock's PTTL plus the slot for the first, the last one's deadline plus the slot after it
+        Double a = raw.sync().zscore(TIMEOUTS, "a:1");
+        Double b = raw.sync().zscore(TIMEOUTS, "b:1");
+        assertThat(a.longValue() - now).isBetween(20_000L, 21_000L);
+        assertThat(b.longValue() - a.longValue()).isEqualTo(SLOT);
+    }
+
+    @Test
+    void takingTheLockFromTheHeadMovesEveryDeadlineOneSlotEarlier() {
+        holdForever("h:1");
+        attempt("a:1", SLOT, T);
+        attempt("b:1", SLOT, T);
+        attempt("c:1", 3000, T);
+        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("b:1", 2000L),
+                Map.entry("c:1", 9000L));
+
+        raw.sync().del(NAME);
+        assertThat(attempt("b:1", SLOT, T + 10)).as("not first in line: no lock").isNotNull();
+        assertThat(tryOnce("z:1", T + 10)).as("a single attempt ahead of the queue").isNotNull();
+        assertThat(attempt("a:1", SLOT, T + 10)).as("first in line, lock free").isNull();
+        assertThat(raw.hgetall(NAME)).isEqualTo(Map.of("a:1", "1"));
+        assertThat(raw.pttl(NAME)).isBetween(29_000L, 30_000L);
+        // b refreshed to T+10+2000 before, c kept 9000; both one slot (a's) earlier now
+        assertThat(deadlines()).containsExactly(Map.entry("b:1", 1010L), Map.entry("c:1", 8000L));
+    }
+
+    @Test
+    void behindAHeadOnItsWayTheSleepIsUntilTheHeadsDeadlineNotZero() {
+        holdForever("h:1");
+        attempt("a:1", SLOT, T);
+        attempt("b:1", SLOT, T);
+        raw.sync().del(NAME);
+        // Redisson answers 0 here, and its waiter polls in a loop
+        assertThat(attempt("b:1", SLOT, T + 300)).isEqualTo(700L);
+        // but a head that never comes is dropped at its deadline, and the next one takes the lock
+        assertThat(attempt("b:1", SLOT, T + 1000)).isNull();
+        assertThat(raw.keys()).containsExactly(NAME);
+    }
+
+    @Test
+    void aSingleAttemptNeverQueues() {
+        holdBy("h:1", 20_000);
+        assertThat(tryOnce("a:1", T)).isNotNull();
+        assertThat(raw.exists(QUEUE)).isFalse();
+        assertThat(raw.exists(TIMEOUTS)).isFalse();
+        assertThat(tryOnce("h:1", T)).as("re-entry").isNull();
+        assertThat(raw.hgetall(NAME)).isEqualTo(Map.of("h:1", "2"));
+    }
+
+    @Test
+    void expiredHeadsAreDroppedByEveryScript() {
+        holdForever("h:1");
+        attempt("a:1", SLOT, T);
+        attempt("b:1", SLOT, T);
+        attempt("c:1", SLOT, T);
+        // a head without a deadline (never written by Redisson or dlock) counts as expired too
+        raw.sync().rpush(QUEUE, "x:1");
+        raw.sync().lpush(QUEUE, "y:1");
+        assertThat(release("nobody:1", T + 1500)).as("not the holder").isNull();
+        assertThat(queue()).as("y (no deadline) and a (deadline T+1000) dropped").containsExactly("b:1", "c:1", "x:1");
+        assertThat(release("h:1", T + 2500)).isEqualTo(1L);
+        assertThat(queue()).containsExactly("c:1", "x:1");
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesAndThoseBehindMoveUpOneSlot() throws InterruptedException {
+        holdForever("h:1");
+        attempt("a:1", SLOT, T);
+        attempt("b:1", 4000, T);
+        attempt("c:1", SLOT, T);
+        attempt("d:1", SLOT, T);
+        // b: 2 x its 4 s slot; c and d: Redisson's enqueue (the last one's deadline plus the slot) is later
+        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("b:1", 8000L),
+                Map.entry("c:1", 9000L), Map.entry("d:1", 10_000L));
+        assertThat(giveUp("b:1", 4000, T + 10)).isEqualTo(1L);
+        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("c:1", 5000L),
+                Map.entry("d:1", 6000L));
+        assertThat(giveUp("b:1", 4000, T + 10)).as("not queued any more").isZero();
+
+        // the head leaves while the lock is free: the new head is told, nobody else would
+        raw.sync().del(NAME);
+        attempt("c:1", SLOT, T + 20);
+        attempt("d:1", SLOT, T + 20);
+        try (RawRedis.Subscription c = raw.subscribe(CHANNEL + ":c:1");
+             RawRedis.Subscription d = raw.subscribe(CHANNEL + ":d:1")) {
+            assertThat(giveUp("a:1", SLOT, T + 30)).isEqualTo(1L);
+            assertThat(c.messages().poll(2, SECONDS)).isEqualTo("0");
+            assertThat(d.messages().poll(200, MILLISECONDS)).isNull();
+        }
+        assertThat(queue()).containsExactly("c:1", "d:1");
+    }
+
+    @Test
+    void theLastReleaseWakesTheHeadOnlyAndAFailedOneDoesNotTouchTheHold() throws InterruptedException {
+        holdBy("h:1", 20_000);
+        raw.sync().hset(NAME, "h:1", "2");
+        attempt("a:1", SLOT, T);
+        attempt("b:1", SLOT, T);
+        try (RawRedis.Subscription a = raw.subscribe(CHANNEL + ":a:1");
+             RawRedis.Subscription b = raw.subscribe(CHANNEL + ":b:1");
+             RawRedis.Subscription plain = raw.subscribe(CHANNEL)) {
+            assertThat(release("a:1", T + 10)).as("a waiter does not hold it").isNull();
+            assertThat(release("h:1", T + 10)).as("partial").isZero();
+            assertThat(a.messages().poll(200, MILLISECONDS)).isNull();
+            assertThat(release("h:1", T + 10)).isEqualTo(1L);
+            assertThat(a.messages().poll(2, SECONDS)).isEqualTo("0");
+            assertThat(b.messages().poll(200, MILLISECONDS)).isNull();
+            assertThat(plain.messages()).isEmpty();
+
+            // a release by a non-holder of a free lock fails, and wakes the head all the same
+            assertThat(release("h:1", T + 20)).isNull();
+            assertThat(a.messages().poll(2, SECONDS)).isEqualTo("0");
+
+            // forceUnlock wakes the head
+            holdBy("h:1", 20_000);
+            assertThat(run(Scripts.FAIR_FORCE_RELEASE, Long.toString(T + 30), "publish", CHANNEL)).isEqualTo(1L);
+            assertThat(a.messages().poll(2, SECONDS)).isEqualTo("0");
+            assertThat(run(Scripts.FAIR_FORCE_RELEASE, Long.toString(T + 30), "publish", CHANNEL)).isZero();
+        }
+        assertThat(queue()).containsExactly("a:1", "b:1");
+    }
+
+    @Test
+    void scoresStayExactEpochMillis() {
+        holdForever("h:1");
+        long now = 1_723_456_789_012L;
+        run(Scripts.FAIR_ACQUIRE, "30000", "a:1", "300000", Long.toString(now), "1", "100000");
+        List<ScoredValue<String>> scores = raw.sync().zrangeWithScores(TIMEOUTS, 0, -1);
+        assertThat(scores).hasSize(1);
+        assertThat((long) scores.get(0).getScore()).isEqualTo(now + 300_000L);
+    }
+}
