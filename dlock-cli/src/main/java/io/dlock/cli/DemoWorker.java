@@ -1,0 +1,144 @@
+package io.dlock.cli;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The child JVMs of {@code dlock demo} ({@code java -cp <dlock.jar> io.dlock.cli.DemoWorker MODE …}). They talk to
+ * the demo on stdout (one line per event) and stdin, and exit when stdin closes, so they never outlive the demo.
+ *
+ * <ul>
+ *   <li>{@code count URI LOCK COUNTER THREADS ITERATIONS}: prints {@code READY}, waits for {@code GO}, then each
+ *       thread adds 1 to the Redis key COUNTER ITERATIONS times with a deliberately slow read-modify-write (GET,
+ *       then SET) under LOCK, and checks that nobody else is inside; prints {@code DONE <increments> <overlaps>}.</li>
+ *   <li>{@code hold URI LOCK WATCHDOG_MS}: takes LOCK with a watchdog lease of WATCHDOG_MS, prints
+ *       {@code LOCKED <client id> <owner id>}, and holds it until killed.</li>
+ * </ul>
+ */
+public final class DemoWorker {
+    private DemoWorker() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Logging.quiet();
+        if (args.length == 0) {
+            System.err.println("usage: DemoWorker count|hold …");
+            System.exit(2);
+        }
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        switch (args[0]) {
+            case "count":
+                count(args[1], args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]), in);
+                break;
+            case "hold":
+                hold(args[1], args[2], Long.parseLong(args[3]), in);
+                break;
+            default:
+                System.err.println("DemoWorker: unknown mode " + args[0]);
+                System.exit(2);
+        }
+    }
+
+    private static void count(String uri, String lockName, String counterKey, int threads, int iterations,
+                              BufferedReader in) throws Exception {
+        RedisClient redis = RedisClient.create(uri);
+        try (LockClient client = LockClient.connect(uri);
+             StatefulRedisConnection<String, String> connection = redis.connect()) {
+            RedisCommands<String, String> cmd = connection.sync();
+            String insideKey = counterKey + ":inside";
+            DistributedLock lock = client.getLock(lockName);
+            AtomicInteger increments = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            AtomicLong failures = new AtomicLong();
+            say("READY");
+            String line = in.readLine();
+            if (!"GO".equals(line)) {
+                System.exit(3); // the demo went away
+            }
+            exitWhenStdinCloses(in);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Thread worker = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < iterations; i++) {
+                            lock.lock();
+                            try {
+                                if (cmd.incr(insideKey) != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                String value = cmd.get(counterKey);
+                                long next = (value == null ? 0 : Long.parseLong(value)) + 1;
+                                // between the GET and this SET, an unlocked writer would be overwritten
+                                cmd.set(counterKey, Long.toString(next));
+                                increments.incrementAndGet();
+                                cmd.decr(insideKey);
+                            } finally {
+                                lock.unlock();
+                            }
+                        }
+                    } catch (RuntimeException e) {
+                        failures.incrementAndGet();
+                        System.err.println("DemoWorker: " + e);
+                    }
+                }, "worker-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            say("DONE " + increments.get() + " " + overlaps.get());
+            if (failures.get() > 0) {
+                System.exit(1);
+            }
+        } finally {
+            redis.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    private static void hold(String uri, String lockName, long watchdogMs, BufferedReader in) throws Exception {
+        LockClient client = LockClient.create(LockClientConfig.builder().redisUri(uri)
+                .watchdogTimeout(Duration.ofMillis(watchdogMs)).build());
+        DistributedLock lock = client.getLock(lockName);
+        lock.lock();
+        say("LOCKED " + client.getId() + " " + Thread.currentThread().getId());
+        while (in.readLine() != null) {
+            // hold the lock until killed, or until the demo closes our stdin
+        }
+        Runtime.getRuntime().halt(3);
+    }
+
+    private static void exitWhenStdinCloses(BufferedReader in) {
+        Thread watcher = new Thread(() -> {
+            try {
+                while (in.readLine() != null) {
+                    // nothing else is sent
+                }
+            } catch (IOException e) {
+                // same as end of input
+            }
+            Runtime.getRuntime().halt(3);
+        }, "stdin-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+}

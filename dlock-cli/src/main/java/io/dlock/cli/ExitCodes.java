@@ -1,0 +1,40 @@
+package io.dlock.cli;
+
+/** The exit codes of {@code dlock}; documented in {@code --help} and dlock-cli/README.md. */
+public final class ExitCodes {
+    /** Success (for {@code run}: the command's own exit code is passed through instead). */
+    public static final int OK = 0;
+    /** {@code unlock --force}: the lock was not held; {@code demo}: a scenario failed. */
+    public static final int FAILED = 1;
+    /** Bad command line: unknown option, malformed duration or URI, missing lock name or command. */
+    public static final int USAGE = 2;
+    /** Redis unreachable or failing (EX_UNAVAILABLE). */
+    public static final int UNAVAILABLE = 69;
+    /** Internal error, or a lock kind that this build of dlock-core does not implement yet (EX_SOFTWARE). */
+    public static final int SOFTWARE = 70;
+    /** {@code run}: the lock could not be had within {@code --wait} (EX_TEMPFAIL); see --conflict-exit-code. */
+    public static final int BUSY = 75;
+    /** {@code run}: the lease was lost while the command ran, and the command was stopped. */
+    public static final int LEASE_LOST = 76;
+    /** {@code run}: the command was found but could not be started (as in shells and flock). */
+    public static final int CANNOT_EXECUTE = 126;
+    /** {@code run}: the command was not found. */
+    public static final int NOT_FOUND = 127;
+
+    /** The exit-code section shared by the help texts (picocli's {@code key:value} list form). */
+    static final String[] LIST = {
+        "0:success",
+        "1:unlock --force: the lock was not held; demo: a check failed",
+        "2:usage error (unknown option, bad duration or URI, missing argument)",
+        "69:Redis unreachable or failing (EX_UNAVAILABLE)",
+        "70:internal error, or lock kind not available yet in this build",
+        "75:run: lock busy / --wait timed out (EX_TEMPFAIL; see --conflict-exit-code)",
+        "76:run: lease lost while the command ran, command stopped",
+        "126:run: command cannot be executed",
+        "127:run: command not found",
+        "other:run: the command's own exit code (128+N if killed by signal N)",
+    };
+
+    private ExitCodes() {
+    }
+}

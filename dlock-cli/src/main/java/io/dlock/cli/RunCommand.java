@@ -1,0 +1,141 @@
+package io.dlock.cli;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code dlock run}: the command-line parsing; {@link LockedRun} does the work. */
+@Command(name = "run",
+        header = "Run a command while holding a lock.",
+        synopsisHeading = "%nUsage: ",
+        customSynopsis = "dlock run [OPTIONS] LOCK [--] COMMAND [ARGS...]",
+        description = {
+            "",
+            "Acquires LOCK (waiting as --wait says), runs COMMAND with its arguments directly (no shell; use "
+                    + "sh -c '...' for shell syntax) with dlock's stdin, stdout and stderr, releases the lock when "
+                    + "COMMAND ends, and exits with COMMAND's exit code. Options go before LOCK; everything after "
+                    + "LOCK (an optional -- first) is the command, as with flock(1).",
+            "",
+            "While the command runs, a watchdog renews the lease every third of --watchdog (default 30s), so a "
+                    + "crashed host blocks others for at most that long; with --lease the hold simply expires after "
+                    + "that time. If the hold is lost anyway (expired, force-unlocked, Redis unreachable for a whole "
+                    + "lease), dlock says so on stderr and, with --on-lease-lost kill (the default), stops the "
+                    + "command and exits 76.",
+            "",
+            "On SIGINT or SIGTERM dlock sends SIGTERM to the command and its descendants (SIGKILL after "
+                    + "--kill-after), releases the lock, and exits 130 or 143. A pending wait is abandoned cleanly.",
+            "",
+            "The hold is written as <client id>:<pid of this dlock process>, which `dlock status` shows.",
+        },
+        parameterListHeading = "%nParameters:%n",
+        optionListHeading = "%nOptions:%n")
+final class RunCommand extends BaseCommand {
+
+    /** What to do when the lease is lost while the command runs. */
+    enum OnLeaseLost { kill, warn }
+
+    @Option(names = {"-w", "--wait"}, paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "How long to wait for the lock: 0 = one attempt (like flock -n); default: forever. "
+                    + "500ms, 10s, 2m, 1h, PT5S, or a number of seconds.")
+    Duration wait;
+
+    @Option(names = {"-l", "--lease"}, paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "A fixed lease instead of the watchdog: the hold expires after DURATION even if the "
+                    + "command still runs (then --on-lease-lost applies).")
+    Duration lease;
+
+    @Option(names = "--watchdog", paramLabel = "DURATION", defaultValue = "30s",
+            converter = Converters.DurationConverter.class,
+            description = "The watchdog lease, renewed every third of it while the command runs; how long the "
+                    + "lock outlives a crashed dlock (default: ${DEFAULT-VALUE}).")
+    Duration watchdog;
+
+    @Option(names = "--fair", description = "Use a fair lock: waiters get it in the order they asked for it.")
+    boolean fair;
+
+    @Option(names = "--read", description = "Take the read (shared) side of a read-write lock.")
+    boolean read;
+
+    @Option(names = "--write", description = "Take the write (exclusive) side of a read-write lock.")
+    boolean write;
+
+    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "CODE",
+            description = "Exit code when the lock cannot be had within --wait (default: 75), as flock -E.")
+    Integer conflictExitCode;
+
+    @Option(names = "--on-lease-lost", paramLabel = "kill|warn", defaultValue = "kill",
+            description = "kill: stop the command (SIGTERM, then SIGKILL after --kill-after) and exit 76; "
+                    + "warn: only say so and let it finish (default: ${DEFAULT-VALUE}).")
+    OnLeaseLost onLeaseLost;
+
+    @Option(names = "--kill-after", paramLabel = "DURATION", defaultValue = "10s",
+            converter = Converters.DurationConverter.class,
+            description = "When stopping the command, send SIGKILL if it is still running after DURATION "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration killAfter;
+
+    @Option(names = {"-q", "--quiet"}, description = "Say nothing when the lock is busy (exit code only).")
+    boolean quiet;
+
+    @Parameters(index = "0", paramLabel = "LOCK", description = "The lock's name (its Redis key).")
+    String lockName;
+
+    @Parameters(index = "1..*", paramLabel = "COMMAND", arity = "0..*",
+            description = "The command to run, and its arguments.")
+    List<String> command = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        List<String> cmd = new ArrayList<>(command);
+        if (!cmd.isEmpty() && cmd.get(0).equals("--")) {
+            cmd.remove(0);
+        }
+        if (lockName.isBlank()) {
+            throw CliException.usage("the lock name is blank");
+        }
+        if (cmd.isEmpty()) {
+            throw CliException.usage("missing command after the lock name (dlock run [OPTIONS] LOCK -- COMMAND "
+                    + "[ARGS...])");
+        }
+        if (cmd.get(0).startsWith("-")) {
+            throw CliException.usage("options go before the lock name: '" + cmd.get(0) + "' (dlock run [OPTIONS] "
+                    + "LOCK -- COMMAND [ARGS...])");
+        }
+        if (read && write) {
+            throw CliException.usage("--read and --write exclude each other");
+        }
+        if (fair && (read || write)) {
+            throw CliException.usage("--fair cannot be combined with --read or --write (there is no fair "
+                    + "read-write lock)");
+        }
+        if (lease != null && lease.isZero()) {
+            throw CliException.usage("--lease must be positive");
+        }
+        atLeast(watchdog, Duration.ofMillis(30), "--watchdog");
+        if (conflictExitCode != null && (conflictExitCode < 0 || conflictExitCode > 255)) {
+            throw CliException.usage("--conflict-exit-code must be between 0 and 255: " + conflictExitCode);
+        }
+        LockClient client = connect(b -> b.watchdogTimeout(watchdog));
+        DistributedLock lock;
+        try {
+            lock = fair ? client.getFairLock(lockName)
+                    : read ? client.getReadWriteLock(lockName).readLock()
+                    : write ? client.getReadWriteLock(lockName).writeLock()
+                    : client.getLock(lockName);
+        } catch (UnsupportedOperationException e) {
+            client.close();
+            String kind = fair ? "fair locks (--fair)" : "read-write locks (--read/--write)";
+            throw new CliException(ExitCodes.SOFTWARE, kind + " are not available yet in this build of dlock ("
+                    + e.getMessage() + ")", e);
+        }
+        LockedRun.Settings settings = new LockedRun.Settings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
+                killAfter, conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode, quiet, Logging.isVerbose());
+        return new LockedRun(client, lock, settings, cmd, err()).run();
+    }
+}

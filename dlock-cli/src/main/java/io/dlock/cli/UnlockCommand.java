@@ -1,0 +1,73 @@
+package io.dlock.cli;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockClient;
+import io.dlock.LockInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code dlock unlock --force}: removes a lock whoever holds it. */
+@Command(name = "unlock",
+        header = "Force-release a lock, whoever holds it.",
+        description = {
+            "",
+            "Removes LOCK and wakes its waiters, and prints who held it. Holders learn of it at their next renewal "
+                    + "(a `dlock run` holding it then stops its command: exit 76). --force is required: dlock "
+                    + "cannot release a hold of another process any other way.",
+        },
+        parameterListHeading = "%nParameters:%n",
+        optionListHeading = "%nOptions:%n")
+final class UnlockCommand extends BaseCommand {
+
+    @Option(names = "--force", description = "Really remove the lock, whoever holds it.")
+    boolean force;
+
+    @Parameters(index = "0", paramLabel = "LOCK", description = "The lock's name.")
+    String name;
+
+    @Override
+    public Integer call() {
+        if (!force) {
+            throw CliException.usage("unlock needs --force: it removes the lock whoever holds it");
+        }
+        if (name.isBlank()) {
+            throw CliException.usage("the lock name is blank");
+        }
+        try (LockClient client = connect()) {
+            LockInfo before = client.inspect(name);
+            if (before.type() == LockInfo.Type.NONE) {
+                err().println("dlock: lock '" + name + "' was not held");
+                return ExitCodes.FAILED;
+            }
+            if (!lockOfKind(client, before).forceUnlock()) {
+                err().println("dlock: lock '" + name + "' was not held (released meanwhile)");
+                return ExitCodes.FAILED;
+            }
+            String kind = before.type() == LockInfo.Type.READ_WRITE
+                    ? (before.mode() == LockInfo.Mode.WRITE ? " (write)" : " (read)") : "";
+            out().println("released lock '" + name + "'" + kind + ", held by " + LockInfoFormat.holders(before)
+                    + ", ttl was " + LockInfoFormat.ttl(before.ttlMillis()));
+            out().flush();
+            return ExitCodes.OK;
+        }
+    }
+
+    /**
+     * The lock object whose force-release publishes on the channel the waiters listen to; the plain lock (which
+     * deletes the key, waiters then wake at the latest when their wait times out) while a kind is not available.
+     */
+    private static DistributedLock lockOfKind(LockClient client, LockInfo info) {
+        try {
+            if (info.type() == LockInfo.Type.READ_WRITE) {
+                return client.getReadWriteLock(info.name()).writeLock();
+            }
+            if (!info.waiters().isEmpty()) {
+                return client.getFairLock(info.name());
+            }
+        } catch (UnsupportedOperationException e) {
+            // fall through: a plain force-release still deletes the key
+        }
+        return client.getLock(info.name());
+    }
+}

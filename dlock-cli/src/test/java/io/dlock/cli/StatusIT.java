@@ -1,0 +1,128 @@
+package io.dlock.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockClient;
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code dlock status} and {@code dlock unlock --force}. */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 60, unit = SECONDS)
+class StatusIT {
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    @AfterEach
+    void killLeftovers() {
+        DlockProcess.killAll();
+    }
+
+    @Test
+    void jsonDescribesHeldAndFreeLocks(RedisServer redis, LockClient client) throws Exception {
+        String odd = "we\"ird\\name ü";
+        DistributedLock lock = client.getLock("orders:42");
+        lock.lock();
+        lock.lock();
+        client.getLock(odd).lock();
+        long thread = Thread.currentThread().getId();
+
+        DlockProcess p = DlockProcess.run("status", "--redis", redis.uri(), "--json", "orders:42", "free-one", odd);
+        assertThat(p.exitCode()).as(p.describe()).isZero();
+        assertThat(p.stderr()).isEmpty();
+        JsonNode all = mapper.readTree(p.stdout());
+        assertThat(all.isArray()).isTrue();
+        assertThat(all).hasSize(3);
+
+        JsonNode held = all.get(0);
+        assertThat(held.get("name").asText()).isEqualTo("orders:42");
+        assertThat(held.get("type").asText()).isEqualTo("lock");
+        assertThat(held.get("locked").asBoolean()).isTrue();
+        assertThat(held.get("mode").isNull()).isTrue();
+        assertThat(held.get("ttlMillis").asLong()).isBetween(1L, 30_000L);
+        assertThat(held.get("holders")).hasSize(1);
+        assertThat(held.get("holders").get(0).get("clientId").asText()).isEqualTo(client.getId());
+        assertThat(held.get("holders").get(0).get("ownerId").asLong()).isEqualTo(thread);
+        assertThat(held.get("holders").get(0).get("holdCount").asInt()).isEqualTo(2);
+        assertThat(held.get("waiters")).isEmpty();
+
+        JsonNode free = all.get(1);
+        assertThat(free.get("name").asText()).isEqualTo("free-one");
+        assertThat(free.get("type").asText()).isEqualTo("none");
+        assertThat(free.get("locked").asBoolean()).isFalse();
+        assertThat(free.get("ttlMillis").asLong()).isEqualTo(-2);
+        assertThat(free.get("holders")).isEmpty();
+
+        assertThat(all.get(2).get("name").asText()).isEqualTo(odd);
+        assertThat(all.get(2).get("locked").asBoolean()).isTrue();
+    }
+
+    @Test
+    void textShowsHolderHoldCountAndTtl(RedisServer redis, LockClient client) {
+        DistributedLock lock = client.getLock("orders:42");
+        lock.lock();
+        lock.lock();
+        DlockProcess p = DlockProcess.run("status", "--redis", redis.uri(), "orders:42", "free-one");
+        assertThat(p.exitCode()).as(p.describe()).isZero();
+        assertThat(p.stdout()).contains("orders:42\n  state    locked\n  holder   " + client.getId() + ":"
+                + Thread.currentThread().getId() + "  hold count 2\n  ttl      ");
+        assertThat(p.stdout()).contains("free-one\n  state    free\n  queue    empty\n");
+    }
+
+    @Test
+    void aKeyThatIsNotALockIsReportedAndExitsOne(RedisServer redis) throws Exception {
+        RedisClient raw = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> c = raw.connect()) {
+            c.sync().set("a-string", "x");
+        } finally {
+            raw.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+        DlockProcess p = DlockProcess.run("status", "--redis", redis.uri(), "--json", "a-string", "free-one");
+        assertThat(p.exitCode()).as(p.describe()).isEqualTo(1);
+        JsonNode all = mapper.readTree(p.stdout());
+        assertThat(all.get(0).get("error").asText()).contains("not a lock");
+        assertThat(all.get(1).get("type").asText()).isEqualTo("none");
+    }
+
+    @Test
+    void readWriteLockShowsItsMode(RedisServer redis, LockClient client) throws Exception {
+        if (!Kinds.readWriteAvailable(client)) {
+            Kinds.skip("read-write lock");
+        }
+        DistributedReadWriteLock rw = client.getReadWriteLock("rw");
+        rw.readLock().lock();
+        DlockProcess p = DlockProcess.run("status", "--redis", redis.uri(), "--json", "rw");
+        assertThat(p.exitCode()).as(p.describe()).isZero();
+        JsonNode node = mapper.readTree(p.stdout()).get(0);
+        assertThat(node.get("type").asText()).isEqualTo("read_write");
+        assertThat(node.get("mode").asText()).isEqualTo("read");
+        assertThat(node.get("holders").get(0).get("write").asBoolean()).isFalse();
+        rw.readLock().unlock();
+    }
+
+    @Test
+    void unlockForcePrintsTheFormerHolder(RedisServer redis, LockClient client) {
+        client.getLock("stuck").lock();
+        DlockProcess p = DlockProcess.run("unlock", "--redis", redis.uri(), "--force", "stuck");
+        assertThat(p.exitCode()).as(p.describe()).isZero();
+        assertThat(p.stdout()).startsWith("released lock 'stuck', held by " + client.getId() + ":"
+                + Thread.currentThread().getId() + ", ttl was ");
+        assertThat(client.getLock("stuck").isLocked()).isFalse();
+
+        DlockProcess again = DlockProcess.run("unlock", "--redis", redis.uri(), "--force", "stuck");
+        assertThat(again.exitCode()).as(again.describe()).isEqualTo(1);
+        assertThat(again.stderr()).isEqualTo("dlock: lock 'stuck' was not held\n");
+    }
+}
