@@ -44,8 +44,18 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         return CompletableFuture.completedFuture(null);
     }
 
-    /** Releases one hold of {@code ownerId}; fails with IllegalMonitorStateException when it holds none. */
-    protected abstract CompletableFuture<Void> release(long ownerId);
+    /**
+     * Sends the release script for one hold of {@code ownerId}. Its reply: 1 = the owner's last hold went, 0 = holds
+     * remain, nil = the owner held none.
+     *
+     * @param hold this client's record of the hold (its leases decide the TTL after a partial release), or null
+     */
+    protected abstract CompletableFuture<Long> sendRelease(long ownerId, Hold hold);
+
+    /** How error messages name this lock, e.g. {@code lock 'orders'} or {@code fair lock 'orders'}. */
+    protected String describe() {
+        return "lock '" + name + "'";
+    }
 
     /** The channel whose messages wake this waiter of the lock. */
     protected abstract String wakeupChannel(long ownerId);
@@ -61,18 +71,74 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     protected abstract CompletableFuture<Boolean> forceRelease();
 
-    protected abstract CompletableFuture<Boolean> lockedRaw();
+    // ---- reads, for the common layout (a hash at NAME, one field per owner); other layouts override ----
 
-    protected abstract CompletableFuture<Long> ttlRaw();
+    protected CompletableFuture<Boolean> lockedRaw() {
+        return mapErrors(services.redis.exists(name).toCompletableFuture().thenApply(n -> n != null && n > 0),
+                "isLocked");
+    }
 
-    protected abstract CompletableFuture<Integer> holdCountRaw(long ownerId);
+    protected CompletableFuture<Long> ttlRaw() {
+        return mapErrors(services.redis.pttl(name).toCompletableFuture(), "remainTimeToLive");
+    }
 
-    /** The Redis key and field under which the renewer tracks this owner's hold. */
-    protected abstract String holdKey();
+    protected CompletableFuture<Integer> holdCountRaw(long ownerId) {
+        return mapErrors(services.redis.hget(name, holdField(ownerId)).toCompletableFuture()
+                .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
+    }
 
-    protected abstract String holdField(long ownerId);
+    /** The Redis key under which the renewer tracks this lock's holds. */
+    protected String holdKey() {
+        return name;
+    }
+
+    /** The hash field (and renewer record) of {@code ownerId}'s hold. */
+    protected String holdField(long ownerId) {
+        return ownerField(ownerId);
+    }
 
     // ---- the shared machinery ----
+
+    /**
+     * Releases one hold of {@code ownerId}: marks the release in flight (so a concurrent renewal that finds the hold
+     * gone is no loss), sends it, and settles this client's record from the reply.
+     *
+     * @throws IllegalMonitorStateException (in the future) when the owner holds nothing; its message names the lock
+     *                                      and the owner
+     */
+    protected final CompletableFuture<Void> release(long ownerId) {
+        String field = holdField(ownerId);
+        Hold hold = services.renewer.find(holdKey(), field);
+        if (hold != null) {
+            services.renewer.releaseStarted(hold);
+        }
+        CompletableFuture<Long> reply;
+        try {
+            reply = sendRelease(ownerId, hold);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((released, error) -> {
+            if (error != null) {
+                if (hold != null) {
+                    services.renewer.releaseFailed(hold);
+                }
+                throw Errors.toApi(error, name, "unlock");
+            }
+            if (released == null) {
+                if (hold != null) {
+                    services.renewer.releaseFailed(hold);
+                    services.renewer.discard(hold);
+                }
+                throw new IllegalMonitorStateException(describe() + " is not held by owner " + field
+                        + " (never acquired, already released, or its lease expired)");
+            }
+            if (hold != null) {
+                services.renewer.releaseDone(hold, released == 1L);
+            }
+            return null;
+        });
+    }
 
     protected final String ownerField(long ownerId) {
         return services.clientId + ":" + ownerId;

@@ -1,6 +1,5 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -186,37 +185,16 @@ public final class FairRedisLock extends AbstractDistributedLock {
     }
 
     @Override
-    protected CompletableFuture<Void> release(long ownerId) {
-        String field = ownerField(ownerId);
-        Hold hold = services.renewer.find(name, field);
+    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
                 : services.renewer.watchdogMs();
-        if (hold != null) {
-            services.renewer.releaseStarted(hold);
-        }
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys,
-                field, Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand,
-                channelPrefix);
-        return reply.handle((released, error) -> {
-            if (error != null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                }
-                throw Errors.toApi(error, name, "unlock");
-            }
-            if (released == null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                    services.renewer.discard(hold);
-                }
-                throw new IllegalMonitorStateException("fair lock '" + name + "' is not held by owner " + field
-                        + " (never acquired, already released, or its lease expired)");
-            }
-            if (hold != null) {
-                services.renewer.releaseDone(hold, released == 1L);
-            }
-            return null;
-        });
+        return services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, ownerField(ownerId),
+                Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand, channelPrefix);
+    }
+
+    @Override
+    protected String describe() {
+        return "fair lock '" + name + "'";
     }
 
     @Override
@@ -230,32 +208,5 @@ public final class FairRedisLock extends AbstractDistributedLock {
         CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 keys, Long.toString(services.clock.millis()), services.publishCommand, channelPrefix);
         return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
-    }
-
-    @Override
-    protected CompletableFuture<Boolean> lockedRaw() {
-        return mapErrors(services.redis.exists(name).toCompletableFuture().thenApply(n -> n != null && n > 0),
-                "isLocked");
-    }
-
-    @Override
-    protected CompletableFuture<Long> ttlRaw() {
-        return mapErrors(services.redis.pttl(name).toCompletableFuture(), "remainTimeToLive");
-    }
-
-    @Override
-    protected CompletableFuture<Integer> holdCountRaw(long ownerId) {
-        return mapErrors(services.redis.hget(name, ownerField(ownerId)).toCompletableFuture()
-                .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
-    }
-
-    @Override
-    protected String holdKey() {
-        return name;
-    }
-
-    @Override
-    protected String holdField(long ownerId) {
-        return ownerField(ownerId);
     }
 }

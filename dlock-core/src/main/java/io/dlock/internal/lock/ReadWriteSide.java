@@ -1,7 +1,5 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.Errors;
-import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -32,9 +30,6 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
     /** {@link #WRITE_LOCKED} or {@link #READ_LOCKED}: which flag of the state says that this side is locked. */
     abstract int side();
 
-    /** Sends the release script for one hold of {@code ownerId}; {@code hold} is its local record, or null. */
-    abstract CompletableFuture<Long> sendRelease(long ownerId, Hold hold);
-
     /** Which side this is, for messages: "read" or "write". */
     abstract String sideName();
 
@@ -50,44 +45,9 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
         return leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
     }
 
-    /**
-     * Releases one hold: 1 from the script = the owner's last hold of this side went, 0 = holds remain, nil = the owner
-     * held none (IllegalMonitorStateException).
-     */
     @Override
-    protected final CompletableFuture<Void> release(long ownerId) {
-        String field = holdField(ownerId);
-        Hold hold = services.renewer.find(name, field);
-        if (hold != null) {
-            services.renewer.releaseStarted(hold);
-        }
-        CompletableFuture<Long> reply;
-        try {
-            reply = sendRelease(ownerId, hold);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handle((released, error) -> {
-            if (error != null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                }
-                throw Errors.toApi(error, name, "unlock");
-            }
-            if (released == null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                    services.renewer.discard(hold);
-                }
-                throw new IllegalMonitorStateException("lock '" + name + "' (" + sideName()
-                        + " side) is not held by owner " + field
-                        + " (never acquired, already released, or its lease expired)");
-            }
-            if (hold != null) {
-                services.renewer.releaseDone(hold, released == 1L);
-            }
-            return null;
-        });
+    protected String describe() {
+        return "lock '" + name + "' (" + sideName() + " side)";
     }
 
     @Override

@@ -34,7 +34,7 @@ final class RedisReadLock extends ReadWriteSide {
     }
 
     @Override
-    CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
                 readerField(ownerId), services.publishCommand);
     }

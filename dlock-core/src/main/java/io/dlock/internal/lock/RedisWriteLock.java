@@ -76,7 +76,7 @@ final class RedisWriteLock extends ReadWriteSide {
     }
 
     @Override
-    CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
                 : services.renewer.watchdogMs();
         return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,

@@ -53,40 +53,11 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     }
 
     @Override
-    protected CompletableFuture<Void> release(long ownerId) {
-        String field = ownerField(ownerId);
-        Hold hold = services.renewer.find(name, field);
+    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
                 : services.renewer.watchdogMs();
-        if (hold != null) {
-            services.renewer.releaseStarted(hold);
-        }
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, field, Long.toString(lease), services.publishCommand);
-        return reply.handle((released, error) -> {
-            if (error != null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                }
-                throw io.dlock.internal.Errors.toApi(error, name, "unlock");
-            }
-            if (released == null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                    services.renewer.discard(hold);
-                }
-                throw notHeld(field);
-            }
-            if (hold != null) {
-                services.renewer.releaseDone(hold, released == 1L);
-            }
-            return null;
-        });
-    }
-
-    private IllegalMonitorStateException notHeld(String field) {
-        return new IllegalMonitorStateException("lock '" + name + "' is not held by owner " + field
-                + " (never acquired, already released, or its lease expired)");
+        return services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys, ownerField(ownerId),
+                Long.toString(lease), services.publishCommand);
     }
 
     @Override
@@ -100,32 +71,5 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 releaseKeys, services.publishCommand, "0");
         return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
-    }
-
-    @Override
-    protected CompletableFuture<Boolean> lockedRaw() {
-        return mapErrors(services.redis.exists(name).toCompletableFuture().thenApply(n -> n != null && n > 0),
-                "isLocked");
-    }
-
-    @Override
-    protected CompletableFuture<Long> ttlRaw() {
-        return mapErrors(services.redis.pttl(name).toCompletableFuture(), "remainTimeToLive");
-    }
-
-    @Override
-    protected CompletableFuture<Integer> holdCountRaw(long ownerId) {
-        return mapErrors(services.redis.hget(name, ownerField(ownerId)).toCompletableFuture()
-                .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
-    }
-
-    @Override
-    protected String holdKey() {
-        return name;
-    }
-
-    @Override
-    protected String holdField(long ownerId) {
-        return ownerField(ownerId);
     }
 }
