@@ -32,6 +32,25 @@ import java.util.concurrent.locks.Lock;
  * Asynchronous methods never throw for Redis failures; their futures complete exceptionally with a
  * {@link LockException} instead. All times are converted to milliseconds; a positive lease shorter than one
  * millisecond is rejected.
+ *
+ * <p><b>When Redis is unavailable</b> (unreachable, not answering within the command timeout, or in the middle of a
+ * failover: {@code READONLY}, {@code CLUSTERDOWN}, {@code TRYAGAIN}, {@code LOADING}…), one rule decides:
+ * <ul>
+ *   <li><b>Acquisitions without a wait limit</b> — {@link #lock()}, {@link #lock(long, TimeUnit)},
+ *       {@link #lockInterruptibly()}, {@link #lockAsync()} and their overloads, and {@code tryLock} with
+ *       {@link #WAIT_FOREVER} — keep trying, with a growing pause between attempts (0.1 s doubling up to 2 s), until
+ *       Redis answers again; the client logs the outage once when it starts and once when it ends. {@code lock()}
+ *       is ended only by success; {@code lockInterruptibly()} also by an interrupt, which it reports within about
+ *       one command timeout (an attempt in flight is awaited, then nothing is left behind); a {@code lockAsync}
+ *       future also by cancelling it, and every one of them by {@link LockClient#close()}.</li>
+ *   <li><b>Every other call</b> — {@code tryLock} with a wait time (even while it still has time left),
+ *       {@code tryLock()}, {@code unlock}, {@code forceUnlock}, the queries and their async twins — fails with
+ *       {@link LockException} within about the command timeout; nothing is retried behind the caller's back.</li>
+ * </ul>
+ * A failure that Redis will not get over by itself ({@code WRONGTYPE} on the lock's key, a script error) ends every
+ * acquisition at once with {@link LockException}. With {@link LockClientConfig.Builder#syncReplicas(int,
+ * java.time.Duration) syncReplicas}, an acquisition that too few replicas confirmed counts as unavailable (it is
+ * given back first): the unlimited forms try again, the others fail with {@link LockException}.
  */
 public interface DistributedLock extends Lock {
 
@@ -52,9 +71,11 @@ public interface DistributedLock extends Lock {
 
     /**
      * Acquires the lock with a watchdog lease, blocking until it is held. An interrupt does not stop the wait: the
-     * thread keeps waiting and its interrupt flag is set again on return.
+     * thread keeps waiting and its interrupt flag is set again on return. While Redis is unavailable it keeps trying
+     * (see the class comment).
      *
-     * @throws LockException when Redis fails; nothing is held then
+     * @throws LockException when Redis fails in a way that does not pass by itself ({@code WRONGTYPE}, a script
+     *                       error), or the client is closed; nothing is held then
      */
     @Override
     void lock();
@@ -73,7 +94,8 @@ public interface DistributedLock extends Lock {
     }
 
     /**
-     * Acquires the lock with a watchdog lease, blocking until it is held or the thread is interrupted.
+     * Acquires the lock with a watchdog lease, blocking until it is held or the thread is interrupted. While Redis is
+     * unavailable it keeps trying (see the class comment).
      *
      * @throws InterruptedException if interrupted while waiting; the attempt then leaves nothing behind in Redis
      *                              (no hold, no subscription)
@@ -161,11 +183,23 @@ public interface DistributedLock extends Lock {
     long remainTimeToLive();
 
     /**
-     * How much longer the current thread's hold is known to be valid, without a round trip: the local monotonic
-     * deadline from the last acquisition or renewal (counted from when that request was sent), minus a safety margin
-     * for clock drift. Use it before an action that must not run without the lock.
+     * How much longer the current thread's hold is known to be valid, without a round trip (it never blocks, also
+     * while Redis does not answer). Use it right before an action that must not run without the lock, and pair it
+     * with a {@link FencedLock fencing token} where the protected resource can check one.
      *
-     * @return a positive duration, or {@link Duration#ZERO} when the thread holds nothing or the hold is lost
+     * <p>How it is counted: on this JVM's monotonic clock ({@link System#nanoTime()}), from the moment the request
+     * that last set the hold's TTL in Redis was <em>sent</em> (the acquisition, a re-entry, a watchdog renewal, or a
+     * partial {@code unlock()} that set the TTL back to an outer hold's lease), plus that lease, minus a safety margin
+     * of <b>1% of that lease plus 2 ms</b> (for the drift between this clock and Redis's, as in the Redlock analysis):
+     * a 30 s watchdog lease is counted as 30 s − 302 ms, a 2 s lease as 2 s − 22 ms. Since Redis starts the TTL no
+     * earlier than the request was sent, the result never runs past the hold's expiry in Redis unless the clocks
+     * drift apart by more than the margin. For a read hold of a read-write lock, whose acquisitions each expire on
+     * their own, it is the longest of them. It does not notice that Redis lost the hold early (a restart without
+     * persistence, a failover, {@code forceUnlock}); the client's {@link LeaseLostListener}s are told of those at
+     * the next renewal.
+     *
+     * @return a positive duration, or {@link Duration#ZERO} when the calling thread holds nothing, the hold was found
+     * lost, or the counted lease has run out
      */
     Duration leaseValidFor();
 

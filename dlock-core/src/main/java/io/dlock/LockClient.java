@@ -21,8 +21,19 @@ public interface LockClient extends AutoCloseable {
     /**
      * Connects with default settings.
      *
-     * @param redisUri {@code redis://[user:pass@]host:port[/db]} or {@code rediss://…} for TLS
-     * @throws LockException when Redis cannot be reached within the command timeout
+     * @param redisUri one of
+     *     <ul>
+     *       <li>{@code redis://[user:pass@]host:port[/db]}, or {@code rediss://…} for TLS: one server;</li>
+     *       <li>{@code redis-sentinel://[user:pass@]host:port[,host:port…][/db]/?sentinelMasterId=name}: the master
+     *           that these Sentinels name, followed through failovers;</li>
+     *       <li>{@code redis-cluster://[user:pass@]host:port[,host:port…]}, or {@code rediss-cluster://…} for TLS: a
+     *           Redis Cluster, the nodes given being seeds from which the rest is discovered. Every key of a lock
+     *           carries the lock's hash tag, so each lock lives on the shard of its name's slot; a name whose
+     *           {@code '{'} opens no hash tag ({@code a{b}) is refused with {@link IllegalArgumentException}
+     *           there.</li>
+     *     </ul>
+     * @throws IllegalArgumentException when {@code redisUri} is none of these
+     * @throws LockException            when Redis cannot be reached within the command timeout
      */
     static LockClient connect(String redisUri) {
         return create(LockClientConfig.builder().redisUri(redisUri).build());
@@ -65,7 +76,13 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedReadWriteLock getReadWriteLock(String name);
 
-    /** @return a lock handing out fencing tokens (not available yet: throws UnsupportedOperationException) */
+    /**
+     * @param name the lock's name, used as its Redis key (not null, not blank)
+     * @return the reentrant lock of {@link #getLock(String)} (same keys: they exclude each other) whose every
+     *         acquisition takes a fencing token that strictly increases for the name, also across client restarts and
+     *         a Redis restart that lost every key; tokens are shared with Redisson's {@code RFencedLock}. See
+     *         {@link FencedLock} for the exact guarantee
+     */
     FencedLock getFencedLock(String name);
 
     /**

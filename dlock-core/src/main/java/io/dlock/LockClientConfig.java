@@ -69,7 +69,10 @@ public final class LockClientConfig {
         return commandTimeout;
     }
 
-    /** @return how many replicas must acknowledge a lock write; 0 = off */
+    /**
+     * @return how many replicas must confirm an acquisition ({@code WAIT}) before it counts; 0 = off. See
+     *         {@link Builder#syncReplicas(int, Duration)}
+     */
     public int syncReplicas() {
         return syncReplicas;
     }
@@ -113,7 +116,10 @@ public final class LockClientConfig {
         private Builder() {
         }
 
-        /** Where Redis is; default {@code redis://localhost:6379}. */
+        /**
+         * Where Redis is; default {@code redis://localhost:6379}. Standalone, Sentinel and Cluster forms: see
+         * {@link LockClient#connect(String)}.
+         */
         public Builder redisUri(String redisUri) {
             Objects.requireNonNull(redisUri, "redisUri");
             if (redisUri.isBlank()) {
@@ -141,7 +147,34 @@ public final class LockClientConfig {
             return this;
         }
 
-        /** After a lock write, {@code WAIT} for {@code replicas} replicas for at most {@code timeout}; 0 = off. */
+        /**
+         * After each first acquisition of a hold (not after a re-entry), confirm with {@code WAIT replicas timeout}
+         * on the master that took it that {@code replicas} replicas have the write; 0 = off (the default).
+         *
+         * <p>When fewer confirm within {@code timeout} (or {@code WAIT} fails), the hold is given back at once and
+         * the acquisition counts as failed because Redis is unavailable (see {@link DistributedLock}): acquisitions
+         * without a wait limit try again after a pause, the others fail with {@link LockException} (naming how many
+         * replicas confirmed). {@code tryLock} never answers {@code false} for this.
+         *
+         * <p><b>What it guarantees:</b> an acquisition the caller is told about was on {@code replicas} replicas
+         * when it returned, so a failover that promotes one of them keeps it, and an old master cut off from its
+         * replicas (the usual split brain of a failover) cannot grant it. <b>What it does not:</b> Redis replication
+         * stays asynchronous; {@code WAIT} is no consensus. A failover may still promote a replica that had not
+         * confirmed (Sentinel and Cluster pick the most up-to-date reachable one, not necessarily a confirming one),
+         * and a replica restarted without persistence forgets what it confirmed. Releases and renewals are not
+         * confirmed: a release lost in a failover leaves the lock held until its lease runs out (its holder has
+         * stopped renewing it), and a renewal lost there shortens the lease it had just extended. Holders learn of
+         * lost holds through {@link LeaseLostListener} at the next renewal; fencing tokens ({@link FencedLock}) are
+         * what protects a resource from a holder that lost its lock.
+         *
+         * <p><b>Cost:</b> one more round trip per first acquisition. {@code WAIT} blocks the connection it runs on
+         * until enough replicas confirm: while replicas lag or are missing, each acquisition holds up this client's
+         * other commands to that master for up to {@code timeout}; keep it well below the command timeout.
+         *
+         * @param replicas how many replicas must confirm (≥ 0); Redisson's equivalent confirms on every replica
+         *                 the master has
+         * @param timeout  how long {@code WAIT} may take (at least 1 ms); default 1 s
+         */
         public Builder syncReplicas(int replicas, Duration timeout) {
             if (replicas < 0) {
                 throw new IllegalArgumentException("replicas is negative: " + replicas);

@@ -19,7 +19,9 @@ abstract class BaseCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--redis", paramLabel = "URI", converter = Converters.RedisUriConverter.class,
-            description = "Redis to use: redis://[user:password@]host[:port][/db] or rediss://... for TLS "
+            description = "Redis to use: redis://[user:password@]host[:port][/db] or rediss://... for TLS, "
+                    + "redis-sentinel://host:port[,host:port...]/?sentinelMasterId=name for Sentinel, "
+                    + "redis-cluster://host:port[,host:port...] for a Cluster "
                     + "(default: $DLOCK_REDIS, else " + RedisUris.DEFAULT + ").")
     String redis;
 

@@ -10,7 +10,7 @@ final class RedisUris {
     static final String DEFAULT = "redis://127.0.0.1:6379";
     static final String ENV = "DLOCK_REDIS";
     private static final Set<String> SCHEMES = Set.of("redis", "rediss", "redis-socket", "redis+ssl", "redis+tls",
-            "redis-sentinel", "rediss-sentinel");
+            "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster");
 
     private RedisUris() {
     }
@@ -48,7 +48,7 @@ final class RedisUris {
             }
             return text;
         }
-        if (!scheme.contains("sentinel")) {
+        if (!scheme.contains("sentinel") && !scheme.contains("cluster")) { // (several hosts: checked by the client)
             if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
                 throw CliException.usage(source + ": not a Redis URI: '" + redact(text)
                         + "' (no host, or a malformed port; e.g. redis://host:6379)");

@@ -38,6 +38,53 @@ public final class Errors {
         return new LockException("lock '" + lockName + "': " + operation + " failed: " + describe(t), t);
     }
 
+    /**
+     * Whether {@code error} says that Redis is (for now) unable to serve, rather than that the request was wrong: the
+     * connection is down or refused, a command timed out, a failover or cluster reconfiguration is under way
+     * ({@code READONLY}, {@code CLUSTERDOWN}, {@code TRYAGAIN}, {@code MASTERDOWN}, {@code LOADING}, {@code BUSY}), or
+     * too few replicas confirmed an acquisition ({@link ReplicasNotSyncedException}). Such failures may pass by
+     * themselves; {@code WRONGTYPE}, script errors and the API's own exceptions never do.
+     */
+    public static boolean isUnavailable(Throwable error) {
+        Throwable t = unwrap(error);
+        if (t instanceof LockException && !(t instanceof ReplicasNotSyncedException) && t.getCause() != null) {
+            t = unwrap(t.getCause());
+        }
+        if (t instanceof ReplicasNotSyncedException || t instanceof RedisConnectionException
+                || t instanceof RedisCommandTimeoutException || t instanceof java.net.ConnectException
+                || t instanceof java.io.IOException) {
+            return true;
+        }
+        if (t instanceof RedisCommandExecutionException) {
+            String message = String.valueOf(t.getMessage());
+            for (String code : TRANSIENT_ERROR_CODES) {
+                // the reply itself, or a script's call that got it ("ERR … -READONLY You can't write …")
+                if (message.startsWith(code + " ") || message.contains("-" + code + " ")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        if (t instanceof io.lettuce.core.RedisException && !(t instanceof RedisCommandExecutionException)) {
+            // "Connection closed", "Currently not connected", "Cannot determine a partition", …
+            return true;
+        }
+        return false;
+    }
+
+    /** Error codes of replies that a failover, a resharding or a busy server cause, and that pass by themselves. */
+    private static final String[] TRANSIENT_ERROR_CODES = {"READONLY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN",
+            "LOADING", "BUSY"};
+
+    /** An acquisition whose write fewer replicas than {@code syncReplicas} confirmed; the hold was given back. */
+    public static final class ReplicasNotSyncedException extends LockException {
+        private static final long serialVersionUID = 1L;
+
+        public ReplicasNotSyncedException(String message) {
+            super(message);
+        }
+    }
+
     static String describe(Throwable t) {
         if (t instanceof RedisCommandTimeoutException) {
             return "Redis did not answer in time (" + t.getMessage() + ")";

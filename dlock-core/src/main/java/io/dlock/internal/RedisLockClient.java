@@ -13,40 +13,27 @@ import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.ReentrantRedisLock;
+import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.script.ScriptRunner;
-import io.dlock.internal.wakeup.PubSubPort;
+import io.dlock.internal.transport.RedisTransport;
 import io.dlock.internal.wakeup.WakeupHub;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.SocketAddress;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The standalone-Redis {@link LockClient}: one command connection, one pub/sub connection, one timer thread and
- * an executor, shared by every lock it hands out.
+ * The {@link LockClient}: the connections of a {@link RedisTransport} (standalone, Sentinel or Cluster), one timer
+ * thread and an executor, shared by every lock it hands out.
  *
  * <h2>Threads</h2>
  * <ul>
@@ -65,9 +52,7 @@ public final class RedisLockClient implements LockClient {
 
     private final String id = UUID.randomUUID().toString();
     private final LockClientConfig config;
-    private final RedisClient redisClient;
-    private final StatefulRedisConnection<String, String> connection;
-    private final StatefulRedisPubSubConnection<String, String> pubSub;
+    private final RedisTransport transport;
     private final ScheduledThreadPoolExecutor timer;
     private final Executor executor;
     private final ExecutorService ownedExecutor;
@@ -78,79 +63,60 @@ public final class RedisLockClient implements LockClient {
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    private RedisLockClient(LockClientConfig config, RedisClient redisClient,
-                            StatefulRedisConnection<String, String> connection,
-                            StatefulRedisPubSubConnection<String, String> pubSub) {
+    private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
-        this.redisClient = redisClient;
-        this.connection = connection;
-        this.pubSub = pubSub;
+        this.transport = transport;
         this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("dlock-timer"));
         this.timer.setRemoveOnCancelPolicy(true);
         this.ownedExecutor = config.executor().isPresent() ? null
                 : Executors.newCachedThreadPool(daemonThreads("dlock-callback"));
         this.executor = config.executor().orElse(ownedExecutor);
         TaskScheduler scheduler = TaskScheduler.of(timer);
-        this.wakeups = new WakeupHub(new LettucePubSubPort(pubSub), scheduler);
-        ScriptRunner scripts = new ScriptRunner(connection.async());
+        this.wakeups = new WakeupHub(transport.pubSub(), scheduler);
+        ScriptRunner scripts = new ScriptRunner(transport.commands());
         long watchdogMs = config.watchdogTimeout().toMillis();
         this.renewer = new LeaseRenewer(watchdogMs, scheduler, System::nanoTime, Clock.systemUTC(),
-                this::dispatchLeaseLost);
-        this.services = new LockServices(id, connection.async(), scripts, wakeups, renewer, executor, "publish",
-                config.fairLockWaitTimeout().toMillis(), Clock.systemUTC());
+                this::dispatchLeaseLost, transport::slot);
+        ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
+                : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
+                        transport::waitForReplicas);
+        this.services = new LockServices(id, transport.commands(), scripts, wakeups, renewer, executor,
+                transport.publishCommand(), config.fairLockWaitTimeout().toMillis(), Clock.systemUTC(), scheduler,
+                replicaSync);
         this.inspector = new LockInspector(scripts);
-        pubSub.addListener(new RedisPubSubAdapter<>() {
+        transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
                 wakeups.onMessage(channel, message);
             }
-        });
-        pubSub.addListener(new RedisConnectionStateListener() {
+
             @Override
-            public void onRedisConnected(io.lettuce.core.RedisChannelHandler<?, ?> c, SocketAddress address) {
-                // Messages published while we were disconnected are lost: let every waiter try again.
+            public void resubscribed() {
+                // Messages published while the subscriptions were down are lost: let every waiter try again.
                 wakeups.wakeEverybody();
             }
         });
         renewer.start();
     }
 
-    /** Connects to the Redis of {@code config}; blocks until connected or the command timeout passed. */
+    /**
+     * Connects to the Redis deployment of {@code config} (standalone, Sentinel or Cluster); blocks until connected or
+     * the command timeout passed.
+     *
+     * @throws IllegalArgumentException when the URI is not valid
+     * @throws LockException            when Redis cannot be reached
+     */
     public static LockClient start(LockClientConfig config) {
-        RedisURI uri = parseUri(config.redisUri());
-        Duration timeout = config.commandTimeout();
-        uri.setTimeout(timeout);
-        RedisClient redisClient = RedisClient.create(uri);
-        redisClient.setOptions(ClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
-                .build());
-        StatefulRedisConnection<String, String> connection = null;
+        RedisTransport transport;
         try {
-            connection = redisClient.connect(StringCodec.UTF8);
-            StatefulRedisPubSubConnection<String, String> pubSub = redisClient.connectPubSub(StringCodec.UTF8);
-            return new RedisLockClient(config, redisClient, connection, pubSub);
+            transport = RedisTransport.open(config);
+        } catch (IllegalArgumentException e) {
+            throw e;
         } catch (RuntimeException e) {
-            if (connection != null) {
-                connection.closeAsync();
-            }
-            redisClient.shutdownAsync(0, 2, TimeUnit.SECONDS);
-            throw new LockException("cannot connect to Redis at " + redacted(config.redisUri()) + ": "
+            throw new LockException("cannot connect to Redis at " + RedisTransport.redacted(config.redisUri()) + ": "
                     + Errors.describe(Errors.unwrap(e)), e);
         }
-    }
-
-    private static RedisURI parseUri(String redisUri) {
-        try {
-            return RedisURI.create(redisUri);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + redacted(redisUri) + " ("
-                    + e.getMessage() + ")", e);
-        }
-    }
-
-    private static String redacted(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+        return new RedisLockClient(config, transport);
     }
 
     private void dispatchLeaseLost(LeaseLostEvent event) {
@@ -169,6 +135,17 @@ public final class RedisLockClient implements LockClient {
         }
     }
 
+    /**
+     * On a cluster, every key and channel of a lock must hash to the lock's slot: a name with a '{' that does not
+     * open a hash tag ({@code a{b}, {@code a{}b}) would fail every script with CROSSSLOT, so it is refused here.
+     */
+    private void checkSlots(String name) {
+        if (name != null && transport.slot(name) != transport.slot(LockNames.lockChannel(name))) {
+            throw new IllegalArgumentException("lock name '" + name + "' cannot be used on a Redis Cluster: its '{' "
+                    + "opens no hash tag '{…}', so the lock's keys would hash to different slots");
+        }
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new LockException("the lock client is closed");
@@ -178,25 +155,29 @@ public final class RedisLockClient implements LockClient {
     @Override
     public DistributedLock getLock(String name) {
         checkOpen();
+        checkSlots(name);
         return new ReentrantRedisLock(services, name);
     }
 
     @Override
     public DistributedLock getFairLock(String name) {
         checkOpen();
+        checkSlots(name);
         return new io.dlock.internal.lock.FairRedisLock(services, name);
     }
 
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
         checkOpen();
+        checkSlots(name);
         return new io.dlock.internal.lock.ReadWriteRedisLock(services, name);
     }
 
     @Override
     public FencedLock getFencedLock(String name) {
-        LockNames.requireValid(name);
-        throw new UnsupportedOperationException("fenced lock '" + name + "': not implemented yet");
+        checkOpen();
+        checkSlots(name);
+        return new io.dlock.internal.lock.FencedRedisLock(services, name);
     }
 
     @Override
@@ -246,13 +227,7 @@ public final class RedisLockClient implements LockClient {
         closed = true;
         renewer.close();
         services.close();
-        try {
-            pubSub.close();
-            connection.close();
-        } catch (RuntimeException e) {
-            log.debug("closing connections", e);
-        }
-        redisClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        transport.close();
         timer.shutdownNow();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
@@ -261,7 +236,7 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public String toString() {
-        return "LockClient{" + id + " @ " + redacted(config.redisUri()) + "}";
+        return "LockClient{" + id + " @ " + transport.describe() + "}";
     }
 
     private static ThreadFactory daemonThreads(String prefix) {
@@ -271,18 +246,5 @@ public final class RedisLockClient implements LockClient {
             thread.setDaemon(true);
             return thread;
         };
-    }
-
-    /** Lettuce's pub/sub connection as the hub's port. */
-    private record LettucePubSubPort(StatefulRedisPubSubConnection<String, String> pubSub) implements PubSubPort {
-        @Override
-        public CompletableFuture<Void> subscribe(String channel) {
-            return pubSub.async().subscribe(channel).toCompletableFuture();
-        }
-
-        @Override
-        public CompletableFuture<Void> unsubscribe(String channel) {
-            return pubSub.async().unsubscribe(channel).toCompletableFuture();
-        }
     }
 }

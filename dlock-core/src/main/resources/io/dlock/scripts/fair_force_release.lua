@@ -4,7 +4,7 @@
 -- KEYS[2]  the queue, redisson_lock_queue:{NAME}
 -- KEYS[3]  the deadlines, redisson_lock_timeout:{NAME}
 -- ARGV[1]  the caller's clock, epoch ms
--- ARGV[2]  the publish command: "publish" or "spublish"
+-- ARGV[2]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[3]  the channel prefix, redisson_lock__channel:{NAME}
 --
 -- Returns  1 when a lock was removed (and "0" published on the channel of the head of the queue, if any),
@@ -12,6 +12,18 @@
 --
 -- Invariant: the queue is kept (waiters keep their places); expired heads are dropped before the wake-up.
 -- Wire protocol: Redisson's fair-lock forceUnlock (redisson-protocol.md §3.5).
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 local now = tonumber(ARGV[1])
 
 local head = redis.call('lindex', KEYS[2], 0)
@@ -27,7 +39,7 @@ end
 
 if redis.call('del', KEYS[1]) == 1 then
     if head then
-        redis.call(ARGV[2], ARGV[3] .. ':' .. head, '0')
+        notify(ARGV[2], ARGV[3] .. ':' .. head, '0')
     end
     return 1
 end

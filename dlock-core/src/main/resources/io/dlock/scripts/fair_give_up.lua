@@ -6,7 +6,7 @@
 -- ARGV[1]  the owner field of the waiter that leaves
 -- ARGV[2]  its slot in ms, as passed to fair_acquire
 -- ARGV[3]  the caller's clock, epoch ms
--- ARGV[4]  the publish command: "publish" or "spublish"
+-- ARGV[4]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[5]  the channel prefix, redisson_lock__channel:{NAME}
 --
 -- Returns  1 when the waiter was in the queue (now removed), 0 when it was not.
@@ -17,6 +17,18 @@
 -- Wire protocol: Redisson's acquireFailed (redisson-protocol.md §3.3): every deadline behind the waiter moves
 --            earlier by its slot, then it is removed from both keys. The wake-up of the new head is an addition;
 --            it is the usual "0" on that waiter's own channel, which a Redisson waiter treats as an unlock.
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 local field = ARGV[1]
 local slot = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -49,7 +61,7 @@ end
 if (not position or position == 0) and redis.call('exists', KEYS[1]) == 0 then
     local head = drop_expired_heads()
     if head then
-        redis.call(ARGV[4], ARGV[5] .. ':' .. head, '0')
+        notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
     end
 end
 if position then

@@ -6,7 +6,7 @@
 -- ARGV[1]  the owner field, "<client id>:<owner id>"
 -- ARGV[2]  lease in ms to set when holds remain (the owner's current lease)
 -- ARGV[3]  the caller's clock, epoch ms
--- ARGV[4]  the publish command: "publish" or "spublish"
+-- ARGV[4]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[5]  the channel prefix, redisson_lock__channel:{NAME}; a waiter's channel is prefix .. ":" .. its field
 --
 -- Returns  1 when the last hold was released (hash deleted, "0" published on the channel of the head of the queue,
@@ -20,6 +20,18 @@
 -- Wire protocol: Redisson's fair-lock unlock (redisson-protocol.md §3.4), except that releasing a lock the owner
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 local field = ARGV[1]
 local now = tonumber(ARGV[3])
 
@@ -36,7 +48,7 @@ end
 
 if redis.call('hexists', KEYS[1], field) == 0 then
     if head and redis.call('exists', KEYS[1]) == 0 then
-        redis.call(ARGV[4], ARGV[5] .. ':' .. head, '0')
+        notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
     end
     return nil
 end
@@ -47,6 +59,6 @@ if remaining > 0 then
 end
 redis.call('del', KEYS[1])
 if head then
-    redis.call(ARGV[4], ARGV[5] .. ':' .. head, '0')
+    notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
 end
 return 1

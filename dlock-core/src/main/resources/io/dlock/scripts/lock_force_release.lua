@@ -2,13 +2,25 @@
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the unlock channel
--- ARGV[1]  the publish command: "publish" or "spublish"
+-- ARGV[1]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[2]  the message: "0" (wake one waiter) or "1" (wake all, read-write lock)
 --
 -- Returns  1 when a lock was removed (and the message published), 0 when there was none.
 -- Wire protocol: Redisson's forceUnlock (redisson-protocol.md §2.4).
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 if redis.call('del', KEYS[1]) == 1 then
-    redis.call(ARGV[1], KEYS[2], ARGV[2])
+    notify(ARGV[1], KEYS[2], ARGV[2])
     return 1
 end
 return 0

@@ -3,7 +3,7 @@
 -- KEYS[1]  the lock hash NAME
 -- KEYS[2]  the channel, redisson_rwlock:{NAME}
 -- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
--- ARGV[1]  the publish command: "publish" or "spublish"
+-- ARGV[1]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 --
 -- Returns  1 when a lock was removed (with every read hold's timeout key) and "1" published (wake every waiter),
 --          0 when there was none (nothing published).
@@ -11,6 +11,18 @@
 -- Invariant: waiting-writer marks are kept: the writers still wait, and go first.
 -- Wire protocol: Redisson's forceUnlock of either side (redisson-protocol.md §4.6) removes only its own mode; dlock's
 -- clears the whole lock. Message "1" is Redisson's "wake all".
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 if redis.call('exists', KEYS[1]) == 0 then
     return 0
 end
@@ -24,5 +36,5 @@ for i = 1, #all, 2 do
     end
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[1], KEYS[2], '1')
+notify(ARGV[1], KEYS[2], '1')
 return 1

@@ -4,7 +4,7 @@
 -- KEYS[2]  the channel, redisson_rwlock:{NAME}
 -- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
 -- ARGV[1]  the reader field, "<client id>:<owner id>"
--- ARGV[2]  the publish command: "publish" or "spublish"
+-- ARGV[2]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 --
 -- Returns  nil when the owner holds no read hold (never held, expired, removed);
 --          0 when the owner still has read holds after this one;
@@ -15,6 +15,18 @@
 -- Redisson's); when none is live the hash is deleted and "0" published (Redisson wakes one waiter per client, dlock
 -- wakes its read-write waiters). While the owner also writes ("write" mode) the hash and its TTL are left alone.
 -- Wire protocol: Redisson's read unlock (redisson-protocol.md §4.3), without the unlock latch.
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 local function longest_live_read(hash, root)
     local longest = 0
     local all = redis.call('hgetall', hash)
@@ -56,5 +68,5 @@ if longest > 0 then
     return 0
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[2], KEYS[2], '0')
+notify(ARGV[2], KEYS[2], '0')
 return 1

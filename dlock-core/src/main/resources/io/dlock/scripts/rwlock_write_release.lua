@@ -6,7 +6,7 @@
 -- ARGV[1]  the writer field, "<client id>:<owner id>:write"
 -- ARGV[2]  the same owner's reader field, "<client id>:<owner id>"
 -- ARGV[3]  lease in ms to keep when write holds remain (the owner's current lease)
--- ARGV[4]  the publish command: "publish" or "spublish"
+-- ARGV[4]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 --
 -- Returns  nil when the owner holds no write hold;
 --          0 when write holds remain (count decremented; TTL reset to ARGV[3], or longer while one of the owner's
@@ -18,6 +18,18 @@
 -- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none.
 -- Wire protocol: Redisson's write unlock (redisson-protocol.md §4.5), without the unlock latch; on a downgrade
 -- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 local function longest_live_read(hash, root)
     local longest = 0
     local all = redis.call('hgetall', hash)
@@ -59,5 +71,5 @@ if longest > 0 then
 else
     redis.call('del', KEYS[1])
 end
-redis.call(ARGV[4], KEYS[2], '1')
+notify(ARGV[4], KEYS[2], '1')
 return 1

@@ -4,7 +4,7 @@
 -- KEYS[2]  the lock hash NAME
 -- KEYS[3]  the channel, redisson_rwlock:{NAME}
 -- ARGV[1]  the writer field, "<client id>:<owner id>:write"
--- ARGV[2]  the publish command: "publish" or "spublish"
+-- ARGV[2]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 --
 -- Returns  1 when the writer's mark was removed, 0 when it had none.
 --
@@ -12,6 +12,18 @@
 -- by the marks enter at once instead of at the end of their sleep.
 -- Wire protocol: an extra "0" on redisson_rwlock:{NAME} makes at most one Redisson waiter per client retry once
 -- (redisson-protocol.md §9.3); Redisson never reads KEYS[1].
+
+-- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
+-- Redisson may listen with either), anything else is called as it is.
+local function notify(command, channel, message)
+    if command == 'both' then
+        redis.call('publish', channel, message)
+        redis.call('spublish', channel, message)
+    else
+        redis.call(command, channel, message)
+    end
+end
+
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
     return 0
 end
@@ -19,6 +31,6 @@ local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
 if redis.call('zcard', KEYS[1]) == 0 and redis.pcall('hget', KEYS[2], 'mode') ~= 'write' then
-    redis.call(ARGV[2], KEYS[3], '0')
+    notify(ARGV[2], KEYS[3], '0')
 end
 return 1

@@ -12,7 +12,9 @@ import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.ClusterTopology;
 import io.dlock.testkit.RedisServer;
+import io.dlock.testkit.RedisTopology;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,9 +119,9 @@ public abstract class AbstractLockContractIT {
     // ------------------------------------------------------------------------------------------ plumbing
 
     @BeforeEach
-    void setUp(RedisServer server, TestInfo info) {
+    void setUp(RedisTopology topology, TestInfo info) {
         name = "it:" + getClass().getSimpleName() + ":" + info.getTestMethod().orElseThrow().getName();
-        raw = RawRedis.connect(server.uri());
+        raw = RawRedis.connect(topology.uri());
         workers = new Workers("it-worker");
     }
 
@@ -678,36 +680,78 @@ public abstract class AbstractLockContractIT {
 
     // ------------------------------------------------------------------------------------------ failures
 
+    /**
+     * The outage rule (see {@link DistributedLock}): while Redis is unreachable every call with a bound fails fast with
+     * {@link LockException}, while acquisitions without a wait limit keep trying until Redis is back ({@code lock()}),
+     * or until interrupted ({@code lockInterruptibly()}) or cancelled ({@code lockAsync()}).
+     */
     @Test
     @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 1000)
-    void unreachableRedisFailsFastWithLockException(RedisServer server, LockClient a) {
+    void unreachableRedisFailsBoundedCallsFastWhileUnboundedWaitsRideItOut(RedisTopology topology, LockClient a)
+            throws Exception {
         DistributedLock held = on(a, name + ":held");
         held.lock(30, SECONDS);
         DistributedLock lock = on(a);
 
-        server.stop();
+        Future<Long> blocked;
+        takeDown(topology);
         try {
-            assertFailsFast("lock()", lock::lock, name);
             assertFailsFast("tryLock()", lock::tryLock, name);
             assertFailsFast("tryLock(500 ms)", () -> lock.tryLock(500, MILLISECONDS), name);
             assertFailsFast("isLocked()", lock::isLocked, name);
             assertFailsFast("unlock()", held::unlock, name + ":held");
-            assertThat(Workers.failureOf(lock.lockAsync(), Duration.ofMillis(FAIL_FAST_MS)))
+            assertThat(Workers.failureOf(lock.tryLockAsync(), Duration.ofMillis(FAIL_FAST_MS)))
                     .isInstanceOf(LockException.class);
+
+            // lock() keeps waiting (the interrupt flag does not stop it either)
+            blocked = workers.submit(() -> {
+                lock.lock();
+                long at = System.nanoTime();
+                lock.unlock();
+                return at;
+            });
+            // lockInterruptibly() keeps waiting until interrupted
+            CountDownLatch started = new CountDownLatch(1);
+            Thread[] thread = new Thread[1];
+            Future<Throwable> interruptible = workers.submit(() -> {
+                thread[0] = Thread.currentThread();
+                started.countDown();
+                try {
+                    lock.lockInterruptibly();
+                    lock.unlock();
+                    return null;
+                } catch (InterruptedException e) {
+                    return e;
+                }
+            });
+            // lockAsync() keeps waiting until cancelled
+            CompletableFuture<Void> async = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, 4242L);
+            assertThat(started.await(5, SECONDS)).isTrue();
+            // longer than two command timeouts: they went through failed attempts and kept going
+            Wait.during(Duration.ofMillis(2500), () -> !blocked.isDone() && !interruptible.isDone()
+                    && !async.isDone(), "acquisitions without a wait limit must keep waiting while Redis is down");
+
+            long t0 = System.nanoTime();
+            thread[0].interrupt();
+            assertThat(Workers.get(interruptible, Duration.ofMillis(FAIL_FAST_MS)))
+                    .isInstanceOf(InterruptedException.class);
+            assertThat(Wait.millisSince(t0)).as("ms until the interrupt ended lockInterruptibly()")
+                    .isLessThan(FAIL_FAST_MS);
+            assertThat(async.cancel(true)).isTrue();
+            assertThat(blocked.isDone()).as("lock() still waits").isFalse();
         } finally {
-            server.restart();
+            bringBack(topology);
         }
 
-        // the client recovers once Redis is back
-        Wait.until(Duration.ofSeconds(20), () -> {
-            try {
-                return lock.tryLock();
-            } catch (LockException notYet) {
-                return false;
-            }
-        }, "the client should lock again after Redis came back");
+        // the blocked lock() gets the lock once Redis is back, and so does everybody else
+        long t1 = System.nanoTime();
+        Workers.get(blocked, Duration.ofSeconds(20));
+        assertThat(Wait.millisSince(t1)).as("ms from Redis being back until lock() held the lock")
+                .isLessThan(10_000L);
+        assertThat(lock.tryLock()).isTrue();
         assertHeldOnWire(name, a, tid(), 1);
         lock.unlock();
+        assertThat(lock.isHeldByThread(4242L)).as("the cancelled lockAsync() took nothing").isFalse();
         // the held lock went with the server's data
         Wait.until(Duration.ofSeconds(10), () -> {
             try {
@@ -719,6 +763,24 @@ public abstract class AbstractLockContractIT {
                 return false;
             }
         }, "unlock of the lost hold should throw IllegalMonitorStateException");
+    }
+
+    /** Makes every Redis process of the deployment unreachable (stopped). */
+    private static void takeDown(RedisTopology topology) {
+        if (topology instanceof ClusterTopology cluster) {
+            cluster.stop();
+        } else {
+            ((RedisServer) topology).stop();
+        }
+    }
+
+    /** Starts them again, with no data. */
+    private static void bringBack(RedisTopology topology) {
+        if (topology instanceof ClusterTopology cluster) {
+            cluster.recover();
+        } else {
+            ((RedisServer) topology).restart();
+        }
     }
 
     /** commandTimeout (1 s) with room for a retry or two; never the 10 s default bound or a hang. */

@@ -5,22 +5,21 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
+import io.dlock.testkit.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,19 +55,11 @@ class ReadWriteRedissonInteropIT {
     private Workers workers;
 
     @BeforeEach
-    void setUp(RedisServer server, TestInfo info) {
-        name = "it:ReadWriteRedissonInteropIT:" + info.getTestMethod().orElseThrow().getName();
-        raw = RawRedis.connect(server.uri());
+    void setUp(RedisTopology topology, TestInfo info) {
+        name = "it:" + getClass().getSimpleName() + ":" + info.getTestMethod().orElseThrow().getName();
+        raw = RawRedis.connect(topology.uri());
         workers = new Workers("rw-interop-worker");
-        Config config = new Config();
-        config.setLockWatchdogTimeout(5000);
-        config.useSingleServer()
-                .setAddress(server.uri())
-                .setConnectionMinimumIdleSize(1)
-                .setConnectionPoolSize(4)
-                .setSubscriptionConnectionMinimumIdleSize(1)
-                .setSubscriptionConnectionPoolSize(2);
-        redisson = Redisson.create(config);
+        redisson = Redissons.connect(topology, 5000);
     }
 
     @AfterEach
@@ -189,7 +180,8 @@ class ReadWriteRedissonInteropIT {
             theirs.unlock();
             return at;
         });
-        Wait.until(TASK_BOUND, () -> started.getCount() == 0 && raw.subscribers(channel()) >= 1,
+        Wait.until(TASK_BOUND, () -> started.getCount() == 0
+                        && raw.subscribers(channel()) + raw.shardSubscribers(channel()) >= 1,
                 () -> "Redisson's writer should listen on " + channel() + "; channels: " + raw.channels());
 
         long released = System.nanoTime();
@@ -255,7 +247,7 @@ class ReadWriteRedissonInteropIT {
                 return null;
             }));
         }
-        Wait.until(TASK_BOUND, () -> raw.subscribers(channel()) >= 1,
+        Wait.until(TASK_BOUND, () -> raw.subscribers(channel()) + raw.shardSubscribers(channel()) >= 1,
                 () -> "Redisson's readers should listen on " + channel() + "; channels: " + raw.channels());
         Wait.during(Duration.ofMillis(300), () -> in.getCount() == readers, "a Redisson reader entered a write lock");
 

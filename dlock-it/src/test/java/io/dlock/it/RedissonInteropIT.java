@@ -4,20 +4,19 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
+import io.dlock.testkit.RedisTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.Map;
@@ -47,19 +46,11 @@ class RedissonInteropIT {
     private Workers workers;
 
     @BeforeEach
-    void setUp(RedisServer server, TestInfo info) {
-        name = "it:RedissonInteropIT:" + info.getTestMethod().orElseThrow().getName();
-        raw = RawRedis.connect(server.uri());
+    void setUp(RedisTopology topology, TestInfo info) {
+        name = "it:" + getClass().getSimpleName() + ":" + info.getTestMethod().orElseThrow().getName();
+        raw = RawRedis.connect(topology.uri());
         workers = new Workers("interop-worker");
-        Config config = new Config();
-        config.setLockWatchdogTimeout(5000);
-        config.useSingleServer()
-                .setAddress(server.uri())
-                .setConnectionMinimumIdleSize(1)
-                .setConnectionPoolSize(4)
-                .setSubscriptionConnectionMinimumIdleSize(1)
-                .setSubscriptionConnectionPoolSize(2);
-        redisson = Redisson.create(config);
+        redisson = Redissons.connect(topology, 5000);
     }
 
     @AfterEach
@@ -142,7 +133,9 @@ class RedissonInteropIT {
             return at;
         });
         String channel = RawRedis.lockChannel(name);
-        Wait.until(Duration.ofSeconds(10), () -> started.getCount() == 0 && raw.subscribers(channel) >= 1,
+        // (a plain or, on a cluster with sharded pub/sub, a shard subscription)
+        Wait.until(Duration.ofSeconds(10), () -> started.getCount() == 0
+                        && raw.subscribers(channel) + raw.shardSubscribers(channel) >= 1,
                 () -> "Redisson's waiter should listen on " + channel + "; channels: " + raw.channels());
 
         long t0 = System.nanoTime();

@@ -9,6 +9,8 @@ import io.dlock.it.support.Workers;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -46,6 +48,36 @@ class ReentrantLockContractIT extends AbstractLockContractIT {
             Wait.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
                     () -> "forceUnlock of a free lock published " + channel.messages());
         }
+    }
+
+    /** Lettuce reconnects and subscribes again; the waiter then hears the release at once, not at its 60 s bound. */
+    @Test
+    void aWaiterSubscribesAgainWhenItsPubSubConnectionDrops(LockClient a, LockClient b) {
+        DistributedLock holder = on(a);
+        holder.lock(60, SECONDS);
+        DistributedLock lock = on(b);
+        Future<Long> waiter = workers.submit(() -> {
+            lock.lock();
+            long acquiredAt = System.nanoTime();
+            lock.unlock();
+            return acquiredAt;
+        });
+        Leaks.awaitWaiters(b, 1);
+        String channel = RawRedis.lockChannel(name);
+        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1, "the waiter subscribes");
+        Set<String> before = raw.pubSubConnectionIds();
+
+        raw.killPubSubConnections();
+        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1
+                        && Collections.disjoint(before, raw.pubSubConnectionIds()),
+                () -> "the waiter's client should subscribe again on a new connection; channels: " + raw.channels());
+        assertThat(waiter.isDone()).as("the waiter still waits").isFalse();
+
+        long released = System.nanoTime();
+        holder.unlock();
+        assertThat(Duration.ofNanos(Workers.get(waiter, Duration.ofSeconds(5)) - released).toMillis())
+                .as("ms until the waiter had the lock").isLessThan(WAKE_UP_MS);
+        assertFreeOnWire(name);
     }
 
     @Test

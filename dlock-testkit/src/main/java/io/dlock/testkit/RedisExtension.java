@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * JUnit 5 extension giving each test class one real {@link RedisServer}.
+ * JUnit 5 extension giving each test class one real Redis deployment: a {@link RedisServer}, or the
+ * {@link SentinelTopology} or {@link ClusterTopology} that the class asks for with {@link Topology}.
  *
  * <pre>{@code
  * @ExtendWith(RedisExtension.class)
@@ -44,6 +45,12 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       parameter gets a new client connected to it, configured by {@link ClientSettings} and closed after the
  *       method (or, for a {@code @BeforeAll} method, after the class), even when the test fails.</li>
  *   <li><b>On failure</b> the last 50 lines of the server's log are printed to standard error.</li>
+ *   <li><b>Other topologies</b> ({@code @Topology(SENTINEL)}, {@code @Topology(CLUSTER)}): one deployment per class
+ *       as above. Before each test, stopped or paused processes are brought back ({@code recover()}) and every master
+ *       is emptied with {@code FLUSHALL}. A {@link RedisTopology} parameter gets the deployment whatever its kind, a
+ *       {@link SentinelTopology} or {@link ClusterTopology} parameter gets it when it is of that kind, and
+ *       {@link LockClient}s connect to its {@link RedisTopology#uri() uri}. A {@link RedisServer} parameter is only
+ *       resolved for a standalone class. On failure the log tails (20 lines) of every process are printed.</li>
  * </ul>
  *
  * <p>Tests of one class share the server and each starts with {@code FLUSHALL}, so do not run the tests of one class
@@ -54,6 +61,8 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
 
     /** How many lines of the server's log are printed when a test fails. */
     public static final int FAILURE_LOG_LINES = 50;
+    /** How many lines of each process's log are printed when a test on a Sentinel or Cluster deployment fails. */
+    static final int TOPOLOGY_FAILURE_LOG_LINES = 20;
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RedisExtension.class);
     private static final String SERVER_KEY = "redis-server";
@@ -64,14 +73,29 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
     }
 
     /**
-     * Starts the class's server if needed (blocking up to its startup timeout), restarts or resumes it if a test left
-     * it stopped or paused, and empties it with {@code FLUSHALL}.
+     * Starts the class's deployment if needed (blocking up to its startup timeout), restarts or resumes what a test
+     * left stopped or paused, and empties it with {@code FLUSHALL}.
      *
-     * @throws IllegalStateException when the server cannot be started or does not answer
+     * @throws IllegalStateException when the deployment cannot be started or does not answer
      */
     @Override
     public void beforeEach(ExtensionContext context) {
-        RedisServer server = server(context);
+        RedisTopology topology = topology(context);
+        if (topology instanceof SentinelTopology sentinel) {
+            if (!allRunning(sentinel.servers()) || !allRunning(sentinel.sentinels())) {
+                sentinel.recover();
+            }
+            sentinel.master().flushAll();
+            return;
+        }
+        if (topology instanceof ClusterTopology cluster) {
+            if (!allRunning(cluster.nodes())) {
+                cluster.recover();
+            }
+            cluster.flushAll();
+            return;
+        }
+        RedisServer server = (RedisServer) topology;
         if (!server.isRunning()) {
             server.restart();
         } else if (server.isPaused()) {
@@ -80,28 +104,44 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
         server.flushAll();
     }
 
-    /** @return whether the parameter is a {@link RedisServer} or a {@link LockClient} */
-    @Override
-    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        Class<?> type = parameterContext.getParameter().getType();
-        return type == RedisServer.class || type == LockClient.class;
+    private static boolean allRunning(List<RedisServer> servers) {
+        return servers.stream().allMatch(s -> s.isRunning() && !s.isPaused());
     }
 
     /**
-     * Returns the class's server (starting it if needed), or a new {@link LockClient} connected to it, which blocks
-     * until connected.
+     * @return whether the parameter is a {@link LockClient}, a {@link RedisTopology}, or the class's kind of
+     *         deployment ({@link RedisServer}, {@link SentinelTopology}, {@link ClusterTopology})
+     */
+    @Override
+    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        Class<?> type = parameterContext.getParameter().getType();
+        return type == RedisServer.class || type == LockClient.class || type == RedisTopology.class
+                || type == SentinelTopology.class || type == ClusterTopology.class;
+    }
+
+    /**
+     * Returns the class's deployment (starting it if needed), or a new {@link LockClient} connected to it, which
+     * blocks until connected.
      *
-     * @throws ParameterResolutionException when a {@link ClientSettings} value is negative
+     * @throws ParameterResolutionException when a {@link ClientSettings} value is negative, or the parameter asks for
+     *                                      another kind of deployment than the class's {@link Topology}
      */
     @Override
     public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-        RedisServer server = server(extensionContext);
-        if (parameterContext.getParameter().getType() == RedisServer.class) {
-            return server;
+        Class<?> type = parameterContext.getParameter().getType();
+        if (type != LockClient.class && type != RedisTopology.class
+                && kindOf(extensionContext) != kindOfType(type)) {
+            throw new ParameterResolutionException(parameterContext.getParameter() + ": this class runs on "
+                    + kindOf(extensionContext) + " (see @Topology); ask for a RedisTopology or a "
+                    + typeOfKind(kindOf(extensionContext)).getSimpleName());
+        }
+        RedisTopology topology = topology(extensionContext);
+        if (type != LockClient.class) {
+            return topology;
         }
         LockClientConfig config;
         try {
-            config = clientConfig(server.uri(), settingsNearestFirst(parameterContext, extensionContext));
+            config = clientConfig(topology.uri(), settingsNearestFirst(parameterContext, extensionContext));
         } catch (IllegalArgumentException e) {
             throw new ParameterResolutionException("bad @ClientSettings for " + parameterContext.getParameter()
                     + ": " + e.getMessage(), e);
@@ -114,18 +154,57 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
     /** Prints the last {@value #FAILURE_LOG_LINES} lines of the server's log to standard error. */
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
-        RedisServer server = classContext(context).getStore(NAMESPACE).get(SERVER_KEY, RedisServer.class);
-        if (server == null) {
-            return;
+        RedisTopology topology = classContext(context).getStore(NAMESPACE)
+                .get(SERVER_KEY + kindOf(context), RedisTopology.class);
+        if (topology instanceof RedisServer server) {
+            printTail(context, server, FAILURE_LOG_LINES);
+        } else if (topology instanceof SentinelTopology sentinel) {
+            sentinel.servers().forEach(s -> printTail(context, s, TOPOLOGY_FAILURE_LOG_LINES));
+            sentinel.sentinels().forEach(s -> printTail(context, s, TOPOLOGY_FAILURE_LOG_LINES));
+        } else if (topology instanceof ClusterTopology cluster) {
+            cluster.nodes().forEach(s -> printTail(context, s, TOPOLOGY_FAILURE_LOG_LINES));
         }
-        String tail = server.logTail(FAILURE_LOG_LINES);
-        System.err.println("----- " + context.getDisplayName() + " failed; " + server + ", last "
-                + FAILURE_LOG_LINES + " lines of its log: -----\n" + tail + "\n----- end of redis-server log -----");
     }
 
-    private static RedisServer server(ExtensionContext context) {
-        return classContext(context).getStore(NAMESPACE)
-                .getOrComputeIfAbsent(SERVER_KEY, key -> RedisServer.start(), RedisServer.class);
+    private static void printTail(ExtensionContext context, RedisServer server, int lines) {
+        String tail = server.logTail(lines);
+        System.err.println("----- " + context.getDisplayName() + " failed; " + server + ", last "
+                + lines + " lines of its log: -----\n" + tail + "\n----- end of redis-server log -----");
+    }
+
+    /** The class's deployment, started on first need and closed with the class's store. */
+    private static RedisTopology topology(ExtensionContext context) {
+        Topology.Kind kind = kindOf(context);
+        // keyed by kind too: a @Nested class with a @Topology of its own does not get its enclosing class's one
+        return classContext(context).getStore(NAMESPACE).getOrComputeIfAbsent(SERVER_KEY + kind, key -> switch (kind) {
+            case STANDALONE -> RedisServer.start();
+            case SENTINEL -> SentinelTopology.start();
+            case CLUSTER -> ClusterTopology.start();
+        }, RedisTopology.class);
+    }
+
+    /** The {@link Topology} of the test class, or of the nearest enclosing class that has one; else standalone. */
+    static Topology.Kind kindOf(ExtensionContext context) {
+        for (Class<?> c = context.getTestClass().orElse(null); c != null; c = c.getEnclosingClass()) {
+            java.util.Optional<Topology> topology = AnnotationSupport.findAnnotation(c, Topology.class);
+            if (topology.isPresent()) {
+                return topology.get().value();
+            }
+        }
+        return Topology.Kind.STANDALONE;
+    }
+
+    private static Topology.Kind kindOfType(Class<?> type) {
+        return type == SentinelTopology.class ? Topology.Kind.SENTINEL
+                : type == ClusterTopology.class ? Topology.Kind.CLUSTER : Topology.Kind.STANDALONE;
+    }
+
+    private static Class<?> typeOfKind(Topology.Kind kind) {
+        return switch (kind) {
+            case STANDALONE -> RedisServer.class;
+            case SENTINEL -> SentinelTopology.class;
+            case CLUSTER -> ClusterTopology.class;
+        };
     }
 
     /** The nearest enclosing context that is not a method's (or a method template's). */

@@ -94,6 +94,8 @@ public final class RedisServer implements RedisTopology {
     private final int requestedPort;
     private final List<String> extraArgs;
     private final Duration startupTimeout;
+    /** The initial {@code sentinel.conf} of a server run with {@code --sentinel}, or null for a data server. */
+    private final String sentinelConfig;
 
     private volatile Path dir;
     private volatile Process process;
@@ -107,6 +109,7 @@ public final class RedisServer implements RedisTopology {
         this.requestedPort = b.port;
         this.extraArgs = List.copyOf(b.extraArgs);
         this.startupTimeout = b.startupTimeout;
+        this.sentinelConfig = b.sentinelConfig;
     }
 
     /**
@@ -215,6 +218,29 @@ public final class RedisServer implements RedisTopology {
             }
         } catch (IOException e) {
             throw new IllegalStateException("FLUSHALL on " + uri() + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * Sends one command on a new connection (for the topologies' own administration).
+     *
+     * @return the reply: a string (simple, bulk or integer), null, or a list of such for an array
+     * @throws IllegalStateException when the server answers with an error or cannot be reached within {@code timeout}
+     */
+    Object command(Duration timeout, String... args) {
+        try {
+            return Resp.command(HOST, port, timeout, args);
+        } catch (IOException e) {
+            throw new IllegalStateException(String.join(" ", args) + " on " + HOST + ":" + port + " failed: " + e, e);
+        }
+    }
+
+    /** @return {@code INFO section} as text, or null when the server does not answer within {@code timeout} */
+    String infoOrNull(String section, Duration timeout) {
+        try {
+            return Resp.call(HOST, port, timeout, "INFO", section);
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
     }
 
@@ -402,7 +428,21 @@ public final class RedisServer implements RedisTopology {
     }
 
     private List<String> command(int onPort, Path d, Path logFile) {
-        List<String> cmd = new ArrayList<>(List.of(binary.toString(),
+        List<String> cmd = new ArrayList<>(List.of(binary.toString()));
+        if (sentinelConfig != null) {
+            // Sentinel rewrites its file with what it learns; a restart keeps what the last run wrote.
+            Path conf = d.resolve("sentinel.conf").toAbsolutePath();
+            try {
+                if (!Files.exists(conf)) {
+                    Files.writeString(conf, sentinelConfig, StandardCharsets.UTF_8);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + conf, e);
+            }
+            cmd.add(conf.toString());
+            cmd.add("--sentinel");
+        }
+        cmd.addAll(List.of(
                 "--bind", HOST,
                 "--port", Integer.toString(onPort),
                 "--save", "",
@@ -484,7 +524,7 @@ public final class RedisServer implements RedisTopology {
         }
     }
 
-    private static String infoField(String info, String field) {
+    static String infoField(String info, String field) {
         for (String line : info.split("\r\n")) {
             if (line.startsWith(field + ":")) {
                 return line.substring(field.length() + 1).strip();
@@ -847,8 +887,18 @@ public final class RedisServer implements RedisTopology {
         private int port;
         private final List<String> extraArgs = new ArrayList<>();
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
+        private String sentinelConfig;
 
         private Builder() {
+        }
+
+        /**
+         * Runs the server as a Sentinel ({@code redis-server <file> --sentinel}) whose configuration file starts with
+         * {@code config}. Used by {@link SentinelTopology}.
+         */
+        Builder sentinel(String config) {
+            this.sentinelConfig = Objects.requireNonNull(config, "config");
+            return this;
         }
 
         /**
@@ -927,6 +977,7 @@ public final class RedisServer implements RedisTopology {
             settings.port = port;
             settings.extraArgs.addAll(extraArgs);
             settings.startupTimeout = startupTimeout;
+            settings.sentinelConfig = sentinelConfig;
             return new RedisServer(settings).startFirst();
         }
     }

@@ -10,10 +10,12 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A minimal RESP2 client for the few commands the testkit sends itself (PING, INFO, FLUSHALL, ...): one short-lived
- * socket per call, no pooling. Stateless and thread-safe.
+ * A minimal RESP2 client for the few commands the testkit sends itself (PING, INFO, FLUSHALL, CLUSTER …,
+ * SENTINEL …): one short-lived socket per call, no pooling. Stateless and thread-safe.
  */
 final class Resp {
 
@@ -39,6 +41,18 @@ final class Resp {
      * @throws IOException on any other I/O failure, or for an array reply (unsupported)
      */
     static String call(String host, int port, Duration timeout, String... args) throws IOException {
+        Object reply = command(host, port, timeout, args);
+        if (reply instanceof List) {
+            throw new IOException("unexpected array reply to " + args[0]);
+        }
+        return (String) reply;
+    }
+
+    /**
+     * As {@link #call}, but also reads array replies: a {@code List<Object>} of the same kinds of elements (nested
+     * arrays included).
+     */
+    static Object command(String host, int port, Duration timeout, String... args) throws IOException {
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
@@ -67,7 +81,7 @@ final class Resp {
         buf.writeBytes(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private static String readReply(InputStream in) throws IOException {
+    private static Object readReply(InputStream in) throws IOException {
         String line = readLine(in);
         if (line.isEmpty()) {
             throw new IOException("empty reply line");
@@ -90,6 +104,17 @@ final class Resp {
                     throw new EOFException("connection closed inside a bulk reply");
                 }
                 return new String(data, 0, length, StandardCharsets.UTF_8);
+            }
+            case '*': {
+                int count = Integer.parseInt(rest);
+                if (count < 0) {
+                    return null;
+                }
+                List<Object> elements = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    elements.add(readReply(in));
+                }
+                return elements;
             }
             default:
                 throw new IOException("unsupported reply: " + line);

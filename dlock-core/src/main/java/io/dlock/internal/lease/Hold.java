@@ -27,10 +27,19 @@ public final class Hold {
     private final RenewalSender renewal;
 
     private final Deque<Long> leases = new ArrayDeque<>();
+    /**
+     * Only for holds whose every acquisition expires on its own (read holds, {@link RenewalSender#expiresPerAcquisition}):
+     * per acquisition, innermost last, {valid until, margin} in ns. Such a hold lasts as long as its longest one.
+     */
+    private final Deque<long[]> acquisitionExpiries;
     private int watchdogAcquisitions;
     private long validUntilNanos;
     private long marginNanos;
     private int pendingReleases;
+    /** When the earliest release still in flight was sent (valid while {@code pendingReleases > 0}). */
+    private long releaseSentAtNanos;
+    /** The fencing token of this hold (fenced locks), or null. */
+    private volatile Long fencingToken;
     private boolean lastRenewalFailed;
     private State state = State.ACTIVE;
 
@@ -40,6 +49,7 @@ public final class Hold {
         this.field = field;
         this.ownerId = ownerId;
         this.renewal = renewal;
+        this.acquisitionExpiries = renewal.expiresPerAcquisition() ? new ArrayDeque<>() : null;
     }
 
     /** How this kind of hold is renewed (holds of one kind are renewed together). */
@@ -69,14 +79,31 @@ public final class Hold {
         if (leaseMs == WATCHDOG) {
             watchdogAcquisitions++;
         }
-        setValidity(sentAtNanos, effectiveLeaseMs);
+        if (acquisitionExpiries != null) {
+            acquisitionExpiries.addLast(new long[] {sentAtNanos + effectiveLeaseMs * 1_000_000L,
+                    margin(effectiveLeaseMs)});
+            setValidityToLongestAcquisition();
+        } else {
+            setValidity(sentAtNanos, effectiveLeaseMs);
+        }
     }
 
     /** A renewal sent at {@code sentAtNanos} reset the TTL to {@code leaseMs}. */
     synchronized void renewed(long sentAtNanos, long leaseMs) {
         if (state == State.ACTIVE) {
             lastRenewalFailed = false;
-            if (sentAtNanos + leaseMs * 1_000_000L - validUntilNanos > 0) {
+            if (acquisitionExpiries != null) {
+                // Renewal extends every live acquisition of the owner; only the watchdog ones are known to be live
+                // (an expired fixed-lease one is not brought back), so only they count as extended.
+                Iterator<Long> lease = leases.iterator();
+                for (long[] expiry : acquisitionExpiries) {
+                    if (lease.next() == WATCHDOG && sentAtNanos + leaseMs * 1_000_000L - expiry[0] > 0) {
+                        expiry[0] = sentAtNanos + leaseMs * 1_000_000L;
+                        expiry[1] = margin(leaseMs);
+                    }
+                }
+                setValidityToLongestAcquisition();
+            } else if (sentAtNanos + leaseMs * 1_000_000L - validUntilNanos > 0) {
                 setValidity(sentAtNanos, leaseMs);
             }
         }
@@ -84,8 +111,40 @@ public final class Hold {
 
     private void setValidity(long fromNanos, long leaseMs) {
         validUntilNanos = fromNanos + leaseMs * 1_000_000L;
-        // Drift allowance as in the Redlock analysis: 1% of the lease plus 2 ms.
-        marginNanos = leaseMs * 10_000L + 2_000_000L;
+        marginNanos = margin(leaseMs);
+    }
+
+    /** Drift allowance as in the Redlock analysis: 1% of the lease plus 2 ms. */
+    private static long margin(long leaseMs) {
+        return leaseMs * 10_000L + 2_000_000L;
+    }
+
+    private void setValidityToLongestAcquisition() {
+        long[] longest = null;
+        for (long[] expiry : acquisitionExpiries) {
+            if (longest == null || (expiry[0] - expiry[1]) - (longest[0] - longest[1]) > 0) {
+                longest = expiry;
+            }
+        }
+        if (longest != null) {
+            validUntilNanos = longest[0];
+            marginNanos = longest[1];
+        }
+    }
+
+    /**
+     * After a partial release of a hold whose TTL Redis resets (plain, fair, write): Redis set it to
+     * {@code leaseAfterPartialRelease} no earlier than the release was sent, which may be sooner than the hold was
+     * known valid until (the released re-entry had the longer lease).
+     */
+    private void capValidityAfterPartialRelease(long watchdogMs) {
+        long leaseMs = watchdogAcquisitions > 0 ? watchdogMs : effective(leases.peekLast(), watchdogMs);
+        long until = releaseSentAtNanos + leaseMs * 1_000_000L;
+        long margin = margin(leaseMs);
+        if ((until - margin) - (validUntilNanos - marginNanos) < 0) {
+            validUntilNanos = until;
+            marginNanos = margin;
+        }
     }
 
     synchronized boolean isActive() {
@@ -142,15 +201,25 @@ public final class Hold {
         return lease == null || lease == WATCHDOG ? watchdogMs : lease;
     }
 
-    synchronized void releaseStarted() {
+    /** @param sentAtNanos when the release request is sent (before it is) */
+    synchronized void releaseStarted(long sentAtNanos) {
+        if (pendingReleases == 0 || sentAtNanos - releaseSentAtNanos < 0) {
+            releaseSentAtNanos = sentAtNanos;
+        }
         pendingReleases++;
     }
 
-    /** @return true when this was the last hold, so the record is finished */
-    synchronized boolean releaseDone(boolean full) {
+    /**
+     * @param watchdogMs the watchdog lease, for the TTL Redis keeps after a partial release
+     * @return true when this was the last hold, so the record is finished
+     */
+    synchronized boolean releaseDone(boolean full, long watchdogMs) {
         pendingReleases--;
         if (full || leases.size() <= 1) {
             leases.clear();
+            if (acquisitionExpiries != null) {
+                acquisitionExpiries.clear();
+            }
             watchdogAcquisitions = 0;
             if (state == State.ACTIVE) {
                 state = State.RELEASED;
@@ -161,11 +230,28 @@ public final class Hold {
         if (lease != null && lease == WATCHDOG) {
             watchdogAcquisitions--;
         }
+        if (acquisitionExpiries != null) {
+            // the newest acquisition's timeout key went; the hold lasts as long as the longest of the others
+            acquisitionExpiries.pollLast();
+            setValidityToLongestAcquisition();
+        } else {
+            capValidityAfterPartialRelease(watchdogMs);
+        }
         return false;
     }
 
     synchronized void releaseFailed() {
         pendingReleases--;
+    }
+
+    /** @return the fencing token of this hold, or null (not a fenced lock, or unknown) */
+    public Long fencingToken() {
+        return fencingToken;
+    }
+
+    /** Records the fencing token of this hold: the one Redis issued when the hold began. */
+    public void fencingToken(long token) {
+        fencingToken = token;
     }
 
     /** Marks the hold finished without a loss report (force-unlocked by this client, or found not held). */

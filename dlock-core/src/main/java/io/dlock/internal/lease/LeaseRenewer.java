@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,13 +14,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
 
 /**
  * The client's watchdog and hold registry.
  *
  * <h2>Cadence</h2>
  * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
- * possible (one script call per kind of hold and chunk of {@link #BATCH_SIZE} holds, all pipelined), so renewal
+ * possible (one script call per kind of hold and chunk of {@link #BATCH_SIZE} holds, all pipelined; on a Redis
+ * Cluster per kind, hash slot and chunk, since one script may only touch keys of one slot), so renewal
  * costs one round trip per tick however many locks are held. A hold taken just after a tick is renewed at most one period later, with two thirds
  * of its lease still to run. While a renewal fails or hangs, rounds come every {@code period / 3}: a short Redis
  * outage is retried several times before the lease runs out, and a hold whose lease ran out is reported within a
@@ -55,6 +58,7 @@ public final class LeaseRenewer implements AutoCloseable {
     private final LongSupplier nanoTime;
     private final Clock clock;
     private final Consumer<LeaseLostEvent> lostSink;
+    private final ToIntFunction<String> slotOf;
     private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
 
     private final Object tickLock = new Object();
@@ -69,6 +73,16 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public LeaseRenewer(long watchdogMs, TaskScheduler scheduler, LongSupplier nanoTime,
                         Clock clock, Consumer<LeaseLostEvent> lostSink) {
+        this(watchdogMs, scheduler, nanoTime, clock, lostSink, key -> 0);
+    }
+
+    /**
+     * @param slotOf the Redis Cluster hash slot of a hold's key: one renewal call only carries holds of one slot (a
+     *               script's keys must share a slot on a cluster); a constant elsewhere
+     */
+    public LeaseRenewer(long watchdogMs, TaskScheduler scheduler, LongSupplier nanoTime,
+                        Clock clock, Consumer<LeaseLostEvent> lostSink, ToIntFunction<String> slotOf) {
+        this.slotOf = slotOf;
         this.watchdogMs = watchdogMs;
         this.periodNanos = watchdogMs * 1_000_000L / 3;
         this.scheduler = scheduler;
@@ -122,7 +136,7 @@ public final class LeaseRenewer implements AutoCloseable {
 
     /** A release of {@code hold} was sent: until it answers, a renewal that finds the hold gone is no loss. */
     public void releaseStarted(Hold hold) {
-        hold.releaseStarted();
+        hold.releaseStarted(nanoTime.getAsLong());
     }
 
     /** A release failed (Redis error or not held); the hold stays as it was. */
@@ -132,7 +146,7 @@ public final class LeaseRenewer implements AutoCloseable {
 
     /** A release finished: the last hold ({@code full}) or one of several. */
     public void releaseDone(Hold hold, boolean full) {
-        if (hold.releaseDone(full)) {
+        if (hold.releaseDone(full, watchdogMs)) {
             holds.remove(new HoldId(hold.key(), hold.field()), hold);
         }
     }
@@ -195,17 +209,18 @@ public final class LeaseRenewer implements AutoCloseable {
             return;
         }
         renewalInFlight = true;
-        Map<RenewalSender, List<Hold>> byKind = new IdentityHashMap<>();
+        Map<RenewalSender, Map<Integer, List<Hold>>> byKindAndSlot = new IdentityHashMap<>();
         for (Hold hold : due) {
-            byKind.computeIfAbsent(hold.renewal(), k -> new ArrayList<>()).add(hold);
+            byKindAndSlot.computeIfAbsent(hold.renewal(), k -> new HashMap<>())
+                    .computeIfAbsent(slotOf.applyAsInt(hold.key()), k -> new ArrayList<>()).add(hold);
         }
         List<CompletableFuture<Boolean>> batches = new ArrayList<>();
-        byKind.forEach((renewal, ofKind) -> {
-            for (int from = 0; from < ofKind.size(); from += BATCH_SIZE) {
-                batches.add(renewBatch(renewal, ofKind.subList(from, Math.min(ofKind.size(), from + BATCH_SIZE)),
+        byKindAndSlot.forEach((renewal, bySlot) -> bySlot.values().forEach(group -> {
+            for (int from = 0; from < group.size(); from += BATCH_SIZE) {
+                batches.add(renewBatch(renewal, group.subList(from, Math.min(group.size(), from + BATCH_SIZE)),
                         now));
             }
-        });
+        }));
         CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
             boolean failed = batches.stream().anyMatch(b -> !b.join());
             lastRoundFailed = failed;
@@ -269,12 +284,16 @@ public final class LeaseRenewer implements AutoCloseable {
         }
     }
 
+    /** Runs a round; whatever it throws (an Error included), the timer keeps going, so no hold goes unwatched. */
     private void safeTick() {
         try {
             tick();
-        } catch (RuntimeException e) {
-            log.error("lease renewal tick failed", e);
+        } catch (Throwable e) {
+            log.error("lease renewal round failed; retrying", e);
             scheduleTick(periodNanos / 3);
+            if (e instanceof VirtualMachineError vmError) {
+                throw vmError;
+            }
         }
     }
 

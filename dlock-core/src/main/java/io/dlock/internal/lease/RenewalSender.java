@@ -16,4 +16,13 @@ public interface RenewalSender {
      * @return for each hold, in order, whether it still existed; a failed future when Redis failed
      */
     CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs);
+
+    /**
+     * Whether each acquisition of a hold of this kind expires on its own (read holds: one timeout key per
+     * acquisition, the hold lasting as long as the longest), rather than every acquisition resetting one TTL (plain,
+     * fair, write). Decides how the hold's known validity follows acquisitions, renewals and partial releases.
+     */
+    default boolean expiresPerAcquisition() {
+        return false;
+    }
 }

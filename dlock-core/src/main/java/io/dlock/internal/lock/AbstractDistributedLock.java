@@ -158,12 +158,47 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         long deadline = waitNanos == WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
         long waitMillis = waitNanos == WAIT_FOREVER ? WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
-        AcquireLoop loop = new AcquireLoop(name, () -> attempt(ownerId, leaseMs, waitMillis), () -> release(ownerId),
-                () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups, services.renewer::nanoTime, deadline,
-                waitNanos == 0, services.renewer.watchdogMs(), everyMessageWakesAllWaiters());
+        AcquireLoop loop = new AcquireLoop(name, () -> confirmedAttempt(ownerId, leaseMs, waitMillis),
+                () -> release(ownerId), () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups,
+                services.renewer::nanoTime, deadline, waitNanos == 0, services.renewer.watchdogMs(),
+                everyMessageWakesAllWaiters(), services.outage);
         services.register(loop);
         loop.start();
         return loop;
+    }
+
+    /**
+     * {@link #attempt}, and when it acquires a first hold while the client asks for replica confirmation
+     * ({@code syncReplicas}), the confirmation: if too few replicas confirm, the hold is given back and the attempt
+     * fails ({@link ReplicaSync}).
+     */
+    private CompletableFuture<Long> confirmedAttempt(long ownerId, long leaseMs, long waitMillis) {
+        ReplicaSync sync = services.replicaSync;
+        if (!sync.enabled() || services.renewer.find(holdKey(), holdField(ownerId)) != null) {
+            return attempt(ownerId, leaseMs, waitMillis);
+        }
+        return attempt(ownerId, leaseMs, waitMillis).thenCompose(ttl -> ttl != null
+                ? CompletableFuture.completedFuture(ttl)
+                : sync.confirm(name, holdKey(), () -> giveBack(ownerId)));
+    }
+
+    /** Releases a hold that could not be confirmed; if that fails too, stops tracking it (it expires on its own). */
+    private CompletableFuture<Void> giveBack(long ownerId) {
+        CompletableFuture<Void> released;
+        try {
+            released = release(ownerId);
+        } catch (RuntimeException e) {
+            released = CompletableFuture.failedFuture(e);
+        }
+        return released.handle((ok, error) -> {
+            if (error != null) {
+                Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
+                if (hold != null) {
+                    services.renewer.discard(hold);
+                }
+            }
+            return null;
+        });
     }
 
     private void acquireUninterruptibly(long leaseMs) {

@@ -17,6 +17,9 @@ import java.util.function.Supplier;
  * → sleep at most {@code min(ttl, time left)} → attempt … Exactly one step is pending at any time, so the fields below
  * are only touched by one thread at a time (each step happens-after the previous one through the futures).
  *
+ * <p>Redis unavailable ({@link Errors#isUnavailable}): a loop without a deadline pauses (back-off, {@link Outage})
+ * and attempts again, for as long as it takes; a loop with a deadline, or a single attempt, fails with the error.
+ *
  * <p>Ending: the subscription is closed; a wake-up received but never used (abandoned right after it) is handed to
  * the next waiter; an acquisition that succeeds after the caller gave up is released again. {@link #finished()}
  * completes when all of that is done.
@@ -39,12 +42,15 @@ final class AcquireLoop {
     private final boolean singleAttempt;
     private final long fallbackSleepMs;
     private final boolean everyMessageWakesAll;
+    private final Outage outage;
 
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private Subscription subscription;
     private volatile CompletableFuture<Boolean> sleeping;
     private boolean unusedWakeup;
+    /** The last pause after an unavailability error, 0 after an answer from Redis. */
+    private long outageBackoffMs;
 
     /**
      * @param undo            releases one hold of the owner: used when the acquisition succeeds after it was abandoned
@@ -55,10 +61,13 @@ final class AcquireLoop {
      * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
      * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
      *                        ({@link WakeupHub#join(String, boolean)})
+     * @param outage          paces the retries of a loop without deadline while Redis is unavailable
      */
     AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
                 Supplier<CompletableFuture<?>> giveUp, String channel, WakeupHub hub, LongSupplier nanoTime,
-                long deadlineNanos, boolean singleAttempt, long fallbackSleepMs, boolean everyMessageWakesAll) {
+                long deadlineNanos, boolean singleAttempt, long fallbackSleepMs, boolean everyMessageWakesAll,
+                Outage outage) {
+        this.outage = outage;
         this.everyMessageWakesAll = everyMessageWakesAll;
         this.lockName = lockName;
         this.attempt = attempt;
@@ -127,6 +136,15 @@ final class AcquireLoop {
     }
 
     private void afterAttempt(Long ttl, Throwable error) {
+        if (error != null && deadlineNanos == NO_DEADLINE && !result.isDone() && Errors.isUnavailable(error)) {
+            outage.failed(lockName, error);
+            pauseThenAttempt();
+            return;
+        }
+        if (error == null) {
+            outageBackoffMs = 0;
+            outage.answered();
+        }
         if (error != null) {
             RuntimeException failure = Errors.toApi(error, lockName, "acquire");
             giveUpThen(() -> result.completeExceptionally(failure));
@@ -166,6 +184,24 @@ final class AcquireLoop {
             sleeping = null;
             if (result.isDone()) {
                 unusedWakeup = Boolean.TRUE.equals(woken);
+                end(false);
+            } else {
+                attemptNow();
+            }
+        });
+    }
+
+    /** Redis is unavailable: attempt again after a pause (cut short when the loop is abandoned or failed). */
+    private void pauseThenAttempt() {
+        outageBackoffMs = Outage.nextBackoff(outageBackoffMs);
+        CompletableFuture<Boolean> pause = outage.pause(outageBackoffMs);
+        sleeping = pause;
+        if (result.isDone()) {
+            pause.complete(false);
+        }
+        pause.whenComplete((ignored, error) -> {
+            sleeping = null;
+            if (result.isDone()) {
                 end(false);
             } else {
                 attemptNow();

@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.LockException;
 import io.dlock.internal.lease.LeaseRenewer;
+import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -30,12 +31,20 @@ public final class LockServices {
     final long fairLockWaitMs;
     /** Wall clock for epoch-ms arguments that Redisson's scripts expect (fair-lock deadlines). */
     final Clock clock;
+    /** Confirms acquisitions on replicas ({@code syncReplicas}), or does nothing. */
+    final ReplicaSync replicaSync;
+    /** Paces and logs the retries of acquisitions without a wait limit while Redis is unavailable. */
+    final Outage outage;
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
+    /**
+     * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
+     * @param scheduler      the client's timer (retry pauses during outages)
+     */
     public LockServices(String clientId, RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
                         WakeupHub wakeups, LeaseRenewer renewer, Executor executor, String publishCommand,
-                        long fairLockWaitMs, Clock clock) {
+                        long fairLockWaitMs, Clock clock, TaskScheduler scheduler, ReplicaSync replicaSync) {
         this.clientId = clientId;
         this.redis = redis;
         this.scripts = scripts;
@@ -47,6 +56,8 @@ public final class LockServices {
         this.readHoldRenewal = new ReadHoldRenewal(scripts);
         this.fairLockWaitMs = fairLockWaitMs;
         this.clock = clock;
+        this.replicaSync = replicaSync;
+        this.outage = new Outage(scheduler);
     }
 
     void register(AcquireLoop loop) {

@@ -36,4 +36,10 @@ public final class ReadHoldRenewal implements RenewalSender {
                 args);
         return reply.thenApply(HashFieldRenewal::toBooleans);
     }
+
+    /** Each read acquisition has its own timeout key: the hold lasts as long as the longest of them. */
+    @Override
+    public boolean expiresPerAcquisition() {
+        return true;
+    }
 }

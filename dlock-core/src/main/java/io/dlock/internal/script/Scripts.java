@@ -8,6 +8,9 @@ public final class Scripts {
     public static final LuaScript LOCK_RENEW = LuaScript.load("lock_renew");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
 
+    // fenced lock (redisson-protocol.md §5.1): the reentrant lock's release, renewal and force scripts, plus this
+    public static final LuaScript FENCED_ACQUIRE = LuaScript.load("fenced_acquire");
+
     // read-write lock (redisson-protocol.md §4)
     public static final LuaScript RWLOCK_READ_ACQUIRE = LuaScript.load("rwlock_read_acquire");
     public static final LuaScript RWLOCK_READ_RELEASE = LuaScript.load("rwlock_read_release");

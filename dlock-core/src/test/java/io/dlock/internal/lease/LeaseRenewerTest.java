@@ -266,4 +266,23 @@ class LeaseRenewerTest {
         assertThat(calls).isEmpty();
         assertThat(time.pending()).isZero();
     }
+
+    @Test
+    void onAClusterOneRenewalCallCarriesHoldsOfOneSlotOnly() {
+        LeaseRenewer clustered = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime,
+                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add, key -> Math.floorMod(key.hashCode(), 3));
+        clustered.start();
+        for (int i = 0; i < 30; i++) {
+            acquire(clustered, "lock-" + i, 1, Hold.WATCHDOG);
+        }
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).hasSize(3);
+        for (RenewalCall call : calls) {
+            assertThat(call.holds()).extracting(h -> Math.floorMod(h.key().hashCode(), 3)).as("slots of one call")
+                    .containsOnly(Math.floorMod(call.holds().get(0).key().hashCode(), 3));
+            call.answerAll(true);
+        }
+        assertThat(calls.stream().mapToInt(c -> c.holds().size()).sum()).isEqualTo(30);
+        clustered.close();
+    }
 }

@@ -1,39 +1,78 @@
 package io.dlock.it.support;
 
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientListArgs;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
- * A plain Lettuce connection for looking at (and tampering with) what the library wrote, independent of it.
- * Reconnects by itself after a server restart.
+ * A plain Lettuce connection for looking at (and tampering with) what the library wrote, independent of it: to a
+ * standalone server, to the master a Sentinel deployment names ({@code redis-sentinel://…}), or to a whole cluster
+ * ({@code redis-cluster://…}, keyed commands go to the key's master). Reconnects by itself after a server restart.
  */
 public final class RawRedis implements AutoCloseable {
-    private final RedisClient client;
+    private static final String CLUSTER_SCHEME = "redis-cluster://";
+
+    /** Reconnect attempts at least once a second, so that a test sees a restarted server soon (Lettuce: up to 30 s). */
+    private final ClientResources resources = DefaultClientResources.builder()
+            .reconnectDelay(Delay.exponential(Duration.ZERO, Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS)).build();
+    private final AbstractRedisClient client;
     private final StatefulRedisConnection<String, String> connection;
+    private final StatefulRedisClusterConnection<String, String> cluster;
 
     private RawRedis(String uri) {
-        RedisURI redisUri = RedisURI.create(uri);
-        redisUri.setTimeout(Duration.ofSeconds(5));
-        this.client = RedisClient.create(redisUri);
-        this.connection = client.connect();
+        if (uri.startsWith(CLUSTER_SCHEME)) {
+            List<RedisURI> seeds = new ArrayList<>();
+            for (String node : uri.substring(CLUSTER_SCHEME.length()).split(",")) {
+                RedisURI seed = RedisURI.create("redis://" + node);
+                seed.setTimeout(Duration.ofSeconds(5));
+                seeds.add(seed);
+            }
+            RedisClusterClient clusterClient = RedisClusterClient.create(resources, seeds);
+            this.client = clusterClient;
+            this.cluster = clusterClient.connect();
+            this.connection = null;
+        } else {
+            RedisURI redisUri = RedisURI.create(uri);
+            redisUri.setTimeout(Duration.ofSeconds(5));
+            RedisClient redisClient = RedisClient.create(resources, redisUri);
+            this.client = redisClient;
+            this.connection = redisClient.connect();
+            this.cluster = null;
+        }
     }
 
     public static RawRedis connect(String uri) {
         return new RawRedis(uri);
     }
 
-    public RedisCommands<String, String> sync() {
-        return connection.sync();
+    /** Commands; on a cluster keyed ones go to the key's master and {@code KEYS}, {@code DBSIZE} span all masters. */
+    public RedisClusterCommands<String, String> sync() {
+        return cluster != null ? cluster.sync() : connection.sync();
     }
 
     /** The owner field of a hold: {@code <clientId>:<ownerId>}. */
@@ -54,22 +93,93 @@ public final class RawRedis implements AutoCloseable {
     }
 
     public long dbsize() {
-        return sync().dbsize();
+        return cluster != null ? cluster.sync().dbsize() : connection.sync().dbsize();
     }
 
     public List<String> keys() {
-        return sync().keys("*");
+        return cluster != null ? cluster.sync().keys("*") : connection.sync().keys("*");
     }
 
-    /** PUBSUB CHANNELS: the channels anybody is subscribed to. */
+    /**
+     * The channels anybody is subscribed to: {@code PUBSUB CHANNELS}; on a cluster, of every node, with the shard
+     * channels ({@code PUBSUB SHARDCHANNELS}) as well.
+     */
     public List<String> channels() {
-        return sync().pubsubChannels();
+        if (cluster == null) {
+            return connection.sync().pubsubChannels();
+        }
+        List<String> channels = new ArrayList<>();
+        for (RedisClusterCommands<String, String> node : nodes()) {
+            channels.addAll(node.pubsubChannels());
+            channels.addAll(node.pubsubShardChannels());
+        }
+        return channels;
     }
 
-    /** PUBSUB NUMSUB for one channel. */
+    /** PUBSUB NUMSUB for one channel (on a cluster: summed over every node; shard subscribers not included). */
     public long subscribers(String channel) {
-        Long n = sync().pubsubNumsub(channel).get(channel);
-        return n == null ? 0 : n;
+        if (cluster == null) {
+            Long n = connection.sync().pubsubNumsub(channel).get(channel);
+            return n == null ? 0 : n;
+        }
+        long total = 0;
+        for (RedisClusterCommands<String, String> node : nodes()) {
+            total += node.pubsubNumsub(channel).getOrDefault(channel, 0L);
+        }
+        return total;
+    }
+
+    /** PUBSUB SHARDNUMSUB of one channel over every node of a cluster; 0 elsewhere. */
+    public long shardSubscribers(String channel) {
+        if (cluster == null) {
+            return 0;
+        }
+        long total = 0;
+        for (RedisClusterCommands<String, String> node : nodes()) {
+            total += node.pubsubShardNumsub(channel).getOrDefault(channel, 0L);
+        }
+        return total;
+    }
+
+    /** Closes every pub/sub connection of every client ({@code CLIENT KILL TYPE pubsub}, on every node). */
+    public void killPubSubConnections() {
+        for (RedisClusterCommands<String, String> node : everyNode().values()) {
+            node.clientKill(KillArgs.Builder.typePubsub());
+        }
+    }
+
+    /** The pub/sub connections ({@code CLIENT LIST TYPE pubsub}) of every node, as {@code node/id}. */
+    public Set<String> pubSubConnectionIds() {
+        Set<String> ids = new HashSet<>();
+        everyNode().forEach((address, node) -> {
+            for (String line : node.clientList(ClientListArgs.Builder.typePubsub()).split("\n")) {
+                if (line.startsWith("id=")) {
+                    ids.add(address + "/" + line.substring(3, line.indexOf(' ')));
+                }
+            }
+        });
+        return ids;
+    }
+
+    /** Commands of every reachable node, by address (the one server when not a cluster). */
+    private Map<String, RedisClusterCommands<String, String>> everyNode() {
+        Map<String, RedisClusterCommands<String, String>> nodes = new LinkedHashMap<>();
+        if (cluster == null) {
+            nodes.put("server", connection.sync());
+            return nodes;
+        }
+        for (RedisClusterNode node : cluster.getPartitions()) {
+            if (node.isConnected() && !node.is(RedisClusterNode.NodeFlag.FAIL)
+                    && !node.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)) {
+                nodes.put(node.getUri().getHost() + ":" + node.getUri().getPort(),
+                        cluster.getConnection(node.getNodeId()).sync());
+            }
+        }
+        return nodes;
+    }
+
+    private List<RedisClusterCommands<String, String>> nodes() {
+        return new ArrayList<>(everyNode().values());
     }
 
     /** The pub/sub channel of a plain (and fenced) lock: {@code redisson_lock__channel:{NAME}}. */
@@ -79,30 +189,45 @@ public final class RawRedis implements AutoCloseable {
 
     /**
      * Subscribes to {@code channel} on a connection of its own; close the result to unsubscribe (before a leak check
-     * looks at PUBSUB CHANNELS).
+     * looks at PUBSUB CHANNELS). On a cluster it is a plain {@code SUBSCRIBE}, which hears {@code PUBLISH} from any
+     * node.
      */
     public Subscription subscribe(String channel) {
-        StatefulRedisPubSubConnection<String, String> pubsub = client.connectPubSub();
-        Subscription subscription = new Subscription(pubsub);
+        BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        if (cluster != null) {
+            StatefulRedisClusterPubSubConnection<String, String> pubsub = ((RedisClusterClient) client).connectPubSub();
+            pubsub.addListener(new RedisClusterPubSubAdapter<>() {
+                @Override
+                public void message(RedisClusterNode node, String ch, String message) {
+                    if (ch.equals(channel)) {
+                        messages.add(message);
+                    }
+                }
+            });
+            pubsub.sync().subscribe(channel);
+            return new Subscription(pubsub, messages);
+        }
+        StatefulRedisPubSubConnection<String, String> pubsub = ((RedisClient) client).connectPubSub();
         pubsub.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String ch, String message) {
                 if (ch.equals(channel)) {
-                    subscription.messages.add(message);
+                    messages.add(message);
                 }
             }
         });
         pubsub.sync().subscribe(channel);
-        return subscription;
+        return new Subscription(pubsub, messages);
     }
 
     /** Messages received on one channel, in order. */
     public static final class Subscription implements AutoCloseable {
         private final StatefulRedisPubSubConnection<String, String> connection;
-        private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        private final BlockingQueue<String> messages;
 
-        private Subscription(StatefulRedisPubSubConnection<String, String> connection) {
+        private Subscription(StatefulRedisPubSubConnection<String, String> connection, BlockingQueue<String> messages) {
             this.connection = connection;
+            this.messages = messages;
         }
 
         /** The messages received so far and not yet taken. */
@@ -119,9 +244,14 @@ public final class RawRedis implements AutoCloseable {
     @Override
     public void close() {
         try {
-            connection.close();
+            if (cluster != null) {
+                cluster.close();
+            } else {
+                connection.close();
+            }
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
     }
 }

@@ -1,0 +1,256 @@
+package io.dlock.chaos;
+
+import io.dlock.testkit.RedisServer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static io.dlock.chaos.Event.Type.EXITED;
+import static io.dlock.chaos.Event.Type.HUNG;
+import static io.dlock.chaos.Event.Type.LEFTOVER;
+import static io.dlock.chaos.Event.Type.NOTE;
+
+/**
+ * One chaos run: starts the lock's {@code redis-server} (the one that is faulted), the {@link FencingStorage}, the
+ * worker JVMs and the {@link Nemesis}; stops everything; checks that nothing was left behind; and hands every event
+ * to the {@link Checker}.
+ *
+ * <p>Files in {@link ChaosSettings#outDir()}: {@code w<n>.events} (each worker's history), {@code w<n>.out/.err},
+ * {@code nemesis.events}, {@code store.events}, {@code report.txt}, and {@code classpath/} (a copy of dlock's own
+ * classes, which the workers run).
+ */
+public final class ChaosRun {
+    /** The fenced lock all workers contend for. */
+    public static final String LOCK_NAME = "chaos:lock";
+    /** Its token counter: the only key allowed to outlive the run. */
+    public static final String TOKEN_KEY = "redisson_lock_token:{" + LOCK_NAME + "}";
+
+    private final ChaosSettings settings;
+    private final Path out;
+    private final Path stopFile;
+    private final AtomicInteger nextWorker = new AtomicInteger();
+    private String classPath;
+    private final List<WorkerProcess> everyWorker = Collections.synchronizedList(new ArrayList<>());
+
+    public ChaosRun(ChaosSettings settings) {
+        this.settings = settings;
+        this.out = settings.outDir().toAbsolutePath();
+        this.stopFile = out.resolve("stop");
+    }
+
+    /** Runs, checks and returns the report; never leaves a process behind, even when it fails. */
+    public Report run() {
+        prepareOutDir();
+        classPath = WorkerProcess.snapshotClassPath(out.resolve("classpath"));
+        long startedAt = System.nanoTime();
+        RedisServer redis = null;
+        FencingStorage storage = null;
+        String redisVersion = "?";
+        Map<Fault, Integer> injected = Map.of();
+        try (EventLog nemesisLog = EventLog.create(out.resolve("nemesis.events"), "nemesis");
+             EventLog storeLog = EventLog.create(out.resolve("store.events"), "store")) {
+            nemesisLog.record(NOTE, "seed " + settings.seed() + ", " + settings.workers() + " workers, watchdog "
+                    + settings.watchdogMs() + " ms, command timeout " + settings.commandTimeoutMs() + " ms");
+            redis = startRedis(nemesisLog);
+            redisVersion = redis.version();
+            Set<Fault> faults = EnumSet.allOf(Fault.class);
+            if (!Nemesis.debugAllowed(redis, nemesisLog)) {
+                faults.remove(Fault.DEBUG_SLEEP);
+            }
+            storage = FencingStorage.start(storeLog);
+            List<WorkerProcess> live = Collections.synchronizedList(new ArrayList<>());
+            for (int i = 0; i < settings.workers(); i++) {
+                live.add(startWorker(redis, storage));
+            }
+            for (WorkerProcess w : List.copyOf(live)) {
+                checkClock(w.awaitHello(Duration.ofSeconds(30)), startedAt);
+            }
+            RedisServer server = redis;
+            int storePort = storage.port();
+            Nemesis nemesis = new Nemesis(settings, redis, LOCK_NAME, live, dead -> {
+                WorkerProcess fresh = startWorker(server, storePort);
+                fresh.awaitHello(Duration.ofSeconds(30));
+                return fresh;
+            }, nemesisLog, faults);
+            injected = nemesis.run(System.nanoTime() + settings.duration().toNanos());
+
+            stopWorkers(live, nemesisLog);
+            checkRedisLeftovers(redis, nemesisLog);
+            storage.close();
+            redis.close();
+            checkProcessLeftovers(nemesisLog);
+        } finally {
+            killEverything(storage, redis);
+        }
+        List<Event> events = new ArrayList<>();
+        try (Stream<Path> files = Files.list(out)) {
+            files.filter(p -> p.getFileName().toString().endsWith(".events")).forEach(p ->
+                    events.addAll(EventLog.read(p)));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the event logs in " + out, e);
+        }
+        Report report = new Checker(settings.bounds(), LOCK_NAME).check(events, injected, settings, redisVersion,
+                Duration.ofNanos(System.nanoTime() - startedAt));
+        try {
+            Files.writeString(out.resolve("report.txt"), report.table());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report", e);
+        }
+        return report;
+    }
+
+    private void prepareOutDir() {
+        try {
+            Files.createDirectories(out);
+            try (Stream<Path> old = Files.walk(out)) {
+                List<Path> paths = old.sorted(Comparator.reverseOrder()).toList();
+                for (Path p : paths) {
+                    if (!p.equals(out)) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare " + out, e);
+        }
+    }
+
+    /**
+     * The faulted Redis. Redis 7 refuses {@code DEBUG} unless started with {@code enable-debug-command yes}; older
+     * servers do not know that option and fail to start with it, so it is tried first and dropped if refused.
+     */
+    private static RedisServer startRedis(EventLog log) {
+        try {
+            return RedisServer.builder().config("enable-debug-command", "yes").start();
+        } catch (IllegalStateException refused) {
+            log.record(NOTE, "redis-server does not take enable-debug-command; started without it");
+            return RedisServer.builder().start();
+        }
+    }
+
+    private WorkerProcess startWorker(RedisServer redis, FencingStorage storage) {
+        return startWorker(redis, storage.port());
+    }
+
+    private WorkerProcess startWorker(RedisServer redis, int storePort) {
+        int n = nextWorker.incrementAndGet();
+        WorkerProcess w = WorkerProcess.start("w" + n, out, classPath, redis.uri(), storePort, LOCK_NAME, settings,
+                stopFile, settings.seed() * 31 + n);
+        everyWorker.add(w);
+        return w;
+    }
+
+    /** Every process must stamp events on the same monotonic clock as this one (true on Linux). */
+    private static void checkClock(Event hello, long startedAt) {
+        long now = System.nanoTime();
+        if (hello.nanos() - startedAt < 0 || hello.nanos() - now > 0) {
+            throw new IllegalStateException("worker " + hello.source() + " stamps events on another clock ("
+                    + hello.nanos() + " not within " + startedAt + ".." + now + "): System.nanoTime() is not shared"
+                    + " between processes on this system, so the run's histories cannot be compared");
+        }
+    }
+
+    private void stopWorkers(List<WorkerProcess> live, EventLog log) {
+        try {
+            Files.writeString(stopFile, "stop");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + stopFile, e);
+        }
+        Duration bound = Duration.ofMillis(Worker.WAIT_MS + Worker.LISTENER_WAIT_MS + 4 * settings.commandTimeoutMs()
+                + 5000);
+        for (WorkerProcess w : List.copyOf(live)) {
+            if (w.awaitExit(bound)) {
+                log.record(EXITED, w.id + " " + w.process.exitValue());
+            } else {
+                log.record(HUNG, w.id + " did not stop within " + bound.toMillis() + " ms; killed");
+                w.kill();
+            }
+        }
+    }
+
+    /** Holds of killed workers expire within a lease: after that only the token counter may remain. */
+    private void checkRedisLeftovers(RedisServer redis, EventLog log) {
+        RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
+        long deadline = System.nanoTime() + Duration.ofMillis(settings.graceMs()).toNanos();
+        List<String> extra = List.of();
+        List<String> channels = List.of();
+        do {
+            try {
+                extra = strings(admin.call("KEYS", "*"));
+                extra.remove(TOKEN_KEY);
+                channels = strings(admin.call("PUBSUB", "CHANNELS"));
+            } catch (IOException e) {
+                extra = List.of("<cannot list keys: " + e + ">");
+            }
+            if (extra.isEmpty() && channels.isEmpty()) {
+                return;
+            }
+            WorkerProcess.sleep(50);
+        } while (System.nanoTime() - deadline < 0);
+        for (String key : extra) {
+            log.record(LEFTOVER, "key " + key);
+        }
+        for (String channel : channels) {
+            log.record(LEFTOVER, "subscription " + channel);
+        }
+    }
+
+    private static List<String> strings(Object reply) {
+        List<String> values = new ArrayList<>();
+        if (reply instanceof List<?> list) {
+            for (Object o : list) {
+                values.add(String.valueOf(o));
+            }
+        }
+        return values;
+    }
+
+    /** After the servers and workers are gone, this JVM must have no child process left. */
+    private void checkProcessLeftovers(EventLog log) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<ProcessHandle> left;
+        do {
+            left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            WorkerProcess.sleep(50);
+        } while (System.nanoTime() - deadline < 0);
+        for (ProcessHandle p : left) {
+            log.record(LEFTOVER, "process " + p.pid() + " " + p.info().command().orElse("?"));
+            p.destroyForcibly();
+        }
+    }
+
+    /** Last resort (also after a failure): no worker, server or store survives the run. */
+    private void killEverything(FencingStorage storage, RedisServer redis) {
+        for (WorkerProcess w : List.copyOf(everyWorker)) {
+            if (w.process.isAlive()) {
+                try {
+                    w.signal("CONT");
+                } catch (RuntimeException ignored) {
+                    // killing it anyway
+                }
+                w.kill();
+            }
+        }
+        if (storage != null) {
+            storage.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.dlock.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * What one run does.
+ *
+ * @param duration         how long the nemesis injects faults (set-up and the final checks come on top)
+ * @param seed             seeds the nemesis' choices and the workers' randomness; a run is logged with it
+ * @param workers          worker JVMs contending for the lock at any time
+ * @param watchdogMs       the workers' watchdog timeout: the lease of a hold
+ * @param commandTimeoutMs the workers' command timeout: how soon a silent Redis becomes a LockException
+ * @param outDir           where the event logs, worker output and the report go
+ */
+public record ChaosSettings(Duration duration, long seed, int workers, long watchdogMs, long commandTimeoutMs,
+                            Path outDir) {
+    public static final int DEFAULT_WORKERS = 3;
+    public static final long DEFAULT_WATCHDOG_MS = 2000;
+    public static final long DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+    /** The short mode run by {@code mvn verify}: every fault kind at least once. */
+    public static final Duration SHORT = Duration.ofSeconds(60);
+
+    public ChaosSettings {
+        if (workers < 2) {
+            throw new IllegalArgumentException("workers must be at least 2: " + workers);
+        }
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException("duration must be positive: " + duration);
+        }
+    }
+
+    /** The bound on how long after a fault its effects may last: a lease, plus one second. */
+    public long graceMs() {
+        return watchdogMs + 1000;
+    }
+
+    /** The checker's bounds for this run. */
+    public Checker.Bounds bounds() {
+        return new Checker.Bounds(watchdogMs, graceMs(), Worker.LISTENER_WAIT_MS,
+                Worker.WAIT_MS + 4 * commandTimeoutMs + 3000);
+    }
+}

@@ -1,0 +1,35 @@
+package io.dlock.chaos;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The chaos suite against real processes: worker JVMs, a faulted redis-server, the fencing store and the nemesis.
+ * Short mode in {@code mvn verify} (one minute of faults, every kind at least once); the long mode with
+ * {@code -Dchaos.minutes=N} (see README.md). The JUnit timeout is left to failsafe's: a run bounds itself.
+ */
+class ChaosIT {
+
+    @Test
+    void noInvariantIsViolatedUnderFaults() {
+        ChaosSettings settings = ChaosMain.settings(System.getProperty("chaos.minutes"),
+                System.getProperty("chaos.seconds"), System.getProperty("chaos.seed"),
+                System.getProperty("chaos.workers"), Path.of("target", "chaos"));
+        Report report = new ChaosRun(settings).run();
+        System.out.print(report.table());
+
+        assertThat(report.violations(Checker.Invariant.TOKENS_INCREASE)).isEmpty();
+        assertThat(report.passed()).as("%s", report.table()).isTrue();
+        // the run did exercise what it checks
+        assertThat(report.events(Event.Type.ACQUIRED)).isPositive();
+        assertThat(report.events(Event.Type.STORE_ACCEPTED)).isPositive();
+        for (Fault fault : Fault.values()) {
+            if (fault != Fault.DEBUG_SLEEP) {
+                assertThat(report.injected(fault)).as("%s injected", fault.label()).isPositive();
+            }
+        }
+    }
+}

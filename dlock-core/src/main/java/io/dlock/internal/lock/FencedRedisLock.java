@@ -1,0 +1,178 @@
+package io.dlock.internal.lock;
+
+import io.dlock.FencedLock;
+import io.dlock.LockException;
+import io.dlock.internal.LockNames;
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The fenced lock: the reentrant lock ({@link ReentrantRedisLock}, same hash, field, TTL rules and channel) whose
+ * every acquisition that is not a re-entry takes a fencing token.
+ *
+ * <h2>Key layout (redisson-protocol.md §2.1, §5.1)</h2>
+ * <ul>
+ *   <li>{@code NAME}, {@code redisson_lock__channel:{NAME}}: exactly the reentrant lock's, so a fenced holder
+ *       excludes (and is excluded by) plain dlock locks and Redisson {@code RLock}/{@code RFencedLock} holders of
+ *       the same name, and their releases wake each other's waiters.</li>
+ *   <li>{@code redisson_lock_token:{NAME}}: the token counter, a decimal integer without TTL, shared with Redisson's
+ *       {@code RFencedLock} (which {@code INCR}s it on each of its acquisitions). dlock never deletes it.</li>
+ * </ul>
+ *
+ * <h2>Tokens</h2>
+ * The acquire script ({@code fenced_acquire.lua}) issues {@code max(counter + 1, Redis TIME in µs since the epoch)}
+ * and stores it back, in the same atomic step that creates the hold. Hence, for one name:
+ * <ul>
+ *   <li>each new token is greater than every value the counter held, whoever wrote it (dlock, or Redisson's
+ *       {@code INCR}, which then goes on from ours);</li>
+ *   <li>when the counter is lost (a restart without persistence, {@code FLUSHALL}, Redisson's {@code delete()}),
+ *       the next dlock token is still greater than every earlier one, because every earlier token was at most the
+ *       server's clock when it was issued: tokens cannot run ahead of the clock while fewer than one is issued per
+ *       microsecond (each one costs a script call of several microseconds, so one Redis cannot exceed that). This
+ *       needs a server clock that never steps back (across restarts too).</li>
+ * </ul>
+ * A re-entry keeps the hold's token. The token of the current hold is kept on the client's hold record
+ * ({@link Hold#fencingToken()}), so {@link #getToken()} needs no round trip and every lock object of this client sees
+ * it.
+ *
+ * <h2>Replies that never came</h2>
+ * An attempt whose reply is lost (command timeout while Redis is slow or paused, a cut connection) may still run in
+ * Redis later and leave a hold that nobody knows of. It expires after its lease, since nobody renews it; but if the
+ * same owner acquires again before that, the plain lock's script would count a re-entry on top of it, and the owner's
+ * unlock would then never bring the count to zero (the owner keeps the lock for as long as it keeps re-acquiring).
+ * The fenced acquire tells the script whether this client knows of a hold (or a pending attempt) of the owner; when
+ * it does not, an existing field of the owner is <em>adopted</em>: count 1 and a new token, like a fresh acquisition.
+ *
+ * <p>The release, renewal and forced release are the reentrant lock's, reached by composition; the reads are the
+ * common ones of {@link AbstractDistributedLock}.
+ */
+public final class FencedRedisLock extends AbstractDistributedLock implements FencedLock {
+    /** Prefix of the token counter: {@code redisson_lock_token:{NAME}}. */
+    public static final String TOKEN_PREFIX = "redisson_lock_token";
+
+    private static final long ACQUIRED = 1L;
+    private static final long REENTERED = 2L;
+
+    private final ReentrantRedisLock plain;
+    private final String[] acquireKeys;
+    /** Attempts awaiting their reply, per owner: while one is out, finding the owner's field is a re-entry. */
+    private final Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
+
+    public FencedRedisLock(LockServices services, String name) {
+        super(services, LockNames.requireValid(name));
+        this.plain = new ReentrantRedisLock(services, name);
+        this.acquireKeys = new String[] {name, tokenKey(name)};
+    }
+
+    /** @return {@code redisson_lock_token:{name}} */
+    public static String tokenKey(String name) {
+        return LockNames.prefixed(TOKEN_PREFIX, name);
+    }
+
+    // ---- the lock kind's primitives ----
+
+    @Override
+    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String field = ownerField(ownerId);
+        long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
+        boolean reentry = services.renewer.find(name, field) != null || inFlight.containsKey(ownerId);
+        inFlight.merge(ownerId, 1, Integer::sum);
+        long sentAt = services.renewer.nanoTime();
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
+                    Long.toString(effectiveLease), field, reentry ? "1" : "0");
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.whenComplete((values, error) -> inFlight.computeIfPresent(ownerId, (k, n) -> n == 1 ? null
+                : n - 1)).thenApply(values -> {
+                    long outcome = (Long) values.get(0);
+                    long value = (Long) values.get(1);
+                    if (outcome != ACQUIRED && outcome != REENTERED) {
+                        return value;
+                    }
+                    Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
+                            services.hashFieldRenewal);
+                    if (outcome == ACQUIRED || hold.fencingToken() == null && value >= 0) {
+                        hold.fencingToken(value);
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        return plain.sendRelease(ownerId, hold);
+    }
+
+    @Override
+    protected String describe() {
+        return "fenced lock '" + name + "'";
+    }
+
+    @Override
+    protected String wakeupChannel(long ownerId) {
+        return plain.wakeupChannel(ownerId);
+    }
+
+    @Override
+    protected CompletableFuture<Boolean> forceRelease() {
+        return plain.forceRelease();
+    }
+
+    // ---- FencedLock ----
+
+    @Override
+    public long lockAndGetToken() {
+        lock();
+        return tokenOfNewHold();
+    }
+
+    @Override
+    public long lockAndGetToken(long leaseTime, TimeUnit unit) {
+        lock(leaseTime, unit);
+        return tokenOfNewHold();
+    }
+
+    @Override
+    public Long tryLockAndGetToken() {
+        return tryLock() ? tokenOfNewHold() : null;
+    }
+
+    @Override
+    public Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold() : null;
+    }
+
+    /**
+     * The token of the current thread's hold while that hold is known valid ({@link #leaseValidFor()} positive), so
+     * that a holder whose lease ran out (or was found lost) gets null rather than a token it may no longer use.
+     */
+    @Override
+    public Long getToken() {
+        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+        return hold == null || hold.validForNanos(services.renewer.nanoTime()) <= 0 ? null : hold.fencingToken();
+    }
+
+    /**
+     * The token of the hold the current thread just acquired (even if its lease is already shorter than the safety
+     * margin); fails when that hold is already gone again.
+     */
+    private long tokenOfNewHold() {
+        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+        Long token = hold == null ? null : hold.fencingToken();
+        if (token == null) {
+            throw new LockException("fenced lock '" + name + "': the hold ended right after it was acquired (a lease"
+                    + " shorter than a round trip, or a forceUnlock from this client), so it has no token to give");
+        }
+        return token;
+    }
+}

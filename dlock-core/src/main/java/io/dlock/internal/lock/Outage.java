@@ -1,0 +1,60 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.Errors;
+import io.dlock.internal.lease.TaskScheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * How acquisitions without a wait limit ride out Redis being unavailable ({@link Errors#isUnavailable}): they retry
+ * with back-off instead of failing. One per client: it logs the start of an outage once (not once per attempt or per
+ * waiter) and its end once, and paces the retries on the client's timer.
+ *
+ * <p>Thread-safe; never blocks.
+ */
+final class Outage {
+    /** First pause after a failed attempt; doubled after each further failure, up to {@link #MAX_BACKOFF_MS}. */
+    static final long FIRST_BACKOFF_MS = 100;
+    static final long MAX_BACKOFF_MS = 2000;
+
+    private static final Logger log = LoggerFactory.getLogger(Outage.class);
+
+    private final TaskScheduler scheduler;
+    private final AtomicBoolean down = new AtomicBoolean();
+
+    Outage(TaskScheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /** @return the pause after a failure that followed a pause of {@code previousMs} (0: the first failure) */
+    static long nextBackoff(long previousMs) {
+        return previousMs <= 0 ? FIRST_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, previousMs * 2);
+    }
+
+    /** An attempt on {@code lockName} failed with an unavailability error: logged if it starts an outage. */
+    void failed(String lockName, Throwable error) {
+        if (down.compareAndSet(false, true)) {
+            log.warn("Redis is unavailable ({}); acquisitions without a wait limit keep retrying until it answers, "
+                    + "the others fail", Errors.toApi(error, lockName, "acquire").getMessage());
+        }
+    }
+
+    /** An attempt got an answer from Redis: logged if that ends an outage. Cheap (one volatile read) otherwise. */
+    void answered() {
+        if (down.get() && down.compareAndSet(true, false)) {
+            log.info("Redis answers again; waiting acquisitions go on");
+        }
+    }
+
+    /** @return a future completed with false after {@code millis} on the client's timer; completing it cuts it short */
+    CompletableFuture<Boolean> pause(long millis) {
+        CompletableFuture<Boolean> pause = new CompletableFuture<>();
+        Runnable cancel = scheduler.schedule(() -> pause.complete(false), TimeUnit.MILLISECONDS.toNanos(millis));
+        pause.whenComplete((ok, error) -> cancel.run());
+        return pause;
+    }
+}

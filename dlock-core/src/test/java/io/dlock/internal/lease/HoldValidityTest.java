@@ -1,0 +1,162 @@
+package io.dlock.internal.lease;
+
+import io.dlock.internal.ManualScheduler;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@code leaseValidFor()} rests on: a hold's known validity is never later than Redis keeps the hold, through
+ * acquisitions, re-entries, renewals and partial releases, for holds whose TTL is reset by each acquisition (plain,
+ * fair, write, fenced) and for holds whose acquisitions expire one by one (read). Margin: 1% of the lease + 2 ms.
+ */
+class HoldValidityTest {
+    private static final long WATCHDOG_MS = 30_000;
+    private static final long MS = 1_000_000L;
+
+    private final ManualScheduler time = new ManualScheduler();
+    private LeaseRenewer renewer;
+    private final List<CompletableFuture<List<Boolean>>> renewals = new ArrayList<>();
+
+    /** Plain, fair, write and fenced holds: every acquisition resets the one TTL of the hash. */
+    private final RenewalSender hashField = this::record;
+
+    /** Read holds: one timeout key per acquisition. */
+    private final RenewalSender perAcquisition = new RenewalSender() {
+        @Override
+        public CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs) {
+            return record(holds, leaseMs);
+        }
+
+        @Override
+        public boolean expiresPerAcquisition() {
+            return true;
+        }
+    };
+
+    private CompletableFuture<List<Boolean>> record(List<Hold> holds, long leaseMs) {
+        CompletableFuture<List<Boolean>> reply = new CompletableFuture<>();
+        renewals.add(reply);
+        return reply;
+    }
+
+    @BeforeEach
+    void setUp() {
+        renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+                event -> { });
+        renewer.start();
+    }
+
+    private Hold acquire(long leaseMs, RenewalSender kind) {
+        return renewer.acquired("k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
+    }
+
+    private long validMs(Hold hold) {
+        return Math.floorDiv(hold.validForNanos(time.nanoTime()), MS);
+    }
+
+    private static long margin(long leaseMs) {
+        return leaseMs / 100 + 2;
+    }
+
+    private void partialRelease(Hold hold) {
+        renewer.releaseStarted(hold);
+        renewer.releaseDone(hold, false);
+    }
+
+    @Test
+    void marginIsOnePercentOfTheLeasePlusTwoMilliseconds() {
+        Hold hold = acquire(10_000, hashField);
+        assertThat(validMs(hold)).isEqualTo(10_000 - margin(10_000));
+        time.advanceMillis(4_000);
+        assertThat(validMs(hold)).isEqualTo(6_000 - margin(10_000));
+    }
+
+    @Test
+    void reentryWithAShorterLeaseShortensTheHoldAsRedisDoes() {
+        Hold hold = acquire(100_000, hashField);
+        time.advanceMillis(10);
+        acquire(1_000, hashField);
+        assertThat(validMs(hold)).isEqualTo(1_000 - margin(1_000));
+    }
+
+    @Test
+    void partialReleaseToAShorterOuterLeaseShortensTheValidity() {
+        Hold hold = acquire(1_000, hashField);        // Redis: TTL 1 s
+        time.advanceMillis(100);
+        acquire(100_000, hashField);                   // Redis: TTL reset to 100 s
+        assertThat(validMs(hold)).isGreaterThan(90_000);
+        time.advanceMillis(100);
+        partialRelease(hold);                          // Redis: TTL reset to the outer lease, 1 s, from now
+        assertThat(validMs(hold)).isEqualTo(1_000 - margin(1_000));
+    }
+
+    @Test
+    void partialReleaseToALongerOuterLeaseKeepsTheKnownValidity() {
+        Hold hold = acquire(100_000, hashField);
+        time.advanceMillis(100);
+        acquire(1_000, hashField);
+        time.advanceMillis(100);
+        partialRelease(hold);                          // Redis: 100 s from now; known: what the 1 s re-entry gave
+        assertThat(validMs(hold)).isEqualTo(900 - margin(1_000));
+    }
+
+    @Test
+    void partialReleaseKeepingAWatchdogAcquisitionUsesTheWatchdogLease() {
+        Hold hold = acquire(Hold.WATCHDOG, hashField);
+        time.advanceMillis(100);
+        acquire(60_000, hashField);
+        time.advanceMillis(100);
+        partialRelease(hold);
+        assertThat(validMs(hold)).isEqualTo(WATCHDOG_MS - margin(WATCHDOG_MS));
+    }
+
+    @Test
+    void readHoldLastsAsLongAsItsLongestAcquisition() {
+        Hold hold = acquire(100_000, perAcquisition);
+        time.advanceMillis(100);
+        acquire(1_000, perAcquisition);                // its own key; the 100 s one still counts
+        assertThat(validMs(hold)).isEqualTo(99_900 - margin(100_000));
+    }
+
+    @Test
+    void readPartialReleaseFallsBackToTheLongestRemainingAcquisition() {
+        Hold hold = acquire(1_000, perAcquisition);
+        time.advanceMillis(100);
+        acquire(100_000, perAcquisition);
+        assertThat(validMs(hold)).isGreaterThan(90_000);
+        partialRelease(hold);                          // the newest key (100 s) goes, the 1 s one is left
+        assertThat(validMs(hold)).isEqualTo(900 - margin(1_000));
+    }
+
+    @Test
+    void readRenewalExtendsOnlyWatchdogAcquisitions() {
+        Hold hold = acquire(500, perAcquisition);      // a fixed lease: expires by itself after 500 ms
+        acquire(Hold.WATCHDOG, perAcquisition);
+        time.advanceMillis(WATCHDOG_MS / 3);           // renewal round
+        assertThat(renewals).hasSize(1);
+        renewals.get(0).complete(new ArrayList<>(Collections.nCopies(1, true)));
+        assertThat(validMs(hold)).isEqualTo(WATCHDOG_MS - margin(WATCHDOG_MS));
+
+        partialRelease(hold);                          // the watchdog key goes; the 500 ms one expired long ago
+        assertThat(hold.validForNanos(time.nanoTime())).isNegative();
+    }
+
+    @Test
+    void fencingTokenStaysWithTheHold() {
+        Hold hold = acquire(Hold.WATCHDOG, hashField);
+        assertThat(hold.fencingToken()).isNull();
+        hold.fencingToken(42);
+        assertThat(acquire(Hold.WATCHDOG, hashField)).isSameAs(hold);
+        assertThat(renewer.find("k", "c:1").fencingToken()).isEqualTo(42L);
+    }
+}

@@ -1,0 +1,202 @@
+package io.dlock.it;
+
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockClient;
+import io.dlock.LockException;
+import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Wait;
+import io.dlock.it.support.Workers;
+import io.dlock.testkit.ClientSettings;
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.util.function.BiFunction;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DistributedLock#leaseValidFor()} for every lock kind: positive while held, within the lease minus the margin
+ * (1% of the lease + 2 ms), never later than Redis keeps the hold (checked against the PTTL right after), also after
+ * re-entries and partial releases with different leases, {@code ZERO} for a thread that holds nothing, after the
+ * release, once the lease ran out, and while Redis does not answer (counted locally, no round trip).
+ */
+@ExtendWith(RedisExtension.class)
+@ClientSettings(watchdogTimeoutMillis = LeaseValidForIT.WATCHDOG_MS)
+@Timeout(value = 60, unit = SECONDS)
+class LeaseValidForIT {
+    static final int WATCHDOG_MS = 1500;
+
+    /** The lock kinds; each knows how long Redis still keeps the current thread's hold. */
+    enum Kind {
+        PLAIN(LockClient::getLock),
+        FAIR(LockClient::getFairLock),
+        FENCED(LockClient::getFencedLock),
+        WRITE((client, name) -> client.getReadWriteLock(name).writeLock()),
+        READ((client, name) -> client.getReadWriteLock(name).readLock());
+
+        final BiFunction<LockClient, String, DistributedLock> make;
+
+        Kind(BiFunction<LockClient, String, DistributedLock> make) {
+            this.make = make;
+        }
+
+        /**
+         * How long Redis keeps the hold of {@code field}, in ms: the hash's PTTL, or for a read hold the longest PTTL
+         * of the owner's own timeout keys (stricter than the hash, which other readers may keep alive).
+         */
+        long redisKeepsMs(RawRedis raw, String name, String field) {
+            if (this != READ) {
+                return raw.pttl(name);
+            }
+            String count = raw.sync().hget(name, field);
+            long longest = -2;
+            for (int n = 1; count != null && n <= Integer.parseInt(count); n++) {
+                longest = Math.max(longest, raw.pttl("{" + name + "}:" + field + ":rwlock_timeout:" + n));
+            }
+            return longest;
+        }
+    }
+
+    private String name;
+    private RawRedis raw;
+    private Workers workers;
+
+    @BeforeEach
+    void setUp(RedisServer server, TestInfo info) {
+        name = "it:LeaseValidForIT:" + info.getTestMethod().orElseThrow().getName() + ":"
+                + info.getDisplayName().replaceAll("[^A-Za-z0-9]+", "-");
+        raw = RawRedis.connect(server.uri());
+        workers = new Workers("lease-valid-worker");
+    }
+
+    @AfterEach
+    void tearDown() {
+        workers.close();
+        raw.close();
+    }
+
+    private static long margin(long leaseMs) {
+        return leaseMs / 100 + 2;
+    }
+
+    /** leaseValidFor() read first, then how long Redis keeps the hold: the local view may not be the later one. */
+    private long assertNotBeyondRedis(Kind kind, DistributedLock lock, LockClient client) {
+        long valid = lock.leaseValidFor().toMillis();
+        long keeps = kind.redisKeepsMs(raw, name, RawRedis.field(client.getId(), Thread.currentThread().getId()));
+        assertThat(valid).as("%s: leaseValidFor (ms) vs what Redis keeps (%d ms)", kind, keeps).isLessThanOrEqualTo(keeps);
+        return valid;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void fixedLeaseMinusTheMargin(Kind kind, LockClient a) throws InterruptedException {
+        DistributedLock lock = kind.make.apply(a, name);
+        assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
+
+        lock.lock(10, SECONDS);
+        long valid = assertNotBeyondRedis(kind, lock, a);
+        assertThat(valid).isBetween(10_000 - margin(10_000) - 500, 10_000 - margin(10_000));
+        assertThat(workers.call(Duration.ofSeconds(10), lock::leaseValidFor)).as("another thread")
+                .isEqualTo(Duration.ZERO);
+        lock.unlock();
+        assertThat(lock.leaseValidFor()).as("after unlock").isEqualTo(Duration.ZERO);
+
+        assertThat(lock.tryLock(0, 700, MILLISECONDS)).isTrue();
+        assertNotBeyondRedis(kind, lock, a);
+        Wait.until(Duration.ofSeconds(3), () -> lock.leaseValidFor().isZero(), "a 700 ms lease runs out");
+        Wait.until(Duration.ofSeconds(3), () -> !raw.exists(name), "the key expires");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void watchdogHoldStaysValidAcrossRenewals(Kind kind, LockClient a) {
+        DistributedLock lock = kind.make.apply(a, name);
+        lock.lock();
+        Wait.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
+            long valid = assertNotBeyondRedis(kind, lock, a);
+            return valid > 0 && valid <= WATCHDOG_MS - margin(WATCHDOG_MS);
+        }, () -> kind + ": watchdog hold not valid: " + lock.leaseValidFor());
+        lock.unlock();
+        assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
+    }
+
+    /** A re-entry with a longer lease, released again: Redis goes back to the outer (shorter) lease, and so must we. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void partialReleaseOfALongerReentryGoesBackToTheOuterLease(Kind kind, LockClient a) {
+        DistributedLock lock = kind.make.apply(a, name);
+        lock.lock(2, SECONDS);
+        lock.lock(60, SECONDS);
+        assertThat(assertNotBeyondRedis(kind, lock, a)).isGreaterThan(50_000L);
+        lock.unlock();
+        long valid = assertNotBeyondRedis(kind, lock, a);
+        assertThat(valid).as("%s after the partial release", kind).isBetween(1L, 2_000L);
+        Wait.until(Duration.ofSeconds(5), () -> lock.leaseValidFor().isZero(),
+                "the outer 2 s lease runs out locally");
+        Wait.until(Duration.ofSeconds(5), () -> kind.redisKeepsMs(raw, name,
+                RawRedis.field(a.getId(), Thread.currentThread().getId())) < 0, "and in Redis");
+    }
+
+    /** Read and write holds of one owner are separate records (field {@code id:tid} and {@code id:tid:write}). */
+    @Test
+    void readAndWriteHoldsOfOneOwnerAreTrackedApart(LockClient a) {
+        DistributedReadWriteLock rw = a.getReadWriteLock(name);
+        rw.writeLock().lock(10, SECONDS);
+        rw.readLock().lock(2, SECONDS);
+        assertThat(rw.writeLock().leaseValidFor().toMillis()).isBetween(9_000L, 10_000L);
+        assertThat(assertNotBeyondRedis(Kind.READ, rw.readLock(), a)).isBetween(1L, 2_000L);
+
+        rw.writeLock().unlock(); // downgrade: the read hold stays, the hash now lives as long as it
+        assertThat(rw.writeLock().leaseValidFor()).isEqualTo(Duration.ZERO);
+        assertThat(assertNotBeyondRedis(Kind.READ, rw.readLock(), a)).isBetween(1L, 2_000L);
+        assertThat(rw.readLock().leaseValidFor().toMillis()).isLessThanOrEqualTo(raw.pttl(name));
+        rw.readLock().unlock();
+        assertThat(rw.readLock().leaseValidFor()).isEqualTo(Duration.ZERO);
+    }
+
+    /** No round trip: while Redis is frozen the validity still runs down, and reaches zero when the lease would end. */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 500)
+    void runsOutWhileRedisDoesNotAnswer(Kind kind, RedisServer server, LockClient a) {
+        DistributedLock lock = kind.make.apply(a, name);
+        lock.lock();
+        long paused = System.nanoTime();
+        server.pause();
+        try {
+            long t = System.nanoTime();
+            Duration valid = lock.leaseValidFor();
+            assertThat(Wait.millisSince(t)).as("leaseValidFor() needs no round trip").isLessThan(100L);
+            assertThat(valid).isPositive();
+            Wait.until(Duration.ofMillis(WATCHDOG_MS + 1000), () -> lock.leaseValidFor().isZero(),
+                    "validity must run out while Redis does not answer");
+            // the last renewal was at most a third of the watchdog timeout before the pause
+            assertThat(Wait.millisSince(paused)).isGreaterThanOrEqualTo(WATCHDOG_MS * 2L / 3 - 100);
+        } finally {
+            server.resume();
+        }
+        Wait.until(Duration.ofSeconds(10), () -> {
+            try {
+                lock.unlock();
+                return true;
+            } catch (IllegalMonitorStateException expected) {
+                return true;
+            } catch (LockException notYet) {
+                return false;
+            }
+        }, "unlock settles once Redis answers again");
+        assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
+    }
+}
