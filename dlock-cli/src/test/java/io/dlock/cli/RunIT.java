@@ -259,28 +259,15 @@ class RunIT {
     }
 
     @Test
-    void fairRunWorksOrSaysNotAvailableYet(RedisServer redis, LockClient client) {
-        boolean available = Kinds.fairAvailable(client);
+    void fairRunRunsTheCommand(RedisServer redis) {
         DlockProcess p = DlockProcess.run("run", "--redis", redis.uri(), "--fair", "--wait", "5s", "fair-job",
                 "--", "echo", "fair");
-        if (available) {
-            assertThat(p.exitCode()).as(p.describe()).isZero();
-            assertThat(p.stdout()).isEqualTo("fair\n");
-        } else {
-            assertThat(p.exitCode()).as(p.describe()).isEqualTo(70);
-            assertThat(p.stderr()).startsWith("dlock: fair locks (--fair) are not available yet");
-            assertThat(p.stderr().lines()).hasSize(1);
-        }
+        assertThat(p.exitCode()).as(p.describe()).isZero();
+        assertThat(p.stdout()).isEqualTo("fair\n");
     }
 
     @Test
     void readRunsShareAndAWriteRunWaitsForThem(RedisServer redis, LockClient client) throws Exception {
-        if (!Kinds.readWriteAvailable(client)) {
-            DlockProcess p = DlockProcess.run("run", "--redis", redis.uri(), "--read", "rw", "--", "true");
-            assertThat(p.exitCode()).as(p.describe()).isEqualTo(70);
-            assertThat(p.stderr()).startsWith("dlock: read-write locks (--read/--write) are not available yet");
-            Kinds.skip("read-write lock");
-        }
         Path release = dir.resolve("release");
         String hold = "touch " + dir + "/$1; while [ ! -f " + release + " ]; do sleep 0.05; done";
         DlockProcess r1 = start(redis, "run", "--read", "rw", "sh", "-c", hold, "sh", "r1");

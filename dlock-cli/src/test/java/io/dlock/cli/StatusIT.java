@@ -98,9 +98,6 @@ class StatusIT {
 
     @Test
     void readWriteLockShowsItsMode(RedisServer redis, LockClient client) throws Exception {
-        if (!Kinds.readWriteAvailable(client)) {
-            Kinds.skip("read-write lock");
-        }
         DistributedReadWriteLock rw = client.getReadWriteLock("rw");
         rw.readLock().lock();
         DlockProcess p = DlockProcess.run("status", "--redis", redis.uri(), "--json", "rw");
