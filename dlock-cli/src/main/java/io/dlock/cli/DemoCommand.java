@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
             "Scenarios: workers in two JVMs contending on one lock (exact counter total); reentrancy; the watchdog "
                     + "keeping a long hold alive; a holder process killed with SIGKILL and its lock recovered after "
                     + "its lease; fair-lock FIFO order; readers sharing while a writer waits. Exits 0 when every "
-                    + "check passed (scenarios whose lock kind is not available yet are skipped), 1 otherwise.",
+                    + "check passed, 1 otherwise.",
         },
         optionListHeading = "%nOptions:%n")
 final class DemoCommand extends BaseCommand {

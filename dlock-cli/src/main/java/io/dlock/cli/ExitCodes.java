@@ -27,7 +27,7 @@ public final class ExitCodes {
         "1:unlock --force: the lock was not held; demo: a check failed",
         "2:usage error (unknown option, bad duration or URI, missing argument)",
         "69:Redis unreachable or failing (EX_UNAVAILABLE)",
-        "70:internal error, or lock kind not available yet in this build",
+        "70:internal error",
         "75:run: lock busy / --wait timed out (EX_TEMPFAIL; see --conflict-exit-code)",
         "76:run: lease lost while the command ran, command stopped",
         "126:run: command cannot be executed",

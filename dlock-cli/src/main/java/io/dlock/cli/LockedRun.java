@@ -162,9 +162,6 @@ final class LockedRun {
             if (cause instanceof LockException) {
                 throw new CliException(ExitCodes.UNAVAILABLE, cause.getMessage(), cause);
             }
-            if (cause instanceof UnsupportedOperationException) {
-                throw new CliException(ExitCodes.SOFTWARE, "not available yet: " + cause.getMessage(), cause);
-            }
             throw new CliException(ExitCodes.SOFTWARE, "cannot acquire lock '" + settings.lockName() + "': "
                     + cause, cause);
         }

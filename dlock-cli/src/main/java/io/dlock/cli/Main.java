@@ -78,9 +78,6 @@ public final class Main {
         } else if (e instanceof LockException) {
             code = ExitCodes.UNAVAILABLE;
             message = e.getMessage();
-        } else if (e instanceof UnsupportedOperationException) {
-            code = ExitCodes.SOFTWARE;
-            message = "not available yet: " + e.getMessage();
         } else {
             code = ExitCodes.SOFTWARE;
             message = "internal error: " + e;

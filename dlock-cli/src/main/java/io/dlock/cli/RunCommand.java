@@ -122,18 +122,10 @@ final class RunCommand extends BaseCommand {
             throw CliException.usage("--conflict-exit-code must be between 0 and 255: " + conflictExitCode);
         }
         LockClient client = connect(b -> b.watchdogTimeout(watchdog));
-        DistributedLock lock;
-        try {
-            lock = fair ? client.getFairLock(lockName)
-                    : read ? client.getReadWriteLock(lockName).readLock()
-                    : write ? client.getReadWriteLock(lockName).writeLock()
-                    : client.getLock(lockName);
-        } catch (UnsupportedOperationException e) {
-            client.close();
-            String kind = fair ? "fair locks (--fair)" : "read-write locks (--read/--write)";
-            throw new CliException(ExitCodes.SOFTWARE, kind + " are not available yet in this build of dlock ("
-                    + e.getMessage() + ")", e);
-        }
+        DistributedLock lock = fair ? client.getFairLock(lockName)
+                : read ? client.getReadWriteLock(lockName).readLock()
+                : write ? client.getReadWriteLock(lockName).writeLock()
+                : client.getLock(lockName);
         LockedRun.Settings settings = new LockedRun.Settings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
                 killAfter, conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode, quiet, Logging.isVerbose());
         return new LockedRun(client, lock, settings, cmd, err()).run();
