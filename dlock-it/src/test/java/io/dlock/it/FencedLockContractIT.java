@@ -7,13 +7,12 @@ import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.it.support.Redissons;
 import io.dlock.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
-import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -250,11 +249,7 @@ class FencedLockContractIT extends AbstractLockContractIT {
     @Test
     void redissonFencedAndPlainLocksShareTheLockAndTheSequence(RedisServer server, LockClient a)
             throws InterruptedException {
-        Config config = new Config();
-        config.setLockWatchdogTimeout(5000);
-        config.useSingleServer().setAddress(server.uri()).setConnectionMinimumIdleSize(1).setConnectionPoolSize(4)
-                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
-        RedissonClient redisson = Redisson.create(config);
+        RedissonClient redisson = Redissons.connect(server, 5000);
         try {
             FencedLock ours = fenced(a);
             RFencedLock theirs = redisson.getFencedLock(name);

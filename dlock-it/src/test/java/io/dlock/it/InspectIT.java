@@ -5,6 +5,7 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockInfo;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Wait;
 import io.dlock.testkit.RedisExtension;
 import io.dlock.testkit.RedisServer;
@@ -13,11 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -41,10 +40,7 @@ class InspectIT {
     @BeforeEach
     void setUp(RedisServer server) {
         raw = RawRedis.connect(server.uri());
-        Config config = new Config();
-        config.useSingleServer().setAddress(server.uri()).setConnectionMinimumIdleSize(1).setConnectionPoolSize(4)
-                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
-        redisson = Redisson.create(config);
+        redisson = Redissons.connect(server, 30_000);
     }
 
     @AfterEach
