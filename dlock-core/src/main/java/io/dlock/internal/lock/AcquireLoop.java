@@ -141,15 +141,13 @@ final class AcquireLoop {
             pauseThenAttempt();
             return;
         }
-        if (error == null) {
-            outageBackoffMs = 0;
-            outage.answered();
-        }
         if (error != null) {
             RuntimeException failure = Errors.toApi(error, lockName, "acquire");
             giveUpThen(() -> result.completeExceptionally(failure));
             return;
         }
+        outageBackoffMs = 0;
+        outage.answered();
         if (ttl == null) {
             end(!result.complete(true));
             return;
