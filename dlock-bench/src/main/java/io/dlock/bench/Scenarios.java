@@ -1,5 +1,6 @@
 package io.dlock.bench;
 
+import io.dlock.LockClientConfig;
 import org.HdrHistogram.Histogram;
 
 import java.io.BufferedReader;
@@ -29,7 +30,8 @@ final class Scenarios {
                 contended("S5", "fair lock, 8 threads on one lock (exact counter)", 8, true),
                 new Readers(),
                 new Mixed(),
-                new FailingTryLock(),
+                new FailingTryLock(false),
+                new FailingTryLock(true),
                 new Renewal(1),
                 new Renewal(1000));
     }
@@ -212,49 +214,65 @@ final class Scenarios {
         }
     }
 
-    /** S8: one thread calling tryLock() on a lock held by another thread (the failing path). */
+    /**
+     * S8: one thread calling tryLock() on a lock held elsewhere (the failing path). The holder is another client
+     * (its own connections and client id, as another process would be), so every call asks Redis. S8L is the same
+     * with the holder a thread of the caller's own client, which dlock answers without Redis.
+     */
     static final class FailingTryLock implements Scenario {
+        private final boolean sameClient;
+
+        FailingTryLock(boolean sameClient) {
+            this.sameClient = sameClient;
+        }
+
         public String id() {
-            return "S8";
+            return sameClient ? "S8L" : "S8";
         }
 
         public String title() {
-            return "1 thread, tryLock() on a lock held elsewhere";
+            return sameClient ? "1 thread, tryLock() on a lock another thread of its client holds"
+                    : "1 thread, tryLock() on a lock another client holds";
         }
 
         public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-            CountDownLatch held = new CountDownLatch(1);
-            CountDownLatch done = new CountDownLatch(1);
-            Thread holder = new Thread(() -> {
-                Lock lock = library.lock("s8");
-                lock.lock();
-                held.countDown();
-                try {
-                    done.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    lock.unlock();
-                }
-            }, "s8-holder");
-            holder.start();
-            held.await();
-            Lock lock = library.lock("s8");
-            long[] acquired = new long[1];
-            Load.Result load;
-            try {
-                load = Load.run(1, duration, t -> {
-                    if (lock.tryLock()) {
-                        acquired[0]++;
+            String name = id().toLowerCase();
+            try (Library other = sameClient ? null
+                    : Library.open(library.name(), context.uri(), LockClientConfig.DEFAULT_WATCHDOG_TIMEOUT)) {
+                Library holderLibrary = sameClient ? library : other;
+                CountDownLatch held = new CountDownLatch(1);
+                CountDownLatch done = new CountDownLatch(1);
+                Thread holder = new Thread(() -> {
+                    Lock lock = holderLibrary.lock(name);
+                    lock.lock();
+                    held.countDown();
+                    try {
+                        done.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
                         lock.unlock();
                     }
-                    return true;
-                });
-            } finally {
-                done.countDown();
-                holder.join(10_000);
+                }, "s8-holder");
+                holder.start();
+                held.await();
+                Lock lock = library.lock(name);
+                long[] acquired = new long[1];
+                Load.Result load;
+                try {
+                    load = Load.run(1, duration, t -> {
+                        if (lock.tryLock()) {
+                            acquired[0]++;
+                            lock.unlock();
+                        }
+                        return true;
+                    });
+                } finally {
+                    done.countDown();
+                    holder.join(10_000);
+                }
+                return new Outcome(load, acquired[0] == 0 ? "ok" : "ACQUIRED a held lock x" + acquired[0]);
             }
-            return new Outcome(load, acquired[0] == 0 ? "ok" : "ACQUIRED a held lock x" + acquired[0]);
         }
     }
 
