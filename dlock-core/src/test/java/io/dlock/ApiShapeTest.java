@@ -71,6 +71,42 @@ class ApiShapeTest {
     }
 
     @Test
+    void spinWaitAndLocalHandoffsHaveTheDocumentedDefaultsAndBounds() {
+        LockClientConfig defaults = LockClientConfig.builder().build();
+        assertThat(defaults.spinWait()).isEqualTo(LockClientConfig.DEFAULT_SPIN_WAIT)
+                .isEqualTo(Duration.ofNanos(200_000));
+        assertThat(defaults.localHandoffs()).isEqualTo(LockClientConfig.DEFAULT_LOCAL_HANDOFFS).isEqualTo(8);
+
+        LockClientConfig edges = LockClientConfig.builder().spinWait(Duration.ZERO).localHandoffs(0).build();
+        assertThat(edges.spinWait()).isEqualTo(Duration.ZERO);
+        assertThat(edges.localHandoffs()).isZero();
+        assertThat(LockClientConfig.builder().spinWait(Duration.ofMillis(10)).build().spinWait())
+                .isEqualTo(Duration.ofMillis(10));
+
+        assertThatThrownBy(() -> LockClientConfig.builder().spinWait(Duration.ofNanos(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spinWait");
+        assertThatThrownBy(() -> LockClientConfig.builder().spinWait(Duration.ofMillis(10).plusNanos(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spinWait");
+        assertThatThrownBy(() -> LockClientConfig.builder().spinWait(null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("spinWait");
+        assertThatThrownBy(() -> LockClientConfig.builder().localHandoffs(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("localHandoffs");
+    }
+
+    @Test
+    void toBuilderKeepsSpinWaitAndLocalHandoffs() {
+        LockClientConfig config = LockClientConfig.builder().spinWait(Duration.ofMillis(3)).localHandoffs(2).build();
+        LockClientConfig copy = config.toBuilder().build();
+        assertThat(copy.spinWait()).isEqualTo(Duration.ofMillis(3));
+        assertThat(copy.localHandoffs()).isEqualTo(2);
+        assertThat(config.toString()).contains("spinWait=PT0.003S").contains("localHandoffs=2");
+        LockClientConfig changed = config.toBuilder().localHandoffs(5).build();
+        assertThat(changed.localHandoffs()).isEqualTo(5);
+        assertThat(changed.spinWait()).isEqualTo(Duration.ofMillis(3));
+        assertThat(config.localHandoffs()).as("the original is immutable").isEqualTo(2);
+    }
+
+    @Test
     void configToStringHidesThePassword() {
         LockClientConfig config = LockClientConfig.builder().redisUri("redis://user:secret@host:6379").build();
         assertThat(config.toString()).doesNotContain("secret").contains("host:6379");

@@ -12,6 +12,7 @@ import io.dlock.LockInfo;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
+import io.dlock.internal.lock.SyncWaits;
 import io.dlock.internal.lock.ReentrantRedisLock;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.script.ScriptRunner;
@@ -82,7 +83,9 @@ public final class RedisLockClient implements LockClient {
                         transport::waitForReplicas);
         this.services = new LockServices(id, transport.commands(), scripts, wakeups, renewer, executor,
                 transport.publishCommand(), config.fairLockWaitTimeout().toMillis(), Clock.systemUTC(), scheduler,
-                replicaSync);
+                replicaSync, new SyncWaits(config.spinWait().toNanos()),
+                // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
+                config.syncReplicas() > 0 ? 0 : config.localHandoffs());
         this.inspector = new LockInspector(scripts);
         transport.listen(new RedisTransport.Listener() {
             @Override
@@ -212,7 +215,12 @@ public final class RedisLockClient implements LockClient {
     /** @return what the client is doing now (for tests and inspection) */
     public Diagnostics diagnostics() {
         return new Diagnostics(renewer.renewedCount(), renewer.trackedCount(), wakeups.subscriptionCount(),
-                services.waitingCount());
+                services.waitingCount(), services.localCohortCount());
+    }
+
+    /** @return how many owners of this client wait inside it behind another of its owners on {@code lockName} */
+    public int localWaiters(String lockName) {
+        return services.localWaiters(lockName);
     }
 
     public LockClientConfig config() {

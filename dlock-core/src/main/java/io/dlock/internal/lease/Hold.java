@@ -171,6 +171,11 @@ public final class Hold {
         return lastRenewalFailed;
     }
 
+    /** @return how many acquisitions (the first and re-entries) this hold counts; 0 once it has ended */
+    public synchronized int acquisitions() {
+        return state == State.ACTIVE ? leases.size() : 0;
+    }
+
     /** Nanoseconds this hold is still known valid at {@code nowNanos}, after the safety margin; ≤ 0 when not. */
     public synchronized long validForNanos(long nowNanos) {
         return state == State.ACTIVE ? validUntilNanos - marginNanos - nowNanos : 0;

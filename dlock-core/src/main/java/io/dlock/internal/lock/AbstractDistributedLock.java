@@ -7,7 +7,10 @@ import io.dlock.internal.lease.Hold;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Supplier;
 
 /**
  * The public lock API over a handful of primitives that each lock kind provides: one acquire attempt, one release,
@@ -71,6 +74,15 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     protected abstract CompletableFuture<Boolean> forceRelease();
 
+    /**
+     * The gate through which {@code ownerId}'s acquisition waits behind other owners of this client that hold the
+     * lock, and takes hand-offs from them ({@link LocalCohort}); null (the default) for kinds where holders can share
+     * the lock or a queue in Redis decides the order.
+     */
+    AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+        return null;
+    }
+
     // ---- reads, for the common layout (a hash at NAME, one field per owner); other layouts override ----
 
     protected CompletableFuture<Boolean> lockedRaw() {
@@ -98,6 +110,86 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     }
 
     // ---- the shared machinery ----
+
+    /**
+     * Sends a hand-off script for the receivers' fields and leases (ms), first in line first. Its reply: k ≥ 1 = the
+     * lock moved to the k-th receiver, 0 = nothing moved (release as usual), nil = the owner held nothing.
+     */
+    interface HandOffScript {
+        CompletableFuture<Long> send(List<String> toFields, List<Long> toLeasesMs);
+    }
+
+    /**
+     * For exclusive kinds with a {@link LocalCohort}: when {@code ownerId} releases its last acquisition and other
+     * owners of this client wait behind it, lets {@code handOff} move the lock to one of the first
+     * {@code candidates} of them; otherwise (or when the script moves nothing) releases with {@code release}.
+     * Replies like a release: 1 = the owner's last hold is gone, 0 = holds remain, nil = the owner held nothing.
+     * Keeps the cohort informed either way.
+     */
+    protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, int candidates,
+                                                             HandOffScript handOff,
+                                                             Supplier<CompletableFuture<Long>> release) {
+        LocalCohort cohort = services.cohorts.find(name);
+        List<LocalCohort.Waiter> next = cohort == null ? List.of()
+                : cohort.handoffCandidates(ownerId, hold, candidates);
+        if (next.isEmpty()) {
+            return releaseInRedis(ownerId, release);
+        }
+        List<String> fields = new ArrayList<>(next.size());
+        List<Long> leases = new ArrayList<>(next.size());
+        for (LocalCohort.Waiter waiter : next) {
+            fields.add(ownerField(waiter.ownerId));
+            leases.add(waiter.leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : waiter.leaseMs);
+        }
+        long sentAt = services.renewer.nanoTime();
+        CompletableFuture<Long> reply;
+        try {
+            reply = handOff.send(fields, leases);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((moved, error) -> {
+            if (error == null && moved != null && moved >= 1 && moved <= next.size()) {
+                LocalCohort.Waiter receiver = next.get((int) (moved - 1));
+                Hold receiverHold = services.renewer.acquired(name, holdKey(), fields.get((int) (moved - 1)),
+                        receiver.ownerId, receiver.leaseMs, sentAt, services.hashFieldRenewal);
+                if (cohort.claim(receiver)) {
+                    cohort.handedOff(receiver, receiverHold);
+                } else {
+                    // it stopped waiting while the script ran: it holds the lock now, so release it on its behalf
+                    release(receiver.ownerId);
+                }
+                return CompletableFuture.completedFuture(1L);
+            }
+            // Not moved (or unknown, after an error): the first in line asks Redis itself; this release goes on.
+            // A hand-off that ran although its reply was lost leaves the receiver a hold it does not know of: its
+            // own attempt then counts as a re-entry, and the hash outlives its unlock until that lease ends.
+            cohort.handoffFailed(next.get(0));
+            if (error != null) {
+                return CompletableFuture.<Long>failedFuture(error);
+            }
+            if (moved == null) {
+                services.cohorts.released(name, ownerId);
+                return CompletableFuture.<Long>completedFuture(null);
+            }
+            return releaseInRedis(ownerId, release);
+        }).thenCompose(f -> f);
+    }
+
+    private CompletableFuture<Long> releaseInRedis(long ownerId, Supplier<CompletableFuture<Long>> release) {
+        return release.get().thenApply(released -> {
+            if (released == null || released == 1L) {
+                services.cohorts.released(name, ownerId);
+            }
+            return released;
+        });
+    }
+
+    /** @return the TTL to keep after releasing one of several acquisitions of {@code hold} (ms) */
+    protected final long leaseAfterRelease(Hold hold) {
+        return hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
+                : services.renewer.watchdogMs();
+    }
 
     /**
      * Releases one hold of {@code ownerId}: marks the release in flight (so a concurrent renewal that finds the hold
@@ -161,7 +253,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         AcquireLoop loop = new AcquireLoop(name, () -> confirmedAttempt(ownerId, leaseMs, waitMillis),
                 () -> release(ownerId), () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups,
                 services.renewer::nanoTime, deadline, waitNanos == 0, services.renewer.watchdogMs(),
-                everyMessageWakesAllWaiters(), services.outage);
+                everyMessageWakesAllWaiters(), services.outage, localGate(ownerId, leaseMs));
         services.register(loop);
         loop.start();
         return loop;
@@ -203,7 +295,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     private void acquireUninterruptibly(long leaseMs) {
         AcquireLoop loop = startAcquire(WAIT_FOREVER, leaseMs, currentOwner());
-        SyncWaits.awaitUninterruptibly(loop.result());
+        services.waits.awaitUninterruptibly(loop.result());
     }
 
     private boolean acquireInterruptibly(long waitNanos, long leaseMs) throws InterruptedException {
@@ -212,9 +304,9 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         }
         AcquireLoop loop = startAcquire(waitNanos, leaseMs, currentOwner());
         try {
-            return SyncWaits.await(loop.result());
+            return services.waits.await(loop.result());
         } catch (InterruptedException e) {
-            SyncWaits.awaitUninterruptibly(loop.abandon());
+            services.waits.awaitUninterruptibly(loop.abandon());
             Thread.interrupted();
             throw e;
         }
@@ -278,7 +370,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     @Override
     public boolean tryLock() {
         AcquireLoop loop = startAcquire(0, LEASE_WATCHDOG, currentOwner());
-        return SyncWaits.awaitUninterruptibly(loop.result());
+        return services.waits.awaitUninterruptibly(loop.result());
     }
 
     @Override
@@ -295,19 +387,19 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     @Override
     public void unlock() {
         services.checkOpen(name);
-        SyncWaits.awaitUninterruptibly(release(currentOwner()));
+        services.waits.awaitUninterruptibly(release(currentOwner()));
     }
 
     @Override
     public boolean forceUnlock() {
         services.checkOpen(name);
-        return SyncWaits.awaitUninterruptibly(forceRelease());
+        return services.waits.awaitUninterruptibly(forceRelease());
     }
 
     @Override
     public boolean isLocked() {
         services.checkOpen(name);
-        return SyncWaits.awaitUninterruptibly(lockedRaw());
+        return services.waits.awaitUninterruptibly(lockedRaw());
     }
 
     @Override
@@ -318,19 +410,19 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     @Override
     public boolean isHeldByThread(long threadId) {
         services.checkOpen(name);
-        return SyncWaits.awaitUninterruptibly(holdCountRaw(threadId)) > 0;
+        return services.waits.awaitUninterruptibly(holdCountRaw(threadId)) > 0;
     }
 
     @Override
     public int getHoldCount() {
         services.checkOpen(name);
-        return SyncWaits.awaitUninterruptibly(holdCountRaw(currentOwner()));
+        return services.waits.awaitUninterruptibly(holdCountRaw(currentOwner()));
     }
 
     @Override
     public long remainTimeToLive() {
         services.checkOpen(name);
-        return SyncWaits.awaitUninterruptibly(ttlRaw());
+        return services.waits.awaitUninterruptibly(ttlRaw());
     }
 
     @Override

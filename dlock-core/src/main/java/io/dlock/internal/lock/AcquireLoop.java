@@ -29,6 +29,27 @@ final class AcquireLoop {
     interface Attempt extends Supplier<CompletableFuture<Long>> {
     }
 
+    /**
+     * This client's own knowledge of the lock ({@link LocalCohort}) for one owner: lets the loop wait behind another
+     * local owner without asking Redis. Exclusive kinds that support hand-offs provide one; others pass null.
+     */
+    interface LocalGate {
+        /** @return whether another owner of this client holds the lock (a single attempt then fails at once) */
+        boolean heldLocally();
+
+        /** @return a place behind the local holder, or null when none holds it (attempt in Redis) */
+        LocalCohort.Waiter queue(long maxWaitNanos);
+
+        /** Leaves the queue (unless a hand-off already chose this waiter). */
+        void leave(LocalCohort.Waiter waiter);
+
+        /** A Redis attempt found the lock busy. */
+        void busyInRedis();
+
+        /** This loop was sent to Redis but will not attempt (it ended meanwhile): the next local waiter may. */
+        void passOn();
+    }
+
     static final long NO_DEADLINE = Long.MIN_VALUE;
 
     private final String lockName;
@@ -43,11 +64,14 @@ final class AcquireLoop {
     private final long fallbackSleepMs;
     private final boolean everyMessageWakesAll;
     private final Outage outage;
+    private final LocalGate gate;
 
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private Subscription subscription;
     private volatile CompletableFuture<Boolean> sleeping;
+    /** This loop's place behind a local holder while it has one. */
+    private volatile LocalCohort.Waiter queued;
     private boolean unusedWakeup;
     /** The last pause after an unavailability error, 0 after an answer from Redis. */
     private long outageBackoffMs;
@@ -62,12 +86,14 @@ final class AcquireLoop {
      * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
      *                        ({@link WakeupHub#join(String, boolean)})
      * @param outage          paces the retries of a loop without deadline while Redis is unavailable
+     * @param gate            waits behind local holders and takes hand-offs; null for kinds without
      */
     AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
                 Supplier<CompletableFuture<?>> giveUp, String channel, WakeupHub hub, LongSupplier nanoTime,
                 long deadlineNanos, boolean singleAttempt, long fallbackSleepMs, boolean everyMessageWakesAll,
-                Outage outage) {
+                Outage outage, LocalGate gate) {
         this.outage = outage;
+        this.gate = gate;
         this.everyMessageWakesAll = everyMessageWakesAll;
         this.lockName = lockName;
         this.attempt = attempt;
@@ -102,10 +128,7 @@ final class AcquireLoop {
      */
     CompletableFuture<Void> abandon() {
         if (result.cancel(false)) {
-            CompletableFuture<Boolean> sleep = sleeping;
-            if (sleep != null) {
-                sleep.complete(false);
-            }
+            wakeFromWaits();
             return finished;
         }
         if (acquiredNow()) {
@@ -117,14 +140,31 @@ final class AcquireLoop {
     /** Fails the loop (the client is closing). */
     void fail(RuntimeException error) {
         if (result.completeExceptionally(error)) {
-            CompletableFuture<Boolean> sleep = sleeping;
-            if (sleep != null) {
-                sleep.complete(false);
-            }
+            wakeFromWaits();
+        }
+    }
+
+    /** The result is settled: cut short whatever the loop is waiting for (pub/sub sleep, pause, local queue). */
+    private void wakeFromWaits() {
+        CompletableFuture<Boolean> sleep = sleeping;
+        if (sleep != null) {
+            sleep.complete(false);
+        }
+        LocalCohort.Waiter waiter = queued;
+        if (waiter != null) {
+            gate.leave(waiter);
         }
     }
 
     private void attemptNow() {
+        unusedWakeup = false;
+        if (gate != null && waitLocally()) {
+            return;
+        }
+        attemptInRedis();
+    }
+
+    private void attemptInRedis() {
         unusedWakeup = false;
         CompletableFuture<Long> reply;
         try {
@@ -133,6 +173,50 @@ final class AcquireLoop {
             reply = CompletableFuture.failedFuture(e);
         }
         reply.whenComplete(this::afterAttempt);
+    }
+
+    /**
+     * Waits behind another owner of this client that holds the lock, if one does, instead of asking Redis.
+     *
+     * @return true if the loop is now waiting (or finished) locally
+     */
+    private boolean waitLocally() {
+        if (singleAttempt) {
+            if (!gate.heldLocally()) {
+                return false;
+            }
+            giveUpThen(() -> result.complete(false));
+            return true;
+        }
+        long leftMs = remainingMillis();
+        LocalCohort.Waiter waiter = gate.queue(leftMs == Long.MAX_VALUE ? Long.MAX_VALUE
+                : TimeUnit.MILLISECONDS.toNanos(leftMs));
+        if (waiter == null) {
+            return false;
+        }
+        queued = waiter;
+        if (result.isDone()) {
+            gate.leave(waiter);
+        }
+        waiter.turn.whenComplete((handedOver, ignored) -> {
+            queued = null;
+            afterLocalTurn(handedOver);
+        });
+        return true;
+    }
+
+    /** @param handedOver null when a local holder handed the lock to this loop's owner, else "attempt now" */
+    private void afterLocalTurn(Long handedOver) {
+        if (handedOver == null) {
+            afterAttempt(null, null);
+        } else if (result.isDone()) {
+            gate.passOn();
+            end(false);
+        } else {
+            // the holder is gone, the waiter must refresh its place, or its time is up (one last attempt, as any
+            // waiter makes at its deadline): ask Redis
+            attemptInRedis();
+        }
     }
 
     private void afterAttempt(Long ttl, Throwable error) {
@@ -151,6 +235,9 @@ final class AcquireLoop {
         if (ttl == null) {
             end(!result.complete(true));
             return;
+        }
+        if (gate != null) {
+            gate.busyInRedis();
         }
         if (result.isDone()) {
             end(false);
@@ -171,6 +258,9 @@ final class AcquireLoop {
                 }
             });
             return;
+        }
+        if (gate != null && waitLocally()) {
+            return; // another owner of this client holds it: its release wakes this loop, not a message
         }
         long sleepMs = ttl >= 0 ? Math.max(1, ttl) : fallbackSleepMs;
         CompletableFuture<Boolean> sleep = subscription.sleep(Math.min(sleepMs, leftMs));

@@ -35,16 +35,23 @@ public final class LockServices {
     final ReplicaSync replicaSync;
     /** Paces and logs the retries of acquisitions without a wait limit while Redis is unavailable. */
     final Outage outage;
+    /** What this client knows of its own owners' exclusive holds and waits ({@link LocalCohort}). */
+    final LocalCohorts cohorts;
+    /** Blocking waits of the sync API (spin-then-park). */
+    final SyncWaits waits;
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
      * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
      * @param scheduler      the client's timer (retry pauses during outages)
+     * @param waits          how sync calls block
+     * @param maxLocalHandoffs the most hand-offs of an exclusive lock between this client's owners in a row
      */
     public LockServices(String clientId, RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
                         WakeupHub wakeups, LeaseRenewer renewer, Executor executor, String publishCommand,
-                        long fairLockWaitMs, Clock clock, TaskScheduler scheduler, ReplicaSync replicaSync) {
+                        long fairLockWaitMs, Clock clock, TaskScheduler scheduler, ReplicaSync replicaSync,
+                        SyncWaits waits, int maxLocalHandoffs) {
         this.clientId = clientId;
         this.redis = redis;
         this.scripts = scripts;
@@ -58,6 +65,11 @@ public final class LockServices {
         this.clock = clock;
         this.replicaSync = replicaSync;
         this.outage = new Outage(scheduler);
+        this.waits = waits;
+        this.cohorts = new LocalCohorts(scheduler, renewer::nanoTime,
+                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
+                maxLocalHandoffs, (key, field) -> redis.hexists(key, field).toCompletableFuture());
+        this.cohorts.start();
     }
 
     void register(AcquireLoop loop) {
@@ -79,9 +91,21 @@ public final class LockServices {
         return waiting.size();
     }
 
+    /** @return lock names with local knowledge ({@link LocalCohort}) */
+    public int localCohortCount() {
+        return cohorts.size();
+    }
+
+    /** @return owners queued inside this client behind another of its owners on {@code lockName} */
+    public int localWaiters(String lockName) {
+        LocalCohort cohort = cohorts.find(lockName);
+        return cohort == null ? 0 : cohort.waiterCount();
+    }
+
     /** Fails every waiting acquisition; later calls fail at once. */
     public void close() {
         closed = true;
+        cohorts.close();
         for (AcquireLoop loop : waiting) {
             loop.fail(new LockException("lock client closed while waiting"));
         }

@@ -22,6 +22,10 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Costs</h2>
  * An uncontended {@code lock()} + {@code unlock()} is two round trips ({@code EVALSHA} each), nothing else; a
  * re-entry or partial release one. Waiting adds one {@code SUBSCRIBE} per client and lock name, shared.
+ * Between owners of one client, contention costs no failed attempts and a hand-over costs one call
+ * ({@code lock_handoff.lua}, see {@link LocalCohort}): owners wait behind the local holder inside the client, and
+ * the releasing owner moves the lock straight to the first of them, at most
+ * {@link io.dlock.LockClientConfig.Builder#localHandoffs} times in a row before the lock goes back through Redis.
  *
  * <h2>Leases</h2>
  * Each acquisition (re-entries included) resets the TTL to its lease; a partial release resets it to the lease of
@@ -46,18 +50,30 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
                 Long.toString(effectiveLease), field);
         return reply.thenApply(ttl -> {
             if (ttl == null) {
-                services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+                Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
+                        services.hashFieldRenewal);
+                services.cohorts.acquired(name, ownerId, hold);
             }
             return ttl;
         });
     }
 
     @Override
+    AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+        return new CohortGate(services.cohorts, name, ownerId, leaseMs);
+    }
+
+    /**
+     * Releases one hold of {@code ownerId}; when it is the owner's last and another owner of this client waits for
+     * the lock, hands the lock to that one instead ({@link LocalCohort}).
+     */
+    @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
-        long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
-                : services.renewer.watchdogMs();
-        return services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys, ownerField(ownerId),
-                Long.toString(lease), services.publishCommand);
+        return releaseOrHandOff(ownerId, hold, 1, (toFields, toLeasesMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
+                ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toFields.get(0),
+                Long.toString(toLeasesMs.get(0))),
+                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
+                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand));
     }
 
     @Override
@@ -68,6 +84,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     @Override
     protected CompletableFuture<Boolean> forceRelease() {
         services.renewer.discardAll(name);
+        services.cohorts.cleared(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 releaseKeys, services.publishCommand, "0");
         return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");

@@ -4,19 +4,38 @@ import io.dlock.internal.Errors;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Blocking waits on futures for the synchronous API. Uses {@link CompletableFuture#get()} (parks, so virtual
- * threads are not pinned); rethrows the future's failure unwrapped.
+ * Blocking waits on futures for the synchronous API: rethrows the future's failure unwrapped, and parks with
+ * {@link CompletableFuture#get()} (virtual threads are not pinned).
+ *
+ * <h2>Spin before parking</h2>
+ * A round trip to Redis on loopback or in one data centre takes tens of microseconds; parking the caller and waking
+ * it again (a futex call and a context switch on each side) costs about as much again, and is most of a
+ * single-threaded caller's latency. So a caller that is the <em>only</em> thread of the JVM blocked in a dlock call
+ * busy-waits for up to {@code spinNanos} before it parks. The rule bounds the cost: at most one thread per JVM spins
+ * at any time, it stops as soon as a second thread blocks (then CPU is better spent on the event loop and on Redis),
+ * it never spins longer than the budget per call, and it never spins on a single-CPU machine.
  */
-final class SyncWaits {
-    private SyncWaits() {
+public final class SyncWaits {
+    /** Threads of this JVM blocked in a dlock call right now, across clients: CPU is shared by all of them. */
+    private static final AtomicInteger BLOCKED = new AtomicInteger();
+    private static final boolean MULTI_CORE = Runtime.getRuntime().availableProcessors() > 1;
+
+    private final long spinNanos;
+
+    /** @param spinNanos the busy-wait budget per call (0 = never spin) */
+    public SyncWaits(long spinNanos) {
+        this.spinNanos = MULTI_CORE ? Math.max(0, spinNanos) : 0;
     }
 
     /** Waits, ignoring interrupts until done, then restores the interrupt flag. */
-    static <T> T awaitUninterruptibly(CompletableFuture<T> future) {
+    <T> T awaitUninterruptibly(CompletableFuture<T> future) {
         boolean interrupted = false;
+        BLOCKED.incrementAndGet();
         try {
+            spin(future);
             while (true) {
                 try {
                     return future.get();
@@ -27,6 +46,7 @@ final class SyncWaits {
                 }
             }
         } finally {
+            BLOCKED.decrementAndGet();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -34,11 +54,26 @@ final class SyncWaits {
     }
 
     /** Waits; on interrupt throws {@link InterruptedException} (the caller cleans up first). */
-    static <T> T await(CompletableFuture<T> future) throws InterruptedException {
+    <T> T await(CompletableFuture<T> future) throws InterruptedException {
+        BLOCKED.incrementAndGet();
         try {
+            spin(future);
             return future.get();
         } catch (ExecutionException e) {
             throw rethrow(e);
+        } finally {
+            BLOCKED.decrementAndGet();
+        }
+    }
+
+    /** Busy-waits while this is the JVM's only blocked caller, the future is pending and the budget lasts. */
+    private void spin(CompletableFuture<?> future) {
+        if (spinNanos == 0 || BLOCKED.get() != 1) {
+            return;
+        }
+        long end = System.nanoTime() + spinNanos;
+        while (!future.isDone() && BLOCKED.get() == 1 && System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
         }
     }
 

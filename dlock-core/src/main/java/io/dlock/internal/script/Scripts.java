@@ -6,6 +6,8 @@ public final class Scripts {
     public static final LuaScript LOCK_RELEASE = LuaScript.load("lock_release");
     public static final LuaScript LOCK_FORCE_RELEASE = LuaScript.load("lock_force_release");
     public static final LuaScript LOCK_RENEW = LuaScript.load("lock_renew");
+    /** Moves a lock between two owners of one client in one call (see {@code LocalCohort}). */
+    public static final LuaScript LOCK_HANDOFF = LuaScript.load("lock_handoff");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
 
     // fenced lock (redisson-protocol.md §5.1): the reentrant lock's release, renewal and force scripts, plus this

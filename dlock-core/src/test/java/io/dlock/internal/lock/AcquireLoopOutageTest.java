@@ -41,7 +41,7 @@ class AcquireLoopOutageTest {
             return reply instanceof Throwable t ? CompletableFuture.failedFuture(t)
                     : CompletableFuture.completedFuture(reply == ACQUIRED ? null : (Long) reply);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                hub, time::nanoTime, deadlineNanos, false, 30_000, false, outage);
+                hub, time::nanoTime, deadlineNanos, false, 30_000, false, outage, null);
     }
 
     @Test

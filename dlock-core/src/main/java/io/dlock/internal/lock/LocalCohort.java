@@ -1,0 +1,326 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.TaskScheduler;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+
+/**
+ * What one client knows about one exclusive lock beyond Redis: which of its own owners holds it, and which of its
+ * owners wait behind that one. It lets the client (a) skip Redis attempts that are certain to fail because another
+ * owner of the same client holds the lock, and (b) hand the lock from a releasing owner straight to the next local
+ * waiter in one script call, instead of a release, a pub/sub message and a new acquire.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>Redis stays the authority. {@link #holder} is a belief that only ever makes this client <em>wait</em>
+ *       (never enter): it is set when Redis grants an owner the lock and cleared when that owner releases it, loses it
+ *       or the client force-unlocks it; a holder whose {@link Hold} is no longer live counts as none.</li>
+ *   <li>A local waiter asks Redis itself at its deadline (one last attempt, as any waiter) and once its holder's
+ *       known lease has ended. While owners wait, the registry checks every {@code recheckNanos} that the holder's
+ *       field still exists in Redis ({@link #holdToVerify}, {@link #holderGone}): a lock freed behind the holder's
+ *       back (force-unlocked by another client, deleted, evicted) costs the waiters at most that long, never
+ *       exclusion. A waiter's own timer never sleeps longer than {@code recheckNanos} either.</li>
+ *   <li>Waiters are served first in, first out. Consecutive hand-offs are capped ({@code maxHandoffs}): then the
+ *       lock is released in Redis and published as usual, so that other clients (which wait on the pub/sub channel)
+ *       get their chance; a client never keeps a lock to itself for longer than that many critical sections.</li>
+ *   <li>All state is guarded by this object's monitor, never held across a Redis call or a wait.</li>
+ * </ul>
+ */
+final class LocalCohort {
+    /** A turn's value when the waiter should attempt in Redis (anything but null, which means "handed to you"). */
+    static final Long ATTEMPT_NOW = -2L;
+    private static final long NONE = Long.MIN_VALUE;
+
+    /** One owner of this client waiting behind a local holder. */
+    static final class Waiter {
+        final long ownerId;
+        final long leaseMs;
+        /** Completes with null when the lock was handed to this owner (recorded), else {@link #ATTEMPT_NOW}. */
+        final CompletableFuture<Long> turn = new CompletableFuture<>();
+        /** When the waiter's caller stops waiting ({@link System#nanoTime} scale), or null without limit. */
+        private final Long deadlineNanos;
+        private volatile Runnable cancelTimeout = () -> { };
+
+        Waiter(long ownerId, long leaseMs, Long deadlineNanos) {
+            this.ownerId = ownerId;
+            this.leaseMs = leaseMs;
+            this.deadlineNanos = deadlineNanos;
+        }
+    }
+
+    private final TaskScheduler scheduler;
+    private final LongSupplier nanoTime;
+    private final long recheckNanos;
+    private final int maxHandoffs;
+
+    private long holder = NONE;
+    private Hold holderHold;
+    private int handoffsInARow;
+    private final Deque<Waiter> waiters = new ArrayDeque<>();
+    /** Set once this cohort left its registry; callers holding it then fetch a fresh one. */
+    private boolean retired;
+
+    LocalCohort(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs) {
+        this.scheduler = scheduler;
+        this.nanoTime = nanoTime;
+        this.recheckNanos = recheckNanos;
+        this.maxHandoffs = maxHandoffs;
+    }
+
+    /**
+     * Queues {@code ownerId} when another owner of this client holds the lock.
+     *
+     * @param maxWaitNanos the caller's time left ({@code Long.MAX_VALUE} without limit)
+     * @return the waiter's turn, or null when no other local owner holds the lock (attempt in Redis); a retired
+     *         cohort also answers null
+     */
+    synchronized Waiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
+        if (retired || !hasLiveHolder() || holder == ownerId) {
+            return null;
+        }
+        long now = nanoTime.getAsLong();
+        Waiter waiter = new Waiter(ownerId, leaseMs, maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos);
+        waiters.addLast(waiter);
+        scheduleCheck(waiter, now);
+        return waiter;
+    }
+
+    /** Wakes {@code waiter} at its deadline, its holder's known lease end or the recheck, whichever comes first. */
+    private void scheduleCheck(Waiter waiter, long now) {
+        long sleep = Math.min(holderHold.validForNanos(now), recheckNanos);
+        if (waiter.deadlineNanos != null) {
+            sleep = Math.min(sleep, waiter.deadlineNanos - now);
+        }
+        waiter.cancelTimeout = scheduler.schedule(() -> check(waiter), Math.max(0, sleep));
+    }
+
+    /**
+     * A waiter's timer: it keeps its place while a live local holder remains and its caller still waits; otherwise
+     * it leaves the queue and asks Redis (which also settles its deadline).
+     */
+    private void check(Waiter waiter) {
+        synchronized (this) {
+            if (!waiters.contains(waiter)) {
+                return;
+            }
+            long now = nanoTime.getAsLong();
+            boolean timeLeft = waiter.deadlineNanos == null || waiter.deadlineNanos - now > 0;
+            if (timeLeft && hasLiveHolder()) {
+                scheduleCheck(waiter, now);
+                return;
+            }
+            waiters.remove(waiter);
+        }
+        finish(waiter, ATTEMPT_NOW);
+    }
+
+    /** Takes {@code waiter} out of the queue (timeout, abandon) unless a hand-off already chose it. */
+    void leave(Waiter waiter) {
+        synchronized (this) {
+            if (!waiters.remove(waiter)) {
+                return;
+            }
+        }
+        finish(waiter, ATTEMPT_NOW);
+    }
+
+    /**
+     * Redis granted {@code ownerId} the lock (a first hold or a re-entry).
+     *
+     * @return false if this cohort is retired (the caller records it in the current one)
+     */
+    synchronized boolean acquired(long ownerId, Hold hold) {
+        if (retired) {
+            return false;
+        }
+        if (holder != ownerId) {
+            handoffsInARow = 0;
+        }
+        holder = ownerId;
+        holderHold = hold;
+        return true;
+    }
+
+    /** @return whether an owner of this client other than {@code ownerId} holds the lock, as far as it knows */
+    synchronized boolean heldByAnotherLocalOwner(long ownerId) {
+        return !retired && hasLiveHolder() && holder != ownerId;
+    }
+
+    /**
+     * The waiters the lock may be handed to when {@code ownerId} releases its last acquisition, first in line first
+     * (at most {@code max}); none when nobody waits, {@code ownerId} is not the known holder, this is not its last
+     * acquisition, or the hand-offs in a row are used up. They stay queued: the one the hand-off script picks is
+     * then {@link #claim claimed}.
+     */
+    synchronized List<Waiter> handoffCandidates(long ownerId, Hold hold, int max) {
+        if (retired || holder != ownerId || hold == null || hold.acquisitions() != 1
+                || handoffsInARow >= maxHandoffs || waiters.isEmpty()) {
+            return List.of();
+        }
+        List<Waiter> candidates = new java.util.ArrayList<>(Math.min(max, waiters.size()));
+        for (Waiter waiter : waiters) {
+            if (candidates.size() == max) {
+                break;
+            }
+            candidates.add(waiter);
+        }
+        return candidates;
+    }
+
+    /**
+     * Takes {@code waiter} out of the queue to hand it the lock.
+     *
+     * @return false if it left meanwhile (the lock was moved to an owner nobody waits for: the caller releases it)
+     */
+    synchronized boolean claim(Waiter waiter) {
+        return waiters.remove(waiter);
+    }
+
+    /** The hand-off script moved the lock to the {@link #claim claimed} {@code waiter}, recorded as {@code hold}. */
+    void handedOff(Waiter waiter, Hold hold) {
+        synchronized (this) {
+            holder = waiter.ownerId;
+            holderHold = hold;
+            handoffsInARow++;
+        }
+        finish(waiter, null);
+    }
+
+    /** The hand-off did not happen (or its outcome is unknown): the first candidate asks Redis itself. */
+    void handoffFailed(Waiter waiter) {
+        if (claim(waiter)) {
+            finish(waiter, ATTEMPT_NOW);
+        }
+    }
+
+    /**
+     * {@code ownerId} no longer holds the lock (released in Redis, lost, or not held after all): if it was the
+     * holder, the first waiter attempts in Redis now; the others stay queued for whoever gets it next.
+     */
+    void released(long ownerId) {
+        Waiter first;
+        synchronized (this) {
+            if (holder != ownerId) {
+                return;
+            }
+            holder = NONE;
+            holderHold = null;
+            handoffsInARow = 0;
+            first = waiters.pollFirst();
+        }
+        if (first != null) {
+            finish(first, ATTEMPT_NOW);
+        }
+    }
+
+    /**
+     * A waiter was told to attempt in Redis but no longer will (its caller gave up meanwhile): the next waiter gets
+     * that turn, unless a live local holder exists (then it stays queued behind that one).
+     */
+    void passOn() {
+        Waiter next;
+        synchronized (this) {
+            if (hasLiveHolder()) {
+                return;
+            }
+            next = waiters.pollFirst();
+        }
+        if (next != null) {
+            finish(next, ATTEMPT_NOW);
+        }
+    }
+
+    /** Forgets the holder and sends every waiter to Redis (force-unlock by this client). */
+    void clear() {
+        List<Waiter> all;
+        synchronized (this) {
+            holder = NONE;
+            holderHold = null;
+            handoffsInARow = 0;
+            all = List.copyOf(waiters);
+            waiters.clear();
+        }
+        all.forEach(waiter -> finish(waiter, ATTEMPT_NOW));
+    }
+
+    /**
+     * A Redis attempt found the lock busy. If no owner of this client holds it, another client does: the local
+     * queue would only delay waiters, so all of them go to Redis (and its pub/sub wake-ups) instead.
+     */
+    void busyInRedis() {
+        List<Waiter> all;
+        synchronized (this) {
+            if (hasLiveHolder() || waiters.isEmpty()) {
+                return;
+            }
+            all = List.copyOf(waiters);
+            waiters.clear();
+        }
+        all.forEach(waiter -> finish(waiter, ATTEMPT_NOW));
+    }
+
+    /**
+     * @return the live holder's hold while owners wait behind it (the registry checks it is still in Redis), else
+     *         null
+     */
+    synchronized Hold holdToVerify() {
+        return !retired && !waiters.isEmpty() && hasLiveHolder() ? holderHold : null;
+    }
+
+    /**
+     * Redis no longer has {@code hold} (checked after it was granted): if it is still the holder's, forget the
+     * holder and send every waiter to Redis. A later grant (a new hold) is not affected.
+     */
+    void holderGone(Hold hold) {
+        List<Waiter> all;
+        synchronized (this) {
+            if (holderHold != hold) {
+                return;
+            }
+            holder = NONE;
+            holderHold = null;
+            handoffsInARow = 0;
+            all = List.copyOf(waiters);
+            waiters.clear();
+        }
+        all.forEach(waiter -> finish(waiter, ATTEMPT_NOW));
+    }
+
+    /**
+     * Retires this cohort if nobody waits and no owner holds the lock as far as this client knows (a hold that ran
+     * out or was lost counts as none); a retired cohort answers nothing and is not used again.
+     */
+    synchronized boolean retireIfIdle() {
+        if (!hasLiveHolder() && waiters.isEmpty()) {
+            retired = true;
+        }
+        return retired;
+    }
+
+    synchronized int waiterCount() {
+        return waiters.size();
+    }
+
+    private boolean hasLiveHolder() {
+        if (holder == NONE) {
+            return false;
+        }
+        if (holderHold.validForNanos(nanoTime.getAsLong()) > 0) {
+            return true;
+        }
+        holder = NONE;
+        holderHold = null;
+        handoffsInARow = 0;
+        return false;
+    }
+
+    private static void finish(Waiter waiter, Long value) {
+        waiter.cancelTimeout.run();
+        waiter.turn.complete(value);
+    }
+}

@@ -1,0 +1,138 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.TaskScheduler;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
+
+/**
+ * The {@link LocalCohort}s of one client, by lock name: one exists while an owner of the client holds or waits
+ * behind a local holder of that lock, and is dropped when idle, so the map stays as small as the set of locks in
+ * use.
+ *
+ * <p>Every {@code recheckNanos} a sweep drops cohorts whose holder's lease ran out or was lost with nobody waiting
+ * (nothing else would touch them again), and, for each cohort with waiters, checks with one {@code HEXISTS} that the
+ * holder's field is still in Redis: a lock freed behind the holder's back sends its waiters to Redis.
+ */
+final class LocalCohorts {
+    private final ConcurrentHashMap<String, LocalCohort> byName = new ConcurrentHashMap<>();
+    private final TaskScheduler scheduler;
+    private final LongSupplier nanoTime;
+    private final long recheckNanos;
+    private final int maxHandoffs;
+    private final BiFunction<String, String, CompletableFuture<Boolean>> fieldExists;
+    private volatile boolean closed;
+    private volatile Runnable cancelSweep = () -> { };
+
+    /**
+     * @param recheckNanos the longest a waiter trusts a local holder before asking Redis again
+     * @param maxHandoffs  the most hand-offs in a row before the lock goes back through Redis (0 = none)
+     * @param fieldExists  (key, field) → whether the hash field exists in Redis ({@code HEXISTS})
+     */
+    LocalCohorts(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs,
+                 BiFunction<String, String, CompletableFuture<Boolean>> fieldExists) {
+        this.scheduler = scheduler;
+        this.nanoTime = nanoTime;
+        this.recheckNanos = recheckNanos;
+        this.maxHandoffs = maxHandoffs;
+        this.fieldExists = fieldExists;
+    }
+
+    /** Starts the periodic sweep. */
+    void start() {
+        scheduleSweep();
+    }
+
+    /** Stops the sweep. */
+    void close() {
+        closed = true;
+        cancelSweep.run();
+    }
+
+    private void scheduleSweep() {
+        if (!closed) {
+            cancelSweep = scheduler.schedule(() -> {
+                try {
+                    sweep();
+                } finally {
+                    scheduleSweep();
+                }
+            }, recheckNanos);
+        }
+    }
+
+    /** Drops idle cohorts; checks in Redis the holders that others wait behind. Never throws. */
+    void sweep() {
+        byName.forEach((name, cohort) -> {
+            if (cohort.retireIfIdle()) {
+                byName.remove(name, cohort);
+                return;
+            }
+            Hold hold = cohort.holdToVerify();
+            if (hold == null) {
+                return;
+            }
+            CompletableFuture<Boolean> exists;
+            try {
+                exists = fieldExists.apply(hold.key(), hold.field());
+            } catch (RuntimeException e) {
+                return;
+            }
+            exists.whenComplete((present, error) -> {
+                if (error == null && Boolean.FALSE.equals(present)) {
+                    cohort.holderGone(hold);
+                }
+            });
+        });
+    }
+
+    /** @return the cohort of {@code name}, or null if none is active */
+    LocalCohort find(String name) {
+        return byName.get(name);
+    }
+
+    /** Records that Redis granted {@code ownerId} the lock {@code name}. */
+    void acquired(String name, long ownerId, Hold hold) {
+        while (true) {
+            LocalCohort cohort = byName.computeIfAbsent(name,
+                    n -> new LocalCohort(scheduler, nanoTime, recheckNanos, maxHandoffs));
+            if (cohort.acquired(ownerId, hold)) {
+                return;
+            }
+            byName.remove(name, cohort);
+        }
+    }
+
+    /** {@code ownerId} no longer holds {@code name}: wakes the next local waiter, drops the cohort when idle. */
+    void released(String name, long ownerId) {
+        LocalCohort cohort = byName.get(name);
+        if (cohort != null) {
+            cohort.released(ownerId);
+            tidy(name, cohort);
+        }
+    }
+
+    /** This client force-unlocked {@code name}. */
+    void cleared(String name) {
+        LocalCohort cohort = byName.get(name);
+        if (cohort != null) {
+            cohort.clear();
+            tidy(name, cohort);
+        }
+    }
+
+    /** Drops {@code cohort} if nobody holds or waits on it any more. */
+    void tidy(String name, LocalCohort cohort) {
+        if (cohort.retireIfIdle()) {
+            byName.remove(name, cohort);
+        }
+    }
+
+    /** @return how many locks have a cohort (tests: the map must not grow without bound) */
+    int size() {
+        return byName.size();
+    }
+}

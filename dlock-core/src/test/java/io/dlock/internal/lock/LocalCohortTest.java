@@ -1,0 +1,643 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.ManualScheduler;
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.LeaseRenewer;
+import io.dlock.internal.lease.RenewalSender;
+import io.dlock.internal.wakeup.PubSubPort;
+import io.dlock.internal.wakeup.WakeupHub;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a client knows of its own owners on one lock ({@link LocalCohort}, {@link LocalCohorts}): who waits behind a
+ * local holder, who gets the lock on a hand-off and in which order, how many hand-offs in a row, and how long a waiter
+ * trusts the holder before it asks Redis. No Redis, no sleep: time is {@link ManualScheduler}'s, holds are the
+ * renewer's real {@link Hold}s.
+ */
+class LocalCohortTest {
+    private static final String NAME = "orders";
+    private static final long WATCHDOG_MS = 30_000;
+    private static final long RECHECK_MS = 1_000;
+    private static final long FOREVER = Long.MAX_VALUE;
+    private static final long MS = 1_000_000L;
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final LeaseRenewer renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime,
+            Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
+    /** Never called: the renewer is not started, so no renewal round runs. */
+    private final RenewalSender renewal = (holds, leaseMs) ->
+            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+
+    private LocalCohort cohort(int maxHandoffs) {
+        return new LocalCohort(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs);
+    }
+
+    /** The first hand-off candidate of {@code owner}'s release, claimed (as a release does once the script moved it). */
+    private static LocalCohort.Waiter take(LocalCohort cohort, long owner, Hold hold) {
+        List<LocalCohort.Waiter> candidates = cohort.handoffCandidates(owner, hold, 1);
+        if (candidates.isEmpty()) {
+            return null;
+        }
+        assertThat(cohort.claim(candidates.get(0))).as("claimed").isTrue();
+        return candidates.get(0);
+    }
+
+    /** A hold of {@code owner} that Redis granted just now (a re-entry when the owner already holds). */
+    private Hold grant(long owner, long leaseMs) {
+        return renewer.acquired(NAME, NAME, "client:" + owner, owner, leaseMs, time.nanoTime(), renewal);
+    }
+
+    /** Redis granted {@code owner} the lock (watchdog lease) and the cohort is told, as an attempt does. */
+    private Hold acquire(LocalCohort cohort, long owner) {
+        Hold hold = grant(owner, Hold.WATCHDOG);
+        assertThat(cohort.acquired(owner, hold)).isTrue();
+        return hold;
+    }
+
+    /** The release of the owner's last hold went through (as {@code release()} does on its reply). */
+    private void releaseDone(Hold hold) {
+        renewer.releaseStarted(hold);
+        renewer.releaseDone(hold, true);
+    }
+
+    /** Hands the lock from {@code from} to the next waiter, as a successful hand-off script reply does. */
+    private LocalCohort.Waiter handOff(LocalCohort cohort, long from, Hold fromHold) {
+        LocalCohort.Waiter next = take(cohort, from, fromHold);
+        assertThat(next).as("hand-off target of owner %d", from).isNotNull();
+        Hold nextHold = grant(next.ownerId, next.leaseMs);
+        releaseDone(fromHold);
+        cohort.handedOff(next, nextHold);
+        return next;
+    }
+
+    private static void assertHandedOver(LocalCohort.Waiter waiter) {
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(null);
+    }
+
+    private static void assertSentToRedis(LocalCohort.Waiter waiter) {
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalCohort.ATTEMPT_NOW);
+    }
+
+    private static void assertStillWaiting(LocalCohort.Waiter waiter) {
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isNotDone();
+    }
+
+    @Test
+    void withoutALocalHolderNobodyQueues() {
+        LocalCohort cohort = cohort(8);
+        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER)).isNull();
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
+        assertThat(time.pending()).as("no timer for a waiter that did not queue").isZero();
+    }
+
+    @Test
+    void theHolderItselfNeverQueuesBehindItself() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        assertThat(cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER)).as("a re-entry goes to Redis").isNull();
+        assertThat(cohort.heldByAnotherLocalOwner(1)).isFalse();
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
+        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER)).isNotNull();
+    }
+
+    @Test
+    void handOffsServeTheWaitersInArrivalOrder() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, 5_000, FOREVER);
+        LocalCohort.Waiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+
+        assertThat(take(cohort, 1, first)).isSameAs(b);
+        Hold bHold = grant(2, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(b, bHold);
+        assertHandedOver(b);
+        assertStillWaiting(c);
+        assertStillWaiting(d);
+        assertThat(cohort.heldByAnotherLocalOwner(1)).as("owner 1 now waits behind owner 2").isTrue();
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
+        assertThat(take(cohort, 1, first)).as("owner 1 no longer holds: nothing to hand off").isNull();
+
+        LocalCohort.Waiter toC = handOff(cohort, 2, bHold);
+        assertThat(toC).isSameAs(c);
+        assertThat(toC.leaseMs).as("the waiter's own lease goes with it").isEqualTo(5_000);
+        assertHandedOver(c);
+        assertStillWaiting(d);
+        assertThat(handOff(cohort, 3, renewer.find(NAME, "client:3"))).isSameAs(d);
+        assertHandedOver(d);
+        assertThat(take(cohort, 4, renewer.find(NAME, "client:4"))).as("nobody left").isNull();
+        assertThat(time.pending()).as("the waiters' timers are cancelled").isZero();
+    }
+
+    @Test
+    void onlyTheLastAcquisitionOfTheHolderIsHandedOff() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        Hold reentered = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        assertThat(reentered.acquisitions()).isEqualTo(2);
+        assertThat(take(cohort, 1, reentered)).as("a partial release keeps the lock").isNull();
+        assertThat(take(cohort, 1, null)).as("a hold this client does not track").isNull();
+        assertStillWaiting(b);
+    }
+
+    @Test
+    void handOffsInARowAreCappedAndTheCountRestartsAfterAReleaseThroughRedis() {
+        LocalCohort cohort = cohort(2);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER);
+
+        handOff(cohort, 1, h1);
+        handOff(cohort, 2, renewer.find(NAME, "client:2"));
+        Hold h3 = renewer.find(NAME, "client:3");
+        assertThat(take(cohort, 3, h3)).as("third hand-off in a row with a cap of 2").isNull();
+        assertStillWaiting(w4);
+
+        // owner 3 releases through Redis (published): the first waiter attempts there, the count starts again
+        releaseDone(h3);
+        cohort.released(3);
+        assertSentToRedis(w4);
+        assertStillWaiting(w5);
+        Hold h4 = acquire(cohort, 4);
+        assertThat(handOff(cohort, 4, h4)).isSameAs(w5);
+        assertHandedOver(w2);
+        assertHandedOver(w3);
+    }
+
+    @Test
+    void anotherOwnerTakingTheLockThroughRedisRestartsTheCount() {
+        LocalCohort cohort = cohort(1);
+        Hold h1 = acquire(cohort, 1);
+        cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        handOff(cohort, 1, h1);
+        Hold h2 = renewer.find(NAME, "client:2");
+        cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        assertThat(take(cohort, 2, h2)).as("cap of 1 used up").isNull();
+
+        // the record is replaced by a grant from Redis to another owner (the lock went round through Redis)
+        releaseDone(h2);
+        Hold h4 = acquire(cohort, 4);
+        assertThat(take(cohort, 4, h4)).as("a new streak may begin").isNotNull();
+    }
+
+    @Test
+    void withACapOfZeroNothingIsEverHandedOff() {
+        LocalCohort cohort = cohort(0);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        assertThat(b).as("waiting locally still saves the doomed attempts").isNotNull();
+        assertThat(take(cohort, 1, h1)).isNull();
+        releaseDone(h1);
+        cohort.released(1);
+        assertSentToRedis(b);
+    }
+
+    @Test
+    void aWaiterThatLeavesBeforeItIsChosenIsSkipped() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        cohort.leave(b);
+        assertSentToRedis(b);
+        cohort.leave(b);
+        assertSentToRedis(b);
+        assertThat(take(cohort, 1, h1)).isSameAs(c);
+    }
+
+    @Test
+    void aWaiterChosenForAHandOffCanNoLongerLeave() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        assertThat(take(cohort, 1, h1)).isSameAs(b);
+
+        cohort.leave(b);
+        assertThat(b.turn).as("the hand-off decides, not the leave").isNotDone();
+        cohort.handedOff(b, grant(2, Hold.WATCHDOG));
+        assertHandedOver(b);
+
+        // a hand-off that did not happen sends its first candidate to Redis; the rest keep waiting
+        assertThat(cohort.handoffCandidates(2, renewer.find(NAME, "client:2"), 16)).containsExactly(c);
+        cohort.handoffFailed(c);
+        assertSentToRedis(c);
+        assertThat(cohort.heldByAnotherLocalOwner(3)).as("the failed hand-off leaves the holder as it was").isTrue();
+    }
+
+    @Test
+    void aWaiterTrustsTheHolderNoLongerThanItsOwnWait() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        LocalCohort.Waiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 300 * MS);
+        time.advanceMillis(299);
+        assertStillWaiting(w);
+        time.advanceMillis(1);
+        assertSentToRedis(w);
+        assertThat(take(cohort, 1, renewer.find(NAME, "client:1"))).as("it left the queue").isNull();
+    }
+
+    /**
+     * The recheck bounds how long a waiter goes on trusting a holder whose hold ended without the cohort being told
+     * (here the renewer dropped it, as after a loss): the waiter finds out at its recheck, not later.
+     */
+    @Test
+    void aWaiterLooksAgainAtTheHolderAfterTheRecheckPeriod() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        LocalCohort.Waiter forever = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter longWait = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, 5_000 * MS);
+        time.advanceMillis(RECHECK_MS / 2);
+        renewer.discardAll(NAME);
+        time.advanceMillis(RECHECK_MS / 2 - 1);
+        assertStillWaiting(forever);
+        assertStillWaiting(longWait);
+        time.advanceMillis(1);
+        assertSentToRedis(forever);
+        assertSentToRedis(longWait);
+        assertThat(time.pending()).isZero();
+    }
+
+    @Test
+    void aWaiterTrustsTheHolderNoLongerThanItsKnownValidity() {
+        LocalCohort cohort = cohort(8);
+        Hold leased = grant(1, 500);
+        cohort.acquired(1, leased);
+        // known valid for 500 ms minus the margin (1% + 2 ms): 493 ms
+        assertThat(leased.validForNanos(time.nanoTime())).isEqualTo(493 * MS);
+        time.advanceMillis(100);
+        LocalCohort.Waiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        time.advanceMillis(392);
+        assertStillWaiting(w);
+        time.advanceMillis(1);
+        assertSentToRedis(w);
+    }
+
+    @Test
+    void busyInRedisSendsTheWaitersThereOnlyWhenNoLocalOwnerHoldsTheLock() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        cohort.busyInRedis();
+        assertStillWaiting(b);
+        assertStillWaiting(c);
+        assertStillWaiting(d);
+
+        // owner 1 releases; b attempts in Redis and finds the lock taken by another client: c and d must not wait
+        // for a local hand-off that cannot come
+        releaseDone(h1);
+        cohort.released(1);
+        assertSentToRedis(b);
+        assertStillWaiting(c);
+        cohort.busyInRedis();
+        assertSentToRedis(c);
+        assertSentToRedis(d);
+        assertThat(time.pending()).isZero();
+        assertThat(cohort.retireIfIdle()).isTrue();
+    }
+
+    @Test
+    void releasedWakesOnlyTheFirstWaiterAndOnlyForTheHolder() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+
+        cohort.released(2);
+        assertStillWaiting(b);
+        assertThat(cohort.heldByAnotherLocalOwner(2)).as("a non-holder's release changes nothing").isTrue();
+
+        releaseDone(h1);
+        cohort.released(1);
+        assertSentToRedis(b);
+        assertStillWaiting(c);
+        assertThat(cohort.heldByAnotherLocalOwner(3)).isFalse();
+        assertThat(cohort.retireIfIdle()).as("c still waits").isFalse();
+
+        // whoever gets it next from Redis hands it to c
+        Hold h2 = acquire(cohort, 2);
+        assertThat(handOff(cohort, 2, h2)).isSameAs(c);
+        assertHandedOver(c);
+    }
+
+    @Test
+    void aTurnTheFirstWaiterCannotUseGoesToTheNextOneUnlessALocalOwnerHoldsTheLock() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        cohort.passOn();
+        assertStillWaiting(b);
+        assertThat(cohort.heldByAnotherLocalOwner(2)).as("nothing to pass on while owner 1 holds it").isTrue();
+
+        releaseDone(h1);
+        cohort.released(1);
+        assertSentToRedis(b);
+        // b gave up meanwhile: its turn goes to c, and only to c
+        cohort.passOn();
+        assertSentToRedis(c);
+        assertStillWaiting(d);
+    }
+
+    @Test
+    void clearSendsEveryWaiterToRedisAndForgetsTheHolder() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        cohort.clear();
+        assertSentToRedis(b);
+        assertSentToRedis(c);
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
+        assertThat(time.pending()).isZero();
+        assertThat(cohort.retireIfIdle()).isTrue();
+    }
+
+    @Test
+    void onlyAnIdleCohortRetiresAndARetiredOneAnswersNothing() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        assertThat(cohort.retireIfIdle()).as("held").isFalse();
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        releaseDone(h1);
+        cohort.released(1);
+        assertSentToRedis(b);
+        assertThat(cohort.retireIfIdle()).isTrue();
+        assertThat(cohort.retireIfIdle()).as("stays retired").isTrue();
+
+        assertThat(cohort.acquired(2, grant(2, Hold.WATCHDOG))).as("a retired cohort records nothing").isFalse();
+        assertThat(cohort.heldByAnotherLocalOwner(3)).isFalse();
+        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER)).isNull();
+    }
+
+    @Test
+    void aHolderWhoseHoldIsNoLongerValidCountsAsNone() {
+        LocalCohort cohort = cohort(8);
+        Hold leased = grant(1, 200);
+        cohort.acquired(1, leased);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
+
+        time.advanceMillis(200);
+        assertSentToRedis(b);
+        assertThat(cohort.heldByAnotherLocalOwner(2)).as("lease ran out").isFalse();
+        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER)).isNull();
+        assertThat(take(cohort, 1, leased)).isNull();
+    }
+
+    @Test
+    void aHolderWhoseHoldEndedCountsAsNone() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        // the renewer forgot the hold (force-unlocked elsewhere in this client, found not held …) before the cohort
+        // heard of it: the cohort must not keep anybody waiting behind it
+        renewer.discardAll(NAME);
+        assertThat(h1.validForNanos(time.nanoTime())).isZero();
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
+        assertThat(cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER)).isNull();
+        cohort.busyInRedis();
+        assertSentToRedis(b);
+        assertSentToRedis(c);
+    }
+
+    /**
+     * A holder that never unlocks (a lease left to run out) must not keep its cohort, and the registry entry, alive
+     * forever: once its hold is no longer valid it counts as none here too.
+     */
+    @Test
+    void aCohortWhoseHolderIsNoLongerValidIsIdle() {
+        LocalCohort cohort = cohort(8);
+        cohort.acquired(1, grant(1, 200));
+        assertThat(cohort.retireIfIdle()).isFalse();
+        time.advanceMillis(200);
+        assertThat(cohort.retireIfIdle()).isTrue();
+    }
+
+    @Test
+    void theRegistryKeepsACohortOnlyWhileSomebodyHoldsOrWaits() {
+        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8,
+                (key, field) -> CompletableFuture.completedFuture(true));
+        assertThat(cohorts.find(NAME)).isNull();
+        Hold h1 = grant(1, Hold.WATCHDOG);
+        cohorts.acquired(NAME, 1, h1);
+        LocalCohort cohort = cohorts.find(NAME);
+        assertThat(cohort).isNotNull();
+        assertThat(cohorts.size()).isEqualTo(1);
+        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+
+        releaseDone(h1);
+        cohorts.released(NAME, 1);
+        assertSentToRedis(b);
+        assertThat(cohorts.size()).as("dropped once idle").isZero();
+        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER)).as("the old one is retired").isNull();
+
+        // a grant after that starts a fresh cohort, even if somebody recorded it in the retired one
+        Hold h2 = grant(2, Hold.WATCHDOG);
+        cohorts.acquired(NAME, 2, h2);
+        assertThat(cohorts.find(NAME)).isNotNull().isNotSameAs(cohort);
+        assertThat(cohorts.find(NAME).heldByAnotherLocalOwner(3)).isTrue();
+
+        cohorts.cleared(NAME);
+        assertThat(cohorts.size()).as("dropped after a force-unlock").isZero();
+        cohorts.released("never-used", 9);
+        cohorts.cleared("never-used");
+        assertThat(cohorts.size()).isZero();
+    }
+
+    // ---- with the acquisition loop: what a waiter does with its turn ----
+
+    /** A gate like the plain lock's, on one cohort, for {@code owner}. */
+    private static AcquireLoop.LocalGate loopGate(LocalCohort cohort, long owner) {
+        return new AcquireLoop.LocalGate() {
+            @Override
+            public boolean heldLocally() {
+                return cohort.heldByAnotherLocalOwner(owner);
+            }
+
+            @Override
+            public LocalCohort.Waiter queue(long maxWaitNanos) {
+                return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, maxWaitNanos);
+            }
+
+            @Override
+            public void leave(LocalCohort.Waiter waiter) {
+                cohort.leave(waiter);
+            }
+
+            @Override
+            public void passOn() {
+                cohort.passOn();
+            }
+
+            @Override
+            public void busyInRedis() {
+                cohort.busyInRedis();
+            }
+        };
+    }
+
+    /** The acquisition of {@code owner} through a gate on {@code cohort}; every Redis attempt acquires. */
+    private AcquireLoop loop(LocalCohort cohort, long owner, LongSupplier clock, long deadlineNanos,
+                             AtomicInteger redisAttempts) {
+        AcquireLoop.LocalGate gate = loopGate(cohort, owner);
+        WakeupHub hub = new WakeupHub(new PubSubPort() {
+            @Override
+            public CompletableFuture<Void> subscribe(String channel) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletableFuture<Void> unsubscribe(String channel) {
+                return CompletableFuture.completedFuture(null);
+            }
+        }, time);
+        return new AcquireLoop(NAME, () -> {
+            redisAttempts.incrementAndGet();
+            cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
+            return CompletableFuture.completedFuture(null);
+        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
+                hub, clock, deadlineNanos, false, WATCHDOG_MS, false, new Outage(time), gate);
+    }
+
+    /**
+     * The registry's sweep: a holder whose field is gone from Redis (force-unlocked by another client, deleted)
+     * sends its waiters to Redis; a cohort whose holder's lease ran out with nobody waiting is dropped.
+     */
+    @Test
+    void theSweepSendsWaitersOfAVanishedHolderToRedisAndDropsCohortsOfExpiredHolds() {
+        java.util.Set<String> inRedis = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.List<String> checked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, (key, field) -> {
+            checked.add(key + " " + field);
+            return CompletableFuture.completedFuture(inRedis.contains(field));
+        });
+        Hold h1 = grant(1, Hold.WATCHDOG);
+        inRedis.add(h1.field());
+        cohorts.acquired(NAME, 1, h1);
+        LocalCohort.Waiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+
+        cohorts.sweep();
+        assertThat(checked).containsExactly(NAME + " " + h1.field());
+        assertThat(b.turn).as("the holder is still there").isNotDone();
+
+        inRedis.clear();
+        cohorts.sweep();
+        assertSentToRedis(b);
+
+        // nobody waits: no check in Redis; a hold whose fixed lease ran out leaves nothing behind
+        checked.clear();
+        Hold h3 = grant(3, 500);
+        cohorts.acquired("other", 3, h3);
+        cohorts.sweep();
+        assertThat(checked).isEmpty();
+        assertThat(cohorts.find("other")).isNotNull();
+        time.advanceMillis(600);
+        cohorts.sweep();
+        assertThat(cohorts.find("other")).isNull();
+    }
+
+    /**
+     * The holder releases through Redis just as the first waiter's wait runs out (its own timer has not fired yet):
+     * the first waiter makes one last attempt in Redis, as any waiter does at its deadline, and gets the lock.
+     */
+    @Test
+    void aWaiterOutOfTimeWhenItsTurnComesMakesOneLastAttemptInRedis() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        AtomicLong skew = new AtomicLong();
+        LongSupplier loopClock = () -> time.nanoTime() + skew.get();
+        AtomicInteger attemptsOfB = new AtomicInteger();
+        AtomicInteger attemptsOfC = new AtomicInteger();
+        AcquireLoop b = loop(cohort, 2, loopClock, time.nanoTime() + 100 * MS, attemptsOfB);
+        AcquireLoop c = loop(cohort, 3, loopClock, AcquireLoop.NO_DEADLINE, attemptsOfC);
+        b.start();
+        c.start();
+        assertThat(attemptsOfB.get() + attemptsOfC.get()).as("both wait locally").isZero();
+
+        // b's deadline has passed by its clock, but its timer (cohort time) has not fired
+        skew.set(150 * MS);
+        releaseDone(h1);
+        cohort.released(1);
+        assertThat(attemptsOfB).hasValue(1);
+        assertThat(b.result()).isCompletedWithValue(true);
+        assertThat(attemptsOfC).as("c now waits behind b").hasValue(0);
+        assertThat(c.result()).isNotDone();
+    }
+
+    /**
+     * The first waiter's caller gave up at the moment the holder released through Redis and sent it to Redis: the
+     * turn it will not use must reach the next waiter rather than leave it asleep while the lock is free.
+     */
+    @Test
+    void aWaiterThatGaveUpWithTheTurnInHandPassesItOn() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        AtomicInteger attemptsOfB = new AtomicInteger();
+        AtomicInteger attemptsOfC = new AtomicInteger();
+        AcquireLoop b = loop(cohort, 2, time::nanoTime, AcquireLoop.NO_DEADLINE, attemptsOfB);
+        AcquireLoop c = loop(cohort, 3, time::nanoTime, AcquireLoop.NO_DEADLINE, attemptsOfC);
+        b.start();
+        c.start();
+        b.result().cancel(false); // settled, but still queued: the race abandon() loses against released()
+
+        releaseDone(h1);
+        cohort.released(1);
+        assertThat(attemptsOfB).hasValue(0);
+        assertThat(attemptsOfC).as("c attempts at once, not at its recheck").hasValue(1);
+        assertThat(c.result()).isCompletedWithValue(true);
+    }
+
+    @Test
+    void aHandedOverTurnCompletesTheAcquisitionWithoutAskingRedis() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        AtomicInteger attempts = new AtomicInteger();
+        AcquireLoop b = loop(cohort, 2, time::nanoTime, AcquireLoop.NO_DEADLINE, attempts);
+        b.start();
+        assertThat(b.result()).isNotDone();
+        handOff(cohort, 1, h1);
+        assertThat(b.result()).isCompletedWithValue(true);
+        assertThat(b.finished()).isDone();
+        assertThat(attempts).hasValue(0);
+        assertThat(cohort.heldByAnotherLocalOwner(1)).isTrue();
+    }
+
+    @Test
+    void aSingleAttemptBehindALocalHolderFailsWithoutAskingRedis() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        AtomicInteger attempts = new AtomicInteger();
+        AcquireLoop once = new AcquireLoop(NAME, () -> {
+            attempts.incrementAndGet();
+            return CompletableFuture.completedFuture(1_000L);
+        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
+                null, time::nanoTime, time.nanoTime(), true, WATCHDOG_MS, false, new Outage(time),
+                loopGate(cohort, 2));
+        once.start();
+        assertThat(once.result()).isCompletedWithValue(false);
+        assertThat(attempts).hasValue(0);
+        assertThat(time.pending()).as("nothing queued, nothing scheduled").isZero();
+    }
+}
