@@ -273,6 +273,10 @@ final class AcquireLoop {
             if (result.isDone()) {
                 unusedWakeup = Boolean.TRUE.equals(woken);
                 end(false);
+            } else if (Boolean.TRUE.equals(woken)) {
+                // an unlock message: the lock went through Redis. Ask Redis, not the local gate, whose holder may
+                // still look alive while its release reply is on its way
+                attemptInRedis();
             } else {
                 attemptNow();
             }
