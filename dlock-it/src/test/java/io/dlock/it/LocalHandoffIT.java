@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -38,6 +39,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 
 import static io.dlock.DistributedLock.LEASE_WATCHDOG;
@@ -425,17 +427,7 @@ class LocalHandoffIT {
         });
         List<Future<?>> tasks = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            tasks.add(workers.submit(() -> {
-                while (!stop.get()) {
-                    lock.lock();
-                    try {
-                        section.run();
-                    } finally {
-                        lock.unlock();
-                    }
-                }
-                return null;
-            }));
+            tasks.add(workers.submit(lockUnlockUntil(stop, lock, section)));
         }
         for (int i = 0; i < 6; i++) {
             tasks.add(workers.submit(() -> {
@@ -557,17 +549,7 @@ class LocalHandoffIT {
         });
         List<Future<?>> hammering = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            hammering.add(workers.submit(() -> {
-                while (!stop.get()) {
-                    ours.lock();
-                    try {
-                        section.run();
-                    } finally {
-                        ours.unlock();
-                    }
-                }
-                return null;
-            }));
+            hammering.add(workers.submit(lockUnlockUntil(stop, ours, section)));
         }
         Wait.until(Duration.ofSeconds(10), () -> sections.get() > 100, "client a should be busy with the lock");
 
@@ -685,6 +667,21 @@ class LocalHandoffIT {
 
     private void assertFree() {
         assertThat(raw.exists(name)).as("key %s: %s", name, raw.hgetall(name)).isFalse();
+    }
+
+    /** A task that takes {@code lock}, runs {@code section} and releases it, over and over until {@code stop}. */
+    private static Callable<Void> lockUnlockUntil(AtomicBoolean stop, Lock lock, Runnable section) {
+        return () -> {
+            while (!stop.get()) {
+                lock.lock();
+                try {
+                    section.run();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            return null;
+        };
     }
 
     /** Script calls so far: {@code EVALSHA} and {@code EVAL}. */
