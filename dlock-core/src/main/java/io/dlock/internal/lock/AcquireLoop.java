@@ -17,6 +17,12 @@ import java.util.function.Supplier;
  * → sleep at most {@code min(ttl, time left)} → attempt … Exactly one step is pending at any time, so the fields below
  * are only touched by one thread at a time (each step happens-after the previous one through the futures).
  *
+ * <p>Behind another owner of this client ({@link LocalGate}, plain locks): instead of attempting, or of sleeping on
+ * the channel after a failed attempt, the loop waits in the client's queue for that holder ({@link LocalCohort}). A
+ * hand-off ends that wait with the lock already granted; any other end of it (the holder released through Redis or
+ * lost the lock, the wait ran out) is followed by an attempt in Redis. A wake-up by an unlock message also goes
+ * straight to Redis: the local holder may still look alive while its release reply is on its way.
+ *
  * <p>Redis unavailable ({@link Errors#isUnavailable}): a loop without a deadline pauses (back-off, {@link Outage})
  * and attempts again, for as long as it takes; a loop with a deadline, or a single attempt, fails with the error.
  *
