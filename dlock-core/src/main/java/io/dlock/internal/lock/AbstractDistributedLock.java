@@ -7,8 +7,6 @@ import io.dlock.internal.lease.Hold;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Supplier;
 
@@ -112,59 +110,51 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     // ---- the shared machinery ----
 
     /**
-     * Sends a hand-off script for the receivers' fields and leases (ms), first in line first. Its reply: k ≥ 1 = the
-     * lock moved to the k-th receiver, 0 = nothing moved (release as usual), nil = the owner held nothing.
+     * Sends a hand-off script for the receiver's field and lease (ms). Its reply: 1 = the lock moved to the receiver,
+     * 0 = nothing moved (release as usual), nil = the owner held nothing.
      */
     interface HandOffScript {
-        CompletableFuture<Long> send(List<String> toFields, List<Long> toLeasesMs);
+        CompletableFuture<Long> send(String toField, long toLeaseMs);
     }
 
     /**
-     * For exclusive kinds with a {@link LocalCohort}: when {@code ownerId} releases its last acquisition and other
-     * owners of this client wait behind it, lets {@code handOff} move the lock to one of the first
-     * {@code candidates} of them; otherwise (or when the script moves nothing) releases with {@code release}.
-     * Replies like a release: 1 = the owner's last hold is gone, 0 = holds remain, nil = the owner held nothing.
-     * Keeps the cohort informed either way.
+     * For exclusive kinds with a {@link LocalCohort}: when {@code ownerId} releases its last acquisition and another
+     * owner of this client waits behind it, lets {@code handOff} move the lock to the first of them; otherwise (or
+     * when the script moves nothing) releases with {@code release}. Replies like a release: 1 = the owner's last hold
+     * is gone, 0 = holds remain, nil = the owner held nothing. Keeps the cohort informed either way.
      */
-    protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, int candidates,
-                                                             HandOffScript handOff,
+    protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, HandOffScript handOff,
                                                              Supplier<CompletableFuture<Long>> release) {
         LocalCohort cohort = services.cohorts.find(name);
-        List<LocalCohort.Waiter> next = cohort == null ? List.of()
-                : cohort.handoffCandidates(ownerId, hold, candidates);
-        if (next.isEmpty()) {
+        LocalCohort.Waiter next = cohort == null ? null : cohort.handoffTarget(ownerId, hold);
+        if (next == null) {
             return releaseInRedis(ownerId, release);
         }
-        List<String> fields = new ArrayList<>(next.size());
-        List<Long> leases = new ArrayList<>(next.size());
-        for (LocalCohort.Waiter waiter : next) {
-            fields.add(ownerField(waiter.ownerId));
-            leases.add(waiter.leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : waiter.leaseMs);
-        }
+        String nextField = ownerField(next.ownerId);
         long sentAt = services.renewer.nanoTime();
         CompletableFuture<Long> reply;
         try {
-            reply = handOff.send(fields, leases);
+            reply = handOff.send(nextField,
+                    next.leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs);
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
         return reply.handle((moved, error) -> {
-            if (error == null && moved != null && moved >= 1 && moved <= next.size()) {
-                LocalCohort.Waiter receiver = next.get((int) (moved - 1));
-                Hold receiverHold = services.renewer.acquired(name, holdKey(), fields.get((int) (moved - 1)),
-                        receiver.ownerId, receiver.leaseMs, sentAt, services.hashFieldRenewal);
-                if (cohort.claim(receiver)) {
-                    cohort.handedOff(receiver, receiverHold);
+            if (error == null && moved != null && moved == 1L) {
+                Hold nextHold = services.renewer.acquired(name, holdKey(), nextField, next.ownerId, next.leaseMs,
+                        sentAt, services.hashFieldRenewal);
+                if (cohort.claim(next)) {
+                    cohort.handedOff(next, nextHold);
                 } else {
                     // it stopped waiting while the script ran: it holds the lock now, so release it on its behalf
-                    release(receiver.ownerId);
+                    release(next.ownerId);
                 }
                 return CompletableFuture.completedFuture(1L);
             }
-            // Not moved (or unknown, after an error): the first in line asks Redis itself; this release goes on.
+            // Not moved (or unknown, after an error): the waiter asks Redis itself; this release goes on.
             // A hand-off that ran although its reply was lost leaves the receiver a hold it does not know of: its
             // own attempt then counts as a re-entry, and the hash outlives its unlock until that lease ends.
-            cohort.handoffFailed(next.get(0));
+            cohort.handoffFailed(next);
             if (error != null) {
                 return CompletableFuture.<Long>failedFuture(error);
             }

@@ -163,7 +163,6 @@ final class AcquireLoop {
     }
 
     private void attemptNow() {
-        unusedWakeup = false;
         if (gate != null && waitLocally()) {
             return;
         }

@@ -152,24 +152,17 @@ final class LocalCohort {
     }
 
     /**
-     * The waiters the lock may be handed to when {@code ownerId} releases its last acquisition, first in line first
-     * (at most {@code max}); none when nobody waits, {@code ownerId} is not the known holder, this is not its last
-     * acquisition, or the hand-offs in a row are used up. They stay queued: the one the hand-off script picks is
-     * then {@link #claim claimed}.
+     * The waiter the lock may be handed to when {@code ownerId} releases its last acquisition: the first in line, or
+     * null when nobody waits, {@code ownerId} is not the known holder, this is not its last acquisition, or the
+     * hand-offs in a row are used up. It stays queued (it may still leave) until the hand-off script has moved the
+     * lock and it is {@link #claim claimed}.
      */
-    synchronized List<Waiter> handoffCandidates(long ownerId, Hold hold, int max) {
+    synchronized Waiter handoffTarget(long ownerId, Hold hold) {
         if (retired || holder != ownerId || hold == null || hold.acquisitions() != 1
-                || handoffsInARow >= maxHandoffs || waiters.isEmpty()) {
-            return List.of();
+                || handoffsInARow >= maxHandoffs) {
+            return null;
         }
-        List<Waiter> candidates = new java.util.ArrayList<>(Math.min(max, waiters.size()));
-        for (Waiter waiter : waiters) {
-            if (candidates.size() == max) {
-                break;
-            }
-            candidates.add(waiter);
-        }
-        return candidates;
+        return waiters.peekFirst();
     }
 
     /**
@@ -191,7 +184,7 @@ final class LocalCohort {
         finish(waiter, null);
     }
 
-    /** The hand-off did not happen (or its outcome is unknown): the first candidate asks Redis itself. */
+    /** The hand-off did not happen (or its outcome is unknown): its target, if still queued, asks Redis itself. */
     void handoffFailed(Waiter waiter) {
         if (claim(waiter)) {
             finish(waiter, ATTEMPT_NOW);

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What every lock of one client shares: its id, Redis commands, script runner, wake-up hub, lease renewer and
@@ -67,7 +68,7 @@ public final class LockServices {
         this.outage = new Outage(scheduler);
         this.waits = waits;
         this.cohorts = new LocalCohorts(scheduler, renewer::nanoTime,
-                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
+                TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
                 maxLocalHandoffs, (key, field) -> redis.hexists(key, field).toCompletableFuture());
         this.cohorts.start();
     }

@@ -69,9 +69,8 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
      */
     @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
-        return releaseOrHandOff(ownerId, hold, 1, (toFields, toLeasesMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
-                ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toFields.get(0),
-                Long.toString(toLeasesMs.get(0))),
+        return releaseOrHandOff(ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
+                ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
                 () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
                         ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand));
     }

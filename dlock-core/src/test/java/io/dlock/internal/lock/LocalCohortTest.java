@@ -14,7 +14,10 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -47,12 +50,11 @@ class LocalCohortTest {
 
     /** The first hand-off candidate of {@code owner}'s release, claimed (as a release does once the script moved it). */
     private static LocalCohort.Waiter take(LocalCohort cohort, long owner, Hold hold) {
-        List<LocalCohort.Waiter> candidates = cohort.handoffCandidates(owner, hold, 1);
-        if (candidates.isEmpty()) {
-            return null;
+        LocalCohort.Waiter target = cohort.handoffTarget(owner, hold);
+        if (target != null) {
+            assertThat(cohort.claim(target)).as("claimed").isTrue();
         }
-        assertThat(cohort.claim(candidates.get(0))).as("claimed").isTrue();
-        return candidates.get(0);
+        return target;
     }
 
     /** A hold of {@code owner} that Redis granted just now (a re-entry when the owner already holds). */
@@ -236,7 +238,7 @@ class LocalCohortTest {
         assertHandedOver(b);
 
         // a hand-off that did not happen sends its first candidate to Redis; the rest keep waiting
-        assertThat(cohort.handoffCandidates(2, renewer.find(NAME, "client:2"), 16)).containsExactly(c);
+        assertThat(cohort.handoffTarget(2, renewer.find(NAME, "client:2"))).isSameAs(c);
         cohort.handoffFailed(c);
         assertSentToRedis(c);
         assertThat(cohort.heldByAnotherLocalOwner(3)).as("the failed hand-off leaves the holder as it was").isTrue();
@@ -527,8 +529,8 @@ class LocalCohortTest {
      */
     @Test
     void theSweepSendsWaitersOfAVanishedHolderToRedisAndDropsCohortsOfExpiredHolds() {
-        java.util.Set<String> inRedis = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.List<String> checked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Set<String> inRedis = ConcurrentHashMap.newKeySet();
+        List<String> checked = new CopyOnWriteArrayList<>();
         LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, (key, field) -> {
             checked.add(key + " " + field);
             return CompletableFuture.completedFuture(inRedis.contains(field));
