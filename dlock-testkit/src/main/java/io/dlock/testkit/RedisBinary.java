@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,13 +14,19 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Finds the {@code redis-server} executable the testkit runs. In order:
  * <ol>
- *   <li>the environment variable {@value #ENV_VAR}, if set and not blank: it must name an executable file, else
- *       {@link #resolve()} fails (a mistyped path is not silently replaced by another binary);</li>
+ *   <li>the environment variable {@value #ENV_VAR}, if set and not blank: the word {@value #EMBEDDED} forces the
+ *       embedded binary below (whatever {@code PATH} holds: CI runs the suite that way to cover the Redis 6.2 a new
+ *       machine gets); anything else must name an executable file, else {@link #resolve()} fails (a mistyped path is
+ *       not silently replaced by another binary);</li>
  *   <li>{@code redis-server} in a directory of {@code PATH};</li>
  *   <li>the Linux binary shipped inside the {@code com.github.codemonstur:embedded-redis} jar (x86_64:
  *       {@value #EMBEDDED_LINUX_AMD64}, aarch64: {@value #EMBEDDED_LINUX_ARM64}), extracted once to
@@ -32,6 +39,8 @@ public final class RedisBinary {
 
     /** The environment variable naming the {@code redis-server} to use: {@value}. */
     public static final String ENV_VAR = "REDIS_SERVER";
+    /** The value of {@value #ENV_VAR} that forces the embedded binary: {@value}. */
+    public static final String EMBEDDED = "embedded";
     /** Class-path resource of the embedded-redis jar for Linux on x86_64. */
     static final String EMBEDDED_LINUX_AMD64 = "redis-server-6.2.6-v5-linux-amd64";
     /** Class-path resource of the embedded-redis jar for Linux on aarch64. */
@@ -39,6 +48,7 @@ public final class RedisBinary {
 
     private static final String EXECUTABLE = "redis-server";
     private static Path cached;
+    private static final Map<Path, Boolean> PROTECTED_MODE = new ConcurrentHashMap<>();
 
     private RedisBinary() {
     }
@@ -48,8 +58,9 @@ public final class RedisBinary {
      * while it extracts the embedded binary (some megabytes); later calls return the cached result at once.
      *
      * @return an absolute path to an executable file
-     * @throws IllegalStateException when {@value #ENV_VAR} is set but is not an executable file, or when no binary
-     *         can be found (for example on an OS or CPU with no embedded binary); the message says what was tried
+     * @throws IllegalStateException when {@value #ENV_VAR} is set but is neither {@value #EMBEDDED} nor an executable
+     *         file, or when no binary can be found (for example on an OS or CPU with no embedded binary); the message
+     *         says what was tried
      */
     public static synchronized Path resolve() {
         if (cached == null) {
@@ -61,6 +72,14 @@ public final class RedisBinary {
 
     /** The choice of {@link #resolve()} with every input given, for tests. Not cached. */
     static Path resolve(String envValue, String pathValue, String osName, String osArch, Path cacheDir) {
+        if (envValue != null && envValue.strip().equals(EMBEDDED)) {
+            Optional<String> resource = embeddedResourceName(osName, osArch);
+            if (resource.isEmpty()) {
+                throw new IllegalStateException(ENV_VAR + "=" + EMBEDDED + " but the embedded-redis jar has no Linux"
+                        + " binary for os.name=" + osName + ", os.arch=" + osArch + " (only Linux x86_64 and aarch64)");
+            }
+            return extractEmbedded(resource.get(), cacheDir);
+        }
         if (envValue != null && !envValue.isBlank()) {
             Path p = Paths.get(envValue.strip()).toAbsolutePath();
             if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
@@ -131,6 +150,48 @@ public final class RedisBinary {
             return Optional.of(EMBEDDED_LINUX_ARM64);
         }
         return Optional.empty();
+    }
+
+    /**
+     * Extracts a {@code redis-server} executable shipped as class-path resource {@code /resourceName} (for example an
+     * older server from another artifact, to test what a client does with it) to
+     * {@code ${java.io.tmpdir}/dlock-testkit/resourceName}, as the embedded binary is; returns the existing file if a
+     * complete one is there. Pass the result to {@link RedisServer.Builder#binary}.
+     *
+     * @throws IllegalStateException when the resource is not on the class path
+     * @throws UncheckedIOException  when writing fails
+     */
+    public static Path extract(String resourceName) {
+        return extractEmbedded(resourceName, cacheDir());
+    }
+
+    /**
+     * Whether {@code binary} understands {@code --protected-mode} (Redis 3.2 and later), from its
+     * {@code --version} output; cached per path. Servers before 3.2 refuse to start with it.
+     */
+    static boolean hasProtectedMode(Path binary) {
+        return PROTECTED_MODE.computeIfAbsent(binary, RedisBinary::versionAtLeast32);
+    }
+
+    private static boolean versionAtLeast32(Path binary) {
+        try {
+            Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor();
+            Matcher m = Pattern.compile("v=(\\d+)\\.(\\d+)").matcher(out);
+            if (!m.find()) {
+                return true;
+            }
+            int major = Integer.parseInt(m.group(1));
+            int minor = Integer.parseInt(m.group(2));
+            return major > 3 || (major == 3 && minor >= 2);
+        } catch (IOException e) {
+            return true; // starting it will fail with the real reason
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
     }
 
     /** {@code ${java.io.tmpdir}/dlock-testkit}: where the embedded binary is extracted. */

@@ -446,8 +446,11 @@ public final class RedisServer implements RedisTopology {
                 "--bind", HOST,
                 "--port", Integer.toString(onPort),
                 "--save", "",
-                "--appendonly", "no",
-                "--protected-mode", "no",
+                "--appendonly", "no"));
+        if (RedisBinary.hasProtectedMode(binary)) {
+            cmd.addAll(List.of("--protected-mode", "no"));
+        }
+        cmd.addAll(List.of(
                 "--daemonize", "no",
                 "--dir", d.toAbsolutePath().toString(),
                 "--logfile", logFile.toAbsolutePath().toString()));

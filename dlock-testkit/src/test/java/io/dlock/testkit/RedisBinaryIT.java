@@ -46,6 +46,26 @@ class RedisBinaryIT {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void theWordEmbeddedForcesTheEmbeddedBinaryOverPath() throws Exception {
+        Path pathDir = Files.createDirectories(tmp.resolve("bin"));
+        executable(pathDir.resolve("redis-server"));
+        Path cache = tmp.resolve("cache");
+        String arch = System.getProperty("os.arch");
+        Path chosen = RedisBinary.resolve(" embedded ", pathDir.toString(), "Linux", arch, cache);
+        assertThat(chosen).isEqualTo(cache.resolve(RedisBinary.embeddedResourceName("Linux", arch).orElseThrow())
+                .toAbsolutePath()).isExecutable();
+        Process version = new ProcessBuilder(chosen.toString(), "--version").redirectErrorStream(true).start();
+        assertThat(new String(version.getInputStream().readAllBytes())).contains("v=6.2.");
+        assertThat(version.waitFor()).isZero();
+
+        assertThatThrownBy(() -> RedisBinary.resolve("embedded", pathDir.toString(), "Windows 11", "amd64", cache))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("REDIS_SERVER=embedded")
+                .hasMessageContaining("os.name=Windows 11");
+    }
+
+    @Test
     void pathIsSearchedInOrder() throws IOException {
         Path empty = Files.createDirectories(tmp.resolve("empty"));
         Path first = Files.createDirectories(tmp.resolve("first"));

@@ -102,7 +102,7 @@ public final class RawRedis implements AutoCloseable {
 
     /**
      * The channels anybody is subscribed to: {@code PUBSUB CHANNELS}; on a cluster, of every node, with the shard
-     * channels ({@code PUBSUB SHARDCHANNELS}) as well.
+     * channels ({@code PUBSUB SHARDCHANNELS}) as well where the server has sharded pub/sub (Redis 7.0+).
      */
     public List<String> channels() {
         if (cluster == null) {
@@ -111,9 +111,22 @@ public final class RawRedis implements AutoCloseable {
         List<String> channels = new ArrayList<>();
         for (RedisClusterCommands<String, String> node : nodes()) {
             channels.addAll(node.pubsubChannels());
-            channels.addAll(node.pubsubShardChannels());
+            if (hasShardedPubSub(node)) {
+                channels.addAll(node.pubsubShardChannels());
+            }
         }
         return channels;
+    }
+
+    /** Whether the server has sharded pub/sub ({@code SSUBSCRIBE}, {@code PUBSUB SHARDCHANNELS}): Redis 7.0 and later. */
+    private static boolean hasShardedPubSub(RedisClusterCommands<String, String> node) {
+        for (String line : node.info("server").split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).trim();
+                return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7;
+            }
+        }
+        return false;
     }
 
     /** PUBSUB NUMSUB for one channel (on a cluster: summed over every node; shard subscribers not included). */
@@ -129,14 +142,16 @@ public final class RawRedis implements AutoCloseable {
         return total;
     }
 
-    /** PUBSUB SHARDNUMSUB of one channel over every node of a cluster; 0 elsewhere. */
+    /** PUBSUB SHARDNUMSUB of one channel over every node of a cluster; 0 elsewhere and before Redis 7.0. */
     public long shardSubscribers(String channel) {
         if (cluster == null) {
             return 0;
         }
         long total = 0;
         for (RedisClusterCommands<String, String> node : nodes()) {
-            total += node.pubsubShardNumsub(channel).getOrDefault(channel, 0L);
+            if (hasShardedPubSub(node)) {
+                total += node.pubsubShardNumsub(channel).getOrDefault(channel, 0L);
+            }
         }
         return total;
     }
