@@ -17,6 +17,7 @@ import io.dlock.internal.lock.ReentrantRedisLock;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.RedisTransport;
+import io.dlock.internal.transport.ServerVersion;
 import io.dlock.internal.wakeup.WakeupHub;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -91,6 +95,7 @@ public final class RedisLockClient implements LockClient {
             @Override
             public void message(String channel, String message) {
                 wakeups.onMessage(channel, message);
+                services.unlockMessage(channel);
             }
 
             @Override
@@ -107,7 +112,7 @@ public final class RedisLockClient implements LockClient {
      * the command timeout passed.
      *
      * @throws IllegalArgumentException when the URI is not valid
-     * @throws LockException            when Redis cannot be reached
+     * @throws LockException            when Redis cannot be reached, or is older than {@link ServerVersion#MINIMUM}
      */
     public static LockClient start(LockClientConfig config) {
         RedisTransport transport;
@@ -119,7 +124,48 @@ public final class RedisLockClient implements LockClient {
             throw new LockException("cannot connect to Redis at " + RedisTransport.redacted(config.redisUri()) + ": "
                     + Errors.describe(Errors.unwrap(e)), e);
         }
+        try {
+            requireSupportedServer(transport, config);
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
         return new RedisLockClient(config, transport);
+    }
+
+    /**
+     * Refuses a server older than {@link ServerVersion#MINIMUM} (on a cluster: the node that answers {@code INFO}),
+     * before any lock is used. A user whose ACL rule denies {@code INFO} skips the check (logged).
+     *
+     * @throws LockException naming the server's version and the minimum, or when {@code INFO} fails otherwise
+     */
+    private static void requireSupportedServer(RedisTransport transport, LockClientConfig config) {
+        String where = transport.describe();
+        String info;
+        try {
+            info = transport.commands().info("server").toCompletableFuture()
+                    .get(config.commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException("interrupted while connecting to Redis at " + where, e);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = Errors.unwrap(e);
+            if (String.valueOf(cause.getMessage()).startsWith("NOPERM")) {
+                log.warn("cannot check the version of Redis at {}: this user may not run INFO ({}); dlock needs "
+                        + "Redis {} or later", where, cause.getMessage(), ServerVersion.MINIMUM_TEXT);
+                return;
+            }
+            throw new LockException("cannot connect to Redis at " + where + ": INFO failed: "
+                    + Errors.describe(cause), cause);
+        }
+        ServerVersion version = ServerVersion.fromInfo(info).orElseThrow(() -> new LockException(
+                "Redis at " + where + " reports no redis_version in INFO; dlock needs Redis "
+                        + ServerVersion.MINIMUM_TEXT + " or later"));
+        if (!version.isSupported()) {
+            throw new LockException("Redis at " + where + " is version " + version + ", older than "
+                    + ServerVersion.MINIMUM_TEXT + ", the oldest that dlock supports (its lock scripts need "
+                    + "commands that older servers lack)");
+        }
     }
 
     private void dispatchLeaseLost(LeaseLostEvent event) {
