@@ -158,9 +158,20 @@ public interface DistributedLock extends Lock {
 
     /**
      * Removes the lock whoever holds it and wakes waiters. Holders in other clients learn of it through their
-     * {@link LeaseLostListener}s at their next renewal.
+     * {@link LeaseLostListener}s at their next renewal; this client stops renewing the removed holds.
      *
-     * @return whether a lock was removed
+     * <p>On a {@link DistributedReadWriteLock} each side removes only a lock held in its own mode, as Redisson does:
+     * {@code writeLock().forceUnlock()} on a lock held by readers returns {@code false} and the readers keep their
+     * holds; {@code readLock().forceUnlock()} on a lock held by a writer returns {@code false} and the writer keeps its
+     * hold (and its own read holds). In its own mode a side removes every hold, readers' and writer's alike, and
+     * wakes every waiter. The check and the removal are one atomic script, whichever client (dlock or Redisson) holds
+     * the lock.
+     *
+     * <p>Blocks for one round trip. Thread-safe.
+     *
+     * @return whether a lock was removed ({@code false}: nothing held, or, on a read-write lock, held in the other
+     *         side's mode)
+     * @throws LockException when Redis fails or does not answer within the command timeout
      */
     boolean forceUnlock();
 

@@ -1,16 +1,20 @@
--- Read-write lock: remove the lock whoever holds it, readers and writer alike.
+-- Read-write lock: remove the lock whoever holds it, if it is held in the mode of the side that asks.
 --
 -- KEYS[1]  the lock hash NAME
 -- KEYS[2]  the channel, redisson_rwlock:{NAME}
 -- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
 -- ARGV[1]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
+-- ARGV[2]  the side's mode: "read" or "write"
 --
--- Returns  1 when a lock was removed (with every read hold's timeout key) and "1" published (wake every waiter),
---          0 when there was none (nothing published).
+-- Returns  1 when the lock was held in mode ARGV[2] and was removed (with every read hold's timeout key) and "1"
+--          published (wake every waiter); 0 when it is not held or held in the other mode (nothing changed, nothing
+--          published).
 --
--- Invariant: waiting-writer marks are kept: the writers still wait, and go first.
--- Wire protocol: Redisson's forceUnlock of either side (redisson-protocol.md §4.6) removes only its own mode; dlock's
--- clears the whole lock. Message "1" is Redisson's "wake all".
+-- Invariant: each side removes only its own mode, so a read-held lock survives writeLock().forceUnlock() and a
+-- write-held one (the writer's own read holds included) survives readLock().forceUnlock(). Waiting-writer marks are
+-- kept: the writers still wait, and go first.
+-- Wire protocol: Redisson's forceUnlock of either side (redisson-protocol.md §4.6) removes only its own mode too;
+-- Redisson leaves the read holds' timeout keys to expire, dlock deletes them. Message "1" is Redisson's "wake all".
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.
@@ -23,7 +27,7 @@ local function notify(command, channel, message)
     end
 end
 
-if redis.call('exists', KEYS[1]) == 0 then
+if redis.call('hget', KEYS[1], 'mode') ~= ARGV[2] then
     return 0
 end
 local all = redis.call('hgetall', KEYS[1])

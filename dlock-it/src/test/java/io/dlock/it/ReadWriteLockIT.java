@@ -444,7 +444,7 @@ class ReadWriteLockIT {
     // ------------------------------------------------------------------------------------------ forceUnlock
 
     @Test
-    void forceUnlockOnEitherSideClearsTheLockAndWakesEverybody(
+    void forceUnlockOfTheWriteSideLeavesReadersAloneAndTheReadSideRemovesThemAndWakesTheWriter(
             LockClient a, LockClient b, @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient w,
             LockClient admin) throws Exception {
         long me = tid();
@@ -456,31 +456,51 @@ class ReadWriteLockIT {
         CountDownLatch writerIn = new CountDownLatch(1);
         CountDownLatch writerOut = new CountDownLatch(1);
         AtomicLong writerInAt = new AtomicLong();
-        Future<Throwable> writer = workers.submit(() -> {
+        Future<Void> writer = workers.submit(() -> {
             write.lock(60, SECONDS);
             writerInAt.set(System.nanoTime());
             writerIn.countDown();
             assertThat(writerOut.await(20, SECONDS)).isTrue();
-            try {
-                write.unlock();
-                return null;
-            } catch (IllegalMonitorStateException e) {
-                return e;
-            }
+            write.unlock();
+            return null;
         });
         Leaks.awaitWaiters(w, 1);
 
-        // the write side's forceUnlock removes the readers
+        // the write side does not touch a read-held lock
+        assertThat(on(admin).writeLock().forceUnlock()).as("write side on a read-held lock").isFalse();
+        assertThat(on(admin).writeLock().forceUnlockAsync().get(5, SECONDS)).as("async, the same").isFalse();
+        assertThat(readA.getHoldCount()).isEqualTo(1);
+        assertThat(readB.getHoldCount()).isEqualTo(1);
+        assertThat(raw.hgetall(name)).containsEntry("mode", "read").containsEntry(reader(a, me), "1")
+                .containsEntry(reader(b, me), "1");
+        assertThat(raw.exists(timeoutKey(name, reader(a, me), 1))).isTrue();
+        assertThat(raw.exists(timeoutKey(name, reader(b, me), 1))).isTrue();
+        assertThat(writerIn.getCount()).as("the writer still waits").isEqualTo(1);
+
+        // the read side removes every reader and the waiting writer enters at once
         long forced = System.nanoTime();
-        assertThat(on(admin).writeLock().forceUnlock()).isTrue();
+        assertThat(on(admin).readLock().forceUnlock()).isTrue();
         assertThat(writerIn.await(5, SECONDS)).isTrue();
         assertThat(Duration.ofNanos(writerInAt.get() - forced).toMillis()).isLessThan(WAKE_UP_MS);
         assertThat(raw.exists(timeoutKey(name, reader(a, me), 1))).isFalse();
         assertThat(raw.exists(timeoutKey(name, reader(b, me), 1))).isFalse();
         assertThatThrownBy(readA::unlock).isInstanceOf(IllegalMonitorStateException.class);
         assertThatThrownBy(readB::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        writerOut.countDown();
+        Workers.get(writer, TASK_BOUND);
+        assertThat(raw.exists(name)).isFalse();
+    }
 
-        // the read side's forceUnlock removes the writer, and every waiting reader enters
+    @Test
+    void forceUnlockOfTheReadSideLeavesTheWriterAloneAndTheWriteSideRemovesItAndWakesEveryReader(
+            LockClient a, LockClient b, @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient w,
+            LockClient admin) throws Exception {
+        long me = tid();
+        DistributedLock write = on(w).writeLock();
+        DistributedLock writersRead = on(w).readLock();
+        write.lock(60, SECONDS);
+        writersRead.lock(60, SECONDS); // the writer also reads: still a write-held lock
+
         int readers = 3;
         CountDownLatch readersIn = new CountDownLatch(readers);
         CountDownLatch readersOut = new CountDownLatch(1);
@@ -497,19 +517,42 @@ class ReadWriteLockIT {
         }
         Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).waiters() + Leaks.diagnostics(b).waiters() == readers,
                 "readers should wait");
-        forced = System.nanoTime();
-        assertThat(on(admin).readLock().forceUnlock()).isTrue();
+
+        // the read side does not touch a write-held lock, not even the writer's own read hold
+        assertThat(on(admin).readLock().forceUnlock()).as("read side on a write-held lock").isFalse();
+        assertThat(write.getHoldCount()).isEqualTo(1);
+        assertThat(writersRead.getHoldCount()).isEqualTo(1);
+        assertThat(raw.hgetall(name)).containsEntry("mode", "write").containsEntry(writer(w, me), "1")
+                .containsEntry(reader(w, me), "1");
+        assertThat(raw.exists(timeoutKey(name, reader(w, me), 1))).isTrue();
+        assertThat(readersIn.getCount()).as("the readers still wait").isEqualTo(readers);
+
+        // the write side removes the writer (and its read hold); every waiting reader enters at once
+        long forced = System.nanoTime();
+        assertThat(on(admin).writeLock().forceUnlock()).isTrue();
         assertThat(readersIn.await(5, SECONDS)).as("every reader entered").isTrue();
         assertThat(Wait.millisSince(forced)).as("ms until all readers were in").isLessThan(WAKE_UP_MS);
-        writerOut.countDown();
-        assertThat(Workers.get(writer, TASK_BOUND)).as("the removed writer's unlock")
-                .isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(raw.exists(timeoutKey(name, reader(w, me), 1))).isFalse();
+        assertThatThrownBy(writersRead::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThatThrownBy(write::unlock).isInstanceOf(IllegalMonitorStateException.class);
         readersOut.countDown();
         for (Future<Void> r : waitingReaders) {
             Workers.get(r, TASK_BOUND);
         }
         assertThat(on(admin).readLock().forceUnlock()).as("nothing left to remove").isFalse();
+        assertThat(on(admin).writeLock().forceUnlock()).as("nothing left to remove").isFalse();
         assertThat(raw.exists(name)).isFalse();
+    }
+
+    @Test
+    void forceUnlockOfTheOtherSideKeepsRenewingTheHolds(@ClientSettings(watchdogTimeoutMillis = 600) LockClient c) {
+        DistributedLock read = on(c).readLock();
+        read.lock(); // watchdog: renewed every 200 ms
+        assertThat(on(c).writeLock().forceUnlock()).isFalse();
+        // for more than two watchdog timeouts the read hold is still there: its client still renews it
+        Wait.during(Duration.ofMillis(1500), () -> raw.exists(name), "the read hold is still renewed");
+        assertThat(read.getHoldCount()).isEqualTo(1);
+        read.unlock();
     }
 
     // ------------------------------------------------------------------------------------------ watchdog

@@ -32,6 +32,7 @@ import static io.dlock.DistributedLock.TTL_NOT_LOCKED;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * dlock's read-write lock and Redisson 4.7.0's {@code getReadWriteLock} on one name: readers of both share, a writer
@@ -298,6 +299,53 @@ class ReadWriteRedissonInteropIT {
         theirs.unlock();
         assertThat(raw.pttl(name)).as("after Redisson's release: our 5 s hold").isBetween(1L, 5000L);
         ours.unlock();
+        assertServerEmpty();
+        Leaks.assertClientIdle(a);
+    }
+
+    /** A force-unlock by either library removes only a lock held in its side's mode, whoever holds it. */
+    @Test
+    void forceUnlockOfEitherLibraryRemovesOnlyItsOwnSidesModeWhoeverHolds(LockClient a) throws Exception {
+        long me = tid();
+        RReadWriteLock theirs = redisson.getReadWriteLock(name);
+        DistributedReadWriteLock ours = a.getReadWriteLock(name);
+
+        // read-held by both libraries: neither write side touches it
+        theirs.readLock().lock(60, SECONDS);
+        ours.readLock().lock(60, SECONDS);
+        assertThat(ours.writeLock().forceUnlock()).as("dlock write side, read-held").isFalse();
+        assertThat(workers.call(TASK_BOUND, () -> theirs.writeLock().forceUnlock()))
+                .as("Redisson write side, read-held").isFalse();
+        assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "read", redisson.getId() + ":" + me, "1",
+                a.getId() + ":" + me, "1"));
+        assertThat(ours.readLock().getHoldCount()).isEqualTo(1);
+        // dlock's read side removes Redisson's reader too
+        assertThat(ours.readLock().forceUnlock()).isTrue();
+        assertThat(raw.exists(name)).isFalse();
+        assertThat(theirs.readLock().isLocked()).isFalse();
+        assertServerEmpty();
+
+        // write-held by dlock: neither read side touches it, Redisson's write side removes it
+        ours.writeLock().lock(60, SECONDS);
+        assertThat(ours.readLock().forceUnlock()).as("dlock read side, dlock writer").isFalse();
+        assertThat(workers.call(TASK_BOUND, () -> theirs.readLock().forceUnlock()))
+                .as("Redisson read side, dlock writer").isFalse();
+        assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "write", a.getId() + ":" + me + ":write", "1"));
+        assertThat(ours.writeLock().getHoldCount()).isEqualTo(1);
+        assertThat(workers.call(TASK_BOUND, () -> theirs.writeLock().forceUnlock())).isTrue();
+        assertThat(raw.exists(name)).isFalse();
+        assertThat(ours.writeLock().getHoldCount()).isZero();
+        assertThatThrownBy(ours.writeLock()::unlock).as("the removed hold").isInstanceOf(
+                IllegalMonitorStateException.class);
+
+        // write-held by Redisson: dlock's read side leaves it, dlock's write side removes it
+        theirs.writeLock().lock(60, SECONDS);
+        assertThat(ours.readLock().forceUnlock()).as("dlock read side, Redisson writer").isFalse();
+        assertThat(theirs.writeLock().isHeldByCurrentThread()).isTrue();
+        assertThat(ours.writeLock().forceUnlock()).isTrue();
+        assertThat(theirs.writeLock().isLocked()).isFalse();
+        assertThat(ours.writeLock().forceUnlock()).as("nothing left").isFalse();
+        assertThat(ours.readLock().forceUnlock()).as("nothing left").isFalse();
         assertServerEmpty();
         Leaks.assertClientIdle(a);
     }

@@ -73,8 +73,10 @@ import io.dlock.internal.LockNames;
  * {@code isLocked()}: write side when the mode is {@code write}; read side when the mode is {@code read} or the
  * writer also reads (Redisson's rule). {@code remainTimeToLive()}: the hash's PTTL, or {@code TTL_NOT_LOCKED} while
  * only the other side is held. {@code getHoldCount()}/{@code isHeldByThread}: the owner's count in its reader or writer
- * field. {@code forceUnlock()} on either side deletes the hash and every reader's timeout keys and publishes
- * {@code 1} (every waiter wakes); waiting-writer marks stay, the writers still go first.
+ * field. {@code forceUnlock()} acts only on a lock held in its own side's mode, as Redisson's does: then it deletes
+ * the hash and every reader's timeout keys and publishes {@code 1} (every waiter wakes); waiting-writer marks stay, the
+ * writers still go first. On a lock held in the other mode it changes nothing and returns false (the write side leaves
+ * readers alone, the read side leaves a writer alone, the writer's own read holds included).
  *
  * <p>Thread-safe and immutable; the two sides are created once per instance.
  */

@@ -61,12 +61,21 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
         return true;
     }
 
+    /**
+     * Removes the lock if it is held in this side's mode (as Redisson does): the write side leaves a read-held lock
+     * alone and the read side a write-held one. This client's renewals of the name stop only when it was removed.
+     */
     @Override
     protected final CompletableFuture<Boolean> forceRelease() {
-        services.renewer.discardAll(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, services.publishCommand);
-        return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+                releaseKeys, services.publishCommand, sideName());
+        return mapErrors(reply.thenApply(removed -> {
+            boolean wasRemoved = removed != null && removed == 1L;
+            if (wasRemoved) {
+                services.renewer.discardAll(name);
+            }
+            return wasRemoved;
+        }), "forceUnlock");
     }
 
     /** @return {write locked, read locked, PTTL} in one atomic read */
