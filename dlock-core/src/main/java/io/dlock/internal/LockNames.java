@@ -1,5 +1,7 @@
 package io.dlock.internal;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -30,6 +32,30 @@ public final class LockNames {
 
     public static String lockChannel(String name) {
         return prefixed(LOCK_CHANNEL_PREFIX, name);
+    }
+
+    /**
+     * The lock names whose {@link #lockChannel} is {@code channel}: none for another channel, one for
+     * {@code redisson_lock__channel:a{b}c}, and two for {@code redisson_lock__channel:{x}} ({@code x} and
+     * {@code {x}} share it).
+     */
+    public static List<String> namesOfLockChannel(String channel) {
+        String prefix = LOCK_CHANNEL_PREFIX + ":";
+        if (channel == null || !channel.startsWith(prefix)) {
+            return List.of();
+        }
+        String rest = channel.substring(prefix.length());
+        List<String> names = new ArrayList<>(2);
+        if (rest.length() > 2 && rest.startsWith("{") && rest.endsWith("}")) {
+            String inner = rest.substring(1, rest.length() - 1);
+            if (inner.indexOf('{') < 0) {
+                names.add(inner);
+            }
+        }
+        if (rest.indexOf('{') >= 0 && lockChannel(rest).equals(channel)) {
+            names.add(rest);
+        }
+        return names;
     }
 
     /** The hash field of one owner: {@code <client id>:<owner id>}. */

@@ -15,6 +15,21 @@ class LockNamesTest {
     }
 
     @Test
+    void aLockChannelNamesEveryLockThatUsesIt() {
+        assertThat(LockNames.namesOfLockChannel("redisson_lock__channel:{orders:42}"))
+                .containsExactly("orders:42", "{orders:42}");
+        assertThat(LockNames.namesOfLockChannel("redisson_lock__channel:{x}")).containsExactly("x", "{x}");
+        assertThat(LockNames.namesOfLockChannel("redisson_lock__channel:{user}:1")).containsExactly("{user}:1");
+        assertThat(LockNames.namesOfLockChannel("redisson_lock__channel:a{b}c")).containsExactly("a{b}c");
+        assertThat(LockNames.namesOfLockChannel("redisson_lock__channel:plain")).isEmpty();
+        assertThat(LockNames.namesOfLockChannel("redisson_rwlock:{x}")).isEmpty();
+        assertThat(LockNames.namesOfLockChannel(null)).isEmpty();
+        for (String name : new String[] {"x", "{x}", "a{b}c", "{u}:1", "o:42", "{}", "a}"}) {
+            assertThat(LockNames.namesOfLockChannel(LockNames.lockChannel(name))).as(name).contains(name);
+        }
+    }
+
+    @Test
     void ownerFieldIsClientIdColonOwnerId() {
         assertThat(LockNames.ownerField("8a2c-uuid", 57)).isEqualTo("8a2c-uuid:57");
     }

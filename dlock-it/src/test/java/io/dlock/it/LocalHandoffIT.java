@@ -67,6 +67,11 @@ class LocalHandoffIT {
     static final int WATCHDOG_MS = 3000;
     /** The longest a local waiter trusts the holder it waits behind before it asks Redis: a third of the watchdog. */
     private static final long RECHECK_MS = WATCHDOG_MS / 3;
+    /** Watchdog of the holders' clients in the force-unlock tests: their recheck cannot explain a prompt entry. */
+    static final int FORCE_WATCHDOG_MS = 6000;
+    private static final long FORCE_RECHECK_MS = FORCE_WATCHDOG_MS / 3;
+    /** How soon a local waiter must get a lock that was force-unlocked from outside. */
+    private static final long FORCED_WAKE_UP_MS = 100;
     /** Room for scheduling on a slow machine, on top of a bound the design gives. */
     private static final long SLACK_MS = 700;
     private static final Duration TASK_BOUND = Duration.ofSeconds(20);
@@ -169,7 +174,9 @@ class LocalHandoffIT {
             LocalQueues.awaitQueued(a, name, i + 1);
         }
         assertThat(scriptCalls()).as("script calls while B, C and D wait behind A").isEqualTo(scriptsBefore);
-        assertThat(raw.subscribers(RawRedis.lockChannel(name))).as("subscribers while they wait locally").isZero();
+        // one subscription, shared by the local waiters, so that a force-unlock by another client reaches them
+        Wait.until(Leaks.SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) == 1,
+                () -> "subscribers while they wait locally: " + raw.subscribers(RawRedis.lockChannel(name)));
 
         lock.unlock();
         waiters.forEach(f -> Workers.get(f, TASK_BOUND));
@@ -262,30 +269,99 @@ class LocalHandoffIT {
 
     // ------------------------------------------------------------------------------------------ holder lost it
 
+    /**
+     * A lock freed from outside (another client's force-unlock) publishes an unlock message; this client hears it
+     * through the local waiters' subscription and checks the holder at once, so its local waiters get in within
+     * {@link #FORCED_WAKE_UP_MS}, far less than the recheck ({@link #FORCE_RECHECK_MS}) that was their only way out
+     * before. The holder is told of its loss at its next renewal, as before.
+     */
     @Test
-    void aWaiterBehindAHolderThatAnotherClientForceUnlockedGetsInWithinARecheck(LockClient a, LockClient b)
-            throws Exception {
+    void aWaiterBehindAHolderThatAnotherDlockClientForceUnlockedGetsInAtOnce(
+            @ClientSettings(watchdogTimeoutMillis = FORCE_WATCHDOG_MS) LockClient a, LockClient b) throws Exception {
+        checked.add(b);
+        waiterGetsInAtOnceAfterAnOutsideForceUnlock(a, () -> assertThat(b.getLock(name).forceUnlock()).isTrue());
+    }
+
+    @Test
+    void aWaiterBehindAHolderThatRedissonForceUnlockedGetsInAtOnce(
+            @ClientSettings(watchdogTimeoutMillis = FORCE_WATCHDOG_MS) LockClient a) throws Exception {
+        redisson = Redissons.connect(server, WATCHDOG_MS);
+        waiterGetsInAtOnceAfterAnOutsideForceUnlock(a,
+                () -> assertThat(redisson.getLock(name).forceUnlock()).isTrue());
+    }
+
+    /** What any other tool that frees a Redisson-layout lock does: {@code DEL} the hash, publish the unlock message. */
+    @Test
+    void aWaiterBehindAHolderWhoseKeyWasDeletedAndAnnouncedGetsInAtOnce(
+            @ClientSettings(watchdogTimeoutMillis = FORCE_WATCHDOG_MS) LockClient a) throws Exception {
+        waiterGetsInAtOnceAfterAnOutsideForceUnlock(a, () -> {
+            assertThat(raw.sync().del(name)).isEqualTo(1L);
+            raw.sync().publish(RawRedis.lockChannel(name), "0");
+        });
+    }
+
+    /** Outside force-unlocks right after the waiters queued, while their subscription may still be on its way. */
+    @Test
+    void outsideForceUnlocksRightAfterWaitersQueuedAreNeverMissed(
+            @ClientSettings(watchdogTimeoutMillis = FORCE_WATCHDOG_MS) LockClient a, LockClient b) throws Exception {
         checked.add(a);
         checked.add(b);
+        DistributedLock lock = a.getLock(name);
+        for (int round = 0; round < 20; round++) {
+            long holder = HOLDER + round;
+            lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, holder).get(5, SECONDS);
+            Future<Long> waiter = workers.submit(() -> {
+                assertThat(lock.tryLock(5, SECONDS)).isTrue();
+                long at = System.nanoTime();
+                lock.unlock();
+                return at;
+            });
+            Wait.until(Duration.ofSeconds(5), () -> LocalQueues.queued(a, name) == 1, "the waiter should queue");
+            long forced = System.nanoTime();
+            assertThat(b.getLock(name).forceUnlock()).isTrue();
+            assertThat(Duration.ofNanos(Workers.get(waiter, TASK_BOUND) - forced).toMillis())
+                    .as("round %d: ms until the local waiter had the lock", round).isLessThan(FORCED_WAKE_UP_MS);
+            assertThat(Workers.failureOf(lock.unlockAsync(holder), TASK_BOUND))
+                    .isInstanceOf(IllegalMonitorStateException.class);
+        }
+        assertFree();
+    }
+
+    private void waiterGetsInAtOnceAfterAnOutsideForceUnlock(LockClient a, ThrowingRunnable forceUnlock)
+            throws Exception {
+        checked.add(a);
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
         DistributedLock lock = a.getLock(name);
         lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, HOLDER).get(5, SECONDS);
-        Future<Long> waiter = workers.submit(() -> {
-            assertThat(lock.tryLock(10, SECONDS)).isTrue();
-            long at = System.nanoTime();
-            lock.unlock();
-            return at;
-        });
-        LocalQueues.awaitQueued(a, name, 1);
+        OverlapDetector detector = new OverlapDetector();
+        List<Future<Long>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiters.add(workers.submit(() -> {
+                assertThat(lock.tryLock(2 * FORCE_RECHECK_MS, MILLISECONDS)).isTrue();
+                try {
+                    detector.enter();
+                    long at = System.nanoTime();
+                    detector.exit();
+                    return at;
+                } finally {
+                    lock.unlock();
+                }
+            }));
+            LocalQueues.awaitQueued(a, name, i + 1);
+        }
 
         long forced = System.nanoTime();
-        assertThat(b.getLock(name).forceUnlock()).isTrue();
-        long acquiredAt = Workers.get(waiter, TASK_BOUND);
-        assertThat(Duration.ofNanos(acquiredAt - forced).toMillis()).as("ms until the local waiter had the lock")
-                .isLessThan(RECHECK_MS + SLACK_MS);
-        Wait.until(Duration.ofMillis(RECHECK_MS + SLACK_MS), () -> !lost.isEmpty(),
-                "the holder's lease-lost listener should be told");
+        forceUnlock.run();
+        long firstIn = Long.MAX_VALUE;
+        for (Future<Long> waiter : waiters) {
+            firstIn = Math.min(firstIn, Workers.get(waiter, TASK_BOUND));
+        }
+        assertThat(Duration.ofNanos(firstIn - forced).toMillis()).as("ms until a local waiter had the lock")
+                .isLessThan(FORCED_WAKE_UP_MS);
+        assertThat(detector.maxInside()).isEqualTo(1);
+        Wait.until(Duration.ofMillis(FORCE_RECHECK_MS + SLACK_MS), () -> !lost.isEmpty(),
+                "the holder's lease-lost listener should be told at its next renewal");
         assertThat(lost).singleElement().satisfies(event -> {
             assertThat(event.ownerId()).isEqualTo(HOLDER);
             assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.REMOVED);
@@ -295,9 +371,16 @@ class LocalHandoffIT {
         assertFree();
     }
 
+    /** A step of a test that may throw. */
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
     /**
-     * The same with a fixed lease, which the watchdog never checks: only asking Redis can tell the waiter that the
-     * lock is free. (A {@code dlock unlock --force} by an operator is this case.)
+     * A bare {@code DEL} of a fixed-lease holder's key: nothing is published and the watchdog never checks a fixed
+     * lease, so only the periodic recheck in Redis can tell the waiter that the lock is free (as a waiter of another
+     * client only learns it when its TTL-bounded sleep ends).
      */
     @Test
     void aWaiterBehindAFixedLeaseHolderWhoseKeyWasDeletedGetsInWithinARecheck(LockClient a) throws Exception {

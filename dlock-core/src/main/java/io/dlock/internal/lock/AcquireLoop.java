@@ -21,7 +21,11 @@ import java.util.function.Supplier;
  * the channel after a failed attempt, the loop waits in the client's queue for that holder ({@link LocalCohort}). A
  * hand-off ends that wait with the lock already granted; any other end of it (the holder released through Redis or
  * lost the lock, the wait ran out) is followed by an attempt in Redis. A wake-up by an unlock message also goes
- * straight to Redis: the local holder may still look alive while its release reply is on its way.
+ * straight to Redis: the local holder may still look alive while its release reply is on its way. A loop waiting
+ * locally stays joined to the lock's channel, so that an unlock message that bypasses the local holder (another
+ * client's force-unlock) reaches this client and has the holder checked at once ({@link LocalCohorts#unlockMessage});
+ * if the subscription was not confirmed yet when the loop queued, the holder is checked once it is, so a forced
+ * release in between is not missed either.
  *
  * <p>Redis unavailable ({@link Errors#isUnavailable}): a loop without a deadline pauses (back-off, {@link Outage})
  * and attempts again, for as long as it takes; a loop with a deadline, or a single attempt, fails with the error.
@@ -52,6 +56,9 @@ final class AcquireLoop {
         /** A Redis attempt found the lock busy. */
         void busyInRedis();
 
+        /** Asks Redis whether the local holder still holds the lock; if not, its waiters attempt in Redis. */
+        void verifyHolder();
+
         /** This loop was sent to Redis but will not attempt (it ended meanwhile): the next local waiter may. */
         void passOn();
     }
@@ -79,6 +86,8 @@ final class AcquireLoop {
     /** This loop's place behind a local holder while it has one. */
     private volatile LocalCohort.Waiter queued;
     private boolean unusedWakeup;
+    /** The last Redis attempt was sent after the subscription was confirmed (no unlock message can have been lost). */
+    private boolean attemptedWhileSubscribed;
     /** The last pause after an unavailability error, 0 after an answer from Redis. */
     private long outageBackoffMs;
 
@@ -171,6 +180,7 @@ final class AcquireLoop {
 
     private void attemptInRedis() {
         unusedWakeup = false;
+        attemptedWhileSubscribed = subscription != null && subscription.ready().isDone();
         CompletableFuture<Long> reply;
         try {
             reply = attempt.get();
@@ -200,6 +210,17 @@ final class AcquireLoop {
             return false;
         }
         queued = waiter;
+        if (subscription == null) {
+            subscription = hub.join(channel, everyMessageWakesAll);
+            if (!subscription.ready().isDone()) {
+                // a forced release before the subscription was confirmed sent no message this client heard
+                subscription.ready().whenComplete((ok, error) -> {
+                    if (queued == waiter) {
+                        gate.verifyHolder();
+                    }
+                });
+            }
+        }
         if (result.isDone()) {
             gate.leave(waiter);
         }
@@ -253,8 +274,10 @@ final class AcquireLoop {
             giveUpThen(() -> result.complete(false));
             return;
         }
-        if (subscription == null) {
-            subscription = hub.join(channel, everyMessageWakesAll);
+        if (!attemptedWhileSubscribed) {
+            if (subscription == null) {
+                subscription = hub.join(channel, everyMessageWakesAll);
+            }
             subscription.ready().whenComplete((ok, subscribeError) -> {
                 if (result.isDone()) {
                     end(false);

@@ -48,6 +48,11 @@ final class CohortGate implements AcquireLoop.LocalGate {
     }
 
     @Override
+    public void verifyHolder() {
+        cohorts.verifyHolder(name);
+    }
+
+    @Override
     public void busyInRedis() {
         LocalCohort cohort = cohorts.find(name);
         if (cohort != null) {

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.TaskScheduler;
 
@@ -16,6 +17,12 @@ import java.util.function.LongSupplier;
  * <p>Every {@code recheckNanos} a sweep drops cohorts whose holder's lease ran out or was lost with nobody waiting
  * (nothing else would touch them again), and, for each cohort with waiters, checks with one {@code HEXISTS} that the
  * holder's field is still in Redis: a lock freed behind the holder's back sends its waiters to Redis.
+ *
+ * <p>An unlock message on a lock's channel while owners wait behind a local holder means that the lock went through
+ * Redis without that holder's release: a force-unlock by another client (dlock, {@code dlock unlock --force},
+ * Redisson), or a message from an earlier release that arrived late. {@link #unlockMessage} makes the same check at
+ * once, so local waiters learn of a forced release within a few round trips instead of at the next sweep. (Local
+ * waiters keep the client subscribed to the channel: {@link AcquireLoop}.)
  */
 final class LocalCohorts {
     private final ConcurrentHashMap<String, LocalCohort> byName = new ConcurrentHashMap<>();
@@ -71,21 +78,47 @@ final class LocalCohorts {
                 byName.remove(name, cohort);
                 return;
             }
-            Hold hold = cohort.holdToVerify();
-            if (hold == null) {
-                return;
+            verifyHolder(cohort);
+        });
+    }
+
+    /** An unlock message arrived on {@code channel}: checks the holder of each cohort with waiters on it. */
+    void unlockMessage(String channel) {
+        for (String name : LockNames.namesOfLockChannel(channel)) {
+            LocalCohort cohort = byName.get(name);
+            if (cohort != null) {
+                verifyHolder(cohort);
             }
-            CompletableFuture<Boolean> exists;
-            try {
-                exists = fieldExists.apply(hold.key(), hold.field());
-            } catch (RuntimeException e) {
-                return;
+        }
+    }
+
+    /** Checks that the holder {@code name}'s waiters wait behind is still in Redis ({@link #verifyHolder}). */
+    void verifyHolder(String name) {
+        LocalCohort cohort = byName.get(name);
+        if (cohort != null) {
+            verifyHolder(cohort);
+        }
+    }
+
+    /**
+     * While owners wait behind the cohort's holder, asks Redis whether its field still exists; if not, the waiters go
+     * to Redis ({@link LocalCohort#holderGone}). Never throws.
+     */
+    private void verifyHolder(LocalCohort cohort) {
+        Hold hold = cohort.holdToVerify();
+        if (hold == null) {
+            return;
+        }
+        CompletableFuture<Boolean> exists;
+        try {
+            exists = fieldExists.apply(hold.key(), hold.field());
+        } catch (RuntimeException e) {
+            return;
+        }
+        exists.whenComplete((present, error) -> {
+            if (error == null && Boolean.FALSE.equals(present)) {
+                cohort.holderGone(hold);
             }
-            exists.whenComplete((present, error) -> {
-                if (error == null && Boolean.FALSE.equals(present)) {
-                    cohort.holderGone(hold);
-                }
-            });
         });
     }
 

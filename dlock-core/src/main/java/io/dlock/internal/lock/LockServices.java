@@ -103,6 +103,14 @@ public final class LockServices {
         return cohort == null ? 0 : cohort.waiterCount();
     }
 
+    /**
+     * A message arrived on a subscribed channel (on the I/O thread): owners of this client waiting behind a local
+     * holder of that lock have it checked in Redis at once ({@link LocalCohorts#unlockMessage}). Never blocks.
+     */
+    public void unlockMessage(String channel) {
+        cohorts.unlockMessage(channel);
+    }
+
     /** Fails every waiting acquisition; later calls fail at once. */
     public void close() {
         closed = true;

@@ -497,6 +497,11 @@ class LocalCohortTest {
             public void busyInRedis() {
                 cohort.busyInRedis();
             }
+
+            @Override
+            public void verifyHolder() {
+                // the loops of these tests subscribe at once: nothing to check after a late subscription
+            }
         };
     }
 
@@ -558,6 +563,42 @@ class LocalCohortTest {
         time.advanceMillis(600);
         cohorts.sweep();
         assertThat(cohorts.find("other")).isNull();
+    }
+
+    /**
+     * An unlock message on the lock's channel while owners wait behind a local holder: the holder is checked in Redis
+     * at once (not at the next sweep), and its waiters go to Redis if it is gone. A message for a lock nobody waits for
+     * locally, or on another channel, asks Redis nothing.
+     */
+    @Test
+    void anUnlockMessageChecksTheLocalHolderAtOnce() {
+        Set<String> inRedis = ConcurrentHashMap.newKeySet();
+        List<String> checked = new CopyOnWriteArrayList<>();
+        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, (key, field) -> {
+            checked.add(key + " " + field);
+            return CompletableFuture.completedFuture(inRedis.contains(field));
+        });
+        Hold h1 = grant(1, Hold.WATCHDOG);
+        inRedis.add(h1.field());
+        cohorts.acquired(NAME, 1, h1);
+        cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
+        assertThat(checked).as("nobody waits: nothing to check").isEmpty();
+
+        LocalCohort.Waiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
+        assertThat(checked).containsExactly(NAME + " " + h1.field());
+        assertThat(b.turn).as("a late message of an earlier release: the holder is still there").isNotDone();
+
+        checked.clear();
+        cohorts.unlockMessage("redisson_lock__channel:{another}");
+        cohorts.unlockMessage("redisson_rwlock:{" + NAME + "}");
+        assertThat(checked).as("other channels").isEmpty();
+
+        long before = time.nanoTime();
+        inRedis.clear(); // force-unlocked by another client, which published the message
+        cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
+        assertSentToRedis(b);
+        assertThat(time.nanoTime()).as("no time passed: not the sweep").isEqualTo(before);
     }
 
     /**
