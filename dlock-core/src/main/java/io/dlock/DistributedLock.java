@@ -60,6 +60,14 @@ public interface DistributedLock extends Lock {
     /** Pass as {@code waitTime} to wait without a time limit. */
     long WAIT_FOREVER = -1L;
 
+    /**
+     * The longest fixed lease: 36,500 days (about 100 years). A longer {@code leaseTime} (such as
+     * {@code Long.MAX_VALUE} of any unit) is refused with {@link IllegalArgumentException} before anything is sent,
+     * so that no argument can leave a key without a TTL; a lock meant to last while its holder lives takes
+     * {@link #LEASE_WATCHDOG}. A {@code waitTime} longer than this counts as {@link #WAIT_FOREVER}.
+     */
+    Duration MAX_LEASE = Duration.ofDays(36_500);
+
     /** {@link #remainTimeToLive()} when the lock is not held by anybody. */
     long TTL_NOT_LOCKED = -2L;
 
@@ -83,12 +91,19 @@ public interface DistributedLock extends Lock {
     /**
      * Acquires the lock with the given lease, blocking until it is held. Uninterruptible as {@link #lock()}.
      *
-     * @param leaseTime how long the hold lasts without renewal, or {@link #LEASE_WATCHDOG}
+     * @param leaseTime how long the hold lasts without renewal (at least 1 ms, at most {@link #MAX_LEASE}), or
+     *                  {@link #LEASE_WATCHDOG}
      * @param unit      the unit of {@code leaseTime}
+     * @throws IllegalArgumentException when {@code leaseTime} is out of that range, naming the lock
      */
     void lock(long leaseTime, TimeUnit unit);
 
-    /** {@link #lock(long, TimeUnit)} with a {@link Duration} lease. */
+    /**
+     * {@link #lock(long, TimeUnit)} with a {@link Duration} lease.
+     *
+     * @throws IllegalArgumentException when {@code lease} is negative, shorter than 1 ms or longer than
+     *                                  {@link #MAX_LEASE} (a negative {@code Duration} never means "watchdog")
+     */
     default void lock(Duration lease) {
         lock(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
     }
@@ -134,12 +149,22 @@ public interface DistributedLock extends Lock {
      */
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
-    /** {@link #tryLock(long, TimeUnit)} with a {@link Duration}. */
+    /**
+     * {@link #tryLock(long, TimeUnit)} with a {@link Duration}.
+     *
+     * @throws IllegalArgumentException when {@code wait} is negative (a negative {@code Duration} never means
+     *                                  "forever")
+     */
     default boolean tryLock(Duration wait) throws InterruptedException {
         return tryLock(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
     }
 
-    /** {@link #tryLock(long, long, TimeUnit)} with {@link Duration}s. */
+    /**
+     * {@link #tryLock(long, long, TimeUnit)} with {@link Duration}s.
+     *
+     * @throws IllegalArgumentException when either is negative, or {@code lease} is out of range as in
+     *                                  {@link #lock(Duration)}
+     */
     default boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
         return tryLock(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
                 TimeUnit.MILLISECONDS);

@@ -28,6 +28,14 @@
 --            remaining deadline earlier by the acquirer's slot, then HSET field 1 and PEXPIRE. Queued waiters get the
 --            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised
 --            on every attempt as above; Redisson's scripts read it as one of their own.
+
+-- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
+-- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
+local lease_ms = tonumber(ARGV[1])
+if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
+    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+end
+
 local field = ARGV[2]
 local slot = tonumber(ARGV[3])
 local now = tonumber(ARGV[4])

@@ -13,6 +13,14 @@
 -- client can take it during the hand-off, and none is woken (nothing is published: the lock stays held).
 -- Wire protocol: the result is the layout of a lock that ARGV[2] acquired (redisson-protocol.md §2), so Redisson
 -- clients see an ordinary held lock and keep waiting for its unlock message.
+
+-- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
+-- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
+local lease_ms = tonumber(ARGV[3])
+if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
+    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[3]) .. ' ms')
+end
+
 local count = redis.call('hget', KEYS[1], ARGV[1])
 if count == false then
     return nil

@@ -5,8 +5,17 @@ import io.dlock.DistributedLock;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-/** Validates the time arguments of the lock API; messages name the parameter and the lock. */
+/**
+ * Validates the time arguments of the lock API; messages name the parameter and the lock. Every lease that passes is
+ * one Redis accepts ({@code PEXPIRE} refuses times past the end of its clock) and that the client's nanosecond
+ * deadlines can count without overflow: at most {@link DistributedLock#MAX_LEASE}. Waits longer than that mean "no
+ * limit", so that a deadline never overflows into the past.
+ */
 final class TimeArgs {
+    /** {@link DistributedLock#MAX_LEASE} in ms. */
+    static final long MAX_LEASE_MS = DistributedLock.MAX_LEASE.toMillis();
+    private static final long MAX_WAIT_NANOS = DistributedLock.MAX_LEASE.toNanos();
+
     private TimeArgs() {
     }
 
@@ -25,10 +34,18 @@ final class TimeArgs {
             throw new IllegalArgumentException("lock '" + lockName + "': leaseTime is shorter than 1 ms: " + leaseTime + " "
                     + unit);
         }
+        if (ms > MAX_LEASE_MS) {
+            throw new IllegalArgumentException("lock '" + lockName + "': leaseTime " + leaseTime + " " + unit
+                    + " is longer than the longest lease, " + DistributedLock.MAX_LEASE.toDays() + " days (use "
+                    + "LEASE_WATCHDOG for a hold that lasts while its holder lives)");
+        }
         return ms;
     }
 
-    /** @return the wait in nanoseconds (0 = one attempt), or {@link DistributedLock#WAIT_FOREVER} */
+    /**
+     * @return the wait in nanoseconds (0 = one attempt), or {@link DistributedLock#WAIT_FOREVER} (also for a wait
+     *         longer than {@link DistributedLock#MAX_LEASE})
+     */
     static long waitNanos(String lockName, long waitTime, TimeUnit unit) {
         Objects.requireNonNull(unit, "unit");
         if (waitTime == DistributedLock.WAIT_FOREVER) {
@@ -38,6 +55,7 @@ final class TimeArgs {
             throw new IllegalArgumentException("lock '" + lockName + "': waitTime must be >= 0 or WAIT_FOREVER (-1): "
                     + waitTime);
         }
-        return unit.toNanos(waitTime);
+        long nanos = unit.toNanos(waitTime);
+        return nanos > MAX_WAIT_NANOS ? DistributedLock.WAIT_FOREVER : nanos;
     }
 }
