@@ -4,16 +4,22 @@
 -- ARGV[1]    the new lease in ms
 -- ARGV[i+1]  the owner field whose hold in KEYS[i] is renewed
 --
--- Returns  a list with, for each i, 1 when the hold existed and the hash's TTL was reset to ARGV[1],
+-- Returns  a list with, for each i, 1 when the hold existed and the hash now lives at least ARGV[1] ms more,
 --          0 when the hold is gone (or the key is no longer a hash): the owner has lost it.
 --
--- Invariant: a hold that is gone is never brought back; only hashes holding the owner's field are extended.
--- Wire protocol: Redisson's batched LockTask renewal (redisson-protocol.md §1.6) does the same per key.
+-- Invariants: a hold that is gone is never brought back; only hashes holding the owner's field are extended; a TTL
+-- is never shortened (a watchdog hold re-entered with a longer fixed lease keeps that lease: the client's view of
+-- the hold, which a renewal never shortens either, stays within what Redis keeps).
+-- Wire protocol: Redisson's batched LockTask renewal (redisson-protocol.md §1.6) extends per key too, but resets the
+-- TTL to the watchdog timeout even when it was longer.
+local lease = tonumber(ARGV[1])
 local renewed = {}
 for i = 1, #KEYS do
     local present = redis.pcall('hexists', KEYS[i], ARGV[i + 1])
     if present == 1 then
-        redis.call('pexpire', KEYS[i], ARGV[1])
+        if redis.call('pttl', KEYS[i]) < lease then
+            redis.call('pexpire', KEYS[i], lease)
+        end
         renewed[i] = 1
     else
         renewed[i] = 0

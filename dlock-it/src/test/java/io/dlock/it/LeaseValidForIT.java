@@ -149,6 +149,34 @@ class LeaseValidForIT {
                 RawRedis.field(a.getId(), Thread.currentThread().getId())) < 0, "and in Redis");
     }
 
+    /**
+     * A watchdog hold re-entered with a longer fixed lease: renewal must not cut Redis's TTL back to the watchdog
+     * timeout while the owner's view stays at the long lease (else, cut off from Redis, the owner would believe in its
+     * hold for an hour while another client takes the lock after 30 s). Several renewal rounds later, Redis still
+     * keeps the hour and {@code leaseValidFor()} is never later than that; the partial release then goes back to the
+     * watchdog lease, which is renewed as before.
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void renewalNeverShortensALongerReentry(Kind kind, LockClient a) {
+        DistributedLock lock = kind.make.apply(a, name);
+        String field = RawRedis.field(a.getId(), Thread.currentThread().getId());
+        lock.lock();
+        lock.lock(1, java.util.concurrent.TimeUnit.HOURS);
+        // three renewal rounds (every WATCHDOG_MS / 3)
+        Wait.during(Duration.ofMillis(WATCHDOG_MS + 200), () -> {
+            long valid = assertNotBeyondRedis(kind, lock, a);
+            return valid > 3_500_000L && kind.redisKeepsMs(raw, name, field) > 3_500_000L;
+        }, () -> kind + ": Redis keeps " + kind.redisKeepsMs(raw, name, field) + " ms, leaseValidFor "
+                + lock.leaseValidFor());
+        lock.unlock();
+        assertThat(lock.leaseValidFor().toMillis()).as("%s: back to the watchdog lease", kind)
+                .isBetween(1L, (long) WATCHDOG_MS);
+        assertThat(kind.redisKeepsMs(raw, name, field)).as("%s: Redis keeps", kind).isPositive();
+        lock.unlock();
+        assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
+    }
+
     /** Read and write holds of one owner are separate records (field {@code id:tid} and {@code id:tid:write}). */
     @Test
     void readAndWriteHoldsOfOneOwnerAreTrackedApart(LockClient a) {
