@@ -41,6 +41,8 @@ public final class Hold {
     /** The fencing token of this hold (fenced locks), or null. */
     private volatile Long fencingToken;
     private boolean lastRenewalFailed;
+    /** Set after a release whose outcome is unknown: the hold is left to expire (see {@link #stopRenewal()}). */
+    private boolean renewalStopped;
     private State state = State.ACTIVE;
 
     Hold(String lockName, String key, String field, long ownerId, RenewalSender renewal) {
@@ -152,11 +154,30 @@ public final class Hold {
     }
 
     synchronized boolean isWatchdogRenewed() {
-        return state == State.ACTIVE && watchdogAcquisitions > 0;
+        return state == State.ACTIVE && watchdogAcquisitions > 0 && !renewalStopped;
+    }
+
+    /**
+     * The watchdog renews this hold no more: its validity stays where the last grant or renewal put it (never later
+     * than Redis keeps it), and when it runs out the hold is reported lost ({@code EXPIRED}).
+     */
+    synchronized void stopRenewal() {
+        renewalStopped = true;
     }
 
     synchronized boolean hasPendingRelease() {
         return pendingReleases > 0;
+    }
+
+    /** @return acquisitions left once the releases in flight (sent, not yet answered) are done; 0 once ended */
+    public synchronized int acquisitionsAfterPendingReleases() {
+        return state == State.ACTIVE ? Math.max(0, leases.size() - pendingReleases) : 0;
+    }
+
+    /** @return the lease (ms) Redis keeps the hold for now: the watchdog's while any acquisition uses it, else the
+     *          innermost acquisition's */
+    public synchronized long currentLease(long watchdogMs) {
+        return watchdogAcquisitions > 0 ? watchdogMs : effective(leases.peekLast(), watchdogMs);
     }
 
     synchronized long validUntilNanos() {

@@ -119,7 +119,7 @@ public final class LeaseRenewer implements AutoCloseable {
         while (true) {
             Hold hold = holds.computeIfAbsent(id, k -> new Hold(lockName, key, field, ownerId, renewal));
             synchronized (hold) {
-                if (hold.isActive()) {
+                if (hold.isActive() && !ranOut(hold)) {
                     hold.granted(leaseMs, effective, sentAtNanos);
                     return hold;
                 }
@@ -128,10 +128,27 @@ public final class LeaseRenewer implements AutoCloseable {
         }
     }
 
-    /** @return the active hold of {@code field} on {@code key}, or null */
+    /**
+     * @return the active hold of {@code field} on {@code key}, or null. A hold whose validity ran out (its lease ended
+     *         without a renewal this client saw) is reported lost now rather than at the next round, and is not
+     *         returned: a new acquisition of the owner starts a new hold instead of counting on top of one that Redis
+     *         no longer keeps.
+     */
     public Hold find(String key, String field) {
         Hold hold = holds.get(new HoldId(key, field));
-        return hold != null && hold.isActive() ? hold : null;
+        return hold != null && hold.isActive() && !ranOut(hold) ? hold : null;
+    }
+
+    /**
+     * Reports {@code hold} lost if its validity ran out (a hold not granted yet, or with a release in flight, has
+     * not); @return whether it ran out
+     */
+    private boolean ranOut(Hold hold) {
+        if (hold.acquisitions() == 0 || hold.hasPendingRelease() || hold.validForNanos(nanoTime.getAsLong()) > 0) {
+            return false;
+        }
+        lose(hold, hold.lastRenewalFailed() ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
+        return true;
     }
 
     /** A release of {@code hold} was sent: until it answers, a renewal that finds the hold gone is no loss. */
@@ -149,6 +166,15 @@ public final class LeaseRenewer implements AutoCloseable {
         if (hold.releaseDone(full, watchdogMs)) {
             holds.remove(new HoldId(hold.key(), hold.field()), hold);
         }
+    }
+
+    /**
+     * A release of one of several acquisitions failed and may or may not have run: the hold count in Redis is unknown,
+     * so the watchdog stops renewing the hold; it expires after its current lease, and is then reported lost
+     * ({@code EXPIRED}) to an owner that still believes in its outer acquisitions.
+     */
+    public void stopRenewing(Hold hold) {
+        hold.stopRenewal();
     }
 
     /** Redis says the owner holds nothing: forget the record without a loss report (the caller gets an exception). */
@@ -297,12 +323,18 @@ public final class LeaseRenewer implements AutoCloseable {
         }
     }
 
-    /** Stops renewing; holds then expire after their lease. No loss is reported for them. */
+    /**
+     * Stops renewing (the client is closing). Every hold still live is reported lost ({@code RENEWAL_FAILED}: nothing
+     * renews it any more) so that its owner stops relying on it; in Redis it ends when its current lease runs out.
+     */
     @Override
     public void close() {
         synchronized (tickLock) {
             closed = true;
             cancelNextTick.run();
+        }
+        for (Hold hold : holds.values()) {
+            lose(hold, LeaseLostEvent.Reason.RENEWAL_FAILED);
         }
         holds.clear();
     }

@@ -1,6 +1,7 @@
 package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 
@@ -202,10 +203,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         }
         return reply.handle((released, error) -> {
             if (error != null) {
-                if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                }
-                throw Errors.toApi(error, name, "unlock");
+                throw releaseFailed(ownerId, hold, error);
             }
             if (released == null) {
                 if (hold != null) {
@@ -220,6 +218,42 @@ public abstract class AbstractDistributedLock implements DistributedLock {
             }
             return null;
         });
+    }
+
+    /**
+     * A release that failed (a Redis error, a timeout, a lost connection) may or may not have run, so this client can
+     * no longer vouch for the hold: it stops renewing it, and the hold ends in Redis when its current lease runs out
+     * (at most the watchdog timeout for a watchdog hold). The owner's last acquisition is forgotten at once (its
+     * caller wanted to let go; local waiters go to Redis, where they wait for the expiry); with outer acquisitions
+     * left, the owner is told through its lease-lost listeners when the lease ends.
+     *
+     * @return the exception for the caller, naming the lock, the Redis error and the consequence
+     */
+    private RuntimeException releaseFailed(long ownerId, Hold hold, Throwable error) {
+        RuntimeException failure = Errors.toApi(error, name, "unlock");
+        if (!(failure instanceof LockException)) {
+            if (hold != null) {
+                services.renewer.releaseFailed(hold);
+            }
+            return failure;
+        }
+        long endsWithinMs = hold == null ? services.renewer.watchdogMs()
+                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(hold.validForNanos(services.renewer.nanoTime())));
+        if (hold != null) {
+            boolean last = hold.acquisitions() <= 1;
+            services.renewer.releaseFailed(hold);
+            if (last) {
+                services.renewer.discard(hold);
+            } else {
+                services.renewer.stopRenewing(hold);
+            }
+        }
+        if (hold == null || hold.acquisitions() == 0) {
+            services.cohorts.released(name, ownerId);
+        }
+        return new LockException(failure.getMessage() + "; whether the release ran is unknown, so this client "
+                + "no longer renews the hold: it ends in Redis when its lease runs out (within about " + endsWithinMs
+                + " ms for this client's last renewal)", failure.getCause());
     }
 
     protected final String ownerField(long ownerId) {

@@ -63,6 +63,27 @@ class LeaseRenewerTest {
         return on.acquired(key, key, "client:" + owner, owner, leaseMs, time.nanoTime(), recording);
     }
 
+    /**
+     * A fixed-lease hold whose lease ran out between two rounds: looking it up reports it lost at once, and the
+     * owner's next acquisition starts a new hold (one acquisition) instead of counting on top of the old one.
+     */
+    @Test
+    void aHoldWhoseLeaseRanOutIsLostWhenLookedUpAndANewAcquisitionStartsAfresh() {
+        Hold old = acquire(renewer, "k", 1, 1_000);
+        assertThat(renewer.find("k", "client:1")).isSameAs(old);
+        time.advanceMillis(1_000);
+        assertThat(lost).as("not yet reported by a round").isEmpty();
+
+        assertThat(renewer.find("k", "client:1")).as("ran out").isNull();
+        assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
+        Hold fresh = acquire(renewer, "k", 1, 1_000);
+        assertThat(fresh).isNotSameAs(old);
+        assertThat(fresh.acquisitions()).isEqualTo(1);
+        assertThat(renewer.find("k", "client:1")).isSameAs(fresh);
+        time.advanceMillis(PERIOD_MS);
+        assertThat(lost).as("reported once").hasSize(2);
+    }
+
     @Test
     void renewsWatchdogHoldsOncePerPeriodInOneCall() {
         for (int i = 0; i < LeaseRenewer.BATCH_SIZE; i++) {
