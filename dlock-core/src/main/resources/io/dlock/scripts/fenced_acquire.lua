@@ -4,15 +4,13 @@
 -- KEYS[2]  the token counter, redisson_lock_token:{NAME}: a string holding a decimal integer, no TTL
 -- ARGV[1]  lease in milliseconds (> 0): the hash's TTL after this call
 -- ARGV[2]  the owner field, "<client id>:<owner id>"
--- ARGV[3]  "1" when the caller's client knows of a hold of this owner (or of an attempt still awaiting its reply):
---          finding the field is then a re-entry; "0" when it knows of none: finding the field then means an
---          earlier attempt ran here but its reply never reached the client (command timeout, connection lost), so
---          nobody knows of that hold and this acquisition adopts it
+-- ARGV[3]  the owner's acquisitions its client knows of (held, or still awaiting their reply), before this one
+-- ARGV[4]  "1" when the client's hold of this owner has a token of its own (taken through the fenced lock), "0"
+--          when it has none (no hold, or a hold taken through the plain lock of the same name)
 --
--- Returns  {1, token} when the caller took the lock (or adopted an unknown hold of its own): a new token was issued
---                     and stored in KEYS[2]; the hold count is 1;
---          {2, token} when the caller re-entered a hold it already had: no new token; the counter's current value
---                     (the hold's token unless something else wrote the counter since), or -1 if it is absent;
+-- Returns  {1, token} when the caller took the lock, or re-entered a hold that had no token of its own: a new token
+--                     was issued and stored in KEYS[2]; the hold count is ARGV[3] + 1;
+--          {2, -1}    when the caller re-entered a hold that has its token: no new token, the hold keeps its own;
 --          {0, pttl}  when somebody else holds the lock: its PTTL in ms (-1 if the key has no expiry).
 --          Every acquisition resets the hash's TTL to the lease, as lock_acquire does.
 --
@@ -21,29 +19,44 @@
 --   (b) it is at least the server's clock, so that after the counter is lost (restart without persistence,
 --       FLUSHALL, DEL) the next token is still greater than every earlier one, as long as the server's clock did not
 --       step back and tokens never ran ahead of the clock (fewer than one token per microsecond for the name).
--- A counter that is not an integer, or a key of the wrong type, fails the script with nothing changed. Adopting
--- keeps a lost reply from leaving a hold count that the owner's unlocks never bring to zero.
+-- A counter that is not an integer, or a key of the wrong type, fails the script with nothing changed. A count above
+-- ARGV[3] can only come from an attempt of this owner whose reply was lost: this acquisition is that one (the count
+-- becomes ARGV[3] + 1, never less than the acquisitions the client still counts on), so a lost reply cannot leave a
+-- count that the owner's unlocks never bring to zero; with ARGV[3] = 0 it is a fresh acquisition and takes a token.
 -- Wire protocol: the hash and its predicate are the reentrant lock's (redisson-protocol.md §2.2), so plain dlock
 -- locks, Redisson RLock and RFencedLock holders of the same name exclude each other. The counter is Redisson
 -- RFencedLock's (§5.1, §9 item 7), which INCRs it on each of its acquisitions and so continues from our values.
+
+-- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
+-- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
+local lease_ms = tonumber(ARGV[1])
+if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
+    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+end
+
 if redis.replicate_commands then
     -- Redis < 5 replicates scripts verbatim unless told otherwise, which forbids writes after TIME. From 5 on
     -- (the embedded fallback binary is 6.2) effects replication is the default and this call is a no-op.
     redis.replicate_commands()
 end
 
-local fresh = redis.call('exists', KEYS[1]) == 0
-if not fresh then
-    if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
-        return {0, redis.call('pttl', KEYS[1])}
-    end
-    if ARGV[3] == '1' then
-        local current = tonumber(redis.call('get', KEYS[2]) or '-1') or -1
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-        redis.call('pexpire', KEYS[1], ARGV[1])
-        return {2, current}
-    end
-    -- an unknown hold of the caller's own: adopted below as a new acquisition
+local count = redis.call('hget', KEYS[1], ARGV[2])
+if count == false and redis.call('exists', KEYS[1]) == 1 then
+    return {0, redis.call('pttl', KEYS[1])}
+end
+local known = tonumber(ARGV[3])
+local new_count = known + 1
+if count ~= false and tonumber(count) <= known then
+    new_count = tonumber(count) + 1
+end
+if count == false then
+    new_count = 1
+end
+if count ~= false and known > 0 and ARGV[4] == '1' then
+    -- a re-entry of a hold that has its own token: it keeps it
+    redis.call('hset', KEYS[1], ARGV[2], new_count)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return {2, -1}
 end
 
 -- The token first: INCRBY is the only step that can fail (the counter is not an integer, or out of range), and it
@@ -58,6 +71,6 @@ if clock_us - stored > 1 then
     step = clock_us - stored
 end
 local token = redis.call('incrby', KEYS[2], string.format('%d', step))
-redis.call('hset', KEYS[1], ARGV[2], 1)
+redis.call('hset', KEYS[1], ARGV[2], new_count)
 redis.call('pexpire', KEYS[1], ARGV[1])
 return {1, token}

@@ -3,16 +3,34 @@
 -- KEYS[1]  the lock hash (the lock's name)
 -- ARGV[1]  lease in milliseconds (> 0): the hash's TTL after this call
 -- ARGV[2]  the owner field, "<client id>:<owner id>"
+-- ARGV[3]  the owner's acquisitions its client knows of (held, or still awaiting their reply), before this one
 --
--- Returns  nil when the caller now holds the lock (hold count incremented, TTL reset to the lease);
+-- Returns  nil when the caller now holds the lock (hold count ARGV[3] + 1, TTL reset to the lease);
 --          otherwise the lock's PTTL in ms (-1 if the key has no expiry), so the caller can bound its wait.
 --
--- Invariant: the hash has exactly one owner field with a count >= 1, and always a TTL.
+-- Invariant: the hash has exactly one owner field with a count >= 1, and always a TTL. A count above ARGV[3] can only
+-- come from an attempt of this owner that ran but whose reply was lost (command timeout, cut connection): this
+-- acquisition is that one, so the count becomes ARGV[3] + 1, never more than the client knows, never less than the
+-- acquisitions it still counts on.
 -- Wire protocol: same predicate and layout as Redisson's RLock acquire (redisson-protocol.md §2.2), so a Redisson
 -- client and a dlock client exclude each other on one name. A key of another type fails with WRONGTYPE.
-if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
-    return nil
+
+-- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
+-- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
+local lease_ms = tonumber(ARGV[1])
+if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
+    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
 end
-return redis.call('pttl', KEYS[1])
+
+local count = redis.call('hget', KEYS[1], ARGV[2])
+if count == false and redis.call('exists', KEYS[1]) == 1 then
+    return redis.call('pttl', KEYS[1])
+end
+local known = tonumber(ARGV[3])
+if count ~= false and tonumber(count) > known then
+    redis.call('hset', KEYS[1], ARGV[2], known + 1)
+else
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+end
+redis.call('pexpire', KEYS[1], ARGV[1])
+return nil

@@ -5,12 +5,18 @@
 -- ARGV[1]  the owner field, "<client id>:<owner id>"
 -- ARGV[2]  lease in ms to set when holds remain (the owner's current lease)
 -- ARGV[3]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
+-- ARGV[4]  the owner's hold count after this call as its client knows it (its acquisitions, including attempts
+--          still awaiting their reply, minus this one), or "-1" when the client knows of none: then one is taken off
+-- ARGV[5]  "release" (one hold less: the unlock), or "drop-unknown" (an acquisition gave up after an attempt whose
+--          reply never came: only a count above ARGV[4], left by that attempt, is brought down to it)
 --
--- Returns  1 when the last hold was released (hash deleted, "0" published: wake one waiter),
---          0 when holds remain (count decremented, TTL reset to ARGV[2]),
+-- Returns  1 when the owner's last hold was released (hash deleted, "0" published: wake one waiter),
+--          0 when holds remain (count set to ARGV[4], TTL reset to ARGV[2]) or nothing was to be dropped,
 --          nil when the owner holds nothing (never held, expired, or removed).
 --
--- Invariant: never touches another owner's hold; a hash never outlives its last hold.
+-- Invariant: never touches another owner's hold; a hash never outlives its last hold. The count after the call is
+-- the one the client knows, so a lost reply of an earlier acquisition (which counted in Redis but never reached the
+-- client) cannot keep the lock held after the owner's last unlock.
 -- Wire protocol: Redisson's RLock unlock (redisson-protocol.md §2.3): DEL then publish ASCII "0" on the channel.
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
@@ -24,11 +30,22 @@ local function notify(command, channel, message)
     end
 end
 
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+local count = redis.call('hget', KEYS[1], ARGV[1])
+if count == false then
     return nil
 end
-local remaining = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+count = tonumber(count)
+local remaining = tonumber(ARGV[4])
+if remaining < 0 then
+    remaining = count - 1
+end
+if ARGV[5] == 'drop-unknown' and count <= remaining then
+    return 0
+end
 if remaining > 0 then
+    if remaining ~= count then
+        redis.call('hset', KEYS[1], ARGV[1], remaining)
+    end
     redis.call('pexpire', KEYS[1], ARGV[2])
     return 0
 end

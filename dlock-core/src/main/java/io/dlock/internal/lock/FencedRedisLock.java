@@ -2,15 +2,15 @@ package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
 import io.dlock.LockException;
+import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,17 +38,20 @@ import java.util.concurrent.TimeUnit;
  *       microsecond (each one costs a script call of several microseconds, so one Redis cannot exceed that). This
  *       needs a server clock that never steps back (across restarts too).</li>
  * </ul>
- * A re-entry keeps the hold's token. The token of the current hold is kept on the client's hold record
- * ({@link Hold#fencingToken()}), so {@link #getToken()} needs no round trip and every lock object of this client sees
- * it.
+ * A re-entry keeps the hold's token, if the hold has one of its own. A hold taken through the plain lock of the same
+ * name ({@code getLock}) has none: its first fenced acquisition takes a new token (never the counter's current value,
+ * which may be the token of an earlier holder that was paused and lost the lock). The token of the current hold is
+ * kept on the client's hold record ({@link Hold#fencingToken()}), so {@link #getToken()} needs no round trip and
+ * every lock object of this client sees it.
  *
  * <h2>Replies that never came</h2>
  * An attempt whose reply is lost (command timeout while Redis is slow or paused, a cut connection) may still run in
- * Redis later and leave a hold that nobody knows of. It expires after its lease, since nobody renews it; but if the
- * same owner acquires again before that, the plain lock's script would count a re-entry on top of it, and the owner's
- * unlock would then never bring the count to zero (the owner keeps the lock for as long as it keeps re-acquiring).
- * The fenced acquire tells the script whether this client knows of a hold (or a pending attempt) of the owner; when
- * it does not, an existing field of the owner is <em>adopted</em>: count 1 and a new token, like a fresh acquisition.
+ * Redis later and leave a hold that nobody knows of. As for the reentrant lock ({@link PendingAcquisitions}), the
+ * acquire script gets the count this client knows for the owner (its hold's acquisitions plus attempts in flight, of
+ * every lock object of the client): a count above it is the lost attempt's, which this acquisition adopts (a fresh
+ * one when the client knew of none: count 1 and a new token) instead of counting on top of it, so the count is never
+ * reset under a live outer acquisition and the owner's last unlock frees the lock; a wait given up after such an
+ * attempt drops what it may have left.
  *
  * <p>The release, renewal and forced release are the reentrant lock's, reached by composition; the reads are the
  * common ones of {@link AbstractDistributedLock}.
@@ -62,8 +65,6 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
 
     private final ReentrantRedisLock plain;
     private final String[] acquireKeys;
-    /** Attempts awaiting their reply, per owner: while one is out, finding the owner's field is a re-entry. */
-    private final Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
 
     public FencedRedisLock(LockServices services, String name) {
         super(services, LockNames.requireValid(name));
@@ -82,30 +83,53 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = ownerField(ownerId);
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
-        boolean reentry = services.renewer.find(name, field) != null || inFlight.containsKey(ownerId);
-        inFlight.merge(ownerId, 1, Integer::sum);
+        Hold known = services.renewer.find(name, field);
+        boolean hasToken = known != null && known.fencingToken() != null;
+        long knownCount = services.knownAcquisitions(name, field);
+        services.pending.started(name, field);
         long sentAt = services.renewer.nanoTime();
         CompletableFuture<List<Object>> reply;
         try {
             reply = services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
-                    Long.toString(effectiveLease), field, reentry ? "1" : "0");
+                    Long.toString(effectiveLease), field, Long.toString(knownCount), hasToken ? "1" : "0");
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
-        return reply.whenComplete((values, error) -> inFlight.computeIfPresent(ownerId, (k, n) -> n == 1 ? null
-                : n - 1)).thenApply(values -> {
-                    long outcome = (Long) values.get(0);
-                    long value = (Long) values.get(1);
-                    if (outcome != ACQUIRED && outcome != REENTERED) {
-                        return value;
-                    }
-                    Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
-                            services.hashFieldRenewal);
-                    if (outcome == ACQUIRED || hold.fencingToken() == null && value >= 0) {
-                        hold.fencingToken(value);
-                    }
-                    return null;
-                });
+        return reply.handle((values, error) -> {
+            Long result = null;
+            try {
+                if (error == null) {
+                    result = recordReply(values, ownerId, field, leaseMs, sentAt);
+                }
+            } finally {
+                // recorded first, so that a concurrent attempt of the owner never misses this acquisition
+                services.pending.ended(name, field, error == null || !Errors.isUnavailable(error));
+            }
+            if (error != null) {
+                throw new CompletionException(Errors.unwrap(error));
+            }
+            return result;
+        });
+    }
+
+    /** @return null when acquired (recorded, with the hold's token), else the lock's PTTL */
+    private Long recordReply(List<Object> values, long ownerId, String field, long leaseMs, long sentAt) {
+        long outcome = (Long) values.get(0);
+        long value = (Long) values.get(1);
+        if (outcome != ACQUIRED && outcome != REENTERED) {
+            return value;
+        }
+        Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+        if (outcome == ACQUIRED) {
+            hold.fencingToken(value);
+        }
+        return null;
+    }
+
+    /** As the reentrant lock's: drops what an attempt without a reply may have left ({@link ReentrantRedisLock}). */
+    @Override
+    protected CompletableFuture<Void> giveUp(long ownerId) {
+        return plain.giveUp(ownerId);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.dlock.internal.lock;
 
 import io.dlock.LockException;
+import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.script.ScriptRunner;
@@ -8,7 +9,10 @@ import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +44,8 @@ public final class LockServices {
     final LocalCohorts cohorts;
     /** Blocking waits of the sync API (spin-then-park). */
     final SyncWaits waits;
+    /** Acquire attempts awaiting (or that never got) their reply, for the reentrant and fenced locks. */
+    final PendingAcquisitions pending = new PendingAcquisitions();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -71,6 +77,15 @@ public final class LockServices {
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
                 maxLocalHandoffs, (key, field) -> redis.hexists(key, field).toCompletableFuture());
         this.cohorts.start();
+    }
+
+    /**
+     * The hold count of {@code field} on {@code key} as this client knows it: the acquisitions of its hold record
+     * plus attempts still awaiting their reply.
+     */
+    long knownAcquisitions(String key, String field) {
+        Hold hold = renewer.find(key, field);
+        return (hold == null ? 0 : hold.acquisitions()) + pending.inFlight(key, field);
     }
 
     void register(AcquireLoop loop) {
@@ -111,12 +126,19 @@ public final class LockServices {
         cohorts.unlockMessage(channel);
     }
 
-    /** Fails every waiting acquisition; later calls fail at once. */
-    public void close() {
+    /**
+     * Fails every waiting acquisition; later calls fail at once.
+     *
+     * @return completes when every failed acquisition has cleaned up after itself (give-up scripts answered)
+     */
+    public CompletableFuture<Void> close() {
         closed = true;
         cohorts.close();
+        List<CompletableFuture<Void>> ends = new ArrayList<>();
         for (AcquireLoop loop : waiting) {
             loop.fail(new LockException("lock client closed while waiting"));
+            ends.add(loop.finished());
         }
+        return CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0]));
     }
 }

@@ -1,11 +1,13 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The reentrant, non-fair lock, wire-compatible with Redisson's {@code RLock}.
@@ -45,16 +47,60 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = ownerField(ownerId);
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
+        long known = services.knownAcquisitions(name, field);
+        services.pending.started(name, field);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
-                Long.toString(effectiveLease), field);
-        return reply.thenApply(ttl -> {
-            if (ttl == null) {
-                Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
-                        services.hashFieldRenewal);
-                services.cohorts.acquired(name, ownerId, hold);
+        CompletableFuture<Long> reply;
+        try {
+            reply = services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
+                    Long.toString(effectiveLease), field, Long.toString(known));
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((ttl, error) -> {
+            try {
+                if (error == null && ttl == null) {
+                    Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
+                            services.hashFieldRenewal);
+                    services.cohorts.acquired(name, ownerId, hold);
+                }
+            } finally {
+                // recorded first, so that a concurrent attempt of the owner never misses this acquisition
+                services.pending.ended(name, field, error == null || !Errors.isUnavailable(error));
+            }
+            if (error != null) {
+                throw new CompletionException(Errors.unwrap(error));
             }
             return ttl;
+        });
+    }
+
+    /**
+     * The acquisition gave up (timeout, interrupt, cancellation, failure) after an attempt whose reply never came: that
+     * attempt may still have taken a hold nobody knows of, which would otherwise outlive the wait by its whole lease.
+     * Drops whatever count it left above what this client knows (nothing when it did not run).
+     */
+    @Override
+    protected CompletableFuture<Void> giveUp(long ownerId) {
+        String field = ownerField(ownerId);
+        if (!services.pending.unanswered(name, field)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Hold hold = services.renewer.find(name, field);
+        long lease = hold == null ? services.renewer.watchdogMs() : hold.currentLease(services.renewer.watchdogMs());
+        CompletableFuture<Long> reply;
+        try {
+            reply = services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys, field,
+                    Long.toString(lease), services.publishCommand,
+                    Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((dropped, error) -> {
+            if (error == null) {
+                services.pending.settled(name, field);
+            }
+            return null;
         });
     }
 
@@ -72,7 +118,21 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         return releaseOrHandOff(ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
                 ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
                 () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand));
+                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand,
+                        Long.toString(remainingAfterRelease(ownerId, hold)), "release"));
+    }
+
+    /**
+     * The owner's hold count once this release is done, as this client knows it (so the script also takes away a
+     * count that a lost acquire reply left), or -1 when it knows of no hold (the script then takes one off).
+     */
+    private long remainingAfterRelease(long ownerId, Hold hold) {
+        String field = ownerField(ownerId);
+        int inFlight = services.pending.inFlight(name, field);
+        if (hold == null) {
+            return inFlight == 0 ? -1 : inFlight;
+        }
+        return hold.acquisitionsAfterPendingReleases() + inFlight;
     }
 
     @Override

@@ -1,0 +1,60 @@
+package io.dlock.internal.lock;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Acquire attempts of this client whose outcome is not known yet, per hold ({@code key}, {@code field}): those still
+ * awaiting their reply, and whether the last one of a hold ended without a reply (a command timeout, a cut connection:
+ * it may have run in Redis all the same).
+ *
+ * <p>With {@link io.dlock.internal.lease.Hold#acquisitions()} this gives the count the client knows for an owner,
+ * which the scripts of the reentrant (and fenced) lock reconcile with Redis's: an acquisition that finds more than
+ * that adopts the one a lost reply left behind instead of counting on top of it, a release brings the count to what
+ * the client knows, and a wait given up after a reply-less attempt drops what that attempt may have left.
+ *
+ * <p>Thread-safe, lock-free.
+ */
+final class PendingAcquisitions {
+    private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
+    private final Set<String> unanswered = ConcurrentHashMap.newKeySet();
+
+    private static String id(String key, String field) {
+        return key + '\n' + field;
+    }
+
+    /** An attempt for the hold is being sent. */
+    void started(String key, String field) {
+        inFlight.merge(id(key, field), 1, Integer::sum);
+    }
+
+    /**
+     * The attempt's reply arrived (and, if it acquired, the hold was recorded first), or it failed.
+     *
+     * @param answered false when it failed without an answer from Redis (it may have run)
+     */
+    void ended(String key, String field, boolean answered) {
+        String id = id(key, field);
+        if (answered) {
+            unanswered.remove(id);
+        } else {
+            unanswered.add(id);
+        }
+        inFlight.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
+    }
+
+    /** @return attempts for the hold still awaiting their reply */
+    int inFlight(String key, String field) {
+        return inFlight.getOrDefault(id(key, field), 0);
+    }
+
+    /** @return whether the hold's last attempt ended without an answer and nothing answered since */
+    boolean unanswered(String key, String field) {
+        return unanswered.contains(id(key, field));
+    }
+
+    /** What the last unanswered attempt may have left was dealt with (dropped, or adopted by a later attempt). */
+    void settled(String key, String field) {
+        unanswered.remove(id(key, field));
+    }
+}
