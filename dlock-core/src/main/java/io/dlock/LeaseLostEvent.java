@@ -25,7 +25,10 @@ public record LeaseLostEvent(String lockName, long ownerId, Reason reason, Insta
         EXPIRED,
         /** The hold was gone while its lease should still have been running: deleted, force-unlocked, lost by Redis. */
         REMOVED,
-        /** Renewals kept failing (Redis unreachable) until the lease had run out. */
+        /**
+         * Renewals kept failing (Redis unreachable) until the lease had run out, or renewal stopped for good because
+         * the client was closed while the hold was live (it then ends in Redis when its lease runs out).
+         */
         RENEWAL_FAILED
     }
 }

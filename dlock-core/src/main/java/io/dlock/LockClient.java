@@ -103,8 +103,12 @@ public interface LockClient extends AutoCloseable {
     void removeLeaseLostListener(LeaseLostListener listener);
 
     /**
-     * Stops renewals and closes the connections. Locks still held then expire after their lease; blocked
-     * acquisitions fail with {@link LockException}. Idempotent; never throws.
+     * Stops renewals and closes the connections. Locks still held then expire after their lease, and their owners are
+     * told through the lease-lost listeners ({@code RENEWAL_FAILED}, dispatched before the client's own executor shuts
+     * down) so that they stop relying on them; {@code leaseValidFor()} is zero from then on. Blocked acquisitions fail
+     * with {@link LockException}; what they left in Redis (a fair waiter's place in the queue) is removed first, for
+     * at most about the command timeout, before the connections close. Blocks for at most that long; idempotent;
+     * never throws.
      */
     @Override
     void close();

@@ -25,6 +25,27 @@ public final class LockNames {
         return name;
     }
 
+    /**
+     * Refuses a name that is one whole hash tag, {@code {x}} (with no other brace): Redisson's rule gives it the same
+     * auxiliary keys and channels as the name {@code x} ({@code prefix:{x}} both), so a fair lock's queue or a
+     * read-write lock's per-hold timeout keys and writer marks of the two names would be one and the same. (A plain
+     * or fenced lock named {@code {x}} only shares {@code x}'s unlock channel, which costs spurious wake-ups, and its
+     * token counter, which still only grows: those kinds accept it.)
+     *
+     * @throws IllegalArgumentException naming the lock and the name to use instead
+     */
+    public static String requireOwnAuxiliaryKeys(String name, String kind) {
+        requireValid(name);
+        if (name.length() > 2 && name.charAt(0) == '{' && name.charAt(name.length() - 1) == '}'
+                && name.indexOf('{', 1) < 0 && name.indexOf('}') == name.length() - 1) {
+            throw new IllegalArgumentException("name '" + name + "' cannot be used for a " + kind + ": it is a whole "
+                    + "hash tag, so its queue, channel and other keys are those of the name '"
+                    + name.substring(1, name.length() - 1) + "' (Redisson derives them the same way); use '"
+                    + name.substring(1, name.length() - 1) + "', which hashes to the same Cluster slot");
+        }
+        return name;
+    }
+
     /** {@code prefix:{name}}, or {@code prefix:name} when the name carries its own hash tag. */
     public static String prefixed(String prefix, String name) {
         return name.indexOf('{') >= 0 ? prefix + ":" + name : prefix + ":{" + name + "}";

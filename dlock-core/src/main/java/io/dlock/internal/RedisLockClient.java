@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -211,6 +212,7 @@ public final class RedisLockClient implements LockClient {
     @Override
     public DistributedLock getFairLock(String name) {
         checkOpen();
+        LockNames.requireOwnAuxiliaryKeys(name, "fair lock");
         checkSlots(name);
         return new io.dlock.internal.lock.FairRedisLock(services, name);
     }
@@ -218,6 +220,7 @@ public final class RedisLockClient implements LockClient {
     @Override
     public DistributedReadWriteLock getReadWriteLock(String name) {
         checkOpen();
+        LockNames.requireOwnAuxiliaryKeys(name, "read-write lock");
         checkSlots(name);
         return new io.dlock.internal.lock.ReadWriteRedisLock(services, name);
     }
@@ -280,7 +283,15 @@ public final class RedisLockClient implements LockClient {
         }
         closed = true;
         renewer.close();
-        services.close();
+        CompletableFuture<Void> waitersDone = services.close();
+        try {
+            // give-up scripts of failed waiters (a fair waiter's queue entry) go out before the connections close
+            waitersDone.get(config.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("closing with waiters still cleaning up: {}", e.toString());
+        }
         transport.close();
         timer.shutdownNow();
         if (ownedExecutor != null) {

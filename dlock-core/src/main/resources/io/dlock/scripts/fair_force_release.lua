@@ -24,6 +24,12 @@ local function notify(command, channel, message)
     end
 end
 
+-- A key of another type is not a lock: refused with nothing changed (never deleted as if it were one).
+local key_type = redis.call('type', KEYS[1])['ok']
+if key_type ~= 'hash' and key_type ~= 'none' then
+    return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+end
+
 local now = tonumber(ARGV[1])
 
 local head = redis.call('lindex', KEYS[2], 0)

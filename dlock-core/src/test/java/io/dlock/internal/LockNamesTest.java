@@ -30,6 +30,20 @@ class LockNamesTest {
     }
 
     @Test
+    void aNameThatIsOneWholeHashTagIsRefusedWhereItWouldShareKeysWithAnother() {
+        assertThatThrownBy(() -> LockNames.requireOwnAuxiliaryKeys("{orders}", "fair lock"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'{orders}'")
+                .hasMessageContaining("fair lock").hasMessageContaining("use 'orders'");
+        assertThat(LockNames.prefixed("redisson_lock_queue", "{orders}"))
+                .isEqualTo(LockNames.prefixed("redisson_lock_queue", "orders"));
+        for (String fine : new String[] {"orders", "{orders}:1", "a{b}c", "{a}{b}", "{}", "{", "x}"}) {
+            assertThat(LockNames.requireOwnAuxiliaryKeys(fine, "fair lock")).as(fine).isEqualTo(fine);
+        }
+        assertThatThrownBy(() -> LockNames.requireOwnAuxiliaryKeys(" ", "fair lock"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void ownerFieldIsClientIdColonOwnerId() {
         assertThat(LockNames.ownerField("8a2c-uuid", 57)).isEqualTo("8a2c-uuid:57");
     }
