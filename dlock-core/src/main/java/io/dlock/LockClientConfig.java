@@ -1,5 +1,7 @@
 package io.dlock;
 
+import io.dlock.internal.Redaction;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -120,7 +122,7 @@ public final class LockClientConfig {
     }
 
     private String redactedUri() {
-        return redisUri == null ? null : redisUri.replaceAll("//[^@/]*@", "//***@");
+        return Redaction.uri(redisUri);
     }
 
     /** Mutable builder; not thread-safe. Every setter validates its argument at once. */

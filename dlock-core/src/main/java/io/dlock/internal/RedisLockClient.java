@@ -122,7 +122,7 @@ public final class RedisLockClient implements LockClient {
             throw e;
         } catch (RuntimeException e) {
             throw new LockException("cannot connect to Redis at " + RedisTransport.redacted(config.redisUri()) + ": "
-                    + Errors.describe(Errors.unwrap(e)), e);
+                    + Redaction.scrub(Errors.describe(Errors.unwrap(e)), config.redisUri()), e);
         }
         try {
             requireSupportedServer(transport, config);

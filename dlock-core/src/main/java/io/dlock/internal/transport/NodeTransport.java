@@ -1,6 +1,7 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
+import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -90,8 +91,9 @@ final class NodeTransport implements RedisTransport {
         try {
             return RedisURI.create(redisUri);
         } catch (RuntimeException e) {
+            // no cause: the parser's exceptions quote the URI, credentials included
             throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + RedisTransport.redacted(redisUri)
-                    + " (" + e.getMessage() + ")", e);
+                    + " (" + Redaction.scrub(String.valueOf(e.getMessage()), redisUri) + ")");
         }
     }
 
