@@ -20,6 +20,8 @@ public final class LockClientConfig {
     public static final Duration DEFAULT_SPIN_WAIT = Duration.ofNanos(200_000);
     /** How many times in a row a lock may pass between owners of one client (see {@link Builder#localHandoffs}). */
     public static final int DEFAULT_LOCAL_HANDOFFS = 8;
+    /** The lock name whose channels are checked at connect (see {@link Builder#probeLockName}). */
+    public static final String DEFAULT_PROBE_LOCK_NAME = "dlock-probe";
 
     private final String redisUri;
     private final Duration watchdogTimeout;
@@ -31,6 +33,7 @@ public final class LockClientConfig {
     private final Executor executor;
     private final Duration spinWait;
     private final int localHandoffs;
+    private final String probeLockName;
 
     private LockClientConfig(Builder b) {
         this.redisUri = b.redisUri;
@@ -43,6 +46,7 @@ public final class LockClientConfig {
         this.executor = b.executor;
         this.spinWait = b.spinWait;
         this.localHandoffs = b.localHandoffs;
+        this.probeLockName = b.probeLockName;
     }
 
     public static Builder builder() {
@@ -62,6 +66,7 @@ public final class LockClientConfig {
         b.executor = executor;
         b.spinWait = spinWait;
         b.localHandoffs = localHandoffs;
+        b.probeLockName = probeLockName;
         return b;
     }
 
@@ -108,6 +113,11 @@ public final class LockClientConfig {
         return localHandoffs;
     }
 
+    /** @return the lock name whose channels the client checks at connect; see {@link Builder#probeLockName} */
+    public String probeLockName() {
+        return probeLockName;
+    }
+
     /** @return the executor for async completions and listeners, if one was given (else the client owns one) */
     public Optional<Executor> executor() {
         return Optional.ofNullable(executor);
@@ -118,7 +128,7 @@ public final class LockClientConfig {
         return "LockClientConfig{redisUri=" + redactedUri() + ", watchdogTimeout=" + watchdogTimeout
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout + ", commandTimeout=" + commandTimeout
                 + ", syncReplicas=" + syncReplicas + "/" + syncReplicasTimeout + ", spinWait=" + spinWait
-                + ", localHandoffs=" + localHandoffs + "}";
+                + ", localHandoffs=" + localHandoffs + ", probeLockName=" + probeLockName + "}";
     }
 
     private String redactedUri() {
@@ -137,6 +147,7 @@ public final class LockClientConfig {
         private Executor executor;
         private Duration spinWait = DEFAULT_SPIN_WAIT;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
+        private String probeLockName = DEFAULT_PROBE_LOCK_NAME;
 
         private Builder() {
         }
@@ -264,6 +275,29 @@ public final class LockClientConfig {
                 throw new IllegalArgumentException("localHandoffs is negative: " + maxInARow);
             }
             this.localHandoffs = maxInARow;
+            return this;
+        }
+
+        /**
+         * A lock name of the kind this client uses, with which the client checks at connect that its Redis user may
+         * publish and subscribe on the channels of every lock kind ({@code redisson_lock__channel:{NAME}}, a
+         * fair-lock waiter's {@code redisson_lock__channel:{NAME}:…}, {@code redisson_rwlock:{NAME}}); default
+         * {@value LockClientConfig#DEFAULT_PROBE_LOCK_NAME}. The check publishes an empty message on each, which no
+         * lock of either library acts on, and subscribes to and unsubscribes from each.
+         *
+         * <p>Where an ACL rule restricts lock names to a prefix (README, "Redis ACL"), set a name with that prefix,
+         * e.g. {@code "lock:dlock-probe"}: otherwise connecting fails. A user that may not use these channels gets a
+         * {@link LockException} from {@link LockClient#create} naming the channel, instead of locks whose release
+         * fails.
+         *
+         * @throws IllegalArgumentException if blank
+         */
+        public Builder probeLockName(String lockName) {
+            Objects.requireNonNull(lockName, "probeLockName");
+            if (lockName.isBlank()) {
+                throw new IllegalArgumentException("probeLockName is blank");
+            }
+            this.probeLockName = lockName;
             return this;
         }
 

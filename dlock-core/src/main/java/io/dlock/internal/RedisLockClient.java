@@ -112,7 +112,8 @@ public final class RedisLockClient implements LockClient {
      * the command timeout passed.
      *
      * @throws IllegalArgumentException when the URI is not valid
-     * @throws LockException            when Redis cannot be reached, or is older than {@link ServerVersion#MINIMUM}
+     * @throws LockException            when Redis cannot be reached, is older than {@link ServerVersion#MINIMUM}, or
+     *                                  the user may not use the lock channels ({@link ChannelPermissionProbe})
      */
     public static LockClient start(LockClientConfig config) {
         RedisTransport transport;
@@ -126,6 +127,7 @@ public final class RedisLockClient implements LockClient {
         }
         try {
             requireSupportedServer(transport, config);
+            ChannelPermissionProbe.check(transport, config);
         } catch (RuntimeException e) {
             transport.close();
             throw e;

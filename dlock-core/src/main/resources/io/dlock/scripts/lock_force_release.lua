@@ -1,9 +1,9 @@
 -- Any lock kind: remove the lock whoever holds it.
 --
 -- KEYS[1]  the lock hash
--- KEYS[2]  the unlock channel
 -- ARGV[1]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[2]  the message: "0" (wake one waiter) or "1" (wake all, read-write lock)
+-- ARGV[3]  the unlock channel (not a key: an ACL key pattern must not have to match it)
 --
 -- Returns  1 when a lock was removed (and the message published), 0 when there was none.
 -- Wire protocol: Redisson's forceUnlock (redisson-protocol.md §2.4).
@@ -19,8 +19,10 @@ local function notify(command, channel, message)
     end
 end
 
-if redis.call('del', KEYS[1]) == 1 then
-    notify(ARGV[1], KEYS[2], ARGV[2])
+-- publish first: a publish that fails aborts the script before the lock is removed
+if redis.call('exists', KEYS[1]) == 1 then
+    notify(ARGV[1], ARGV[3], ARGV[2])
+    redis.call('del', KEYS[1])
     return 1
 end
 return 0

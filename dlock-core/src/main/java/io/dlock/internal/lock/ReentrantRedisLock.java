@@ -33,12 +33,13 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ReentrantRedisLock extends AbstractDistributedLock {
     private final String[] lockKey;
-    private final String[] releaseKeys;
+    /** The unlock channel: an ARGV of the scripts, never a KEY (an ACL key pattern need not match channels). */
+    private final String channel;
 
     public ReentrantRedisLock(LockServices services, String name) {
         super(services, LockNames.requireValid(name));
         this.lockKey = new String[] {name};
-        this.releaseKeys = new String[] {name, LockNames.lockChannel(name)};
+        this.channel = LockNames.lockChannel(name);
     }
 
     @Override
@@ -71,13 +72,14 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         return releaseOrHandOff(ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
                 ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
-                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand));
+                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey,
+                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand,
+                        channel));
     }
 
     @Override
     protected String wakeupChannel(long ownerId) {
-        return releaseKeys[1];
+        return channel;
     }
 
     @Override
@@ -85,7 +87,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         services.renewer.discardAll(name);
         services.cohorts.cleared(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, services.publishCommand, "0");
+                lockKey, services.publishCommand, "0", channel);
         return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
     }
 }
