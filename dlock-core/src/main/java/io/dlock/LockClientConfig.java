@@ -2,6 +2,8 @@ package io.dlock;
 
 import io.dlock.internal.Redaction;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,6 +36,12 @@ public final class LockClientConfig {
     private final Duration spinWait;
     private final int localHandoffs;
     private final String probeLockName;
+    private final Path trustStore;
+    private final char[] trustStorePassword;
+    private final Path trustedCertificates;
+    private final Path keyStore;
+    private final char[] keyStorePassword;
+    private final boolean verifyPeer;
 
     private LockClientConfig(Builder b) {
         this.redisUri = b.redisUri;
@@ -47,6 +55,16 @@ public final class LockClientConfig {
         this.spinWait = b.spinWait;
         this.localHandoffs = b.localHandoffs;
         this.probeLockName = b.probeLockName;
+        this.trustStore = b.trustStore;
+        this.trustStorePassword = copy(b.trustStorePassword);
+        this.trustedCertificates = b.trustedCertificates;
+        this.keyStore = b.keyStore;
+        this.keyStorePassword = copy(b.keyStorePassword);
+        this.verifyPeer = b.verifyPeer;
+    }
+
+    private static char[] copy(char[] password) {
+        return password == null ? null : password.clone();
     }
 
     public static Builder builder() {
@@ -67,6 +85,12 @@ public final class LockClientConfig {
         b.spinWait = spinWait;
         b.localHandoffs = localHandoffs;
         b.probeLockName = probeLockName;
+        b.trustStore = trustStore;
+        b.trustStorePassword = copy(trustStorePassword);
+        b.trustedCertificates = trustedCertificates;
+        b.keyStore = keyStore;
+        b.keyStorePassword = copy(keyStorePassword);
+        b.verifyPeer = verifyPeer;
         return b;
     }
 
@@ -118,6 +142,41 @@ public final class LockClientConfig {
         return probeLockName;
     }
 
+    /** @return the trust store (PKCS#12 or JKS) that TLS server certificates are checked against, if set */
+    public Optional<Path> trustStore() {
+        return Optional.ofNullable(trustStore);
+    }
+
+    /** @return a copy of the trust store's password, or null; never shown by {@link #toString()} */
+    public char[] trustStorePassword() {
+        return copy(trustStorePassword);
+    }
+
+    /** @return the PEM file of CA certificates that TLS server certificates are checked against, if set */
+    public Optional<Path> trustedCertificates() {
+        return Optional.ofNullable(trustedCertificates);
+    }
+
+    /** @return the key store (PKCS#12 or JKS) holding the client certificate for mutual TLS, if set */
+    public Optional<Path> keyStore() {
+        return Optional.ofNullable(keyStore);
+    }
+
+    /** @return a copy of the key store's password, or null; never shown by {@link #toString()} */
+    public char[] keyStorePassword() {
+        return copy(keyStorePassword);
+    }
+
+    /** @return whether a TLS server's certificate and host name are verified (default true) */
+    public boolean verifyPeer() {
+        return verifyPeer;
+    }
+
+    /** @return whether any TLS option differs from its default (they need a TLS URI) */
+    public boolean hasTlsOptions() {
+        return trustStore != null || trustedCertificates != null || keyStore != null || !verifyPeer;
+    }
+
     /** @return the executor for async completions and listeners, if one was given (else the client owns one) */
     public Optional<Executor> executor() {
         return Optional.ofNullable(executor);
@@ -128,7 +187,9 @@ public final class LockClientConfig {
         return "LockClientConfig{redisUri=" + redactedUri() + ", watchdogTimeout=" + watchdogTimeout
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout + ", commandTimeout=" + commandTimeout
                 + ", syncReplicas=" + syncReplicas + "/" + syncReplicasTimeout + ", spinWait=" + spinWait
-                + ", localHandoffs=" + localHandoffs + ", probeLockName=" + probeLockName + "}";
+                + ", localHandoffs=" + localHandoffs + ", probeLockName=" + probeLockName
+                + ", tls={trustStore=" + trustStore + ", trustedCertificates=" + trustedCertificates + ", keyStore="
+                + keyStore + ", verifyPeer=" + verifyPeer + "}}";
     }
 
     private String redactedUri() {
@@ -148,6 +209,12 @@ public final class LockClientConfig {
         private Duration spinWait = DEFAULT_SPIN_WAIT;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
         private String probeLockName = DEFAULT_PROBE_LOCK_NAME;
+        private Path trustStore;
+        private char[] trustStorePassword;
+        private Path trustedCertificates;
+        private Path keyStore;
+        private char[] keyStorePassword;
+        private boolean verifyPeer = true;
 
         private Builder() {
         }
@@ -301,8 +368,73 @@ public final class LockClientConfig {
             return this;
         }
 
+        /**
+         * TLS ({@code rediss://}, {@code rediss-cluster://}): trust the server certificates that this trust store's
+         * certificates sign, instead of the JVM's default trust store. Read at connect.
+         *
+         * @param file     a PKCS#12 or JKS file
+         * @param password its password, or null; copied (clear your array after the call if you wish); never shown
+         * @throws IllegalArgumentException when {@code file} is not a readable file, or {@link #trustedCertificates}
+         *                                  is set too (at {@link #build()})
+         */
+        public Builder trustStore(Path file, char[] password) {
+            this.trustStore = readable(file, "trustStore");
+            this.trustStorePassword = copy(password);
+            return this;
+        }
+
+        /**
+         * TLS: trust the server certificates that these PEM CA certificates (e.g. Redis's {@code tls-ca-cert-file})
+         * sign, instead of the JVM's default trust store. Read at connect.
+         *
+         * @throws IllegalArgumentException when {@code pemFile} is not a readable file, or {@link #trustStore} is
+         *                                  set too (at {@link #build()})
+         */
+        public Builder trustedCertificates(Path pemFile) {
+            this.trustedCertificates = readable(pemFile, "trustedCertificates");
+            return this;
+        }
+
+        /**
+         * TLS: present the client certificate of this key store (mutual TLS, {@code tls-auth-clients yes}). Read at
+         * connect.
+         *
+         * @param file     a PKCS#12 or JKS file holding one private key and its certificate chain
+         * @param password its password (also the key's), or null; copied; never shown
+         * @throws IllegalArgumentException when {@code file} is not a readable file
+         */
+        public Builder keyStore(Path file, char[] password) {
+            this.keyStore = readable(file, "keyStore");
+            this.keyStorePassword = copy(password);
+            return this;
+        }
+
+        /**
+         * TLS: whether the server's certificate must be trusted and name the host connected to; default true.
+         * {@code false} accepts any certificate: the connection is encrypted but anyone on the path can pose as
+         * the server, so use it only for tests.
+         */
+        public Builder verifyPeer(boolean verifyPeer) {
+            this.verifyPeer = verifyPeer;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when both {@link #trustStore} and {@link #trustedCertificates} are set
+         */
         public LockClientConfig build() {
+            if (trustStore != null && trustedCertificates != null) {
+                throw new IllegalArgumentException("trustStore and trustedCertificates are both set; give one");
+            }
             return new LockClientConfig(this);
+        }
+
+        private static Path readable(Path file, String parameter) {
+            Objects.requireNonNull(file, parameter);
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw new IllegalArgumentException(parameter + " is not a readable file: " + file);
+            }
+            return file;
         }
 
         private static Duration atLeast(Duration value, Duration min, String parameter) {

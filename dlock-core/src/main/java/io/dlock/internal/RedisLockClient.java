@@ -123,7 +123,7 @@ public final class RedisLockClient implements LockClient {
             throw e;
         } catch (RuntimeException e) {
             throw new LockException("cannot connect to Redis at " + RedisTransport.redacted(config.redisUri()) + ": "
-                    + Redaction.scrub(Errors.describe(Errors.unwrap(e)), config.redisUri()), e);
+                    + Redaction.scrub(Errors.describe(Errors.unwrap(e)) + rootCause(e), config.redisUri()), e);
         }
         try {
             requireSupportedServer(transport, config);
@@ -133,6 +133,22 @@ public final class RedisLockClient implements LockClient {
             throw e;
         }
         return new RedisLockClient(config, transport);
+    }
+
+    /**
+     * @return {@code "; TLS handshake failed (<message>)"} when a TLS failure is among the causes, else
+     *         {@code "; cause: <type>: <message>"} of the innermost cause, or "" when there is none
+     */
+    private static String rootCause(Throwable e) {
+        Throwable outer = Errors.unwrap(e);
+        Throwable root = outer;
+        for (Throwable t = outer; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "; TLS handshake failed (" + t.getMessage() + ")";
+            }
+            root = t;
+        }
+        return root == outer ? "" : "; cause: " + root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     /**

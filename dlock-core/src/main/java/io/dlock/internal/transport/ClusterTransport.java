@@ -92,11 +92,14 @@ final class ClusterTransport implements RedisTransport {
     static ClusterTransport open(LockClientConfig config) {
         Duration timeout = config.commandTimeout();
         List<RedisURI> seeds = seeds(config.redisUri(), timeout);
+        io.lettuce.core.SslOptions ssl = Tls.options(config, seeds.get(0).isSsl());
+        seeds.forEach(seed -> Tls.verifyPeer(seed, config));
         ClientResources resources = RedisTransport.newResources();
         RedisClusterClient client = RedisClusterClient.create(resources, seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .sslOptions(ssl)
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(Duration.ofSeconds(TOPOLOGY_REFRESH_SECONDS))
                         .enableAllAdaptiveRefreshTriggers()

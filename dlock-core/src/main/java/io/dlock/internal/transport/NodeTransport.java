@@ -65,11 +65,16 @@ final class NodeTransport implements RedisTransport {
         Duration timeout = config.commandTimeout();
         uri.setTimeout(timeout);
         uri.getSentinels().forEach(sentinel -> sentinel.setTimeout(timeout));
+        boolean tls = uri.isSsl() || uri.getSentinels().stream().anyMatch(RedisURI::isSsl);
+        io.lettuce.core.SslOptions ssl = Tls.options(config, tls);
+        Tls.verifyPeer(uri, config);
+        uri.getSentinels().forEach(sentinel -> Tls.verifyPeer(sentinel, config));
         ClientResources resources = RedisTransport.newResources();
         RedisClient client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .sslOptions(ssl)
                 .build());
         StatefulRedisConnection<String, String> connection = null;
         try {
