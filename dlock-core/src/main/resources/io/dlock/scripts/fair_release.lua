@@ -15,9 +15,9 @@
 --          nothing and the lock is free, the head of the queue is woken all the same: it may be sleeping on a
 --          lease that has already run out.
 --
--- Invariant: the publish runs before the lock is freed (only expired heads may have been dropped then, which any
---            later script would drop as well). Never touches another owner's hold; only the head of the queue is woken, after expired heads are
---            dropped, so the wake-up reaches a waiter that can take the lock.
+-- Invariant: never touches another owner's hold; only the head of the queue is woken, after expired heads are
+--            dropped, so the wake-up reaches a waiter that can take the lock. The publish runs before the lock is
+--            freed (only expired heads may have been dropped by then, as any later script would drop them).
 -- Wire protocol: Redisson's fair-lock unlock (redisson-protocol.md §3.4), except that releasing a lock the owner
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).

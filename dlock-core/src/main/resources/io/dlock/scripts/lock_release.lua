@@ -13,7 +13,8 @@
 -- Invariant: never touches another owner's hold; a hash never outlives its last hold. The publish runs before any
 --            write: a publish that fails (a user without the channel's permission) aborts the script with the lock
 --            unchanged, never after freeing it. Subscribers still act only after the script, when the lock is free.
--- Wire protocol: Redisson's RLock unlock (redisson-protocol.md §2.3): DEL then publish ASCII "0" on the channel.
+-- Wire protocol: Redisson's RLock unlock (redisson-protocol.md §2.3): DEL and publish ASCII "0" on the channel (in
+--            the other order, which no subscriber can tell apart).
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.

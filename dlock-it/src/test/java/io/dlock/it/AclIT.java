@@ -39,8 +39,11 @@ class AclIT {
     static final String PROBE = "lock:dlock-probe";
 
     /** The keys of every lock whose name starts with {@code lock:} (README, "Redis ACL"). */
-    static final List<String> KEYS = List.of("~lock:*", "~{lock:*", "~redisson_lock_*:{lock:*",
-            "~redisson_lock_*:lock:*", "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*");
+    static final List<String> KEYS = List.of("~lock:*", "~{lock:*",
+            "~redisson_lock_queue:{lock:*", "~redisson_lock_queue:lock:*",
+            "~redisson_lock_timeout:{lock:*", "~redisson_lock_timeout:lock:*",
+            "~redisson_lock_token:{lock:*", "~redisson_lock_token:lock:*",
+            "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*");
     /** The channels of those locks. */
     static final List<String> CHANNELS = List.of("&redisson_lock__channel:{lock:*", "&redisson_lock__channel:lock:*",
             "&redisson_rwlock:{lock:*", "&redisson_rwlock:lock:*");
