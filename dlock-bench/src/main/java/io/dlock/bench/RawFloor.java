@@ -55,8 +55,8 @@ final class RawFloor implements AutoCloseable {
         readReply();
         String field = "00000000-0000-0000-0000-000000000000:1";
         byte[] lock = command("EVALSHA", acquire.sha(), "1", "floor", "30000", field);
-        byte[] unlock = command("EVALSHA", release.sha(), "2", "floor", "redisson_lock__channel:{floor}", field, "30000",
-                "publish");
+        byte[] unlock = command("EVALSHA", release.sha(), "1", "floor", field, "30000", "publish",
+                "redisson_lock__channel:{floor}");
         long end = System.nanoTime() + duration.toNanos();
         long n = 0;
         long start = System.nanoTime();
