@@ -24,7 +24,8 @@ public interface LockClient extends AutoCloseable {
      * @param redisUri one of
      *     <ul>
      *       <li>{@code redis://[user:pass@]host:port[/db]}, or {@code rediss://…} for TLS: one server;</li>
-     *       <li>{@code redis-sentinel://[user:pass@]host:port[,host:port…][/db]/?sentinelMasterId=name}: the master
+     *       <li>{@code redis-sentinel://[user:pass@]host:port[,host:port…][/db]/?sentinelMasterId=name} (or
+     *           {@code rediss-sentinel://…} for TLS): the master
      *           that these Sentinels name, followed through failovers;</li>
      *       <li>{@code redis-cluster://[user:pass@]host:port[,host:port…]}, or {@code rediss-cluster://…} for TLS: a
      *           Redis Cluster, the nodes given being seeds from which the rest is discovered. Every key of a lock
@@ -40,9 +41,13 @@ public interface LockClient extends AutoCloseable {
     }
 
     /**
-     * Connects with the given settings; blocks until connected.
+     * Connects with the given settings; blocks until connected (at most a few command timeouts).
      *
-     * @throws LockException when Redis cannot be reached within the command timeout
+     * @throws IllegalArgumentException when the URI is not valid, or TLS options come with a plain-text URI
+     * @throws LockException            when Redis cannot be reached within the command timeout, the TLS handshake
+     *                                  fails, the server is older than 6.2, or the Redis user may not publish or
+     *                                  subscribe on the lock channels (checked with
+     *                                  {@link LockClientConfig#probeLockName()}); messages never show credentials
      */
     static LockClient create(LockClientConfig config) {
         return RedisLockClient.start(config);

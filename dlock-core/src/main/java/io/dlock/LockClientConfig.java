@@ -1,5 +1,9 @@
 package io.dlock;
 
+import io.dlock.internal.Redaction;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +22,8 @@ public final class LockClientConfig {
     public static final Duration DEFAULT_SPIN_WAIT = Duration.ofNanos(200_000);
     /** How many times in a row a lock may pass between owners of one client (see {@link Builder#localHandoffs}). */
     public static final int DEFAULT_LOCAL_HANDOFFS = 8;
+    /** The lock name whose channels are checked at connect (see {@link Builder#probeLockName}). */
+    public static final String DEFAULT_PROBE_LOCK_NAME = "dlock-probe";
 
     private final String redisUri;
     private final Duration watchdogTimeout;
@@ -29,6 +35,13 @@ public final class LockClientConfig {
     private final Executor executor;
     private final Duration spinWait;
     private final int localHandoffs;
+    private final String probeLockName;
+    private final Path trustStore;
+    private final char[] trustStorePassword;
+    private final Path trustedCertificates;
+    private final Path keyStore;
+    private final char[] keyStorePassword;
+    private final boolean verifyPeer;
 
     private LockClientConfig(Builder b) {
         this.redisUri = b.redisUri;
@@ -41,6 +54,17 @@ public final class LockClientConfig {
         this.executor = b.executor;
         this.spinWait = b.spinWait;
         this.localHandoffs = b.localHandoffs;
+        this.probeLockName = b.probeLockName;
+        this.trustStore = b.trustStore;
+        this.trustStorePassword = copy(b.trustStorePassword);
+        this.trustedCertificates = b.trustedCertificates;
+        this.keyStore = b.keyStore;
+        this.keyStorePassword = copy(b.keyStorePassword);
+        this.verifyPeer = b.verifyPeer;
+    }
+
+    private static char[] copy(char[] password) {
+        return password == null ? null : password.clone();
     }
 
     public static Builder builder() {
@@ -60,6 +84,13 @@ public final class LockClientConfig {
         b.executor = executor;
         b.spinWait = spinWait;
         b.localHandoffs = localHandoffs;
+        b.probeLockName = probeLockName;
+        b.trustStore = trustStore;
+        b.trustStorePassword = copy(trustStorePassword);
+        b.trustedCertificates = trustedCertificates;
+        b.keyStore = keyStore;
+        b.keyStorePassword = copy(keyStorePassword);
+        b.verifyPeer = verifyPeer;
         return b;
     }
 
@@ -106,6 +137,46 @@ public final class LockClientConfig {
         return localHandoffs;
     }
 
+    /** @return the lock name whose channels the client checks at connect; see {@link Builder#probeLockName} */
+    public String probeLockName() {
+        return probeLockName;
+    }
+
+    /** @return the trust store (PKCS#12 or JKS) that TLS server certificates are checked against, if set */
+    public Optional<Path> trustStore() {
+        return Optional.ofNullable(trustStore);
+    }
+
+    /** @return a copy of the trust store's password, or null; never shown by {@link #toString()} */
+    public char[] trustStorePassword() {
+        return copy(trustStorePassword);
+    }
+
+    /** @return the PEM file of CA certificates that TLS server certificates are checked against, if set */
+    public Optional<Path> trustedCertificates() {
+        return Optional.ofNullable(trustedCertificates);
+    }
+
+    /** @return the key store (PKCS#12 or JKS) holding the client certificate for mutual TLS, if set */
+    public Optional<Path> keyStore() {
+        return Optional.ofNullable(keyStore);
+    }
+
+    /** @return a copy of the key store's password, or null; never shown by {@link #toString()} */
+    public char[] keyStorePassword() {
+        return copy(keyStorePassword);
+    }
+
+    /** @return whether a TLS server's certificate and host name are verified (default true) */
+    public boolean verifyPeer() {
+        return verifyPeer;
+    }
+
+    /** @return whether any TLS option differs from its default (they need a TLS URI) */
+    public boolean hasTlsOptions() {
+        return trustStore != null || trustedCertificates != null || keyStore != null || !verifyPeer;
+    }
+
     /** @return the executor for async completions and listeners, if one was given (else the client owns one) */
     public Optional<Executor> executor() {
         return Optional.ofNullable(executor);
@@ -116,11 +187,13 @@ public final class LockClientConfig {
         return "LockClientConfig{redisUri=" + redactedUri() + ", watchdogTimeout=" + watchdogTimeout
                 + ", fairLockWaitTimeout=" + fairLockWaitTimeout + ", commandTimeout=" + commandTimeout
                 + ", syncReplicas=" + syncReplicas + "/" + syncReplicasTimeout + ", spinWait=" + spinWait
-                + ", localHandoffs=" + localHandoffs + "}";
+                + ", localHandoffs=" + localHandoffs + ", probeLockName=" + probeLockName
+                + ", tls={trustStore=" + trustStore + ", trustedCertificates=" + trustedCertificates + ", keyStore="
+                + keyStore + ", verifyPeer=" + verifyPeer + "}}";
     }
 
     private String redactedUri() {
-        return redisUri == null ? null : redisUri.replaceAll("//[^@/]*@", "//***@");
+        return Redaction.uri(redisUri);
     }
 
     /** Mutable builder; not thread-safe. Every setter validates its argument at once. */
@@ -135,6 +208,13 @@ public final class LockClientConfig {
         private Executor executor;
         private Duration spinWait = DEFAULT_SPIN_WAIT;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
+        private String probeLockName = DEFAULT_PROBE_LOCK_NAME;
+        private Path trustStore;
+        private char[] trustStorePassword;
+        private Path trustedCertificates;
+        private Path keyStore;
+        private char[] keyStorePassword;
+        private boolean verifyPeer = true;
 
         private Builder() {
         }
@@ -265,8 +345,96 @@ public final class LockClientConfig {
             return this;
         }
 
+        /**
+         * A lock name of the kind this client uses, with which the client checks at connect that its Redis user may
+         * publish and subscribe on the channels of every lock kind ({@code redisson_lock__channel:{NAME}}, a
+         * fair-lock waiter's {@code redisson_lock__channel:{NAME}:…}, {@code redisson_rwlock:{NAME}}); default
+         * {@value LockClientConfig#DEFAULT_PROBE_LOCK_NAME}. The check publishes an empty message on each, which no
+         * lock of either library acts on, and subscribes to and unsubscribes from each.
+         *
+         * <p>Where an ACL rule restricts lock names to a prefix (README, "Redis ACL"), set a name with that prefix,
+         * e.g. {@code "lock:dlock-probe"}: otherwise connecting fails. A user that may not use these channels gets a
+         * {@link LockException} from {@link LockClient#create} naming the channel, instead of locks whose release
+         * fails.
+         *
+         * @throws IllegalArgumentException if blank
+         */
+        public Builder probeLockName(String lockName) {
+            Objects.requireNonNull(lockName, "probeLockName");
+            if (lockName.isBlank()) {
+                throw new IllegalArgumentException("probeLockName is blank");
+            }
+            this.probeLockName = lockName;
+            return this;
+        }
+
+        /**
+         * TLS ({@code rediss://}, {@code rediss-cluster://}): trust the server certificates that this trust store's
+         * certificates sign, instead of the JVM's default trust store. Read at connect.
+         *
+         * @param file     a PKCS#12 or JKS file
+         * @param password its password, or null; copied (clear your array after the call if you wish); never shown
+         * @throws IllegalArgumentException when {@code file} is not a readable file, or {@link #trustedCertificates}
+         *                                  is set too (at {@link #build()})
+         */
+        public Builder trustStore(Path file, char[] password) {
+            this.trustStore = readable(file, "trustStore");
+            this.trustStorePassword = copy(password);
+            return this;
+        }
+
+        /**
+         * TLS: trust the server certificates that these PEM CA certificates (e.g. Redis's {@code tls-ca-cert-file})
+         * sign, instead of the JVM's default trust store. Read at connect.
+         *
+         * @throws IllegalArgumentException when {@code pemFile} is not a readable file, or {@link #trustStore} is
+         *                                  set too (at {@link #build()})
+         */
+        public Builder trustedCertificates(Path pemFile) {
+            this.trustedCertificates = readable(pemFile, "trustedCertificates");
+            return this;
+        }
+
+        /**
+         * TLS: present the client certificate of this key store (mutual TLS, {@code tls-auth-clients yes}). Read at
+         * connect.
+         *
+         * @param file     a PKCS#12 or JKS file holding one private key and its certificate chain
+         * @param password its password (also the key's), or null; copied; never shown
+         * @throws IllegalArgumentException when {@code file} is not a readable file
+         */
+        public Builder keyStore(Path file, char[] password) {
+            this.keyStore = readable(file, "keyStore");
+            this.keyStorePassword = copy(password);
+            return this;
+        }
+
+        /**
+         * TLS: whether the server's certificate must be trusted and name the host connected to; default true.
+         * {@code false} accepts any certificate: the connection is encrypted but anyone on the path can pose as
+         * the server, so use it only for tests.
+         */
+        public Builder verifyPeer(boolean verifyPeer) {
+            this.verifyPeer = verifyPeer;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when both {@link #trustStore} and {@link #trustedCertificates} are set
+         */
         public LockClientConfig build() {
+            if (trustStore != null && trustedCertificates != null) {
+                throw new IllegalArgumentException("trustStore and trustedCertificates are both set; give one");
+            }
             return new LockClientConfig(this);
+        }
+
+        private static Path readable(Path file, String parameter) {
+            Objects.requireNonNull(file, parameter);
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw new IllegalArgumentException(parameter + " is not a readable file: " + file);
+            }
+            return file;
         }
 
         private static Duration atLeast(Duration value, Duration min, String parameter) {

@@ -107,6 +107,19 @@ class ApiShapeTest {
     }
 
     @Test
+    void probeLockNameIsValidatedShownAndCarried() {
+        assertThat(LockClientConfig.builder().build().probeLockName())
+                .isEqualTo(LockClientConfig.DEFAULT_PROBE_LOCK_NAME);
+        LockClientConfig config = LockClientConfig.builder().probeLockName("lock:probe").build();
+        assertThat(config.toBuilder().build().probeLockName()).isEqualTo("lock:probe");
+        assertThat(config.toString()).contains("probeLockName=lock:probe");
+        assertThatThrownBy(() -> LockClientConfig.builder().probeLockName(" "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probeLockName");
+        assertThatThrownBy(() -> LockClientConfig.builder().probeLockName(null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("probeLockName");
+    }
+
+    @Test
     void configToStringHidesThePassword() {
         LockClientConfig config = LockClientConfig.builder().redisUri("redis://user:secret@host:6379").build();
         assertThat(config.toString()).doesNotContain("secret").contains("host:6379");

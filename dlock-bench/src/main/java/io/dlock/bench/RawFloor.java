@@ -54,9 +54,10 @@ final class RawFloor implements AutoCloseable {
         readReply();
         readReply();
         String field = "00000000-0000-0000-0000-000000000000:1";
-        byte[] lock = command("EVALSHA", acquire.sha(), "1", "floor", "30000", field);
-        byte[] unlock = command("EVALSHA", release.sha(), "2", "floor", "redisson_lock__channel:{floor}", field, "30000",
-                "publish");
+        // the client's known hold count: 0 before the acquire, 0 after the release
+        byte[] lock = command("EVALSHA", acquire.sha(), "1", "floor", "30000", field, "0");
+        byte[] unlock = command("EVALSHA", release.sha(), "1", "floor", field, "30000", "publish",
+                "redisson_lock__channel:{floor}", "0", "release");
         long end = System.nanoTime() + duration.toNanos();
         long n = 0;
         long start = System.nanoTime();

@@ -113,7 +113,8 @@ public final class RedisLockClient implements LockClient {
      * the command timeout passed.
      *
      * @throws IllegalArgumentException when the URI is not valid
-     * @throws LockException            when Redis cannot be reached, or is older than {@link ServerVersion#MINIMUM}
+     * @throws LockException            when Redis cannot be reached, is older than {@link ServerVersion#MINIMUM}, or
+     *                                  the user may not use the lock channels ({@link ChannelPermissionProbe})
      */
     public static LockClient start(LockClientConfig config) {
         RedisTransport transport;
@@ -123,15 +124,32 @@ public final class RedisLockClient implements LockClient {
             throw e;
         } catch (RuntimeException e) {
             throw new LockException("cannot connect to Redis at " + RedisTransport.redacted(config.redisUri()) + ": "
-                    + Errors.describe(Errors.unwrap(e)), e);
+                    + Redaction.scrub(Errors.describe(Errors.unwrap(e)) + rootCause(e), config.redisUri()), e);
         }
         try {
             requireSupportedServer(transport, config);
+            ChannelPermissionProbe.check(transport, config);
         } catch (RuntimeException e) {
             transport.close();
             throw e;
         }
         return new RedisLockClient(config, transport);
+    }
+
+    /**
+     * @return {@code "; TLS handshake failed (<message>)"} when a TLS failure is among the causes, else
+     *         {@code "; cause: <type>: <message>"} of the innermost cause, or "" when there is none
+     */
+    private static String rootCause(Throwable e) {
+        Throwable outer = Errors.unwrap(e);
+        Throwable root = outer;
+        for (Throwable t = outer; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "; TLS handshake failed (" + t.getMessage() + ")";
+            }
+            root = t;
+        }
+        return root == outer ? "" : "; cause: " + root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     /**

@@ -43,10 +43,12 @@ while head do
     head = redis.call('lindex', KEYS[2], 0)
 end
 
-if redis.call('del', KEYS[1]) == 1 then
+-- publish first: a publish that fails aborts the script before the lock is removed
+if redis.call('exists', KEYS[1]) == 1 then
     if head then
         notify(ARGV[2], ARGV[3] .. ':' .. head, '0')
     end
+    redis.call('del', KEYS[1])
     return 1
 end
 return 0

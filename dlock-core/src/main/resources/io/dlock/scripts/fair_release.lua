@@ -16,7 +16,8 @@
 --          lease that has already run out.
 --
 -- Invariant: never touches another owner's hold; only the head of the queue is woken, after expired heads are
---            dropped, so the wake-up reaches a waiter that can take the lock.
+--            dropped, so the wake-up reaches a waiter that can take the lock. The publish runs before the lock is
+--            freed (only expired heads may have been dropped by then, as any later script would drop them).
 -- Wire protocol: Redisson's fair-lock unlock (redisson-protocol.md §3.4), except that releasing a lock the owner
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
@@ -52,13 +53,14 @@ if redis.call('hexists', KEYS[1], field) == 0 then
     end
     return nil
 end
-local remaining = redis.call('hincrby', KEYS[1], field, -1)
-if remaining > 0 then
+if tonumber(redis.call('hget', KEYS[1], field)) > 1 then
+    redis.call('hincrby', KEYS[1], field, -1)
     redis.call('pexpire', KEYS[1], ARGV[2])
     return 0
 end
-redis.call('del', KEYS[1])
+-- publish first: a publish that fails aborts the script before the lock is freed
 if head then
     notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
 end
+redis.call('del', KEYS[1])
 return 1

@@ -1,23 +1,27 @@
 -- Reentrant lock: release one hold.
 --
 -- KEYS[1]  the lock hash
--- KEYS[2]  the unlock channel, redisson_lock__channel:{NAME}
 -- ARGV[1]  the owner field, "<client id>:<owner id>"
 -- ARGV[2]  lease in ms to set when holds remain (the owner's current lease)
 -- ARGV[3]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
--- ARGV[4]  the owner's hold count after this call as its client knows it (its acquisitions, including attempts
+-- ARGV[4]  the unlock channel, redisson_lock__channel:{NAME} (not a key: an ACL key pattern must not have to match it)
+-- ARGV[5]  the owner's hold count after this call as its client knows it (its acquisitions, including attempts
 --          still awaiting their reply, minus this one), or "-1" when the client knows of none: then one is taken off
--- ARGV[5]  "release" (one hold less: the unlock), or "drop-unknown" (an acquisition gave up after an attempt whose
---          reply never came: only a count above ARGV[4], left by that attempt, is brought down to it)
+-- ARGV[6]  "release" (one hold less: the unlock), or "drop-unknown" (an acquisition gave up after an attempt whose
+--          reply never came: only a count above ARGV[5], left by that attempt, is brought down to it)
 --
 -- Returns  1 when the owner's last hold was released (hash deleted, "0" published: wake one waiter),
---          0 when holds remain (count set to ARGV[4], TTL reset to ARGV[2]) or nothing was to be dropped,
+--          0 when holds remain (count set to ARGV[5], TTL reset to ARGV[2]) or nothing was to be dropped,
 --          nil when the owner holds nothing (never held, expired, or removed).
 --
 -- Invariant: never touches another owner's hold; a hash never outlives its last hold. The count after the call is
--- the one the client knows, so a lost reply of an earlier acquisition (which counted in Redis but never reached the
--- client) cannot keep the lock held after the owner's last unlock.
--- Wire protocol: Redisson's RLock unlock (redisson-protocol.md §2.3): DEL then publish ASCII "0" on the channel.
+--            the one the client knows, so a lost reply of an earlier acquisition (which counted in Redis but never
+--            reached the client) cannot keep the lock held after the owner's last unlock. The publish runs before any
+--            write that frees the lock: a publish that fails (a user without the channel's permission) aborts the
+--            script with the lock unchanged, never after freeing it. Subscribers still act only after the script,
+--            when the lock is free.
+-- Wire protocol: Redisson's RLock unlock (redisson-protocol.md §2.3): DEL and publish ASCII "0" on the channel (in
+--            the other order, which no subscriber can tell apart).
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.
@@ -35,11 +39,11 @@ if count == false then
     return nil
 end
 count = tonumber(count)
-local remaining = tonumber(ARGV[4])
+local remaining = tonumber(ARGV[5])
 if remaining < 0 then
     remaining = count - 1
 end
-if ARGV[5] == 'drop-unknown' and count <= remaining then
+if ARGV[6] == 'drop-unknown' and count <= remaining then
     return 0
 end
 if remaining > 0 then
@@ -49,6 +53,6 @@ if remaining > 0 then
     redis.call('pexpire', KEYS[1], ARGV[2])
     return 0
 end
+notify(ARGV[3], ARGV[4], '0')
 redis.call('del', KEYS[1])
-notify(ARGV[3], KEYS[2], '0')
 return 1

@@ -1,10 +1,11 @@
 -- Read-write lock: remove the lock whoever holds it, if it is held in the mode of the side that asks.
 --
 -- KEYS[1]  the lock hash NAME
--- KEYS[2]  the channel, redisson_rwlock:{NAME}
--- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- KEYS[2]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag (a prefix
+--          of keys, never itself read or written)
 -- ARGV[1]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[2]  the side's mode: "read" or "write"
+-- ARGV[3]  the channel, redisson_rwlock:{NAME} (not a key: an ACL key pattern must not have to match it)
 --
 -- Returns  1 when the lock was held in mode ARGV[2] and was removed (with every read hold's timeout key) and "1"
 --          published (wake every waiter); 0 when it is not held or held in the other mode (nothing changed, nothing
@@ -30,15 +31,16 @@ end
 if redis.call('hget', KEYS[1], 'mode') ~= ARGV[2] then
     return 0
 end
+-- publish first: a publish that fails aborts the script before the lock is removed
+notify(ARGV[1], ARGV[3], '1')
 local all = redis.call('hgetall', KEYS[1])
 for i = 1, #all, 2 do
     local field, count = all[i], tonumber(all[i + 1])
     if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
         for n = count, 1, -1 do
-            redis.call('del', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. n)
+            redis.call('del', KEYS[2] .. ':' .. field .. ':rwlock_timeout:' .. n)
         end
     end
 end
 redis.call('del', KEYS[1])
-notify(ARGV[1], KEYS[2], '1')
 return 1

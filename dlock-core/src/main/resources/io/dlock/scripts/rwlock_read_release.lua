@@ -1,10 +1,11 @@
 -- Read-write lock: release one read hold.
 --
 -- KEYS[1]  the lock hash NAME
--- KEYS[2]  the channel, redisson_rwlock:{NAME}
--- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- KEYS[2]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag (a prefix
+--          of keys, never itself read or written)
 -- ARGV[1]  the reader field, "<client id>:<owner id>"
 -- ARGV[2]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
+-- ARGV[3]  the channel, redisson_rwlock:{NAME} (not a key: an ACL key pattern must not have to match it)
 --
 -- Returns  nil when the owner holds no read hold (never held, expired, removed);
 --          0 when the owner still has read holds after this one;
@@ -14,6 +15,7 @@
 -- the mode is "read", the hash's TTL becomes the longest PTTL of all live read holds of every owner (dlock's and
 -- Redisson's); when none is live the hash is deleted and "0" published (Redisson wakes one waiter per client, dlock
 -- wakes its read-write waiters). While the owner also writes ("write" mode) the hash and its TTL are left alone.
+-- The publish runs before any write: a publish that fails aborts the script with the lock unchanged.
 -- Wire protocol: Redisson's read unlock (redisson-protocol.md §4.3), without the unlock latch.
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
@@ -27,11 +29,15 @@ local function notify(command, channel, message)
     end
 end
 
-local function longest_live_read(hash, root)
+-- The longest PTTL of the live read holds, counting only the first own_count holds of own_field.
+local function longest_live_read(hash, root, own_field, own_count)
     local longest = 0
     local all = redis.call('hgetall', hash)
     for i = 1, #all, 2 do
         local field, count = all[i], tonumber(all[i + 1])
+        if field == own_field then
+            count = own_count
+        end
         if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
             for n = count, 1, -1 do
                 local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
@@ -45,28 +51,31 @@ local function longest_live_read(hash, root)
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')
-if not mode or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+local count = mode and tonumber(redis.call('hget', KEYS[1], ARGV[1]))
+if not count then
     return nil
 end
-local left = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+local left = count - 1
+local newest = KEYS[2] .. ':' .. ARGV[1] .. ':rwlock_timeout:' .. count
+local longest = 0
+if mode ~= 'write' then
+    longest = longest_live_read(KEYS[1], KEYS[2], ARGV[1], left)
+    if longest <= 0 then
+        notify(ARGV[2], ARGV[3], '0')
+        redis.call('del', newest, KEYS[1])
+        return 1
+    end
+end
 if left <= 0 then
     redis.call('hdel', KEYS[1], ARGV[1])
+else
+    redis.call('hincrby', KEYS[1], ARGV[1], -1)
 end
-redis.call('del', KEYS[3] .. ':' .. ARGV[1] .. ':rwlock_timeout:' .. (left + 1))
-if mode == 'write' then
-    if left <= 0 then
-        return 1
-    end
-    return 0
-end
-local longest = longest_live_read(KEYS[1], KEYS[3])
+redis.call('del', newest)
 if longest > 0 then
     redis.call('pexpire', KEYS[1], longest)
-    if left <= 0 then
-        return 1
-    end
-    return 0
 end
-redis.call('del', KEYS[1])
-notify(ARGV[2], KEYS[2], '0')
-return 1
+if left <= 0 then
+    return 1
+end
+return 0

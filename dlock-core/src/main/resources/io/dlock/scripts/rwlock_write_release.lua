@@ -1,12 +1,13 @@
 -- Read-write lock: release one write hold.
 --
 -- KEYS[1]  the lock hash NAME
--- KEYS[2]  the channel, redisson_rwlock:{NAME}
--- KEYS[3]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
+-- KEYS[2]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag (a prefix
+--          of keys, never itself read or written)
 -- ARGV[1]  the writer field, "<client id>:<owner id>:write"
 -- ARGV[2]  the same owner's reader field, "<client id>:<owner id>"
 -- ARGV[3]  lease in ms to keep when write holds remain (the owner's current lease)
 -- ARGV[4]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
+-- ARGV[5]  the channel, redisson_rwlock:{NAME} (not a key: an ACL key pattern must not have to match it)
 --
 -- Returns  nil when the owner holds no write hold;
 --          0 when write holds remain (count decremented; TTL reset to ARGV[3], or longer while one of the owner's
@@ -15,7 +16,8 @@
 --          the mode becomes "read" (downgrade) and the TTL the longest of them; either way "1" is published, so
 --          every waiter wakes (waiting readers may enter together after a downgrade).
 --
--- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none.
+-- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none. The publish runs before any
+-- write: a publish that fails aborts the script with the lock unchanged.
 -- Wire protocol: Redisson's write unlock (redisson-protocol.md §4.5), without the unlock latch; on a downgrade
 -- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
 
@@ -50,12 +52,13 @@ end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
     return nil
 end
-local left = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+local left = tonumber(redis.call('hget', KEYS[1], ARGV[1])) - 1
 if left > 0 then
+    redis.call('hincrby', KEYS[1], ARGV[1], -1)
     local ttl = tonumber(ARGV[3])
     local reads = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
     for n = reads, 1, -1 do
-        local pttl = redis.call('pttl', KEYS[3] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. n)
+        local pttl = redis.call('pttl', KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. n)
         if pttl > ttl then
             ttl = pttl
         end
@@ -63,13 +66,14 @@ if left > 0 then
     redis.call('pexpire', KEYS[1], ttl)
     return 0
 end
-redis.call('hdel', KEYS[1], ARGV[1])
-local longest = longest_live_read(KEYS[1], KEYS[3])
+-- the writer field is not a read hold: the longest live read is the same before and after it goes
+local longest = longest_live_read(KEYS[1], KEYS[2])
+notify(ARGV[4], ARGV[5], '1')
 if longest > 0 then
+    redis.call('hdel', KEYS[1], ARGV[1])
     redis.call('hset', KEYS[1], 'mode', 'read')
     redis.call('pexpire', KEYS[1], longest)
 else
     redis.call('del', KEYS[1])
 end
-notify(ARGV[4], KEYS[2], '1')
 return 1

@@ -2,9 +2,9 @@
 --
 -- KEYS[1]  dlock's waiting-writer marks, dlock_rwlock_writers:{NAME}
 -- KEYS[2]  the lock hash NAME
--- KEYS[3]  the channel, redisson_rwlock:{NAME}
 -- ARGV[1]  the writer field, "<client id>:<owner id>:write"
 -- ARGV[2]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
+-- ARGV[3]  the channel, redisson_rwlock:{NAME} (not a key: an ACL key pattern must not have to match it)
 --
 -- Returns  1 when the writer's mark was removed, 0 when it had none.
 --
@@ -31,6 +31,6 @@ local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('zremrangebyscore', KEYS[1], '-inf', now)
 if redis.call('zcard', KEYS[1]) == 0 and redis.pcall('hget', KEYS[2], 'mode') ~= 'write' then
-    notify(ARGV[2], KEYS[3], '0')
+    notify(ARGV[2], ARGV[3], '0')
 end
 return 1

@@ -96,6 +96,11 @@ public final class RedisServer implements RedisTopology {
     private final Duration startupTimeout;
     /** The initial {@code sentinel.conf} of a server run with {@code --sentinel}, or null for a data server. */
     private final String sentinelConfig;
+    /** Whether TLS clients must present a certificate; null for a plain-text server. */
+    private final ClientAuth tlsClientAuth;
+    /** The certificates of a TLS server (made with its private directory), and sockets that trust them. */
+    private volatile TlsCertificates certificates;
+    private volatile javax.net.ssl.SSLSocketFactory tlsSockets;
 
     private volatile Path dir;
     private volatile Process process;
@@ -110,6 +115,17 @@ public final class RedisServer implements RedisTopology {
         this.extraArgs = List.copyOf(b.extraArgs);
         this.startupTimeout = b.startupTimeout;
         this.sentinelConfig = b.sentinelConfig;
+        this.tlsClientAuth = b.tlsClientAuth;
+    }
+
+    /** What {@code --tls-auth-clients} asks of TLS clients. */
+    public enum ClientAuth {
+        /** No client certificate is asked for. */
+        NO,
+        /** A client may present a certificate (which must then be valid). */
+        OPTIONAL,
+        /** A client must present a certificate signed by the CA. */
+        YES
     }
 
     /**
@@ -139,10 +155,27 @@ public final class RedisServer implements RedisTopology {
         return port;
     }
 
-    /** @return {@code redis://127.0.0.1:<port>} */
+    /** @return {@code redis://127.0.0.1:<port>}, or {@code rediss://…} for a TLS server */
     @Override
     public String uri() {
-        return "redis://" + HOST + ":" + port;
+        return (tlsClientAuth != null ? "rediss://" : "redis://") + HOST + ":" + port;
+    }
+
+    /** @return whether the server speaks TLS only ({@link Builder#tls}) */
+    public boolean isTls() {
+        return tlsClientAuth != null;
+    }
+
+    /**
+     * @return the CA, server and client certificates of a TLS server, in its private directory
+     * @throws IllegalStateException for a plain-text server
+     */
+    public TlsCertificates tlsCertificates() {
+        TlsCertificates c = certificates;
+        if (c == null) {
+            throw new IllegalStateException("not a TLS server: " + uri());
+        }
+        return c;
     }
 
     /** @return whether the process is alive, paused or not; never blocks */
@@ -199,7 +232,7 @@ public final class RedisServer implements RedisTopology {
      */
     public boolean ping(Duration timeout) {
         try {
-            return "PONG".equals(Resp.call(HOST, port, timeout, "PING"));
+            return "PONG".equals(Resp.call(tlsSockets, HOST, port, timeout, "PING"));
         } catch (IOException | RuntimeException e) {
             return false;
         }
@@ -212,7 +245,7 @@ public final class RedisServer implements RedisTopology {
      */
     public void flushAll() {
         try {
-            String reply = Resp.call(HOST, port, Duration.ofSeconds(5), "FLUSHALL");
+            String reply = Resp.call(tlsSockets, HOST, port, Duration.ofSeconds(5), "FLUSHALL");
             if (!"OK".equals(reply)) {
                 throw new IllegalStateException("FLUSHALL on " + uri() + " answered " + reply);
             }
@@ -229,7 +262,7 @@ public final class RedisServer implements RedisTopology {
      */
     Object command(Duration timeout, String... args) {
         try {
-            return Resp.command(HOST, port, timeout, args);
+            return Resp.command(tlsSockets, HOST, port, timeout, args);
         } catch (IOException e) {
             throw new IllegalStateException(String.join(" ", args) + " on " + HOST + ":" + port + " failed: " + e, e);
         }
@@ -238,7 +271,7 @@ public final class RedisServer implements RedisTopology {
     /** @return {@code INFO section} as text, or null when the server does not answer within {@code timeout} */
     String infoOrNull(String section, Duration timeout) {
         try {
-            return Resp.call(HOST, port, timeout, "INFO", section);
+            return Resp.call(tlsSockets, HOST, port, timeout, "INFO", section);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -402,6 +435,10 @@ public final class RedisServer implements RedisTopology {
         Path outFile = d.resolve("stdout.log");
         long logOffset = sizeQuietly(logFile);
         long outOffset = sizeQuietly(outFile);
+        if (tlsClientAuth != null && (certificates == null || !certificates.dir().startsWith(d))) {
+            certificates = TlsCertificates.generate(d.resolve("tls"));
+            tlsSockets = certificates.socketFactory();
+        }
         List<String> command = command(onPort, d, logFile);
         ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(d.toFile())
@@ -442,9 +479,19 @@ public final class RedisServer implements RedisTopology {
             cmd.add(conf.toString());
             cmd.add("--sentinel");
         }
+        cmd.addAll(List.of("--bind", HOST));
+        if (tlsClientAuth != null) {
+            cmd.addAll(List.of(
+                    "--port", "0",
+                    "--tls-port", Integer.toString(onPort),
+                    "--tls-cert-file", certificates.serverCertificate().toAbsolutePath().toString(),
+                    "--tls-key-file", certificates.serverKey().toAbsolutePath().toString(),
+                    "--tls-ca-cert-file", certificates.caCertificate().toAbsolutePath().toString(),
+                    "--tls-auth-clients", tlsClientAuth.name().toLowerCase(java.util.Locale.ROOT)));
+        } else {
+            cmd.addAll(List.of("--port", Integer.toString(onPort)));
+        }
         cmd.addAll(List.of(
-                "--bind", HOST,
-                "--port", Integer.toString(onPort),
                 "--save", "",
                 "--appendonly", "no"));
         if (RedisBinary.hasProtectedMode(binary)) {
@@ -468,7 +515,7 @@ public final class RedisServer implements RedisTopology {
                         outFile, outOffset);
             }
             try {
-                String info = Resp.call(HOST, onPort, Duration.ofMillis(250), "INFO", "server");
+                String info = Resp.call(tlsSockets, HOST, onPort, Duration.ofMillis(250), "INFO", "server");
                 // a stranger may own the port while our process is about to fail with "Address already in use"
                 if (info != null && info.contains(marker)) {
                     version = infoField(info, "redis_version");
@@ -891,6 +938,7 @@ public final class RedisServer implements RedisTopology {
         private final List<String> extraArgs = new ArrayList<>();
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
         private String sentinelConfig;
+        private ClientAuth tlsClientAuth;
 
         private Builder() {
         }
@@ -957,6 +1005,19 @@ public final class RedisServer implements RedisTopology {
             return this;
         }
 
+        /**
+         * Serves TLS only: a new CA, server and client certificate are generated in the server's private directory
+         * ({@link RedisServer#tlsCertificates()}), and the server runs with {@code --port 0 --tls-port P
+         * --tls-cert-file … --tls-key-file … --tls-ca-cert-file … --tls-auth-clients no|optional|yes}. The kit's own
+         * commands (readiness, {@code PING}, {@code FLUSHALL}) go over TLS, trusting the CA and presenting the client
+         * certificate. Needs a {@code redis-server} built with TLS (Redis 6+, {@code BUILD_TLS=yes}): start fails
+         * otherwise.
+         */
+        public Builder tls(ClientAuth clientAuth) {
+            this.tlsClientAuth = Objects.requireNonNull(clientAuth, "clientAuth");
+            return this;
+        }
+
         /** How long {@link #start()} and {@link RedisServer#restart()} wait for an answer; default 10 s. */
         public Builder startupTimeout(Duration startupTimeout) {
             Objects.requireNonNull(startupTimeout, "startupTimeout");
@@ -981,6 +1042,7 @@ public final class RedisServer implements RedisTopology {
             settings.extraArgs.addAll(extraArgs);
             settings.startupTimeout = startupTimeout;
             settings.sentinelConfig = sentinelConfig;
+            settings.tlsClientAuth = tlsClientAuth;
             return new RedisServer(settings).startFirst();
         }
     }

@@ -8,6 +8,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,15 +55,41 @@ final class Resp {
      * arrays included).
      */
     static Object command(String host, int port, Duration timeout, String... args) throws IOException {
+        return command(null, host, port, timeout, args);
+    }
+
+    /** As {@link #call(String, int, Duration, String...)}, over TLS when {@code tls} is not null. */
+    static String call(SSLSocketFactory tls, String host, int port, Duration timeout, String... args)
+            throws IOException {
+        Object reply = command(tls, host, port, timeout, args);
+        if (reply instanceof List) {
+            throw new IOException("unexpected array reply to " + args[0]);
+        }
+        return (String) reply;
+    }
+
+    /** As {@link #command(String, int, Duration, String...)}, over TLS when {@code tls} is not null. */
+    static Object command(SSLSocketFactory tls, String host, int port, Duration timeout, String... args)
+            throws IOException {
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        try (Socket socket = new Socket()) {
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(host, port), millis);
-            socket.setSoTimeout(millis);
-            OutputStream out = socket.getOutputStream();
-            out.write(encode(args));
-            out.flush();
-            return readReply(new BufferedInputStream(socket.getInputStream()));
+        try (Socket plain = new Socket()) {
+            plain.setTcpNoDelay(true);
+            plain.connect(new InetSocketAddress(host, port), millis);
+            plain.setSoTimeout(millis);
+            Socket socket = plain;
+            if (tls != null) {
+                SSLSocket secure = (SSLSocket) tls.createSocket(plain, host, port, true);
+                secure.startHandshake();
+                socket = secure;
+            }
+            try {
+                OutputStream out = socket.getOutputStream();
+                out.write(encode(args));
+                out.flush();
+                return readReply(new BufferedInputStream(socket.getInputStream()));
+            } finally {
+                socket.close();
+            }
         }
     }
 

@@ -36,6 +36,36 @@ class RedisServerIT {
         }
     }
 
+    /** TLS only: the kit's own commands and restarts work over TLS; a plain-text client gets no answer. */
+    @Test
+    void aTlsServerServesTlsOnlyWithItsGeneratedCertificates() throws IOException {
+        try (RedisServer redis = RedisServer.builder().tls(RedisServer.ClientAuth.YES).start()) {
+            assertThat(redis.isTls()).isTrue();
+            assertThat(redis.uri()).isEqualTo("rediss://127.0.0.1:" + redis.port());
+            TlsCertificates certs = redis.tlsCertificates();
+            assertThat(certs.caCertificate()).isRegularFile().startsWith(certs.dir());
+            assertThat(certs.trustStore()).isRegularFile();
+            assertThat(certs.clientKeyStore()).isRegularFile();
+            assertThat(redis.ping(Duration.ofSeconds(2))).isTrue();
+            assertThat(Resp.call(certs.socketFactory(), RedisServer.HOST, redis.port(), Duration.ofSeconds(2),
+                    "SET", "k", "v")).isEqualTo("OK");
+            String plainReply;
+            try {
+                plainReply = RawPing.ping(redis.port(), 500);
+            } catch (IOException e) {
+                plainReply = e.toString();
+            }
+            assertThat(plainReply).isNotEqualTo("+PONG");
+            redis.restart();
+            assertThat(redis.ping(Duration.ofSeconds(2))).isTrue();
+        }
+        try (RedisServer plain = RedisServer.start()) {
+            assertThat(plain.isTls()).isFalse();
+            assertThatThrownBy(plain::tlsCertificates).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("not a TLS server");
+        }
+    }
+
     @Test
     void runsWithoutPersistenceOnLoopback() throws IOException {
         try (RedisServer server = RedisServer.start()) {

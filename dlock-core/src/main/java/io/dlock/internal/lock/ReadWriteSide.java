@@ -18,13 +18,13 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
     static final int PTTL = 2;
 
     final ReadWriteKeys keys;
-    /** KEYS of the release and force scripts: the hash, the channel, the timeout root. */
+    /** KEYS of the release and force scripts: the hash, the timeout root (the channel is an ARGV). */
     final String[] releaseKeys;
 
     ReadWriteSide(LockServices services, ReadWriteKeys keys) {
         super(services, keys.name());
         this.keys = keys;
-        this.releaseKeys = new String[] {keys.name(), keys.channel(), keys.timeoutRoot()};
+        this.releaseKeys = new String[] {keys.name(), keys.timeoutRoot()};
     }
 
     /** {@link #WRITE_LOCKED} or {@link #READ_LOCKED}: which flag of the state says that this side is locked. */
@@ -68,7 +68,7 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
     @Override
     protected final CompletableFuture<Boolean> forceRelease() {
         CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, services.publishCommand, sideName());
+                releaseKeys, services.publishCommand, sideName(), keys.channel());
         return mapErrors(reply.thenApply(removed -> {
             boolean wasRemoved = removed != null && removed == 1L;
             if (wasRemoved) {

@@ -36,7 +36,7 @@ final class RedisReadLock extends ReadWriteSide {
     @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                readerField(ownerId), services.publishCommand);
+                readerField(ownerId), services.publishCommand, keys.channel());
     }
 
     @Override

@@ -26,7 +26,7 @@ final class RedisWriteLock extends ReadWriteSide {
     RedisWriteLock(LockServices services, ReadWriteKeys keys) {
         super(services, keys);
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
-        this.withdrawKeys = new String[] {keys.writerMarks(), keys.name(), keys.channel()};
+        this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
     }
 
     /** How often a waiting writer attempts (and so refreshes its mark) at least: a third of the watchdog timeout. */
@@ -71,7 +71,7 @@ final class RedisWriteLock extends ReadWriteSide {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
-                withdrawKeys, writerField(ownerId), services.publishCommand);
+                withdrawKeys, writerField(ownerId), services.publishCommand, keys.channel());
         return reply.handle((removed, error) -> null);
     }
 
@@ -80,7 +80,8 @@ final class RedisWriteLock extends ReadWriteSide {
         long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
                 : services.renewer.watchdogMs();
         return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                writerField(ownerId), readerField(ownerId), Long.toString(lease), services.publishCommand);
+                writerField(ownerId), readerField(ownerId), Long.toString(lease), services.publishCommand,
+                keys.channel());
     }
 
     @Override

@@ -35,12 +35,13 @@ import java.util.concurrent.CompletionException;
  */
 public final class ReentrantRedisLock extends AbstractDistributedLock {
     private final String[] lockKey;
-    private final String[] releaseKeys;
+    /** The unlock channel: an ARGV of the scripts, never a KEY (an ACL key pattern need not match channels). */
+    private final String channel;
 
     public ReentrantRedisLock(LockServices services, String name) {
         super(services, LockNames.requireValid(name));
         this.lockKey = new String[] {name};
-        this.releaseKeys = new String[] {name, LockNames.lockChannel(name)};
+        this.channel = LockNames.lockChannel(name);
     }
 
     @Override
@@ -90,8 +91,8 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         long lease = hold == null ? services.renewer.watchdogMs() : hold.currentLease(services.renewer.watchdogMs());
         CompletableFuture<Long> reply;
         try {
-            reply = services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys, field,
-                    Long.toString(lease), services.publishCommand,
+            reply = services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
+                    Long.toString(lease), services.publishCommand, channel,
                     Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
@@ -117,8 +118,8 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
         return releaseOrHandOff(ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
                 ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
-                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand,
+                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey,
+                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand, channel,
                         Long.toString(remainingAfterRelease(ownerId, hold)), "release"));
     }
 
@@ -137,7 +138,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
 
     @Override
     protected String wakeupChannel(long ownerId) {
-        return releaseKeys[1];
+        return channel;
     }
 
     @Override
@@ -145,7 +146,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         services.renewer.discardAll(name);
         services.cohorts.cleared(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, services.publishCommand, "0");
+                lockKey, services.publishCommand, "0", channel);
         return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
     }
 }

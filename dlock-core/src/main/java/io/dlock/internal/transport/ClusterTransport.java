@@ -1,6 +1,7 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
+import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -91,11 +92,14 @@ final class ClusterTransport implements RedisTransport {
     static ClusterTransport open(LockClientConfig config) {
         Duration timeout = config.commandTimeout();
         List<RedisURI> seeds = seeds(config.redisUri(), timeout);
+        io.lettuce.core.SslOptions ssl = Tls.options(config, seeds.get(0).isSsl());
+        seeds.forEach(seed -> Tls.verifyPeer(seed, config));
         ClientResources resources = RedisTransport.newResources();
         RedisClusterClient client = RedisClusterClient.create(resources, seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .sslOptions(ssl)
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(Duration.ofSeconds(TOPOLOGY_REFRESH_SECONDS))
                         .enableAllAdaptiveRefreshTriggers()
@@ -127,18 +131,18 @@ final class ClusterTransport implements RedisTransport {
         int schemeEnd = uri.indexOf("://");
         String scheme = uri.substring(0, schemeEnd).toLowerCase(java.util.Locale.ROOT);
         String rest = uri.substring(schemeEnd + 3);
+        // the user info ends at the last '@' (a password may hold '/', '?', '#' or '@'), the hosts at the next of these
+        int at = rest.lastIndexOf('@');
         int authorityEnd = rest.length();
         for (char c : new char[] {'/', '?', '#'}) {
-            int i = rest.indexOf(c);
+            int i = rest.indexOf(c, at + 1);
             if (i >= 0 && i < authorityEnd) {
                 authorityEnd = i;
             }
         }
-        String authority = rest.substring(0, authorityEnd);
+        String userInfo = at >= 0 ? rest.substring(0, at + 1) : "";
+        String hosts = rest.substring(at + 1, authorityEnd);
         String suffix = rest.substring(authorityEnd);
-        int at = authority.lastIndexOf('@');
-        String userInfo = at >= 0 ? authority.substring(0, at + 1) : "";
-        String hosts = authority.substring(at + 1);
         String nodeScheme = scheme.equals(CLUSTER_TLS_SCHEME) ? "rediss://" : "redis://";
         List<RedisURI> seeds = new ArrayList<>();
         for (String host : hosts.split(",")) {
@@ -150,8 +154,10 @@ final class ClusterTransport implements RedisTransport {
                 seed.setTimeout(timeout);
                 seeds.add(seed);
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("redisUri has an invalid cluster node '" + host + "': "
-                        + RedisTransport.redacted(uri) + " (" + e.getMessage() + ")", e);
+                // no cause: the parser's exceptions quote the URI, credentials included
+                throw new IllegalArgumentException("redisUri has an invalid cluster node '"
+                        + Redaction.scrub(host, uri) + "': " + RedisTransport.redacted(uri) + " ("
+                        + Redaction.scrub(String.valueOf(e.getMessage()), uri) + ")");
             }
         }
         if (seeds.isEmpty()) {

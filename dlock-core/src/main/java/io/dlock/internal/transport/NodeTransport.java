@@ -1,6 +1,7 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
+import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -64,11 +65,16 @@ final class NodeTransport implements RedisTransport {
         Duration timeout = config.commandTimeout();
         uri.setTimeout(timeout);
         uri.getSentinels().forEach(sentinel -> sentinel.setTimeout(timeout));
+        boolean tls = uri.isSsl() || uri.getSentinels().stream().anyMatch(RedisURI::isSsl);
+        io.lettuce.core.SslOptions ssl = Tls.options(config, tls);
+        Tls.verifyPeer(uri, config);
+        uri.getSentinels().forEach(sentinel -> Tls.verifyPeer(sentinel, config));
         ClientResources resources = RedisTransport.newResources();
         RedisClient client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
+                .sslOptions(ssl)
                 .build());
         StatefulRedisConnection<String, String> connection = null;
         try {
@@ -90,8 +96,9 @@ final class NodeTransport implements RedisTransport {
         try {
             return RedisURI.create(redisUri);
         } catch (RuntimeException e) {
+            // no cause: the parser's exceptions quote the URI, credentials included
             throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + RedisTransport.redacted(redisUri)
-                    + " (" + e.getMessage() + ")", e);
+                    + " (" + Redaction.scrub(String.valueOf(e.getMessage()), redisUri) + ")");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
+import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -121,8 +122,8 @@ public interface RedisTransport extends AutoCloseable {
         }
     }
 
-    /** @return {@code uri} with any {@code user:password@} replaced by {@code ***@} */
+    /** @return {@code uri} with any {@code user:password@} replaced by {@code ***@}; see {@link Redaction} */
     static String redacted(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+        return Redaction.uri(uri);
     }
 }

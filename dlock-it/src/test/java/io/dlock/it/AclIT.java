@@ -1,0 +1,225 @@
+package io.dlock.it;
+
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import io.dlock.LockException;
+import io.dlock.it.support.RawRedis;
+import io.dlock.testkit.ClusterTopology;
+import io.dlock.testkit.RedisServer;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A Redis user with exactly the least ACL rule that the README ("Redis ACL") documents, for lock names starting with
+ * {@code lock:}, runs every lock kind, contention and wake-ups included, on a standalone server and on a cluster. A
+ * user without the channels is refused at connect; a release that may not publish leaves the lock held.
+ */
+@Timeout(value = 120, unit = SECONDS)
+class AclIT {
+    static final String USER = "dlock-app";
+    static final String PASSWORD = "acl-test-pw";
+    static final String PROBE = "lock:dlock-probe";
+
+    /** The keys of every lock whose name starts with {@code lock:} (README, "Redis ACL"). */
+    static final List<String> KEYS = List.of("~lock:*", "~{lock:*",
+            "~redisson_lock_queue:{lock:*", "~redisson_lock_queue:lock:*",
+            "~redisson_lock_timeout:{lock:*", "~redisson_lock_timeout:lock:*",
+            "~redisson_lock_token:{lock:*", "~redisson_lock_token:lock:*",
+            "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*");
+    /** The channels of those locks. */
+    static final List<String> CHANNELS = List.of("&redisson_lock__channel:{lock:*", "&redisson_lock__channel:lock:*",
+            "&redisson_rwlock:{lock:*", "&redisson_rwlock:lock:*");
+    /** Commands the client sends itself (on Redis 6.2 and 7.x). */
+    static final List<String> CLIENT_COMMANDS = List.of("+evalsha", "+eval", "+info", "+ping", "+publish",
+            "+subscribe", "+unsubscribe", "+wait", "+cluster|slots", "+cluster|nodes");
+    /** More commands of Redis 7: sharded pub/sub (a cluster's). */
+    static final List<String> CLIENT_COMMANDS_7 = List.of("+spublish", "+ssubscribe", "+sunsubscribe",
+            "+pubsub|shardnumsub");
+    /** Commands the lock scripts call. */
+    static final List<String> SCRIPT_COMMANDS = List.of("+exists", "+type", "+del", "+pexpire", "+pttl", "+time",
+            "+get", "+set", "+incrby", "+hget", "+hset", "+hdel", "+hexists", "+hincrby", "+hgetall", "+hlen",
+            "+lindex", "+lpop", "+lpos", "+rpush", "+lrem", "+lrange", "+zadd", "+zrem", "+zscore", "+zincrby",
+            "+zrange", "+zremrangebyscore", "+zcard");
+
+    private final List<AutoCloseable> cleanup = new ArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void close() throws Exception {
+        threads.shutdownNow();
+        for (int i = cleanup.size() - 1; i >= 0; i--) {
+            cleanup.get(i).close();
+        }
+    }
+
+    static List<String> rule(String version, boolean withChannels, List<String> channels) {
+        // resetchannels: on 6.2 "reset" allows every channel (acl-pubsub-default allchannels)
+        List<String> rule = new ArrayList<>(List.of("reset", "resetchannels", "on", ">" + PASSWORD));
+        rule.addAll(KEYS);
+        if (withChannels) {
+            rule.addAll(channels);
+        }
+        rule.addAll(CLIENT_COMMANDS);
+        if (Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7) {
+            rule.addAll(CLIENT_COMMANDS_7);
+        }
+        rule.addAll(SCRIPT_COMMANDS);
+        return rule;
+    }
+
+    static void setUser(RedisServer node, List<String> rule) {
+        try (RawRedis raw = RawRedis.connect(node.uri())) {
+            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(USER);
+            rule.forEach(args::add);
+            assertThat(raw.sync().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args))
+                    .isEqualTo("OK");
+        }
+    }
+
+    private RedisServer standalone(boolean withChannels, List<String> channels) {
+        RedisServer redis = RedisServer.start();
+        cleanup.add(redis);
+        setUser(redis, rule(redis.version(), withChannels, channels));
+        return redis;
+    }
+
+    private LockClient client(String uri) {
+        LockClient client = LockClient.create(LockClientConfig.builder().redisUri(uri).probeLockName(PROBE).build());
+        cleanup.add(client);
+        return client;
+    }
+
+    static String withUser(String uri) {
+        int start = uri.indexOf("://") + 3;
+        return uri.substring(0, start) + USER + ":" + PASSWORD + "@" + uri.substring(start);
+    }
+
+    @Test
+    void aUserWithExactlyTheRuleRunsEveryLockKindOnAStandaloneServer() throws Exception {
+        RedisServer redis = standalone(true, CHANNELS);
+        String uri = withUser(redis.uri());
+        everyLockKindWithContention(client(uri), client(uri));
+    }
+
+    @Test
+    void aUserWithExactlyTheRuleRunsEveryLockKindOnACluster() throws Exception {
+        ClusterTopology cluster = ClusterTopology.start();
+        cleanup.add(cluster);
+        for (RedisServer node : cluster.nodes()) {
+            setUser(node, rule(node.version(), true, CHANNELS));
+        }
+        String uri = withUser(cluster.uri());
+        everyLockKindWithContention(client(uri), client(uri));
+    }
+
+    @Test
+    void aUserWithoutChannelPermissionIsRefusedAtConnect() {
+        RedisServer redis = standalone(false, CHANNELS);
+        assertThatThrownBy(() -> client(withUser(redis.uri())))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("may not publish on channel 'redisson_lock__channel:{" + PROBE + "}'")
+                .hasMessageContaining("NOPERM")
+                .hasMessageContaining("Redis ACL")
+                .hasMessageNotContaining(PASSWORD);
+    }
+
+    @Test
+    void aProbeNameOutsideTheRuleIsRefusedAtConnectNamingTheSetting() {
+        RedisServer redis = standalone(true, CHANNELS);
+        assertThatThrownBy(() -> LockClient.connect(withUser(redis.uri())).close())
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("'redisson_lock__channel:{dlock-probe}'")
+                .hasMessageContaining("probeLockName");
+    }
+
+    /**
+     * A user allowed every key but the probe's channels only: it connects, but may not publish on the channels of
+     * lock:…. Its releases fail with the lock still held, as it was: the publish runs before the lock is freed (every
+     * key allowed, so that a channel passed as a script key would not be refused first).
+     */
+    @Test
+    void aReleaseThatMayNotPublishFailsWithTheLockStillHeld() {
+        RedisServer redis = standalone(true, List.of("~*", "&redisson_lock__channel:{" + PROBE + "}*",
+                "&redisson_rwlock:{" + PROBE + "}"));
+        LockClient client = client(withUser(redis.uri()));
+        try (RawRedis raw = RawRedis.connect(redis.uri())) {
+            DistributedLock plain = client.getLock("lock:plain");
+            plain.lock();
+            assertThatThrownBy(plain::unlock).isInstanceOf(LockException.class).hasMessageContaining("publish");
+            assertThat(raw.hgetall("lock:plain")).as("still held").hasSize(1).containsValue("1");
+            assertThatThrownBy(plain::forceUnlock).isInstanceOf(LockException.class);
+            assertThat(raw.exists("lock:plain")).isTrue();
+
+            DistributedReadWriteLock rw = client.getReadWriteLock("lock:rw");
+            rw.writeLock().lock();
+            assertThatThrownBy(() -> rw.writeLock().unlock()).isInstanceOf(LockException.class);
+            assertThat(raw.hgetall("lock:rw")).containsEntry("mode", "write").hasSize(2);
+
+            DistributedReadWriteLock read = client.getReadWriteLock("lock:read");
+            read.readLock().lock();
+            assertThatThrownBy(() -> read.readLock().unlock()).isInstanceOf(LockException.class);
+            assertThat(raw.hgetall("lock:read")).containsEntry("mode", "read").hasSize(2);
+            assertThat(raw.keys()).anyMatch(key -> key.startsWith("{lock:read}:") && key.endsWith(":rwlock_timeout:1"));
+        }
+    }
+
+    private void everyLockKindWithContention(LockClient a, LockClient b) throws Exception {
+        contend(a.getLock("lock:plain"), b.getLock("lock:plain"));
+        contend(a.getLock("lock:{tagged}plain"), b.getLock("lock:{tagged}plain"));
+        contend(a.getFairLock("lock:fair"), b.getFairLock("lock:fair"));
+        contend(a.getFencedLock("lock:fenced"), b.getFencedLock("lock:fenced"));
+        DistributedReadWriteLock rwA = a.getReadWriteLock("lock:rw");
+        DistributedReadWriteLock rwB = b.getReadWriteLock("lock:rw");
+        contend(rwA.writeLock(), rwB.writeLock());
+        contend(rwA.writeLock(), rwB.readLock());
+        contend(rwA.readLock(), rwB.writeLock());
+        DistributedReadWriteLock taggedA = a.getReadWriteLock("lock:{tagged}rw");
+        contend(taggedA.readLock(), b.getReadWriteLock("lock:{tagged}rw").writeLock());
+        // a fair lock: a second waiter leaves the line (give up) while the first waits
+        DistributedLock fair = a.getFairLock("lock:fair");
+        fair.lock();
+        assertThat(threads.submit(() -> b.getFairLock("lock:fair").tryLock(200, TimeUnit.MILLISECONDS))
+                .get(10, SECONDS)).isFalse();
+        fair.unlock();
+        assertThat(a.inspect("lock:fair")).isNotNull();
+        assertThat(b.getFencedLock("lock:fenced").forceUnlock()).isFalse();
+    }
+
+    /**
+     * {@code holder} holds (watchdog lease: 30 s); {@code waiter}, on another thread, waits and must get the lock
+     * within 2 s of the release: it was woken by the unlock message, not by the lease running out.
+     */
+    private void contend(DistributedLock holder, DistributedLock waiter) throws Exception {
+        holder.lock();
+        Future<Long> acquiredAt = threads.submit(() -> {
+            assertThat(waiter.tryLock(20, SECONDS)).isTrue();
+            long at = System.nanoTime();
+            waiter.unlock();
+            return at;
+        });
+        Thread.sleep(300);
+        assertThat(acquiredAt).as("waiting while held").isNotDone();
+        long releasedAt = System.nanoTime();
+        holder.unlock();
+        long wokenAfterMs = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(20, SECONDS) - releasedAt);
+        assertThat(wokenAfterMs).as("woken by the release").isLessThan(2000);
+    }
+}

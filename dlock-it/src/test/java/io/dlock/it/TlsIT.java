@@ -1,0 +1,172 @@
+package io.dlock.it;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import io.dlock.LockException;
+import io.dlock.testkit.RedisServer;
+import io.dlock.testkit.TlsCertificates;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * TLS ({@code rediss://}) against real TLS {@code redis-server}s started by the test kit with freshly generated
+ * certificates: one that asks no client certificate, one that requires it (mutual TLS). Skipped, with the reason,
+ * where the binary was built without TLS.
+ */
+@Timeout(value = 60, unit = SECONDS)
+class TlsIT {
+    static RedisServer tls;
+    static RedisServer mutual;
+
+    @BeforeAll
+    static void startTlsServers() {
+        tls = startOrSkip(RedisServer.ClientAuth.NO);
+        mutual = startOrSkip(RedisServer.ClientAuth.YES);
+    }
+
+    @AfterAll
+    static void stop() {
+        for (RedisServer server : new RedisServer[] {tls, mutual}) {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    /** Starts a TLS server; skips the class when the binary does not know the TLS options. */
+    static RedisServer startOrSkip(RedisServer.ClientAuth clientAuth) {
+        try {
+            return RedisServer.builder().tls(clientAuth).start();
+        } catch (IllegalStateException e) {
+            String message = String.valueOf(e.getMessage());
+            assumeTrue(!(message.contains("tls-port") && (message.contains("Bad directive")
+                            || message.contains("wrong number of arguments"))),
+                    "this redis-server was built without TLS (no --tls-port): " + message);
+            throw e;
+        }
+    }
+
+    static LockClientConfig.Builder config(RedisServer server) {
+        return LockClientConfig.builder().redisUri(server.uri());
+    }
+
+    @Test
+    void locksOverTlsTrustingTheCaAsPemWithWakeUps() throws Exception {
+        assertThat(tls.uri()).startsWith("rediss://");
+        LockClientConfig config = config(tls).trustedCertificates(tls.tlsCertificates().caCertificate()).build();
+        try (LockClient a = LockClient.create(config); LockClient b = LockClient.create(config)) {
+            contend(a.getLock("tls:plain"), b.getLock("tls:plain"));
+            contend(a.getFairLock("tls:fair"), b.getFairLock("tls:fair"));
+        }
+    }
+
+    @Test
+    void locksOverTlsWithAPkcs12TrustStoreWhosePasswordIsNeverShown() {
+        TlsCertificates certs = tls.tlsCertificates();
+        LockClientConfig config = config(tls).trustStore(certs.trustStore(), certs.storePassword()).build();
+        assertThat(config.toString()).contains(certs.trustStore().toString())
+                .doesNotContain(new String(certs.storePassword()));
+        assertThat(config.toBuilder().build().trustStorePassword()).isEqualTo(certs.storePassword());
+        try (LockClient client = LockClient.create(config)) {
+            DistributedLock lock = client.getLock("tls:truststore");
+            lock.lock();
+            assertThat(lock.isLocked()).isTrue();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void aServerCertificateFromAnotherCaIsRefusedAtConnect(@TempDir Path otherCa) {
+        TlsCertificates stranger = TlsCertificates.generate(otherCa);
+        assertThatThrownBy(() -> LockClient.create(config(tls).trustedCertificates(stranger.caCertificate())
+                .build()).close())
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("cannot connect to Redis at " + tls.uri())
+                .hasMessageContaining("TLS handshake failed")
+                .hasMessageContaining("certification path");
+        // the JVM's default trust store does not know the test CA either
+        assertThatThrownBy(() -> LockClient.connect(tls.uri()).close())
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("TLS handshake failed")
+                .hasMessageContaining("certification path");
+    }
+
+    @Test
+    void verifyPeerFalseConnectsToAnUntrustedCertificate() {
+        try (LockClient client = LockClient.create(config(tls).verifyPeer(false).build())) {
+            DistributedLock lock = client.getLock("tls:unverified");
+            lock.lock();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void mutualTlsNeedsTheClientCertificate() {
+        TlsCertificates certs = mutual.tlsCertificates();
+        LockClientConfig withCert = config(mutual).trustedCertificates(certs.caCertificate())
+                .keyStore(certs.clientKeyStore(), certs.storePassword()).build();
+        assertThat(withCert.toString()).doesNotContain(new String(certs.storePassword()));
+        try (LockClient client = LockClient.create(withCert)) {
+            DistributedLock lock = client.getLock("tls:mutual");
+            lock.lock();
+            lock.unlock();
+        }
+        assertThatThrownBy(() -> LockClient.create(config(mutual).trustedCertificates(certs.caCertificate()).build())
+                .close())
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("cannot connect to Redis at " + mutual.uri());
+    }
+
+    @Test
+    void tlsOptionsWithAPlainUriAreRefused() {
+        LockClientConfig config = LockClientConfig.builder().redisUri("redis://127.0.0.1:" + tls.port())
+                .trustedCertificates(tls.tlsCertificates().caCertificate()).build();
+        assertThatThrownBy(() -> LockClient.create(config).close())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a TLS URI");
+    }
+
+    @Test
+    void missingStoreFilesAreRefusedByTheBuilder(@TempDir Path dir) {
+        assertThatThrownBy(() -> LockClientConfig.builder().trustStore(dir.resolve("none.p12"), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("trustStore is not a readable file");
+        assertThatThrownBy(() -> LockClientConfig.builder().keyStore(dir, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyStore is not a readable file");
+    }
+
+    /** {@code holder} holds; {@code waiter} waits on another thread and is woken by the release (pub/sub over TLS). */
+    private static void contend(DistributedLock holder, DistributedLock waiter) throws Exception {
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            holder.lock();
+            Future<Long> acquiredAt = thread.submit(() -> {
+                assertThat(waiter.tryLock(20, SECONDS)).isTrue();
+                long at = System.nanoTime();
+                waiter.unlock();
+                return at;
+            });
+            Thread.sleep(300);
+            assertThat(acquiredAt).isNotDone();
+            long releasedAt = System.nanoTime();
+            holder.unlock();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(20, SECONDS) - releasedAt)).isLessThan(2000);
+        } finally {
+            thread.shutdownNow();
+        }
+    }
+}
