@@ -138,7 +138,7 @@ public final class RedisLockClient implements LockClient {
 
     /**
      * @return {@code "; TLS handshake failed (<message>)"} when a TLS failure is among the causes, else
-     *         {@code "; cause: <type>: <message>"} of the innermost cause, or "" when there is none
+     *         {@code "; <message>"} of the innermost cause (such as "Connection refused"), or "" when there is none
      */
     private static String rootCause(Throwable e) {
         Throwable outer = Errors.unwrap(e);
@@ -149,7 +149,7 @@ public final class RedisLockClient implements LockClient {
             }
             root = t;
         }
-        return root == outer ? "" : "; cause: " + root.getClass().getSimpleName() + ": " + root.getMessage();
+        return root == outer || root.getMessage() == null ? "" : "; " + root.getMessage();
     }
 
     /**

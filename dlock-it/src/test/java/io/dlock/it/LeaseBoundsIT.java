@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
@@ -22,7 +23,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 
 import static java.util.concurrent.TimeUnit.DAYS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -39,20 +39,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 60, unit = SECONDS)
 class LeaseBoundsIT {
-
-    enum Kind {
-        PLAIN(LockClient::getLock),
-        FAIR(LockClient::getFairLock),
-        FENCED(LockClient::getFencedLock),
-        WRITE((client, name) -> client.getReadWriteLock(name).writeLock()),
-        READ((client, name) -> client.getReadWriteLock(name).readLock());
-
-        final BiFunction<LockClient, String, DistributedLock> make;
-
-        Kind(BiFunction<LockClient, String, DistributedLock> make) {
-            this.make = make;
-        }
-    }
 
     private String name;
     private RawRedis raw;
@@ -86,10 +72,10 @@ class LeaseBoundsIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void extremeLeasesOfEveryUnitAreRefusedOrHonouredAndNeverLeaveAKeyWithoutTtl(Kind kind, LockClient a)
+    @EnumSource(LockKind.class)
+    void extremeLeasesOfEveryUnitAreRefusedOrHonouredAndNeverLeaveAKeyWithoutTtl(LockKind kind, LockClient a)
             throws Exception {
-        DistributedLock lock = kind.make.apply(a, name);
+        DistributedLock lock = kind.make(a, name);
         for (TimeUnit unit : TimeUnit.values()) {
             for (long lease : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 2, Integer.MAX_VALUE, 1}) {
                 String what = kind + " lease " + lease + " " + unit;
@@ -133,9 +119,9 @@ class LeaseBoundsIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void durationsMustNotBeNegativeAndExtremeOnesAreRefusedOrMeanNoLimit(Kind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make.apply(a, name);
+    @EnumSource(LockKind.class)
+    void durationsMustNotBeNegativeAndExtremeOnesAreRefusedOrMeanNoLimit(LockKind kind, LockClient a) throws Exception {
+        DistributedLock lock = kind.make(a, name);
         assertThatThrownBy(() -> lock.lock(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("leaseTime");
         assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
@@ -149,7 +135,7 @@ class LeaseBoundsIT {
         assertNothingHeld("refused durations");
 
         // a wait longer than any deadline can count means "no limit": it acquires once the holder's lease ends
-        DistributedLock holder = kind == Kind.READ ? a.getReadWriteLock(name).writeLock() : kind.make.apply(a, name);
+        DistributedLock holder = kind == LockKind.READ ? a.getReadWriteLock(name).writeLock() : kind.make(a, name);
         workers.call(Duration.ofSeconds(5), () -> holder.tryLock(0, 300, MILLISECONDS));
         long start = System.nanoTime();
         assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(10))).isTrue();

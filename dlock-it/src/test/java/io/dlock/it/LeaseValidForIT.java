@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
@@ -20,7 +21,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
-import java.util.function.BiFunction;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -38,35 +38,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LeaseValidForIT {
     static final int WATCHDOG_MS = 1500;
 
-    /** The lock kinds; each knows how long Redis still keeps the current thread's hold. */
-    enum Kind {
-        PLAIN(LockClient::getLock),
-        FAIR(LockClient::getFairLock),
-        FENCED(LockClient::getFencedLock),
-        WRITE((client, name) -> client.getReadWriteLock(name).writeLock()),
-        READ((client, name) -> client.getReadWriteLock(name).readLock());
-
-        final BiFunction<LockClient, String, DistributedLock> make;
-
-        Kind(BiFunction<LockClient, String, DistributedLock> make) {
-            this.make = make;
+    /**
+     * How long Redis keeps the hold of {@code field}, in ms: the hash's PTTL, or for a read hold the longest PTTL of
+     * the owner's own timeout keys (stricter than the hash, which other readers may keep alive).
+     */
+    static long redisKeepsMs(LockKind kind, RawRedis raw, String name, String field) {
+        if (kind != LockKind.READ) {
+            return raw.pttl(name);
         }
-
-        /**
-         * How long Redis keeps the hold of {@code field}, in ms: the hash's PTTL, or for a read hold the longest PTTL
-         * of the owner's own timeout keys (stricter than the hash, which other readers may keep alive).
-         */
-        long redisKeepsMs(RawRedis raw, String name, String field) {
-            if (this != READ) {
-                return raw.pttl(name);
-            }
-            String count = raw.sync().hget(name, field);
-            long longest = -2;
-            for (int n = 1; count != null && n <= Integer.parseInt(count); n++) {
-                longest = Math.max(longest, raw.pttl("{" + name + "}:" + field + ":rwlock_timeout:" + n));
-            }
-            return longest;
+        String count = raw.sync().hget(name, field);
+        long longest = -2;
+        for (int n = 1; count != null && n <= Integer.parseInt(count); n++) {
+            longest = Math.max(longest, raw.pttl("{" + name + "}:" + field + ":rwlock_timeout:" + n));
         }
+        return longest;
     }
 
     private String name;
@@ -92,17 +77,17 @@ class LeaseValidForIT {
     }
 
     /** leaseValidFor() read first, then how long Redis keeps the hold: the local view may not be the later one. */
-    private long assertNotBeyondRedis(Kind kind, DistributedLock lock, LockClient client) {
+    private long assertNotBeyondRedis(LockKind kind, DistributedLock lock, LockClient client) {
         long valid = lock.leaseValidFor().toMillis();
-        long keeps = kind.redisKeepsMs(raw, name, RawRedis.field(client.getId(), Thread.currentThread().getId()));
+        long keeps = redisKeepsMs(kind, raw, name, RawRedis.field(client.getId(), Thread.currentThread().getId()));
         assertThat(valid).as("%s: leaseValidFor (ms) vs what Redis keeps (%d ms)", kind, keeps).isLessThanOrEqualTo(keeps);
         return valid;
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void fixedLeaseMinusTheMargin(Kind kind, LockClient a) throws InterruptedException {
-        DistributedLock lock = kind.make.apply(a, name);
+    @EnumSource(LockKind.class)
+    void fixedLeaseMinusTheMargin(LockKind kind, LockClient a) throws InterruptedException {
+        DistributedLock lock = kind.make(a, name);
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
 
         lock.lock(10, SECONDS);
@@ -120,9 +105,9 @@ class LeaseValidForIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void watchdogHoldStaysValidAcrossRenewals(Kind kind, LockClient a) {
-        DistributedLock lock = kind.make.apply(a, name);
+    @EnumSource(LockKind.class)
+    void watchdogHoldStaysValidAcrossRenewals(LockKind kind, LockClient a) {
+        DistributedLock lock = kind.make(a, name);
         lock.lock();
         Wait.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
             long valid = assertNotBeyondRedis(kind, lock, a);
@@ -134,9 +119,9 @@ class LeaseValidForIT {
 
     /** A re-entry with a longer lease, released again: Redis goes back to the outer (shorter) lease, and so must we. */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void partialReleaseOfALongerReentryGoesBackToTheOuterLease(Kind kind, LockClient a) {
-        DistributedLock lock = kind.make.apply(a, name);
+    @EnumSource(LockKind.class)
+    void partialReleaseOfALongerReentryGoesBackToTheOuterLease(LockKind kind, LockClient a) {
+        DistributedLock lock = kind.make(a, name);
         lock.lock(2, SECONDS);
         lock.lock(60, SECONDS);
         assertThat(assertNotBeyondRedis(kind, lock, a)).isGreaterThan(50_000L);
@@ -145,7 +130,7 @@ class LeaseValidForIT {
         assertThat(valid).as("%s after the partial release", kind).isBetween(1L, 2_000L);
         Wait.until(Duration.ofSeconds(5), () -> lock.leaseValidFor().isZero(),
                 "the outer 2 s lease runs out locally");
-        Wait.until(Duration.ofSeconds(5), () -> kind.redisKeepsMs(raw, name,
+        Wait.until(Duration.ofSeconds(5), () -> redisKeepsMs(kind, raw, name,
                 RawRedis.field(a.getId(), Thread.currentThread().getId())) < 0, "and in Redis");
     }
 
@@ -157,22 +142,22 @@ class LeaseValidForIT {
      * watchdog lease, which is renewed as before.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void renewalNeverShortensALongerReentry(Kind kind, LockClient a) {
-        DistributedLock lock = kind.make.apply(a, name);
+    @EnumSource(LockKind.class)
+    void renewalNeverShortensALongerReentry(LockKind kind, LockClient a) {
+        DistributedLock lock = kind.make(a, name);
         String field = RawRedis.field(a.getId(), Thread.currentThread().getId());
         lock.lock();
         lock.lock(1, java.util.concurrent.TimeUnit.HOURS);
         // three renewal rounds (every WATCHDOG_MS / 3)
         Wait.during(Duration.ofMillis(WATCHDOG_MS + 200), () -> {
             long valid = assertNotBeyondRedis(kind, lock, a);
-            return valid > 3_500_000L && kind.redisKeepsMs(raw, name, field) > 3_500_000L;
-        }, () -> kind + ": Redis keeps " + kind.redisKeepsMs(raw, name, field) + " ms, leaseValidFor "
+            return valid > 3_500_000L && redisKeepsMs(kind, raw, name, field) > 3_500_000L;
+        }, () -> kind + ": Redis keeps " + redisKeepsMs(kind, raw, name, field) + " ms, leaseValidFor "
                 + lock.leaseValidFor());
         lock.unlock();
         assertThat(lock.leaseValidFor().toMillis()).as("%s: back to the watchdog lease", kind)
                 .isBetween(1L, (long) WATCHDOG_MS);
-        assertThat(kind.redisKeepsMs(raw, name, field)).as("%s: Redis keeps", kind).isPositive();
+        assertThat(redisKeepsMs(kind, raw, name, field)).as("%s: Redis keeps", kind).isPositive();
         lock.unlock();
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
     }
@@ -184,11 +169,11 @@ class LeaseValidForIT {
         rw.writeLock().lock(10, SECONDS);
         rw.readLock().lock(2, SECONDS);
         assertThat(rw.writeLock().leaseValidFor().toMillis()).isBetween(9_000L, 10_000L);
-        assertThat(assertNotBeyondRedis(Kind.READ, rw.readLock(), a)).isBetween(1L, 2_000L);
+        assertThat(assertNotBeyondRedis(LockKind.READ, rw.readLock(), a)).isBetween(1L, 2_000L);
 
         rw.writeLock().unlock(); // downgrade: the read hold stays, the hash now lives as long as it
         assertThat(rw.writeLock().leaseValidFor()).isEqualTo(Duration.ZERO);
-        assertThat(assertNotBeyondRedis(Kind.READ, rw.readLock(), a)).isBetween(1L, 2_000L);
+        assertThat(assertNotBeyondRedis(LockKind.READ, rw.readLock(), a)).isBetween(1L, 2_000L);
         assertThat(rw.readLock().leaseValidFor().toMillis()).isLessThanOrEqualTo(raw.pttl(name));
         rw.readLock().unlock();
         assertThat(rw.readLock().leaseValidFor()).isEqualTo(Duration.ZERO);
@@ -196,10 +181,10 @@ class LeaseValidForIT {
 
     /** No round trip: while Redis is frozen the validity still runs down, and reaches zero when the lease would end. */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(LockKind.class)
     @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 500)
-    void runsOutWhileRedisDoesNotAnswer(Kind kind, RedisServer server, LockClient a) {
-        DistributedLock lock = kind.make.apply(a, name);
+    void runsOutWhileRedisDoesNotAnswer(LockKind kind, RedisServer server, LockClient a) {
+        DistributedLock lock = kind.make(a, name);
         lock.lock();
         long paused = System.nanoTime();
         server.pause();

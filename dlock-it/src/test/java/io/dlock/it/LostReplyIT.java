@@ -5,6 +5,7 @@ import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
+import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
@@ -24,7 +25,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiFunction;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -43,18 +43,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LostReplyIT {
     static final int WATCHDOG_MS = 3000;
     static final int COMMAND_MS = 250;
-
-    /** The kinds whose acquire scripts reconcile the count with what the client knows. */
-    enum Kind {
-        PLAIN(LockClient::getLock),
-        FENCED(LockClient::getFencedLock);
-
-        final BiFunction<LockClient, String, DistributedLock> make;
-
-        Kind(BiFunction<LockClient, String, DistributedLock> make) {
-            this.make = make;
-        }
-    }
 
     private String name;
     private RawRedis raw;
@@ -91,10 +79,10 @@ class LostReplyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void anAcquisitionRetriedAfterLostRepliesCountsOnceAndTheUnlockFreesTheLock(Kind kind, RedisServer server,
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED"})
+    void anAcquisitionRetriedAfterLostRepliesCountsOnceAndTheUnlockFreesTheLock(LockKind kind, RedisServer server,
                                                                               LockClient a) throws Exception {
-        DistributedLock lock = kind.make.apply(a, name);
+        DistributedLock lock = kind.make(a, name);
         AtomicReference<CompletableFuture<Void>> locking = new AtomicReference<>();
         // lockAsync keeps trying while Redis does not answer: its first attempts time out, and run when thawed
         frozen(server, 3L * COMMAND_MS, () -> locking.set(lock.lockAsync(DistributedLock.LEASE_WATCHDOG,
@@ -111,10 +99,10 @@ class LostReplyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aLostReplyUnderALiveHoldIsAdoptedWithoutResettingTheCount(Kind kind, RedisServer server, LockClient a)
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED"})
+    void aLostReplyUnderALiveHoldIsAdoptedWithoutResettingTheCount(LockKind kind, RedisServer server, LockClient a)
             throws Exception {
-        DistributedLock lock = kind.make.apply(a, name);
+        DistributedLock lock = kind.make(a, name);
         lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
         lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
         AtomicReference<CompletableFuture<Void>> reentry = new AtomicReference<>();
@@ -134,17 +122,17 @@ class LostReplyIT {
      * nobody knows of. The give-up must drop it, so that the lock is free once Redis answers again, not 60 s later.
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aWaitThatGivesUpAfterALostReplyLeavesNoHoldBehind(Kind kind, RedisServer server, LockClient a,
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED"})
+    void aWaitThatGivesUpAfterALostReplyLeavesNoHoldBehind(LockKind kind, RedisServer server, LockClient a,
                                                           LockClient b) throws Exception {
-        DistributedLock lock = kind.make.apply(a, name);
+        DistributedLock lock = kind.make(a, name);
         AtomicReference<CompletableFuture<Boolean>> trying = new AtomicReference<>();
         frozen(server, 3L * COMMAND_MS, () -> trying.set(lock.tryLockAsync(100, 60_000, MILLISECONDS, OWNER)));
         assertThatThrownBy(() -> trying.get().get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
         Wait.until(Duration.ofSeconds(3), () -> !raw.exists(name),
                 () -> "the hold of the lost attempt should be dropped: " + raw.hgetall(name) + ", PTTL "
                         + raw.pttl(name));
-        DistributedLock other = kind.make.apply(b, name);
+        DistributedLock other = kind.make(b, name);
         boolean otherGotIt = workers.call(Duration.ofSeconds(5), other::tryLock);
         assertThat(otherGotIt).as("another client gets the lock").isTrue();
         Leaks.assertClientIdle(a);

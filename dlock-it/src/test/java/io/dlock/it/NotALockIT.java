@@ -3,6 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.testkit.RedisExtension;
 import io.dlock.testkit.RedisServer;
@@ -16,7 +17,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.List;
-import java.util.function.BiFunction;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,20 +31,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 30, unit = SECONDS)
 class NotALockIT {
-
-    enum Kind {
-        PLAIN(LockClient::getLock),
-        FAIR(LockClient::getFairLock),
-        FENCED(LockClient::getFencedLock),
-        WRITE((client, name) -> client.getReadWriteLock(name).writeLock()),
-        READ((client, name) -> client.getReadWriteLock(name).readLock());
-
-        final BiFunction<LockClient, String, DistributedLock> make;
-
-        Kind(BiFunction<LockClient, String, DistributedLock> make) {
-            this.make = make;
-        }
-    }
 
     private String name;
     private RawRedis raw;
@@ -61,9 +47,9 @@ class NotALockIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void forceUnlockOfAStringOrAListFailsAndLeavesTheKey(Kind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make.apply(a, name);
+    @EnumSource(LockKind.class)
+    void forceUnlockOfAStringOrAListFailsAndLeavesTheKey(LockKind kind, LockClient a) throws Exception {
+        DistributedLock lock = kind.make(a, name);
         raw.sync().set(name, "precious");
         assertThatThrownBy(lock::forceUnlock).isInstanceOf(LockException.class).hasMessageContaining(name)
                 .hasMessageContaining("WRONGTYPE");
@@ -80,7 +66,7 @@ class NotALockIT {
 
         // a real lock is still removed
         lock.lock();
-        assertThat(kind.make.apply(a, name).forceUnlock()).isTrue();
+        assertThat(kind.make(a, name).forceUnlock()).isTrue();
         assertThat(raw.exists(name)).isFalse();
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }

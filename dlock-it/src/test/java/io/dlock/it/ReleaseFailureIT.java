@@ -6,6 +6,7 @@ import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
+import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
@@ -26,7 +27,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
-import java.util.function.BiFunction;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,20 +45,6 @@ class ReleaseFailureIT {
     static final int WATCHDOG_MS = 900;
     /** Room for scheduling on a slow machine. */
     private static final long SLACK_MS = 1500;
-
-    enum Kind {
-        PLAIN(LockClient::getLock),
-        FAIR(LockClient::getFairLock),
-        FENCED(LockClient::getFencedLock),
-        WRITE((client, name) -> client.getReadWriteLock(name).writeLock()),
-        READ((client, name) -> client.getReadWriteLock(name).readLock());
-
-        final BiFunction<LockClient, String, DistributedLock> make;
-
-        Kind(BiFunction<LockClient, String, DistributedLock> make) {
-            this.make = make;
-        }
-    }
 
     private static final String HOLDER_USER = "holder";
     private static final String HOLDER_PASSWORD = "holder-secret";
@@ -109,13 +95,13 @@ class ReleaseFailureIT {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aFailedLastReleaseStopsRenewalSoTheLockExpiresAndAnotherClientGetsIt(Kind kind, LockClient b)
+    @EnumSource(LockKind.class)
+    void aFailedLastReleaseStopsRenewalSoTheLockExpiresAndAnotherClientGetsIt(LockKind kind, LockClient b)
             throws Exception {
         LockClient a = holderClient();
-        DistributedLock lock = kind.make.apply(a, name);
+        DistributedLock lock = kind.make(a, name);
         lock.lock();
-        DistributedLock other = kind == Kind.READ ? b.getReadWriteLock(name).writeLock() : kind.make.apply(b, name);
+        DistributedLock other = kind == LockKind.READ ? b.getReadWriteLock(name).writeLock() : kind.make(b, name);
         Future<Long> waiter = workers.submit(() -> {
             other.lock();
             long at = System.nanoTime();
@@ -136,17 +122,18 @@ class ReleaseFailureIT {
         assertThat(Duration.ofNanos(acquiredAt - failedAt).toMillis())
                 .as("ms until another client had the lock").isLessThan(WATCHDOG_MS + SLACK_MS);
         Wait.until(Duration.ofSeconds(5), () -> raw.keys().stream().noneMatch(k -> k.contains(name)
-                && !k.startsWith("redisson_lock_token:") && raw.pttl(k) == -1), () -> "a key without TTL: " + raw.keys());
+                && !k.startsWith("redisson_lock_token:") && raw.pttl(k) == -1),
+                () -> "a key without TTL: " + raw.keys());
         Leaks.assertClientIdle(a);
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
-    void aFailedPartialReleaseStopsRenewalAndTellsTheOwnerWhenTheLeaseEnds(Kind kind) {
+    @EnumSource(LockKind.class)
+    void aFailedPartialReleaseStopsRenewalAndTellsTheOwnerWhenTheLeaseEnds(LockKind kind) {
         LockClient a = holderClient();
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
-        DistributedLock lock = kind.make.apply(a, name);
+        DistributedLock lock = kind.make(a, name);
         lock.lock();
         lock.lock();
 

@@ -270,6 +270,7 @@ class LeaseRenewerTest {
         watchdogHold("a", 7);
         // The timer could not run for longer than the lease (GC pause, SIGSTOP): the first tick comes too late.
         renewer.close();
+        lost.clear(); // the closed renewer reported its live hold (closeStopsTheTimerAndReportsLiveHolds)
         LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.systemUTC(), lost::add);
         late.acquired("b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (holds, leaseMs) -> {
             throw new AssertionError("must not renew a hold whose lease ran out");
@@ -280,12 +281,22 @@ class LeaseRenewerTest {
     }
 
     @Test
-    void closeStopsTheTimer() {
-        watchdogHold("a", 7);
+    void closeStopsTheTimerAndReportsLiveHolds() {
+        Hold live = watchdogHold("a", 7);
+        Hold released = watchdogHold("b", 8);
+        renewer.releaseStarted(released);
+        renewer.releaseDone(released, true);
         renewer.close();
+        assertThat(lost).as("the live hold: nothing renews it any more").singleElement().satisfies(e -> {
+            assertThat(e.lockName()).isEqualTo("a");
+            assertThat(e.reason()).isEqualTo(Reason.RENEWAL_FAILED);
+        });
+        assertThat(live.validForNanos(time.nanoTime())).isLessThanOrEqualTo(0);
+        assertThat(renewer.find("a", "client:7")).isNull();
         time.advanceMillis(PERIOD_MS * 3);
         assertThat(calls).isEmpty();
         assertThat(time.pending()).isZero();
+        assertThat(lost).as("reported once").hasSize(1);
     }
 
     @Test
