@@ -6,6 +6,8 @@ import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,6 +18,17 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // credentials never reach dlock's output: known before anything is printed, scrubbed from every line
+        Secrets.register(System.getenv(RedisUris.ENV));
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].startsWith("--redis=")) {
+                Secrets.register(args[i].substring("--redis=".length()));
+            } else if (args[i].equals("--redis") && i + 1 < args.length) {
+                Secrets.register(args[i + 1]);
+            }
+        }
+        System.setOut(Secrets.scrubbing(new FileOutputStream(FileDescriptor.out), java.nio.charset.Charset.defaultCharset()));
+        System.setErr(Secrets.scrubbing(new FileOutputStream(FileDescriptor.err), java.nio.charset.Charset.defaultCharset()));
         Logging.quiet(); // before any logger exists
         System.exit(run(args));
     }
