@@ -75,7 +75,7 @@ final class LeaseGuard {
             }
             if (orphans != null) {
                 long half = plan.margin().toNanos() / 2;
-                orphans.deadlines(termIn + half, plan.killInNanos(valid) + half);
+                orphans.deadlines(termIn + half, plan.killInNanos(valid));
             }
             LockSupport.parkNanos(Math.min(termIn, recheck));
         }

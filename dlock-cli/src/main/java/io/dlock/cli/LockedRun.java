@@ -120,8 +120,12 @@ final class LockedRun {
                     childEnv.put(OrphanGuard.TOKEN, token);
                     orphans = OrphanGuard.start(settings.lockName(), settings.killAfter(), env, token, err);
                 }
-                long measured = System.nanoTime();
-                validFor = settings.killOnLeaseLost() ? LeaseGuard.validForNanos(lock, ownerId) : validFor;
+                if (orphans != null) { // first deadlines before the start: a stopped dlock always leaves one
+                    validFor = LeaseGuard.validForNanos(lock, ownerId);
+                    long half = settings.stop().margin().toNanos() / 2;
+                    orphans.deadlines(settings.stop().termInNanos(validFor) + half,
+                            settings.stop().killInNanos(validFor));
+                }
                 try {
                     ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
                     builder.environment().clear();
@@ -133,10 +137,6 @@ final class LockedRun {
                 if (process != null && settings.killOnLeaseLost()) {
                     if (orphans != null) {
                         orphans.watch(process.pid());
-                        validFor -= System.nanoTime() - measured;
-                        long half = settings.stop().margin().toNanos() / 2;
-                        orphans.deadlines(settings.stop().termInNanos(validFor) + half,
-                                settings.stop().killInNanos(validFor) + half);
                     }
                     guard = new LeaseGuard(lock, ownerId, settings.stop(), orphans, this::onStopTime);
                     guard.start();
@@ -274,8 +274,8 @@ final class LockedRun {
     }
 
     /**
-     * dlock is stopping the command itself: the orphan guard keeps only its SIGKILL time (half a margin after
-     * dlock's), so that the command does not get a second SIGTERM from it.
+     * dlock is stopping the command itself: the orphan guard keeps only a SIGKILL at dlock's SIGKILL time, so that
+     * the command does not get a second SIGTERM from it.
      *
      * @param holdGone the library reported the hold lost (removed, renewals failed): nothing to stay within, the
      *                 command gets its whole --kill-after
@@ -294,8 +294,7 @@ final class LockedRun {
         Duration grace = holdGone ? settings.killAfter()
                 : Duration.ofNanos(Math.max(0, Math.min(killIn, settings.killAfter().toNanos())));
         if (orphanGuard != null) {
-            long at = grace.toNanos() + settings.stop().margin().toNanos() / 2;
-            orphanGuard.deadlines(at, at);
+            orphanGuard.deadlines(grace.toNanos(), grace.toNanos());
         }
         return grace;
     }

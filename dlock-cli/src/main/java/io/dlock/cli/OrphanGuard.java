@@ -12,11 +12,12 @@ import java.util.Map;
  * A small bash process beside the command that stops the command when dlock cannot: when dlock is killed (SIGKILL,
  * a crash) or stopped (SIGSTOP) or hangs, so that the command never outlives the hold.
  *
- * <p>Protocol, on the guard's stdin (a pipe from dlock): one line {@code pid} naming the command (found by the
- * {@value #TOKEN} in its environment instead when dlock dies before sending it), then lines
- * {@code TERM_CS KILL_CS}: SIGTERM within TERM_CS and SIGKILL within KILL_CS centiseconds of reading the line, unless
- * a newer line arrives; {@code done} ends the guard quietly. "The command" is its process and its descendants, read
- * from /proc when the guard acts.
+ * <p>Protocol, on the guard's stdin (a pipe from dlock): lines {@code TERM_CS KILL_CS}: SIGTERM within TERM_CS and
+ * SIGKILL within KILL_CS centiseconds of reading the line, unless a newer line arrives (the first is sent before the
+ * command starts, so a dlock stopped at any moment leaves a deadline behind); {@code pid N} naming the command, sent
+ * right after its start (should dlock stop or die before that, the guard finds the command by the {@value #TOKEN} in
+ * its environment); {@code done} ends the guard quietly. "The command" is its process and its descendants, read from
+ * /proc when the guard acts.
  * <ul>
  *   <li>No new line before TERM_CS (dlock stopped or hung): SIGTERM, then SIGKILL at KILL_CS.</li>
  *   <li>End of input without {@code done} (dlock is gone; the kernel closed the pipe): SIGTERM at once, SIGKILL after
@@ -54,9 +55,7 @@ final class OrphanGuard {
               done
             }
             root= term= kill=
-            if ! read -r root; then by_token; [[ -z $root ]] && exit 0; fi
-            [[ $root == done ]] && exit 0
-            [[ -n $root ]] && while :; do
+            while :; do
               if [[ -z $term ]]; then read -r a b; rc=$?
               else
                 now; left=$(( term - now ))
@@ -65,9 +64,14 @@ final class OrphanGuard {
               fi
               if (( rc > 128 )); then why=deadline; break; fi
               if (( rc != 0 )); then why=gone; break; fi
-              [[ $a == done ]] && exit 0
-              now; term=$(( now + a )); kill=$(( now + b ))
+              case $a in
+                done) exit 0 ;;
+                pid) root=$b ;;
+                *) now; term=$(( now + a )); kill=$(( now + b )) ;;
+              esac
             done
+            [[ -z $root ]] && by_token
+            [[ -z $root ]] && exit 0
             now
             : "${why:=gone}"
             if [[ $why == gone ]]; then
@@ -125,9 +129,9 @@ final class OrphanGuard {
         }
     }
 
-    /** The command to guard: sent at once after its start. */
+    /** The command to guard: sent at once after its start (its first deadlines were sent before it). */
     void watch(long pid) {
-        send(pid + "\n");
+        send("pid " + pid + "\n");
     }
 
     /** New deadlines, ns from now. */

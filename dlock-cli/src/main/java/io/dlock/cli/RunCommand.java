@@ -26,7 +26,7 @@ import java.util.List;
                     + "crashed host blocks others for at most that long; with --lease the hold simply expires after "
                     + "that time. With --on-lease-lost kill (the default) the command is stopped early enough to "
                     + "have ended before the hold can expire: SIGTERM at (end of the lease - --kill-after - margin), "
-                    + "SIGKILL at (end - margin), margin = 100ms + 1%% of the lease; dlock then exits 76. The same "
+                    + "SIGKILL at (end - margin), margin = 250ms + 2%% of the lease; dlock then exits 76. The same "
                     + "happens when the hold is lost (force-unlocked, Redis unreachable). A guard process stops the "
                     + "command also when dlock is killed (SIGKILL) or stopped (SIGSTOP).",
             "",

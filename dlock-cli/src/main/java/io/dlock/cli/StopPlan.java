@@ -9,10 +9,11 @@ import java.time.Duration;
  * counted from when the request that last set the TTL was sent, minus the library's clock-drift margin of 1% + 2 ms):
  * <ul>
  *   <li>dlock sends SIGTERM at V − killAfter − margin and SIGKILL at V − margin;</li>
- *   <li>the orphan guard (a separate process, {@link OrphanGuard}) does the same half a margin later, so it acts only
- *       when dlock could not (stopped, hung, killed).</li>
+ *   <li>the orphan guard (a separate process, {@link OrphanGuard}) sends SIGTERM half a margin later (so that a
+ *       command handling SIGTERM gets it once, from dlock, when dlock is well) and SIGKILL at the same V − margin;
+ *       it matters when dlock cannot act (stopped, hung, killed).</li>
  * </ul>
- * The margin, 100 ms + 1% of the lease, covers signal delivery, a late thread wake-up on a busy host and a GC pause.
+ * The margin, 250 ms + 2% of the lease, covers signal delivery, late wake-ups on a busy host and a GC pause.
  * {@code killAfter} is at most a third of the lease, so a watchdog hold (renewed every third of its lease) never
  * reaches its SIGTERM time while renewals succeed.
  *
@@ -25,9 +26,9 @@ record StopPlan(Duration lease, Duration killAfter) {
     /** {@code --kill-after} when not given, unless a third of the lease is less. */
     static final Duration DEFAULT_KILL_AFTER = Duration.ofSeconds(10);
 
-    /** 100 ms + 1% of the lease. */
+    /** 250 ms + 2% of the lease. */
     Duration margin() {
-        return Duration.ofMillis(100).plus(lease.dividedBy(100));
+        return Duration.ofMillis(250).plus(lease.dividedBy(50));
     }
 
     /** The longest kill-after this lease allows: a third of it. */
