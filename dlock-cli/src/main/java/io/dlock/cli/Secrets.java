@@ -19,8 +19,9 @@ import java.util.concurrent.CopyOnWriteArraySet;
  * and the logger.
  *
  * <p>What counts as a secret: the password as written in the URI, percent-decoded, and its parts between the
- * characters that naive URI parsing splits at ({@code / @ : ? #}); pieces shorter than {@value #MIN_LENGTH} characters
- * are left alone (they would mangle ordinary output, and say little about the password).
+ * characters that naive URI or shell parsing splits at ({@code / @ : ? #}, white space, quotes), each also as
+ * escaped in JSON; pieces shorter than {@value #MIN_LENGTH} characters are left alone (they would mangle ordinary
+ * output, and say little about the password).
  */
 final class Secrets {
     static final int MIN_LENGTH = 4;
@@ -40,11 +41,13 @@ final class Secrets {
         }
         List<String> forms = new ArrayList<>(List.of(password, RedisUris.percentDecode(password)));
         for (String form : List.copyOf(forms)) {
-            forms.addAll(List.of(form.split("[/@:?#]")));
+            forms.addAll(List.of(form.split("[/@:?#\\s\"']")));
         }
         for (String form : forms) {
             if (form.length() >= MIN_LENGTH) {
                 SECRETS.add(form);
+                String json = Json.string(form); // as `status --json` would write it inside a string
+                SECRETS.add(json.substring(1, json.length() - 1));
             }
         }
     }
