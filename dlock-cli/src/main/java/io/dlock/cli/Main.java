@@ -9,6 +9,7 @@ import picocli.CommandLine.ParameterException;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -27,8 +28,9 @@ public final class Main {
                 Secrets.register(args[i + 1]);
             }
         }
-        System.setOut(Secrets.scrubbing(new FileOutputStream(FileDescriptor.out), java.nio.charset.Charset.defaultCharset()));
-        System.setErr(Secrets.scrubbing(new FileOutputStream(FileDescriptor.err), java.nio.charset.Charset.defaultCharset()));
+        Charset charset = Charset.defaultCharset();
+        System.setOut(Secrets.scrubbing(new FileOutputStream(FileDescriptor.out), charset));
+        System.setErr(Secrets.scrubbing(new FileOutputStream(FileDescriptor.err), charset));
         Logging.quiet(); // before any logger exists
         System.exit(run(args));
     }

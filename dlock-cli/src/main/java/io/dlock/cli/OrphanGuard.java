@@ -76,10 +76,13 @@ final class OrphanGuard {
             : "${why:=gone}"
             if [[ $why == gone ]]; then
               until=$(( now + kill_after )); [[ -n $kill ]] && (( kill < until )) && until=$kill
-              echo "dlock: dlock (pid $dlock) is gone; stopping the command (pid $root) of lock '$lock': SIGTERM now, SIGKILL in $(secs $(( until - now )); echo $t)s; the lock expires with its lease" >&2
+              secs $(( until - now ))
+              echo "dlock: dlock (pid $dlock) is gone; stopping the command (pid $root) of lock '$lock':" \
+                "SIGTERM now, SIGKILL in ${t}s; the lock expires with its lease" >&2
             else
               until=$kill
-              echo "dlock: dlock (pid $dlock) is not renewing lock '$lock' (stopped?); stopping the command (pid $root) before the lease ends" >&2
+              echo "dlock: dlock (pid $dlock) is not renewing lock '$lock' (stopped?); stopping the command" \
+                "(pid $root) before the lease ends" >&2
             fi
             tree; all=$tree
             kill -TERM $tree 2>/dev/null

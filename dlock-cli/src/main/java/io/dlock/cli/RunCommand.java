@@ -142,7 +142,8 @@ final class RunCommand extends BaseCommand {
                 : write ? client.getReadWriteLock(lockName).writeLock()
                 : client.getLock(lockName);
         LockedRun.Settings settings = new LockedRun.Settings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
-                StopPlan.of(leaseLength, killAfter), conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode, quiet, Logging.isVerbose());
+                StopPlan.of(leaseLength, killAfter), conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode,
+                quiet, Logging.isVerbose());
         return new LockedRun(client, lock, settings, cmd, err()).run();
     }
 }

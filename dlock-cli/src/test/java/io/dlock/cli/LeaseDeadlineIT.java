@@ -105,7 +105,8 @@ class LeaseDeadlineIT {
         assertThat((last - killed) / 1000).as("ms from the SIGKILL of dlock to the command's last sign of life "
                 + "(kill-after 500 ms)").isLessThan(500 + 1000);
         LockInfo info = client.inspect("job");
-        assertThat(info.holders()).as("not released: nobody is left to release it").extracting(LockInfo.Holder::threadId)
+        assertThat(info.holders()).as("not released: nobody is left to release it")
+                .extracting(LockInfo.Holder::threadId)
                 .containsExactly(p.process.pid());
         Poll.until(Duration.ofSeconds(4), () -> client.inspect("job").type() == LockInfo.Type.NONE,
                 () -> "the lock should expire within its 3 s watchdog lease: " + client.inspect("job"));
