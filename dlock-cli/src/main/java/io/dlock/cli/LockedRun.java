@@ -167,9 +167,14 @@ final class LockedRun {
         if (leaseGuard != null) {
             leaseGuard.close();
         }
-        // killed by a signal after its stop time: the orphan guard stopped it while dlock could not (SIGSTOP)
+        // the orphan guard stopped it while dlock could not (SIGSTOP); dlock may have renewed since it runs again
+        OrphanGuard orphanGuard;
+        synchronized (state) {
+            orphanGuard = orphans;
+        }
         boolean stoppedByGuard = settings.killOnLeaseLost() && code > 128
-                && settings.stop().termInNanos(LeaseGuard.validForNanos(lock, ownerId)) <= 0;
+                && (orphanGuard != null && orphanGuard.stoppedTheCommand()
+                        || settings.stop().termInNanos(LeaseGuard.validForNanos(lock, ownerId)) <= 0);
         boolean leaseLossStop;
         boolean report = false;
         synchronized (state) {
@@ -185,8 +190,8 @@ final class LockedRun {
             leaseLossStop = stoppedForLeaseLoss;
         }
         if (report) {
-            err.println("dlock: lost lock '" + settings.lockName() + "' while the command was running: its lease "
-                    + "ran out while dlock could not renew it (stopped?); the command was stopped");
+            err.println("dlock: could not renew lock '" + settings.lockName() + "' in time (stopped?): the "
+                    + "command was stopped before the lease could end");
         }
         if (stopped) {
             awaitHalt();

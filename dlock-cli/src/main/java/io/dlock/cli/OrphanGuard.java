@@ -19,7 +19,8 @@ import java.util.Map;
  * its environment); {@code done} ends the guard quietly. "The command" is its process and its descendants, read from
  * /proc when the guard acts.
  * <ul>
- *   <li>No new line before TERM_CS (dlock stopped or hung): SIGTERM, then SIGKILL at KILL_CS.</li>
+ *   <li>No new line before TERM_CS (dlock stopped or hung): says {@code stopping} on its stdout (a pipe that dlock
+ *       reads once the command has ended), then SIGTERM, then SIGKILL at KILL_CS.</li>
  *   <li>End of input without {@code done} (dlock is gone; the kernel closed the pipe): SIGTERM at once, SIGKILL after
  *       kill-after but no later than KILL_CS. The lock is not released (dlock is gone); it expires with its lease.</li>
  * </ul>
@@ -31,6 +32,7 @@ final class OrphanGuard {
     static final String TOKEN = "DLOCK_RUN_TOKEN";
     private static final String SCRIPT = """
             set -u
+            trap '' PIPE
             dlock=$1 lock=$2 kill_after=$3 token=$4
             now() { local u; read -r u _ < /proc/uptime; now=$(( 10#${u/./} )); }
             secs() { printf -v t '%d.%02d' $(( $1 / 100 )) $(( $1 % 100 )); }
@@ -81,6 +83,7 @@ final class OrphanGuard {
                 "SIGTERM now, SIGKILL in ${t}s; the lock expires with its lease" >&2
             else
               until=$kill
+              echo stopping 2>/dev/null  # tells dlock, once it runs again, who stopped the command
               echo "dlock: dlock (pid $dlock) is not renewing lock '$lock' (stopped?); stopping the command" \
                 "(pid $root) before the lease ends" >&2
             fi
@@ -121,7 +124,7 @@ final class OrphanGuard {
                 token));
         pb.environment().clear();
         pb.environment().putAll(env);
-        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.redirectOutput(ProcessBuilder.Redirect.PIPE);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         try {
             return new OrphanGuard(pb.start(), err);
@@ -152,6 +155,18 @@ final class OrphanGuard {
             } catch (IOException e) {
                 // the guard is gone already
             }
+        }
+    }
+
+    /**
+     * @return whether the guard has stopped the command because dlock did not renew in time (it says so on its stdout
+     * before it signals, so this is known once the command has ended)
+     */
+    boolean stoppedTheCommand() {
+        try {
+            return process.getInputStream().available() > 0;
+        } catch (IOException e) {
+            return false;
         }
     }
 
