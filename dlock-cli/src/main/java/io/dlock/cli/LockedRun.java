@@ -10,7 +10,11 @@ import io.dlock.LockInfo;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -35,8 +39,15 @@ final class LockedRun {
     private static final Pattern ERRNO = Pattern.compile("error=(\\d+), (.*)");
     private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
 
-    record Settings(String lockName, Duration waitTime, Duration lease, boolean killOnLeaseLost, Duration killAfter,
+    /**
+     * @param lease null for the watchdog
+     * @param stop  when the lease forces the command to stop (and {@code killAfter} for any stop)
+     */
+    record Settings(String lockName, Duration waitTime, Duration lease, boolean killOnLeaseLost, StopPlan stop,
                     int conflictExitCode, boolean quiet, boolean verbose) {
+        Duration killAfter() {
+            return stop.killAfter();
+        }
     }
 
     private final LockClient client;
@@ -54,6 +65,9 @@ final class LockedRun {
     private Process child;                         // guarded by state
     private LeaseLostEvent lost;                   // guarded by state
     private boolean stoppedForLeaseLoss;           // guarded by state
+
+    private LeaseGuard guard;                      // guarded by state
+    private OrphanGuard orphans;                   // guarded by state
 
     private final Object finishing = new Object();
     private boolean finished;                      // guarded by finishing
@@ -91,38 +105,93 @@ final class LockedRun {
         if (settings.verbose()) {
             err.println("dlock: acquired lock '" + settings.lockName() + "' as " + client.getId() + ":" + ownerId);
         }
-        if (settings.lease() != null) {
-            watchLeaseEnd(System.nanoTime() + settings.lease().toNanos());
-        }
+        long validFor = settings.killOnLeaseLost() ? LeaseGuard.validForNanos(lock, ownerId) : Long.MAX_VALUE;
         Process process = null;
         IOException startFailure = null;
         boolean stopped;
+        boolean tooLate = settings.stop().termInNanos(validFor) <= 0;
         synchronized (state) {
             stopped = stopping;
-            if (!stopped && (lost == null || !settings.killOnLeaseLost())) {
+            if (!stopped && !tooLate && (lost == null || !settings.killOnLeaseLost())) {
+                Map<String, String> env = ChildEnvironment.of(System.getenv());
+                Map<String, String> childEnv = new HashMap<>(env);
+                if (settings.killOnLeaseLost()) {
+                    String token = UUID.randomUUID().toString();
+                    childEnv.put(OrphanGuard.TOKEN, token);
+                    orphans = OrphanGuard.start(settings.lockName(), settings.killAfter(), env, token, err);
+                }
+                if (orphans != null) { // first deadlines before the start: a stopped dlock always leaves one
+                    validFor = LeaseGuard.validForNanos(lock, ownerId);
+                    long half = settings.stop().margin().toNanos() / 2;
+                    orphans.deadlines(settings.stop().termInNanos(validFor) + half,
+                            settings.stop().killInNanos(validFor));
+                }
                 try {
-                    process = new ProcessBuilder(command).inheritIO().start();
+                    ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+                    builder.environment().clear();
+                    builder.environment().putAll(childEnv);
+                    process = builder.start();
                 } catch (IOException e) {
                     startFailure = e;
                 }
+                if (process != null && settings.killOnLeaseLost()) {
+                    if (orphans != null) {
+                        orphans.watch(process.pid());
+                    }
+                    guard = new LeaseGuard(lock, ownerId, settings.stop(), orphans, this::onStopTime);
+                    guard.start();
+                }
             }
             child = process;
+        }
+        if (tooLate && !stopped) {
+            err.println("dlock: lock '" + settings.lockName() + "' is valid for only "
+                    + DurationText.formatMillis(validFor / 1_000_000) + ", too little to run the command and stop it "
+                    + "in time; not running it");
         }
         if (stopped) {
             awaitHalt();
         }
         if (process == null) {
             finish();
-            if (startFailure == null) {
+            if (startFailure == null) { // the lease was lost or too short before the command could start
                 return ExitCodes.LEASE_LOST;
             }
             throw startFailure(startFailure);
         }
         int code = waitFor(process);
+        LeaseGuard leaseGuard;
+        synchronized (state) {
+            leaseGuard = guard;
+        }
+        if (leaseGuard != null) {
+            leaseGuard.close();
+        }
+        // the orphan guard stopped it while dlock could not (SIGSTOP); dlock may have renewed since it runs again
+        OrphanGuard orphanGuard;
+        synchronized (state) {
+            orphanGuard = orphans;
+        }
+        boolean stoppedByGuard = settings.killOnLeaseLost() && code > 128
+                && (orphanGuard != null && orphanGuard.stoppedTheCommand()
+                        || settings.stop().termInNanos(LeaseGuard.validForNanos(lock, ownerId)) <= 0);
         boolean leaseLossStop;
+        boolean report = false;
         synchronized (state) {
             stopped = stopping;
+            if (stoppedByGuard && !stopped && !stoppedForLeaseLoss) {
+                report = lost == null;
+                if (report) {
+                    lost = new LeaseLostEvent(settings.lockName(), ownerId, LeaseLostEvent.Reason.EXPIRED,
+                            Instant.now());
+                }
+                stoppedForLeaseLoss = true;
+            }
             leaseLossStop = stoppedForLeaseLoss;
+        }
+        if (report) {
+            err.println("dlock: could not renew lock '" + settings.lockName() + "' in time (stopped?): the "
+                    + "command was stopped before the lease could end");
         }
         if (stopped) {
             awaitHalt();
@@ -187,26 +256,58 @@ final class LockedRun {
     }
 
     /**
-     * A fixed lease cannot be renewed, so it is over when it ends; the client's renewer notices that only at its
-     * next round (up to a third of the watchdog later), this timer at once.
+     * The lease guard's call: the hold ends in {@code validForNanos}, so the command must be stopped now to have
+     * ended before then (SIGKILL no later than the plan's kill time).
      */
-    private void watchLeaseEnd(long endNanos) {
-        Thread timer = new Thread(() -> {
-            long left;
-            while (!ended && (left = endNanos - System.nanoTime()) > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(left);
-                } catch (InterruptedException e) {
-                    return;
-                }
+    private void onStopTime(long validForNanos) {
+        Process process;
+        synchronized (state) {
+            if (lost != null || stopping || child == null || !child.isAlive()) {
+                return; // (a command that has ended meanwhile is judged by run())
             }
-            if (!ended) {
-                onLeaseLost(new LeaseLostEvent(settings.lockName(), ownerId, LeaseLostEvent.Reason.EXPIRED,
-                        java.time.Instant.now()));
-            }
-        }, "dlock-lease-end");
-        timer.setDaemon(true);
-        timer.start();
+            lost = new LeaseLostEvent(settings.lockName(), ownerId, LeaseLostEvent.Reason.EXPIRED, Instant.now());
+            process = child;
+            stoppedForLeaseLoss = process != null && process.isAlive();
+        }
+        err.println("dlock: lock '" + settings.lockName() + "' is about to be lost while the command is running: "
+                + (validForNanos > 0 ? "its lease ends in " + DurationText.formatMillis(validForNanos / 1_000_000)
+                        : "its lease has ended")
+                + (settings.lease() == null ? " (not renewed)" : "") + "; stopping the command");
+        if (process != null) {
+            stopInBackground(process, stopGrace(false));
+        }
+    }
+
+    /**
+     * dlock is stopping the command itself: the orphan guard keeps only a SIGKILL at dlock's SIGKILL time, so that
+     * the command does not get a second SIGTERM from it.
+     *
+     * @param holdGone the library reported the hold lost (removed, renewals failed): nothing to stay within, the
+     *                 command gets its whole --kill-after
+     * @return the grace between dlock's SIGTERM and SIGKILL: --kill-after, cut so that SIGKILL comes before the hold
+     * can expire
+     */
+    private Duration stopGrace(boolean holdGone) {
+        OrphanGuard orphanGuard;
+        synchronized (state) {
+            orphanGuard = orphans;
+        }
+        if (!settings.killOnLeaseLost()) {
+            return settings.killAfter();
+        }
+        long killIn = settings.stop().killInNanos(LeaseGuard.validForNanos(lock, ownerId));
+        Duration grace = holdGone ? settings.killAfter()
+                : Duration.ofNanos(Math.max(0, Math.min(killIn, settings.killAfter().toNanos())));
+        if (orphanGuard != null) {
+            orphanGuard.deadlines(grace.toNanos(), grace.toNanos());
+        }
+        return grace;
+    }
+
+    private void stopInBackground(Process process, Duration grace) {
+        Thread stopper = new Thread(() -> terminate(process, grace), "dlock-stop-command");
+        stopper.setDaemon(true);
+        stopper.start();
     }
 
     private void onLeaseLost(LeaseLostEvent event) {
@@ -227,9 +328,7 @@ final class LockedRun {
         if (settings.killOnLeaseLost()) {
             err.println("dlock: " + what + "; stopping the command");
             if (process != null) {
-                Thread stopper = new Thread(() -> terminate(process, settings.killAfter()), "dlock-stop-command");
-                stopper.setDaemon(true);
-                stopper.start();
+                stopInBackground(process, stopGrace(true));
             }
         } else {
             err.println("dlock: warning: " + what + "; the command keeps running (--on-lease-lost warn)");
@@ -268,7 +367,7 @@ final class LockedRun {
                 if (settings.verbose()) {
                     err.println("dlock: stopping the command and releasing lock '" + settings.lockName() + "'");
                 }
-                terminate(process, settings.killAfter());
+                terminate(process, stopGrace(false));
             }
         } else if (attempt != null) {
             if (attempt.cancel(false)) {
@@ -321,6 +420,18 @@ final class LockedRun {
             finished = true;
             ended = true;
             client.removeLeaseLostListener(listener);
+            LeaseGuard leaseGuard;
+            OrphanGuard orphanGuard;
+            synchronized (state) {
+                leaseGuard = guard;
+                orphanGuard = orphans;
+            }
+            if (leaseGuard != null) {
+                leaseGuard.close();
+            }
+            if (orphanGuard != null) {
+                orphanGuard.done(); // the command has ended: finish() runs after waitFor() or terminate()
+            }
             boolean release;
             LeaseLostEvent lostEvent;
             synchronized (state) {

@@ -6,7 +6,10 @@ import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,6 +19,18 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        // credentials never reach dlock's output: known before anything is printed, scrubbed from every line
+        Secrets.register(System.getenv(RedisUris.ENV));
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].startsWith("--redis=")) {
+                Secrets.register(args[i].substring("--redis=".length()));
+            } else if (args[i].equals("--redis") && i + 1 < args.length) {
+                Secrets.register(args[i + 1]);
+            }
+        }
+        Charset charset = Charset.defaultCharset();
+        System.setOut(Secrets.scrubbing(new FileOutputStream(FileDescriptor.out), charset));
+        System.setErr(Secrets.scrubbing(new FileOutputStream(FileDescriptor.err), charset));
         Logging.quiet(); // before any logger exists
         System.exit(run(args));
     }

@@ -1,7 +1,9 @@
 package io.dlock.cli;
 
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
 
@@ -60,8 +62,65 @@ final class RedisUris {
         return text;
     }
 
-    /** The URI with its password hidden, for messages. */
+    /**
+     * The URI with its user info (user and password) replaced by {@code ***}, for messages. The user info is everything
+     * between {@code ://} (or the start) and the <em>last</em> {@code @}: a password typed without percent-encoding
+     * may contain {@code /}, {@code @}, {@code %}, spaces and quotes, none of which may end it early here.
+     */
     static String redact(String uri) {
-        return uri.replaceAll("//[^@/]*@", "//***@");
+        int at = uri.lastIndexOf('@');
+        if (at < 0) {
+            return uri;
+        }
+        int start = uri.indexOf("://");
+        start = start >= 0 && start < at ? start + 3 : 0;
+        return uri.substring(0, start) + "***" + uri.substring(at);
+    }
+
+    /** @return whether {@code uri} names a user or a password */
+    static boolean hasCredentials(String uri) {
+        return userInfo(uri) != null;
+    }
+
+    /**
+     * @return the password as written in {@code uri} (still percent-encoded): the user info after its first
+     * {@code :}, or the whole user info when it has none ({@code redis://password@host}, as Lettuce reads it); null
+     * when there is no user info
+     */
+    static String password(String uri) {
+        String info = userInfo(uri);
+        if (info == null) {
+            return null;
+        }
+        int colon = info.indexOf(':');
+        return colon >= 0 ? info.substring(colon + 1) : info;
+    }
+
+    private static String userInfo(String uri) {
+        int at = uri.lastIndexOf('@');
+        if (at < 0) {
+            return null;
+        }
+        int start = uri.indexOf("://");
+        start = start >= 0 && start < at ? start + 3 : 0;
+        return at > start ? uri.substring(start, at) : null;
+    }
+
+    /** {@code %XX} sequences decoded as UTF-8 ({@code +} stays as it is); malformed ones are kept as they are. */
+    static String percentDecode(String text) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int i = 0;
+        while (i < text.length()) {
+            if (text.charAt(i) == '%' && i + 2 < text.length() && Character.digit(text.charAt(i + 1), 16) >= 0
+                    && Character.digit(text.charAt(i + 2), 16) >= 0) {
+                bytes.write(Integer.parseInt(text.substring(i + 1, i + 3), 16));
+                i += 3;
+            } else {
+                int end = i + Character.charCount(text.codePointAt(i));
+                bytes.writeBytes(text.substring(i, end).getBytes(StandardCharsets.UTF_8));
+                i = end;
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 }

@@ -24,9 +24,11 @@ import java.util.List;
             "",
             "While the command runs, a watchdog renews the lease every third of --watchdog (default 30s), so a "
                     + "crashed host blocks others for at most that long; with --lease the hold simply expires after "
-                    + "that time. If the hold is lost anyway (expired, force-unlocked, Redis unreachable for a whole "
-                    + "lease), dlock says so on stderr and, with --on-lease-lost kill (the default), stops the "
-                    + "command and exits 76.",
+                    + "that time. With --on-lease-lost kill (the default) the command is stopped early enough to "
+                    + "have ended before the hold can expire: SIGTERM at (end of the lease - --kill-after - margin), "
+                    + "SIGKILL at (end - margin), margin = 250ms + 2%% of the lease; dlock then exits 76. The same "
+                    + "happens when the hold is lost (force-unlocked, Redis unreachable). A guard process stops the "
+                    + "command also when dlock is killed (SIGKILL) or stopped (SIGSTOP).",
             "",
             "On SIGINT or SIGTERM dlock sends SIGTERM to the command and its descendants (SIGKILL after "
                     + "--kill-after), releases the lock, and exits 130 or 143. A pending wait is abandoned cleanly.",
@@ -74,10 +76,9 @@ final class RunCommand extends BaseCommand {
                     + "warn: only say so and let it finish (default: ${DEFAULT-VALUE}).")
     OnLeaseLost onLeaseLost;
 
-    @Option(names = "--kill-after", paramLabel = "DURATION", defaultValue = "10s",
-            converter = Converters.DurationConverter.class,
+    @Option(names = "--kill-after", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             description = "When stopping the command, send SIGKILL if it is still running after DURATION "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(default: 10s, or a third of the lease when that is less; at most a third of the lease).")
     Duration killAfter;
 
     @Option(names = {"-q", "--quiet"}, description = "Say nothing when the lock is busy (exit code only).")
@@ -89,6 +90,15 @@ final class RunCommand extends BaseCommand {
     @Parameters(index = "1..*", paramLabel = "COMMAND", arity = "0..*",
             description = "The command to run, and its arguments.")
     List<String> command = new ArrayList<>();
+
+    /** A lease must leave time to run the command and still stop it (SIGTERM, then SIGKILL) before it ends. */
+    private static void minimumLease(Duration value, String option) {
+        if (value != null && value.compareTo(StopPlan.MIN_LEASE) < 0) {
+            throw CliException.usage(option + " must be at least " + DurationText.format(StopPlan.MIN_LEASE)
+                    + ", time to run the command and stop it before the lease ends: " + DurationText.format(value)
+                    + (value.isZero() ? " (rounded to whole milliseconds)" : ""));
+        }
+    }
 
     @Override
     public Integer call() {
@@ -114,10 +124,15 @@ final class RunCommand extends BaseCommand {
             throw CliException.usage("--fair cannot be combined with --read or --write (there is no fair "
                     + "read-write lock)");
         }
-        if (lease != null && lease.isZero()) {
-            throw CliException.usage("--lease must be positive");
+        minimumLease(lease, "--lease");
+        minimumLease(watchdog, "--watchdog");
+        Duration leaseLength = lease != null ? lease : watchdog;
+        if (killAfter != null && killAfter.compareTo(StopPlan.maxKillAfter(leaseLength)) > 0) {
+            throw CliException.usage("--kill-after " + DurationText.format(killAfter) + " is too long for "
+                    + (lease != null ? "--lease " : "--watchdog ") + DurationText.format(leaseLength)
+                    + ": the command must have been stopped before the lease can end, so --kill-after may be at "
+                    + "most a third of the lease (" + DurationText.format(StopPlan.maxKillAfter(leaseLength)) + ")");
         }
-        atLeast(watchdog, Duration.ofMillis(30), "--watchdog");
         if (conflictExitCode != null && (conflictExitCode < 0 || conflictExitCode > 255)) {
             throw CliException.usage("--conflict-exit-code must be between 0 and 255: " + conflictExitCode);
         }
@@ -127,7 +142,8 @@ final class RunCommand extends BaseCommand {
                 : write ? client.getReadWriteLock(lockName).writeLock()
                 : client.getLock(lockName);
         LockedRun.Settings settings = new LockedRun.Settings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
-                killAfter, conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode, quiet, Logging.isVerbose());
+                StopPlan.of(leaseLength, killAfter), conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode,
+                quiet, Logging.isVerbose());
         return new LockedRun(client, lock, settings, cmd, err()).run();
     }
 }

@@ -49,6 +49,25 @@ class BadInputIT {
     }
 
     @Test
+    void leasesTooShortToStopTheCommandInTimeAreUsageErrors() {
+        // issue 13, point 7: a lease far below a millisecond is a usage error (2), not an internal error (70)
+        assertThat(oneLineError(2, "run", "--lease", "0.0001", "job", "--", "true").stderr())
+                .contains("--lease must be at least 1s", "0ms (rounded to whole milliseconds)");
+        assertThat(oneLineError(2, "run", "--lease", "0.5", "job", "--", "true").stderr())
+                .contains("--lease must be at least 1s", ": 500ms");
+        oneLineError(2, "run", "--lease", "999ms", "job", "--", "true");
+        oneLineError(2, "run", "--watchdog", "500ms", "job", "--", "true");
+    }
+
+    @Test
+    void aKillAfterLongerThanAThirdOfTheLeaseIsAUsageError() {
+        assertThat(oneLineError(2, "run", "--lease", "3s", "--kill-after", "2s", "job", "--", "true").stderr())
+                .contains("--kill-after 2s is too long for --lease 3s", "at most a third of the lease (1s)");
+        assertThat(oneLineError(2, "run", "--kill-after", "11s", "job", "--", "true").stderr())
+                .contains("--kill-after 11s is too long for --watchdog 30s");
+    }
+
+    @Test
     void malformedRedisUri() {
         assertThat(oneLineError(2, "--redis", "http://localhost:6379", "status", "job").stderr())
                 .contains("not a Redis URI");

@@ -207,7 +207,7 @@ class RunIT {
     @Test
     void lostLeaseStopsTheCommandAndExits76(RedisServer redis, LockClient client) throws Exception {
         Path pidFile = dir.resolve("pid");
-        DlockProcess p = start(redis, "run", "--watchdog", "1s", "--kill-after", "2s", "job",
+        DlockProcess p = start(redis, "run", "--watchdog", "3s", "--kill-after", "1s", "job",
                 "sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60");
         long childPid = awaitPid(pidFile, p);
         assertThat(client.getLock("job").forceUnlock()).isTrue();
@@ -254,7 +254,8 @@ class RunIT {
         long childPid = awaitPid(pidFile, p);
         p.waitFor(Duration.ofSeconds(10));
         assertThat(p.exitCode()).as(p.describe()).isEqualTo(76);
-        assertThat(p.stderr()).contains("dlock: lost lock 'job' while the command was running: its lease ran out");
+        assertThat(p.stderr()).contains("dlock: lock 'job' is about to be lost while the command is running: its "
+                + "lease ends in");
         assertThat(ProcessHandle.of(childPid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
     }
 
