@@ -239,6 +239,15 @@ public interface DistributedLock extends Lock {
      */
     Duration leaseValidFor();
 
+    /**
+     * {@link #leaseValidFor()} for the owner {@code ownerId} of this client (the owner id of the async forms), for a
+     * thread that watches a hold it does not own. No round trip; thread-safe.
+     *
+     * @return a positive duration, or {@link Duration#ZERO} when that owner holds nothing, the hold was found lost, or
+     * the counted lease has run out
+     */
+    Duration leaseValidFor(long ownerId);
+
     /** @throws UnsupportedOperationException always: distributed conditions are not supported */
     @Override
     Condition newCondition();

@@ -9,10 +9,7 @@ import java.util.function.LongConsumer;
  * Watches the hold's own deadline (not the renewal ticks) and calls {@code onStopTime} once, at the latest at the
  * {@link StopPlan}'s SIGTERM time; meanwhile it passes every new deadline on to the {@link OrphanGuard}.
  *
- * <p>The deadline comes from {@link DistributedLock#leaseValidFor()}, which reports the hold of the <em>calling</em>
- * thread's id. {@code dlock run} holds the lock as owner id = its pid, so the guard runs on a thread whose
- * {@link Thread#getId()} answers that owner id. Should the library ever count owners another way, leaseValidFor()
- * reports zero and the command is stopped at once: the failure is safe and the tests notice it.
+ * <p>The deadline comes from {@link DistributedLock#leaseValidFor(long)} for the run's owner id (its pid).
  *
  * <p>The deadline moves later with each watchdog renewal and never moves while renewals fail or the process is
  * stopped, so a guard that wakes late (a stopped JVM, a GC pause) still acts on the deadline it had.
@@ -22,7 +19,8 @@ final class LeaseGuard {
     private final StopPlan plan;
     private final OrphanGuard orphans;
     private final LongConsumer onStopTime;
-    private final OwnerThread thread;
+    private final long ownerId;
+    private final Thread thread;
     private volatile boolean closed;
 
     /**
@@ -34,22 +32,14 @@ final class LeaseGuard {
         this.plan = plan;
         this.orphans = orphans;
         this.onStopTime = onStopTime;
-        this.thread = new OwnerThread(ownerId, this::watch);
+        this.ownerId = ownerId;
+        this.thread = new Thread(this::watch, "dlock-lease-guard");
         thread.setDaemon(true);
     }
 
     /** ns the hold is known valid for, as the library counts it for this run's owner; 0 when not. */
     static long validForNanos(DistributedLock lock, long ownerId) {
-        long[] result = new long[1];
-        OwnerThread t = new OwnerThread(ownerId, () -> result[0] = lock.leaseValidFor().toNanos());
-        t.start();
-        try {
-            t.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        }
-        return result[0];
+        return lock.leaseValidFor(ownerId).toNanos();
     }
 
     void start() {
@@ -65,7 +55,7 @@ final class LeaseGuard {
         // re-read at least every tenth of the lease, so that renewals reach the orphan guard long before its deadline
         long recheck = Math.max(plan.lease().toNanos() / 10, 1_000_000L);
         while (!closed) {
-            long valid = lock.leaseValidFor().toNanos();
+            long valid = lock.leaseValidFor(ownerId).toNanos();
             long termIn = plan.termInNanos(valid);
             if (termIn <= 0) {
                 if (!closed) {
@@ -78,22 +68,6 @@ final class LeaseGuard {
                 orphans.deadlines(termIn + half, plan.killInNanos(valid));
             }
             LockSupport.parkNanos(Math.min(termIn, recheck));
-        }
-    }
-
-    /** A thread whose id, as the library reads it for "the current owner", is the given owner id. */
-    private static final class OwnerThread extends Thread {
-        private final long ownerId;
-
-        OwnerThread(long ownerId, Runnable body) {
-            super(body, "dlock-lease-guard");
-            this.ownerId = ownerId;
-        }
-
-        @Override
-        @SuppressWarnings("deprecation")
-        public long getId() {
-            return ownerId;
         }
     }
 }

@@ -451,7 +451,12 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     @Override
     public Duration leaseValidFor() {
-        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+        return leaseValidFor(currentOwner());
+    }
+
+    @Override
+    public Duration leaseValidFor(long ownerId) {
+        Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
         if (hold == null) {
             return Duration.ZERO;
         }
