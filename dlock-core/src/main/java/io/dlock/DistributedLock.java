@@ -241,12 +241,13 @@ public interface DistributedLock extends Lock {
 
     /**
      * {@link #leaseValidFor()} for the owner {@code ownerId} of this client (the owner id of the async forms), for a
-     * thread that watches a hold it does not own. No round trip; thread-safe.
+     * thread that watches a hold it does not own. No round trip; thread-safe. (A name of its own rather than an
+     * overload, so that {@code lock::leaseValidFor} stays an exact method reference.)
      *
      * @return a positive duration, or {@link Duration#ZERO} when that owner holds nothing, the hold was found lost, or
      * the counted lease has run out
      */
-    Duration leaseValidFor(long ownerId);
+    Duration leaseValidForOwner(long ownerId);
 
     /** @throws UnsupportedOperationException always: distributed conditions are not supported */
     @Override

@@ -168,13 +168,13 @@ class LeaseValidForIT {
     void anyThreadReadsAnOwnersValidityByItsOwnerId(LockKind kind, LockClient a) throws Exception {
         DistributedLock lock = kind.make(a, name);
         long owner = 7_000_001L;
-        assertThat(lock.leaseValidFor(owner)).isEqualTo(Duration.ZERO);
+        assertThat(lock.leaseValidForOwner(owner)).isEqualTo(Duration.ZERO);
         lock.lockAsync(10, SECONDS, owner).get(5, SECONDS);
-        long valid = workers.call(Duration.ofSeconds(5), () -> lock.leaseValidFor(owner)).toMillis();
+        long valid = workers.call(Duration.ofSeconds(5), () -> lock.leaseValidForOwner(owner)).toMillis();
         assertThat(valid).isBetween(10_000 - margin(10_000) - 500, 10_000 - margin(10_000));
         assertThat(lock.leaseValidFor()).as("the test thread holds nothing").isEqualTo(Duration.ZERO);
         lock.unlockAsync(owner).get(5, SECONDS);
-        assertThat(lock.leaseValidFor(owner)).isEqualTo(Duration.ZERO);
+        assertThat(lock.leaseValidForOwner(owner)).isEqualTo(Duration.ZERO);
     }
 
     /** Read and write holds of one owner are separate records (field {@code id:tid} and {@code id:tid:write}). */

@@ -451,11 +451,11 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     @Override
     public Duration leaseValidFor() {
-        return leaseValidFor(currentOwner());
+        return leaseValidForOwner(currentOwner());
     }
 
     @Override
-    public Duration leaseValidFor(long ownerId) {
+    public Duration leaseValidForOwner(long ownerId) {
         Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
         if (hold == null) {
             return Duration.ZERO;
