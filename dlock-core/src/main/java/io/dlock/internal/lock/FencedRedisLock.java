@@ -2,7 +2,6 @@ package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
 import io.dlock.LockException;
-import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -10,7 +9,6 @@ import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -86,30 +84,11 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
         Hold known = services.renewer.find(name, field);
         boolean hasToken = known != null && known.fencingToken() != null;
         long knownCount = services.knownAcquisitions(name, field);
-        services.pending.started(name, field);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<List<Object>> reply;
-        try {
-            reply = services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
-                    Long.toString(effectiveLease), field, Long.toString(knownCount), hasToken ? "1" : "0");
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handle((values, error) -> {
-            Long result = null;
-            try {
-                if (error == null) {
-                    result = recordReply(values, ownerId, field, leaseMs, sentAt);
-                }
-            } finally {
-                // recorded first, so that a concurrent attempt of the owner never misses this acquisition
-                services.pending.ended(name, field, error == null || !Errors.isUnavailable(error));
-            }
-            if (error != null) {
-                throw new CompletionException(Errors.unwrap(error));
-            }
-            return result;
-        });
+        return services.pending.<List<Object>>track(name, field,
+                () -> services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
+                        Long.toString(effectiveLease), field, Long.toString(knownCount), hasToken ? "1" : "0"),
+                values -> recordReply(values, ownerId, field, leaseMs, sentAt));
     }
 
     /** @return null when acquired (recorded, with the hold's token), else the lock's PTTL */

@@ -1,7 +1,13 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.Errors;
+
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Acquire attempts of this client whose outcome is not known yet, per hold ({@code key}, {@code field}): those still
@@ -21,6 +27,39 @@ final class PendingAcquisitions {
 
     private static String id(String key, String field) {
         return key + '\n' + field;
+    }
+
+    /**
+     * Sends one acquire attempt for the hold and keeps the books around it: in flight from before the send until
+     * {@code onReply} has recorded the outcome (so that a concurrent attempt of the owner never misses this
+     * acquisition), then answered, or unanswered when it failed for want of Redis (it may have run).
+     *
+     * @param send    sends the attempt (may throw)
+     * @param onReply records the reply, returns the attempt's result (null = acquired, else the PTTL)
+     */
+    <T> CompletableFuture<Long> track(String key, String field, Supplier<CompletableFuture<T>> send,
+                                      Function<T, Long> onReply) {
+        started(key, field);
+        CompletableFuture<T> reply;
+        try {
+            reply = send.get();
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((value, error) -> {
+            Long result = null;
+            try {
+                if (error == null) {
+                    result = onReply.apply(value);
+                }
+            } finally {
+                ended(key, field, error == null || !Errors.isUnavailable(error));
+            }
+            if (error != null) {
+                throw new CompletionException(Errors.unwrap(error));
+            }
+            return result;
+        });
     }
 
     /** An attempt for the hold is being sent. */

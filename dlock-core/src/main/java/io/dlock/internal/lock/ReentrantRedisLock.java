@@ -1,13 +1,11 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The reentrant, non-fair lock, wire-compatible with Redisson's {@code RLock}.
@@ -49,31 +47,18 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         String field = ownerField(ownerId);
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
         long known = services.knownAcquisitions(name, field);
-        services.pending.started(name, field);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply;
-        try {
-            reply = services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
-                    Long.toString(effectiveLease), field, Long.toString(known));
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handle((ttl, error) -> {
-            try {
-                if (error == null && ttl == null) {
-                    Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
-                            services.hashFieldRenewal);
-                    services.cohorts.acquired(name, ownerId, hold);
-                }
-            } finally {
-                // recorded first, so that a concurrent attempt of the owner never misses this acquisition
-                services.pending.ended(name, field, error == null || !Errors.isUnavailable(error));
-            }
-            if (error != null) {
-                throw new CompletionException(Errors.unwrap(error));
-            }
-            return ttl;
-        });
+        return services.pending.<Long>track(name, field,
+                () -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
+                        Long.toString(effectiveLease), field, Long.toString(known)),
+                ttl -> {
+                    if (ttl == null) {
+                        Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
+                                services.hashFieldRenewal);
+                        services.cohorts.acquired(name, ownerId, hold);
+                    }
+                    return ttl;
+                });
     }
 
     /**
