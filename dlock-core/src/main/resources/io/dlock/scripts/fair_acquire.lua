@@ -22,7 +22,7 @@
 --            to at least now + (waiters ahead of it + 1) * slot (never lowered), so a live waiter that attempts at
 --            least once per slot never reaches the head with a deadline in the past; the lock is taken only when it
 --            is free and the caller is first in line (or nobody waits); the hash always has a TTL; empty keys do
---            not exist.
+--            not exist; after a queued attempt the queue keys live at least one slot past the latest deadline.
 -- Wire protocol: Redisson's fair-lock acquire (redisson-protocol.md §3.2): the same keys, the same stale-head
 --            cleanup (an expired head is dropped from both keys) and the same acquisition: dequeue, then move every
 --            remaining deadline earlier by the acquirer's slot, then HSET field 1 and PEXPIRE. Queued waiters get the
@@ -34,6 +34,24 @@
 local lease_ms = tonumber(ARGV[1])
 if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
     return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+end
+
+-- The queue keys expire one slot after the latest deadline they hold, so that waiters that died in line cannot
+-- leave them behind forever; the TTL is only ever raised (or given to keys that have none, such as keys Redisson's
+-- scripts created). Deadlines only grow here: the other scripts lower or remove them, so the TTL set here covers
+-- every waiter in line until one of them attempts again and raises it.
+local function keep_queue_until_last_deadline(slot, now)
+    local last = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
+    if #last == 0 then
+        return
+    end
+    local ttl = math.max(tonumber(last[2]) - now, 0) + slot
+    for _, key in ipairs({KEYS[2], KEYS[3]}) do
+        local current = redis.call('pttl', key)
+        if current >= 0 and current < ttl or current == -1 then
+            redis.call('pexpire', key, string.format('%.0f', ttl))
+        end
+    end
 end
 
 local field = ARGV[2]
@@ -110,6 +128,7 @@ if ARGV[5] == '1' then
     if not written then
         redis.call('zadd', KEYS[3], string.format('%.0f', deadline), field)
     end
+    keep_queue_until_last_deadline(slot, now)
     if ahead > 0 and not locked then
         sleep = head_deadline - now
     end

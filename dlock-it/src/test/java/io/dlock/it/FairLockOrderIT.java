@@ -250,6 +250,80 @@ class FairLockOrderIT {
         assertNothingLeft(a, b);
     }
 
+    // ------------------------------------------------------------------------------------------ queue keys' TTL
+
+    private String timeoutsKey() {
+        return "redisson_lock_timeout:{" + name + "}";
+    }
+
+    /**
+     * A waiter killed in line, and nobody touches the name again: the queue and the deadlines expire by themselves
+     * one slot after the latest deadline they hold, instead of staying in Redis forever (one leak per lock name).
+     */
+    @Test
+    @ClientSettings(fairLockWaitTimeoutMillis = SHORT_SLOT_MS, watchdogTimeoutMillis = 1000)
+    void theQueueKeysOfAWaiterKilledInLineExpireByThemselves(RedisServer server, LockClient a) throws Exception {
+        String goKey = name + ":go";
+        try (ChildJvm child = ChildJvm.start("FairLockOrderIT-dead-waiter", FairQueueWaiter.class, server.uri(),
+                name, Long.toString(SHORT_SLOT_MS), goKey)) {
+            DistributedLock holder = a.getFairLock(name);
+            holder.lock();
+            String[] ready = child.awaitLine("READY ", Duration.ofSeconds(30)).split(" ");
+            String killed = ready[1] + ":" + ready[2];
+            raw.sync().set(goKey, "1");
+            awaitQueued(killed);
+            raw.sync().del(goKey);
+            child.kill();
+
+            long untilLatestDeadline = raw.sync().zscore(timeoutsKey(), killed).longValue()
+                    - System.currentTimeMillis();
+            for (String key : List.of(queueKey(), timeoutsKey())) {
+                assertThat(raw.sync().pttl(key)).as("PTTL of %s", key)
+                        .isPositive()
+                        .isGreaterThanOrEqualTo(untilLatestDeadline)
+                        .isLessThanOrEqualTo(untilLatestDeadline + SHORT_SLOT_MS + 100);
+            }
+            holder.unlock();
+        }
+        Wait.until(Duration.ofSeconds(8), () -> raw.sync().exists(queueKey(), timeoutsKey()) == 0,
+                () -> "the dead waiter's queue keys should expire: " + raw.keys());
+    }
+
+    /**
+     * A Redisson waiter behind a dlock waiter, with Redisson's 5-minute slot: the TTL that dlock's attempts keep on the
+     * queue keys always reaches past the Redisson waiter's deadline, so the TTL never cuts its place in line.
+     */
+    @Test
+    @ClientSettings(fairLockWaitTimeoutMillis = SHORT_SLOT_MS, watchdogTimeoutMillis = 1000)
+    void theQueueKeysOutliveTheDeadlineOfARedissonWaiterBehind(RedisServer server, LockClient a, LockClient b) {
+        DistributedLock holder = a.getFairLock(name);
+        holder.lock();
+        String ours = queueWaiter("dlock", b.getId(), b.getFairLock(name), LOCK);
+        RedissonClient theirs = redisson(server);
+        RLock redissonLock = theirs.getFairLock(name);
+        waiters.add(workers.submit(() -> {
+            redissonLock.lock();
+            try {
+                inCriticalSection("redisson");
+            } finally {
+                redissonLock.unlock();
+            }
+            return null;
+        }));
+        Wait.until(Leaks.SETTLE, () -> queue().size() == 2, () -> "the Redisson waiter should queue: " + queue());
+        String redissonField = queue().get(1);
+        // the dlock waiter attempts again at least once per lease of the holder (1 s): after that the TTL covers both
+        Wait.until(Duration.ofSeconds(5), () -> {
+            double deadline = raw.sync().zscore(timeoutsKey(), redissonField);
+            long left = (long) deadline - System.currentTimeMillis();
+            return raw.sync().pttl(queueKey()) >= left && raw.sync().pttl(timeoutsKey()) >= left;
+        }, () -> "the queue keys' TTL should reach the Redisson waiter's deadline");
+        holder.unlock();
+        awaitAllWaiters();
+        assertThat(order).containsExactly("dlock", "redisson");
+        assertThat(queue()).doesNotContain(ours, redissonField);
+    }
+
     // ------------------------------------------------------------------------------------------ leaving the line
 
     /** The slot of the waiters in this test, and so the bound on what a killed one costs the next. */

@@ -8,7 +8,6 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -97,7 +96,7 @@ final class ClusterTransport implements RedisTransport {
         ClientResources resources = RedisTransport.newResources();
         RedisClusterClient client = RedisClusterClient.create(resources, seeds);
         client.setOptions(ClusterClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .timeoutOptions(CommandTimeouts.options(config))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
                 .sslOptions(ssl)
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()

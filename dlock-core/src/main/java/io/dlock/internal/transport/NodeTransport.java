@@ -9,7 +9,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -72,7 +71,7 @@ final class NodeTransport implements RedisTransport {
         ClientResources resources = RedisTransport.newResources();
         RedisClient client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .timeoutOptions(CommandTimeouts.options(config))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).keepAlive(true).build())
                 .sslOptions(ssl)
                 .build());
