@@ -10,6 +10,8 @@
 -- ARGV[4]  the caller's clock, epoch ms (Redisson passes client time too)
 -- ARGV[5]  "1" to queue when the lock cannot be taken now, "0" for a single attempt that never queues
 -- ARGV[6]  the longest sleep to return, in ms (>= 1)
+-- ARGV[7]  the caller's acquisitions its client knows of (held, or still awaiting their reply), before this one;
+--          optional (absent: a re-entry counts one more, whatever the hash holds)
 --
 -- Returns  nil when the caller now holds the lock (first hold, or one more re-entrant hold; TTL reset to the lease);
 --          otherwise how long the caller may sleep at most before it attempts again (ms, 1..ARGV[6]):
@@ -88,8 +90,16 @@ if not locked and (not head or head == field) then
     return nil
 end
 
-if locked and redis.call('hexists', KEYS[1], field) == 1 then
-    redis.call('hincrby', KEYS[1], field, 1)
+-- A count above what the client knows can only come from an attempt of this owner that ran but whose reply was
+-- lost: this acquisition is that one, so the count becomes known + 1, never more than the client knows.
+local count = redis.call('hget', KEYS[1], field)
+if locked and count then
+    local known = tonumber(ARGV[7])
+    if known and tonumber(count) > known then
+        redis.call('hset', KEYS[1], field, known + 1)
+    else
+        redis.call('hincrby', KEYS[1], field, 1)
+    end
     redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
 end

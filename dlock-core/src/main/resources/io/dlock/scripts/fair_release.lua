@@ -8,16 +8,24 @@
 -- ARGV[3]  the caller's clock, epoch ms
 -- ARGV[4]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[5]  the channel prefix, redisson_lock__channel:{NAME}; a waiter's channel is prefix .. ":" .. its field
+-- ARGV[6]  the owner's hold count after this call as its client knows it (its acquisitions, including attempts
+--          still awaiting their reply, minus this one), or "-1" when the client knows of none: then one is taken
+--          off; optional (absent: "-1")
+-- ARGV[7]  "release" (one hold less: the unlock, the default), or "drop-unknown" (an acquisition gave up after an
+--          attempt whose reply never came: only a count above ARGV[6], left by that attempt, is brought down to it)
 --
 -- Returns  1 when the last hold was released (hash deleted, "0" published on the channel of the head of the queue,
---          if any), 0 when holds remain (count decremented, TTL reset to ARGV[2]), nil when the owner holds nothing
+--          if any), 0 when holds remain (count set to ARGV[6], TTL reset to ARGV[2]) or nothing was to be dropped,
+--          nil when the owner holds nothing
 --          (never held, expired or removed; the caller raises IllegalMonitorStateException). When the owner holds
 --          nothing and the lock is free, the head of the queue is woken all the same: it may be sleeping on a
 --          lease that has already run out.
 --
--- Invariant: never touches another owner's hold; only the head of the queue is woken, after expired heads are
---            dropped, so the wake-up reaches a waiter that can take the lock. The publish runs before the lock is
---            freed (only expired heads may have been dropped by then, as any later script would drop them).
+-- Invariant: never touches another owner's hold; the count after the call is the one the client knows, so a lost
+--            reply of an earlier acquisition cannot keep the lock held after the owner's last unlock; only the head
+--            of the queue is woken, after expired heads are dropped, so the wake-up reaches a waiter that can take the
+--            lock. The publish runs before the lock is freed (only expired heads may have been dropped by then, as
+--            any later script would drop them).
 -- Wire protocol: Redisson's fair-lock unlock (redisson-protocol.md §3.4), except that releasing a lock the owner
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
@@ -47,14 +55,25 @@ while head do
     head = redis.call('lindex', KEYS[2], 0)
 end
 
-if redis.call('hexists', KEYS[1], field) == 0 then
+local count = redis.call('hget', KEYS[1], field)
+if count == false then
     if head and redis.call('exists', KEYS[1]) == 0 then
         notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
     end
     return nil
 end
-if tonumber(redis.call('hget', KEYS[1], field)) > 1 then
-    redis.call('hincrby', KEYS[1], field, -1)
+count = tonumber(count)
+local remaining = tonumber(ARGV[6])
+if not remaining or remaining < 0 then
+    remaining = count - 1
+end
+if ARGV[7] == 'drop-unknown' and count <= remaining then
+    return 0
+end
+if remaining > 0 then
+    if remaining ~= count then
+        redis.call('hset', KEYS[1], field, remaining)
+    end
     redis.call('pexpire', KEYS[1], ARGV[2])
     return 0
 end

@@ -79,7 +79,7 @@ class LostReplyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED"})
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED", "FAIR"})
     void anAcquisitionRetriedAfterLostRepliesCountsOnceAndTheUnlockFreesTheLock(LockKind kind, RedisServer server,
                                                                               LockClient a) throws Exception {
         DistributedLock lock = kind.make(a, name);
@@ -99,7 +99,7 @@ class LostReplyIT {
     }
 
     @ParameterizedTest
-    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED"})
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED", "FAIR"})
     void aLostReplyUnderALiveHoldIsAdoptedWithoutResettingTheCount(LockKind kind, RedisServer server, LockClient a)
             throws Exception {
         DistributedLock lock = kind.make(a, name);
@@ -122,7 +122,7 @@ class LostReplyIT {
      * nobody knows of. The give-up must drop it, so that the lock is free once Redis answers again, not 60 s later.
      */
     @ParameterizedTest
-    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED"})
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FENCED", "FAIR"})
     void aWaitThatGivesUpAfterALostReplyLeavesNoHoldBehind(LockKind kind, RedisServer server, LockClient a,
                                                           LockClient b) throws Exception {
         DistributedLock lock = kind.make(a, name);

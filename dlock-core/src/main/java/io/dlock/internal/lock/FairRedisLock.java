@@ -7,6 +7,7 @@ import io.lettuce.core.ScriptOutputType;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -25,7 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code redisson_lock__channel:{NAME}:<owner field>}: each waiter's own channel. The last release (and
  *       {@code forceUnlock}) publishes {@code 0} on the channel of the first waiter in line only.</li>
  * </ul>
- * Queue and deadlines have no TTL; they vanish with their last member, so nothing is left when nobody waits.
+ * Queue and deadlines vanish with their last member, so nothing is left when nobody waits; and each queued attempt
+ * keeps their TTL at least one slot past the latest deadline they hold (raised, never lowered), so that waiters
+ * that died in line cannot leave them behind forever.
  * Times in the deadlines are client clocks (epoch ms in ARGV), as in Redisson: clients whose clocks disagree by
  * more than a fraction of a slot judge each other's waiters early or late.
  *
@@ -97,10 +100,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code UNSUBSCRIBE}; acquiring from the queue also runs one {@code ZINCRBY} per remaining waiter (Redisson's
  * arithmetic). Deadlines are found with {@code LPOS} (Redis 6.0.6 or later).
  *
+ * <h2>Lost replies</h2>
+ * As for the reentrant lock ({@link PendingAcquisitions}): the acquire and release scripts get the hold count the
+ * client knows, so a retry adopts the hold an attempt without a reply took instead of counting on top of it, the
+ * owner's last unlock always frees the lock, and a wait that gives up after such an attempt drops what it may have
+ * left (after leaving the queue).
+ *
  * <h2>Limits</h2>
  * A Redisson client with a longer {@code fairLockWaitTimeout}, or a Redisson {@code tryLock} with a wait longer than
  * dlock's slot, moves the deadlines behind it by more than dlock accounts for when it acquires ahead of a dlock
- * waiter, which may then be dropped as stale and re-enqueue at the tail. Mixing {@code getLock} and
+ * waiter, which may then be dropped as stale and re-enqueue at the tail. Redisson's scripts never set a TTL on the
+ * queue keys: a Redisson waiter that enqueues behind the latest deadline with a slot longer than dlock's, or several
+ * that enqueue one behind the other while no dlock waiter attempts, may have deadlines past the TTL the last dlock
+ * attempt set; if the keys then expire, those waiters enqueue again at their next attempt (in the order of their
+ * attempts). Exclusion is never affected, only their order. Mixing {@code getLock} and
  * {@code getFairLock} on one name breaks fairness (the plain lock ignores the queue), as in Redisson.
  */
 public final class FairRedisLock extends AbstractDistributedLock {
@@ -160,36 +173,78 @@ public final class FairRedisLock extends AbstractDistributedLock {
         if (mayQueue) {
             mayBeQueued.add(ownerId);
         }
+        long known = services.knownAcquisitions(name, field);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
-                Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
-                mayQueue ? "1" : "0", maxSleep);
-        return reply.thenApply(sleep -> {
-            if (sleep == null) {
-                mayBeQueued.remove(ownerId);
-                services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+        return services.pending.<Long>track(name, field,
+                () -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
+                        Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
+                        mayQueue ? "1" : "0", maxSleep, Long.toString(known)),
+                sleep -> {
+                    if (sleep == null) {
+                        mayBeQueued.remove(ownerId);
+                        services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
+                                services.hashFieldRenewal);
+                    }
+                    return sleep;
+                });
+    }
+
+    /**
+     * The acquisition gave up: leaves the queue if an attempt may have put the owner there, and, after an attempt
+     * whose reply never came, drops the hold count that attempt may have taken (as the reentrant lock does), which
+     * would otherwise outlive the wait by its whole lease.
+     */
+    @Override
+    protected CompletableFuture<Void> giveUp(long ownerId) {
+        String field = ownerField(ownerId);
+        CompletableFuture<Void> left = CompletableFuture.completedFuture(null);
+        if (mayBeQueued.remove(ownerId)) {
+            CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_GIVE_UP, ScriptOutputType.INTEGER,
+                    keys, field, slot, Long.toString(services.clock.millis()), services.publishCommand,
+                    channelPrefix);
+            left = mapErrors(reply.thenApply(removed -> (Void) null), "leave the queue");
+        }
+        if (!services.pending.unanswered(name, field)) {
+            return left;
+        }
+        return left.handle((ok, error) -> error).thenCompose(leaveError -> dropUnknownHold(field)
+                .thenApply(ignored -> {
+                    if (leaveError != null) {
+                        throw new CompletionException(leaveError);
+                    }
+                    return null;
+                }));
+    }
+
+    /** Brings the owner's count down to what this client knows; best effort (the hold's lease bounds it anyway). */
+    private CompletableFuture<Void> dropUnknownHold(String field) {
+        Hold hold = services.renewer.find(name, field);
+        long watchdog = services.renewer.watchdogMs();
+        long lease = hold == null ? watchdog : hold.currentLease(watchdog);
+        CompletableFuture<Long> reply;
+        try {
+            reply = services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
+                    Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand,
+                    channelPrefix, Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((dropped, error) -> {
+            if (error == null) {
+                services.pending.settled(name, field);
             }
-            return sleep;
+            return null;
         });
     }
 
     @Override
-    protected CompletableFuture<Void> giveUp(long ownerId) {
-        if (!mayBeQueued.remove(ownerId)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_GIVE_UP, ScriptOutputType.INTEGER, keys,
-                ownerField(ownerId), slot, Long.toString(services.clock.millis()),
-                services.publishCommand, channelPrefix);
-        return mapErrors(reply.thenApply(removed -> (Void) null), "leave the queue");
-    }
-
-    @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        String field = ownerField(ownerId);
         long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
                 : services.renewer.watchdogMs();
-        return services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, ownerField(ownerId),
-                Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand, channelPrefix);
+        return services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
+                Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
+                Long.toString(services.remainingAfterRelease(name, field, hold)), "release");
     }
 
     @Override

@@ -88,6 +88,19 @@ public final class LockServices {
         return (hold == null ? 0 : hold.acquisitions()) + pending.inFlight(key, field);
     }
 
+    /**
+     * The owner's hold count once the release being sent is done, as this client knows it (so that a release script
+     * also takes away a count that a lost acquire reply left), or -1 when it knows of no hold (the script then takes
+     * one off).
+     */
+    long remainingAfterRelease(String key, String field, Hold hold) {
+        int inFlight = pending.inFlight(key, field);
+        if (hold == null) {
+            return inFlight == 0 ? -1 : inFlight;
+        }
+        return hold.acquisitionsAfterPendingReleases() + inFlight;
+    }
+
     void register(AcquireLoop loop) {
         waiting.add(loop);
         loop.finished().whenComplete((ok, error) -> waiting.remove(loop));

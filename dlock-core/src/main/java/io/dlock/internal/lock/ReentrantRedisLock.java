@@ -105,20 +105,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
                 ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
                 () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey,
                         ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand, channel,
-                        Long.toString(remainingAfterRelease(ownerId, hold)), "release"));
-    }
-
-    /**
-     * The owner's hold count once this release is done, as this client knows it (so the script also takes away a
-     * count that a lost acquire reply left), or -1 when it knows of no hold (the script then takes one off).
-     */
-    private long remainingAfterRelease(long ownerId, Hold hold) {
-        String field = ownerField(ownerId);
-        int inFlight = services.pending.inFlight(name, field);
-        if (hold == null) {
-            return inFlight == 0 ? -1 : inFlight;
-        }
-        return hold.acquisitionsAfterPendingReleases() + inFlight;
+                        Long.toString(services.remainingAfterRelease(name, ownerField(ownerId), hold)), "release"));
     }
 
     @Override
