@@ -7,6 +7,8 @@
 -- ARGV[1]  lease in ms (> 0) of this hold
 -- ARGV[2]  the reader field, "<client id>:<owner id>"
 -- ARGV[3]  the same owner's writer field, "<client id>:<owner id>:write"
+-- ARGV[4]  the reader's acquisitions its client knows of (held, or still awaiting their reply), before this one;
+--          optional (absent: this is one more hold, whatever the hash holds)
 --
 -- Returns  nil when granted: the reader's count is incremented, a timeout key
 --          <KEYS[2]>:<reader field>:rwlock_timeout:<new count> = "1" expires after the lease, and the hash's TTL is
@@ -51,8 +53,22 @@ else
     -- a hash without "mode": some other kind of lock under this name
     return redis.call('pttl', KEYS[1])
 end
-local count = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-redis.call('set', KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. count, '1', 'px', ARGV[1])
+local root = KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:'
+local known = tonumber(ARGV[4])
+local current = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
+local count
+if known and current > known then
+    -- holds above what the client knows can only come from attempts of this owner whose replies were lost: this
+    -- acquisition is hold known + 1 (its timeout key is set again below), and any further ones are dropped
+    for n = current, known + 2, -1 do
+        redis.call('del', root .. n)
+    end
+    count = known + 1
+    redis.call('hset', KEYS[1], ARGV[2], count)
+else
+    count = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+end
+redis.call('set', root .. count, '1', 'px', ARGV[1])
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
 end

@@ -9,6 +9,11 @@
 -- ARGV[3]  the same owner's reader field, "<client id>:<owner id>"
 -- ARGV[4]  mark life in ms: when the lock is busy, mark this writer as waiting until now + ARGV[4];
 --          0 = do not mark (a single attempt)
+-- ARGV[5]  the writer's acquisitions its client knows of (held, or still awaiting their reply), before this one;
+--          optional (absent: a re-entry counts one more, whatever the hash holds)
+-- ARGV[6]  the same owner's read holds its client knows of (held, or still awaiting their reply); optional. Read
+--          holds of the owner above that count can only be left by read attempts whose replies were lost: they are
+--          dropped here rather than refusing the write hold as an upgrade
 --
 -- Returns  nil when acquired: mode "write", the writer's count incremented, the hash's TTL reset to the lease (on
 --          re-entry: to the lease, or longer while one of the owner's own read holds lasts longer), the mark removed;
@@ -27,6 +32,26 @@ if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')
+local known_reads = tonumber(ARGV[6])
+if mode and known_reads then
+    local held = tonumber(redis.call('hget', KEYS[1], ARGV[3]) or '0') or 0
+    if held > known_reads then
+        local timeouts = KEYS[2] .. ':' .. ARGV[3] .. ':rwlock_timeout:'
+        for n = held, known_reads + 1, -1 do
+            redis.call('del', timeouts .. n)
+        end
+        if known_reads > 0 then
+            redis.call('hset', KEYS[1], ARGV[3], known_reads)
+        else
+            redis.call('hdel', KEYS[1], ARGV[3])
+        end
+        if redis.call('hlen', KEYS[1]) <= 1 then
+            -- only "mode" is left: nobody holds the lock
+            redis.call('del', KEYS[1])
+            mode = nil
+        end
+    end
+end
 if not mode and redis.call('exists', KEYS[1]) == 0 then
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
@@ -35,8 +60,16 @@ if not mode and redis.call('exists', KEYS[1]) == 0 then
 end
 local reads = tonumber(redis.call('hget', KEYS[1], ARGV[3]) or '0') or 0
 local root = KEYS[2] .. ':' .. ARGV[3] .. ':rwlock_timeout:'
-if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+local count = mode == 'write' and redis.call('hget', KEYS[1], ARGV[2])
+if count then
+    -- a count above what the client knows can only come from an attempt of this owner whose reply was lost: this
+    -- acquisition is that one, so the count becomes known + 1
+    local known = tonumber(ARGV[5])
+    if known and tonumber(count) > known then
+        redis.call('hset', KEYS[1], ARGV[2], known + 1)
+    else
+        redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    end
     local ttl = tonumber(ARGV[1])
     for n = reads, 1, -1 do
         local pttl = redis.call('pttl', root .. n)

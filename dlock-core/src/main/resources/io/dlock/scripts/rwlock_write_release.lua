@@ -8,13 +8,19 @@
 -- ARGV[3]  lease in ms to keep when write holds remain (the owner's current lease)
 -- ARGV[4]  the publish command: "publish", "spublish", or "both" (PUBLISH and SPUBLISH)
 -- ARGV[5]  the channel, redisson_rwlock:{NAME} (not a key: an ACL key pattern must not have to match it)
+-- ARGV[6]  the writer's hold count after this call as its client knows it (its acquisitions, including attempts
+--          still awaiting their reply, minus this one), or "-1" when the client knows of none: then one is taken
+--          off; optional (absent: "-1")
+-- ARGV[7]  "release" (one hold less, the default), or "drop-unknown" (an acquisition gave up after an attempt whose
+--          reply never came: only a count above ARGV[6], left by that attempt, is brought down to it)
 --
 -- Returns  nil when the owner holds no write hold;
---          0 when write holds remain (count decremented; TTL reset to ARGV[3], or longer while one of the owner's
+--          0 when write holds remain (count set to ARGV[6], or decremented; TTL reset to ARGV[3], or longer while one of the owner's
 --          read holds lasts longer);
 --          1 when the last write hold was released: the hash is deleted, or, if the owner still has live read holds,
 --          the mode becomes "read" (downgrade) and the TTL the longest of them; either way "1" is published, so
---          every waiter wakes (waiting readers may enter together after a downgrade).
+--          every waiter wakes (waiting readers may enter together after a downgrade); 0 also when "drop-unknown"
+--          found nothing to drop.
 --
 -- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none. The publish runs before any
 -- write: a publish that fails aborts the script with the lock unchanged.
@@ -52,9 +58,18 @@ end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
     return nil
 end
-local left = tonumber(redis.call('hget', KEYS[1], ARGV[1])) - 1
+local count = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
+local left = tonumber(ARGV[6])
+if not left or left < 0 then
+    left = count - 1
+end
+if ARGV[7] == 'drop-unknown' and count <= left then
+    return 0
+end
 if left > 0 then
-    redis.call('hincrby', KEYS[1], ARGV[1], -1)
+    if left ~= count then
+        redis.call('hset', KEYS[1], ARGV[1], left)
+    end
     local ttl = tonumber(ARGV[3])
     local reads = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
     for n = reads, 1, -1 do

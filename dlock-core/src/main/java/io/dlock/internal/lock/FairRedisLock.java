@@ -223,7 +223,7 @@ public final class FairRedisLock extends AbstractDistributedLock {
         long lease = hold == null ? watchdog : hold.currentLease(watchdog);
         CompletableFuture<Long> reply;
         try {
-            reply = services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
+            reply = services.scripts.runByText(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
                     Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand,
                     channelPrefix, Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
         } catch (RuntimeException e) {

@@ -22,21 +22,38 @@ final class RedisReadLock extends ReadWriteSide {
     @Override
     protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String reader = readerField(ownerId);
+        long known = services.knownAcquisitions(name, reader);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER,
-                acquireKeys, Long.toString(effectiveLease(leaseMs)), reader, writerField(ownerId));
-        return reply.thenApply(sleepMs -> {
-            if (sleepMs == null) {
-                services.renewer.acquired(name, name, reader, ownerId, leaseMs, sentAt, services.readHoldRenewal);
-            }
-            return sleepMs;
-        });
+        return services.pending.<Long>track(name, reader,
+                () -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+                        Long.toString(effectiveLease(leaseMs)), reader, writerField(ownerId), Long.toString(known)),
+                sleepMs -> {
+                    if (sleepMs == null) {
+                        services.renewer.acquired(name, name, reader, ownerId, leaseMs, sentAt,
+                                services.readHoldRenewal);
+                    }
+                    return sleepMs;
+                });
+    }
+
+    /** After an attempt whose reply never came, drops the read hold that attempt may have taken. */
+    @Override
+    protected CompletableFuture<Void> giveUp(long ownerId) {
+        String reader = readerField(ownerId);
+        if (!services.pending.unanswered(name, reader)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return dropUnknownHold(reader, () -> services.scripts.runByText(Scripts.RWLOCK_READ_RELEASE,
+                ScriptOutputType.INTEGER, releaseKeys, reader, services.publishCommand, keys.channel(),
+                Long.toString(services.knownAcquisitions(name, reader)), "drop-unknown"));
     }
 
     @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        String reader = readerField(ownerId);
         return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                readerField(ownerId), services.publishCommand, keys.channel());
+                reader, services.publishCommand, keys.channel(),
+                Long.toString(services.remainingAfterRelease(name, reader, hold)), "release");
     }
 
     @Override

@@ -43,45 +43,63 @@ final class RedisWriteLock extends ReadWriteSide {
         if (waits) {
             marked.add(ownerId);
         }
+        long known = services.knownAcquisitions(name, writer);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER,
-                acquireKeys, Long.toString(effectiveLease(leaseMs)), writer, reader,
-                Long.toString(waits ? 2 * refreshMs : 0));
-        return reply.thenApply(ttl -> {
-            if (ttl == null) {
-                marked.remove(ownerId);
-                services.renewer.acquired(name, name, writer, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
-                return null;
-            }
-            if (ttl == UPGRADE_REFUSED) {
-                marked.remove(ownerId);
-                throw new IllegalMonitorStateException("lock '" + name + "': owner " + reader
-                        + " holds the read lock but not the write lock; upgrading would wait forever (release the"
-                        + " read holds first, or take the write lock first and then read)");
-            }
-            // Come back before the mark runs out, even when the lock's TTL is longer.
-            return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
-        });
+        return services.pending.<Long>track(name, writer,
+                () -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+                        Long.toString(effectiveLease(leaseMs)), writer, reader,
+                        Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
+                        Long.toString(services.knownAcquisitions(name, reader))),
+                ttl -> onReply(ttl, ownerId, leaseMs, sentAt, waits, refreshMs));
     }
 
-    /** Withdraws the waiting mark (and wakes readers held back only by it); failures are left to the mark's expiry. */
+    /** @return null when acquired (recorded), else how long to sleep at most; throws on a refused upgrade */
+    private Long onReply(Long ttl, long ownerId, long leaseMs, long sentAt, boolean waits, long refreshMs) {
+        if (ttl == null) {
+            marked.remove(ownerId);
+            services.renewer.acquired(name, name, writerField(ownerId), ownerId, leaseMs, sentAt,
+                    services.hashFieldRenewal);
+            return null;
+        }
+        if (ttl == UPGRADE_REFUSED) {
+            marked.remove(ownerId);
+            throw new IllegalMonitorStateException("lock '" + name + "': owner " + readerField(ownerId)
+                    + " holds the read lock but not the write lock; upgrading would wait forever (release the"
+                    + " read holds first, or take the write lock first and then read)");
+        }
+        // Come back before the mark runs out, even when the lock's TTL is longer.
+        return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
+    }
+
+    /**
+     * Withdraws the waiting mark (and wakes readers held back only by it), and after an attempt whose reply never came
+     * drops the write hold that attempt may have taken; failures are left to the mark's expiry and the hold's lease.
+     */
     @Override
     protected CompletableFuture<Void> giveUp(long ownerId) {
-        if (!marked.remove(ownerId)) {
-            return CompletableFuture.completedFuture(null);
+        String writer = writerField(ownerId);
+        CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
+        if (marked.remove(ownerId)) {
+            withdrawn = runQuietly(() -> services.scripts.run(Scripts.RWLOCK_WRITER_WITHDRAW,
+                    ScriptOutputType.INTEGER, withdrawKeys, writer, services.publishCommand, keys.channel()));
         }
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
-                withdrawKeys, writerField(ownerId), services.publishCommand, keys.channel());
-        return reply.handle((removed, error) -> null);
+        if (!services.pending.unanswered(name, writer)) {
+            return withdrawn;
+        }
+        return withdrawn.thenCompose(ignored -> dropUnknownHold(writer, () -> services.scripts.runByText(
+                Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys, writer, readerField(ownerId),
+                Long.toString(currentLease(writer)), services.publishCommand, keys.channel(),
+                Long.toString(services.knownAcquisitions(name, writer)), "drop-unknown")));
     }
 
     @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        String writer = writerField(ownerId);
         long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
                 : services.renewer.watchdogMs();
         return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                writerField(ownerId), readerField(ownerId), Long.toString(lease), services.publishCommand,
-                keys.channel());
+                writer, readerField(ownerId), Long.toString(lease), services.publishCommand, keys.channel(),
+                Long.toString(services.remainingAfterRelease(name, writer, hold)), "release");
     }
 
     @Override

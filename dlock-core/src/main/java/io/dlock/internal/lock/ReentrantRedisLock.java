@@ -76,7 +76,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         long lease = hold == null ? services.renewer.watchdogMs() : hold.currentLease(services.renewer.watchdogMs());
         CompletableFuture<Long> reply;
         try {
-            reply = services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
+            reply = services.scripts.runByText(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
                     Long.toString(lease), services.publishCommand, channel,
                     Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
         } catch (RuntimeException e) {

@@ -33,6 +33,16 @@ public final class ScriptRunner {
         });
     }
 
+    /**
+     * Runs the script by its text ({@code EVAL}), in one command whatever Redis has cached: for clean-ups sent while
+     * Redis may not answer in time (giving up after a lost reply), where an {@code EVALSHA} that meets a server without
+     * the script would answer {@code NOSCRIPT} after the caller stopped listening, and so never run.
+     */
+    public <T> CompletableFuture<T> runByText(LuaScript script, ScriptOutputType type, String[] keys,
+                                              String... args) {
+        return redis.<T>eval(script.text(), type, keys, args).toCompletableFuture();
+    }
+
     private static Throwable unwrap(Throwable error) {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
