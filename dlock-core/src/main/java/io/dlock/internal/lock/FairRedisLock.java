@@ -167,7 +167,8 @@ public final class FairRedisLock extends AbstractDistributedLock {
         return reply.thenApply(sleep -> {
             if (sleep == null) {
                 mayBeQueued.remove(ownerId);
-                services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+                services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal)
+                        .markFair();
             }
             return sleep;
         });
