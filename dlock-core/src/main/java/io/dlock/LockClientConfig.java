@@ -1,6 +1,7 @@
 package io.dlock;
 
 import io.dlock.internal.Redaction;
+import io.dlock.internal.metrics.MeterRegistryType;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
@@ -308,9 +309,20 @@ public final class LockClientConfig {
             return this;
         }
 
-        /** A Micrometer {@code MeterRegistry} (typed {@code Object} so Micrometer stays optional). */
+        /**
+         * A Micrometer {@code MeterRegistry} (typed {@code Object} so Micrometer stays optional): the client binds
+         * {@link LockMetrics} with default settings to it when it connects, and removes them when it closes. Without
+         * it (the default) the client records no metrics; {@link LockMetrics} can still be bound later.
+         *
+         * @throws IllegalArgumentException when {@code meterRegistry} is not a Micrometer {@code MeterRegistry}
+         */
         public Builder meterRegistry(Object meterRegistry) {
-            this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+            Objects.requireNonNull(meterRegistry, "meterRegistry");
+            if (!MeterRegistryType.isMeterRegistry(meterRegistry)) {
+                throw new IllegalArgumentException("meterRegistry: not a Micrometer MeterRegistry: "
+                        + meterRegistry.getClass().getName());
+            }
+            this.meterRegistry = meterRegistry;
             return this;
         }
 

@@ -17,6 +17,8 @@ import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.SyncWaits;
 import io.dlock.internal.lock.ReentrantRedisLock;
 import io.dlock.internal.lock.ReplicaSync;
+import io.dlock.internal.metrics.ConfiguredMetrics;
+import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.RedisTransport;
 import io.dlock.internal.transport.ServerVersion;
@@ -72,6 +74,8 @@ public final class RedisLockClient implements LockClient {
     private final LockInspector inspector;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** The metrics bound to {@link LockClientConfig#meterRegistry()}, or null. */
+    private volatile AutoCloseable configuredMetrics;
 
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
@@ -137,7 +141,16 @@ public final class RedisLockClient implements LockClient {
             transport.close();
             throw e;
         }
-        return new RedisLockClient(config, transport);
+        RedisLockClient client = new RedisLockClient(config, transport);
+        if (config.meterRegistry().isPresent()) {
+            try {
+                client.configuredMetrics = ConfiguredMetrics.bind(client, config.meterRegistry().get());
+            } catch (RuntimeException | LinkageError e) {
+                client.close();
+                throw e;
+            }
+        }
+        return client;
     }
 
     /**
@@ -325,6 +338,11 @@ public final class RedisLockClient implements LockClient {
         return services.localWaiters(lockName);
     }
 
+    /** @return where this client reports events for metrics ({@link io.dlock.LockMetrics}) */
+    public EventSink events() {
+        return services.events();
+    }
+
     public LockClientConfig config() {
         return config;
     }
@@ -346,9 +364,21 @@ public final class RedisLockClient implements LockClient {
             log.debug("closing with waiters still cleaning up: {}", e.toString());
         }
         transport.close();
+        closeConfiguredMetrics();
         timer.shutdownNow();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
+        }
+    }
+
+    private void closeConfiguredMetrics() {
+        AutoCloseable metrics = configuredMetrics;
+        if (metrics != null) {
+            try {
+                metrics.close();
+            } catch (Exception e) {
+                log.debug("closing the metrics failed: {}", e.toString());
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.internal.metrics.EventSink;
+import io.dlock.internal.metrics.LockEvents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +68,8 @@ public final class LeaseRenewer implements AutoCloseable {
     private Runnable cancelNextTick = () -> { };
     private volatile boolean renewalInFlight;
     private volatile boolean lastRoundFailed;
+    /** Where hold endings and renewals are reported for metrics. */
+    private volatile EventSink events = new EventSink();
 
     /**
      * @param watchdogMs the watchdog lease; renewals run every third of it
@@ -89,6 +93,11 @@ public final class LeaseRenewer implements AutoCloseable {
         this.nanoTime = nanoTime;
         this.clock = clock;
         this.lostSink = lostSink;
+    }
+
+    /** Reports hold endings and renewals to {@code events} (metrics) from now on. */
+    public void reportTo(EventSink events) {
+        this.events = events;
     }
 
     /** Starts the periodic tick. */
@@ -165,6 +174,7 @@ public final class LeaseRenewer implements AutoCloseable {
     public void releaseDone(Hold hold, boolean full) {
         if (hold.releaseDone(full, watchdogMs)) {
             holds.remove(new HoldId(hold.key(), hold.field()), hold);
+            events.get().holdReleased(hold);
         }
     }
 
@@ -181,6 +191,7 @@ public final class LeaseRenewer implements AutoCloseable {
     public void discard(Hold hold) {
         hold.discard();
         holds.remove(new HoldId(hold.key(), hold.field()), hold);
+        events.get().holdDiscarded(hold);
     }
 
     /** Forgets every hold on {@code key} without a loss report (this client force-unlocked it). */
@@ -279,17 +290,24 @@ public final class LeaseRenewer implements AutoCloseable {
             reply = CompletableFuture.failedFuture(e);
         }
         return reply.handle((alive, error) -> {
+            LockEvents report = events.get();
             if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {
                 log.warn("lease renewal of {} lock(s) failed; retrying: {}", holdsOfBatch.size(),
                         error != null ? error.toString() : "unexpected reply " + alive);
-                holdsOfBatch.forEach(Hold::renewalFailed);
+                report.renewalCall(false);
+                for (Hold hold : holdsOfBatch) {
+                    hold.renewalFailed();
+                    report.holdRenewed(hold, false);
+                }
                 return false;
             }
+            report.renewalCall(true);
             long now = nanoTime.getAsLong();
             for (int i = 0; i < holdsOfBatch.size(); i++) {
                 Hold hold = holdsOfBatch.get(i);
                 if (alive.get(i)) {
                     hold.renewed(sentAtNanos, watchdogMs);
+                    report.holdRenewed(hold, true);
                 } else if (!hold.hasPendingRelease()) {
                     lose(hold, now - hold.validUntilNanos() >= 0
                             ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
@@ -304,6 +322,7 @@ public final class LeaseRenewer implements AutoCloseable {
             return;
         }
         holds.remove(new HoldId(hold.key(), hold.field()), hold);
+        events.get().holdLost(hold, reason);
         log.warn("lock '{}': hold of owner {} lost ({})", hold.lockName(), hold.field(), reason);
         try {
             lostSink.accept(new LeaseLostEvent(hold.lockName(), hold.ownerId(), reason, clock.instant()));

@@ -4,6 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.LockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.metrics.LockEvents;
+import io.dlock.internal.metrics.LockKind;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -21,10 +23,30 @@ import java.util.function.Supplier;
 public abstract class AbstractDistributedLock implements DistributedLock {
     protected final LockServices services;
     protected final String name;
+    /** The {@code kind} of this lock's metrics. */
+    private final LockKind kind;
 
     protected AbstractDistributedLock(LockServices services, String name) {
         this.services = services;
         this.name = name;
+        this.kind = kindOf(this);
+    }
+
+    /** Decided here, once per lock object, so that the lock kinds need no code for metrics. */
+    private static LockKind kindOf(AbstractDistributedLock lock) {
+        if (lock instanceof FairRedisLock) {
+            return LockKind.FAIR;
+        }
+        if (lock instanceof FencedRedisLock) {
+            return LockKind.FENCED;
+        }
+        if (lock instanceof RedisReadLock) {
+            return LockKind.READ;
+        }
+        if (lock instanceof RedisWriteLock) {
+            return LockKind.WRITE;
+        }
+        return LockKind.PLAIN;
     }
 
     // ---- primitives of a lock kind ----
@@ -144,6 +166,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
             if (error == null && moved != null && moved == 1L) {
                 Hold nextHold = services.renewer.acquired(name, holdKey(), nextField, next.ownerId, next.leaseMs,
                         sentAt, services.hashFieldRenewal);
+                services.events.get().handedOff(kind, name, nextHold);
                 if (cohort.claim(next)) {
                     cohort.handedOff(next, nextHold);
                 } else {
@@ -274,13 +297,38 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         long deadline = waitNanos == WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
         long waitMillis = waitNanos == WAIT_FOREVER ? WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
-        AcquireLoop loop = new AcquireLoop(name, () -> confirmedAttempt(ownerId, leaseMs, waitMillis),
+        LockEvents.Acquisition metered = services.events.get().acquireStarted(kind, name);
+        AcquireLoop.Attempt attempt = metered == LockEvents.Acquisition.NONE
+                ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
+                : () -> meteredAttempt(metered, ownerId, leaseMs, waitMillis);
+        AcquireLoop loop = new AcquireLoop(name, attempt,
                 () -> release(ownerId), () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups,
                 services.renewer::nanoTime, deadline, waitNanos == 0, services.renewer.watchdogMs(),
                 everyMessageWakesAllWaiters(), services.outage, localGate(ownerId, leaseMs));
+        if (metered != LockEvents.Acquisition.NONE) {
+            loop.result().whenComplete(metered::ended);
+        }
         services.register(loop);
         loop.start();
         return loop;
+    }
+
+    /**
+     * {@link #confirmedAttempt} for an acquisition that metrics follow: counts the attempt and reports a grant before
+     * the loop (and so the caller) learns of it.
+     */
+    private CompletableFuture<Long> meteredAttempt(LockEvents.Acquisition metered, long ownerId, long leaseMs,
+                                                   long waitMillis) {
+        metered.attempted();
+        return confirmedAttempt(ownerId, leaseMs, waitMillis).thenApply(ttl -> {
+            if (ttl == null) {
+                Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
+                if (hold != null) {
+                    metered.granted(hold);
+                }
+            }
+            return ttl;
+        });
     }
 
     /**

@@ -4,6 +4,7 @@ import io.dlock.LockException;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
+import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -46,6 +47,8 @@ public final class LockServices {
     final SyncWaits waits;
     /** Acquire attempts awaiting (or that never got) their reply, for the reentrant and fenced locks. */
     final PendingAcquisitions pending = new PendingAcquisitions();
+    /** Where locks and the renewer report events for metrics; reports nowhere until metrics are attached. */
+    final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -77,6 +80,12 @@ public final class LockServices {
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
                 maxLocalHandoffs, (key, field) -> redis.hexists(key, field).toCompletableFuture());
         this.cohorts.start();
+        renewer.reportTo(events);
+    }
+
+    /** @return where this client's locks and renewer report events for metrics */
+    public EventSink events() {
+        return events;
     }
 
     /**

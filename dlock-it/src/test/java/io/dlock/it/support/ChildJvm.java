@@ -1,5 +1,6 @@
 package io.dlock.it.support;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -7,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * A second JVM running a {@code main} class of the test sources with the test's own class path. Its stdout and stderr
@@ -36,6 +39,21 @@ public final class ChildJvm implements AutoCloseable {
      * @param label names the log files; unique per test
      */
     public static ChildJvm start(String label, Class<?> main, String... args) {
+        return start(label, System.getProperty("java.class.path"), main, args);
+    }
+
+    /**
+     * Starts {@code java -cp <our class path without the entries whose path contains excluded> main args…}: a JVM
+     * without an optional dependency.
+     */
+    public static ChildJvm startWithout(String excluded, String label, Class<?> main, String... args) {
+        String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !entry.replace('\\', '/').contains(excluded))
+                .collect(Collectors.joining(File.pathSeparator));
+        return start(label, classPath, main, args);
+    }
+
+    private static ChildJvm start(String label, String classPath, Class<?> main, String... args) {
         try {
             Files.createDirectories(LOG_DIR);
             Path out = LOG_DIR.resolve(label + ".out");
@@ -47,7 +65,7 @@ public final class ChildJvm implements AutoCloseable {
             command.add("-XX:+UseSerialGC");
             command.add("-XX:TieredStopAtLevel=1");
             command.add("-cp");
-            command.add(System.getProperty("java.class.path"));
+            command.add(classPath);
             command.add(main.getName());
             command.addAll(List.of(args));
             Process process = new ProcessBuilder(command)

@@ -1,0 +1,213 @@
+package io.dlock;
+
+import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.metrics.EventSink;
+import io.dlock.internal.metrics.MicrometerLockEvents;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.observation.ObservationRegistry;
+
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * Micrometer metrics of one {@link LockClient}: how long acquisitions take and how they end, how long locks are held,
+ * leases lost, renewals, hand-offs inside the client and Redis attempts per acquisition.
+ *
+ * <pre>{@code
+ * LockMetrics metrics = LockMetrics.of(client);
+ * metrics.bindTo(meterRegistry);          // or let Spring Boot bind it: it is a MeterBinder
+ * ...
+ * metrics.close();                        // before or after client.close()
+ * }</pre>
+ * (Or set {@link LockClientConfig.Builder#meterRegistry(Object)}: the client then binds its own {@code LockMetrics}
+ * to that registry and closes it with itself.)
+ *
+ * <p>Micrometer ({@code io.micrometer:micrometer-core}) is an optional dependency of dlock: add it to use this class.
+ * A client without metrics never loads Micrometer and pays nothing; with metrics bound, each acquisition costs one
+ * small object and a few timer and counter updates.
+ *
+ * <h2>Meters</h2>
+ * Names start with the {@link Builder#prefix prefix} ({@code dlock} by default). Every meter has the tag {@code kind}:
+ * {@code plain}, {@code fair}, {@code read}, {@code write} (the two sides of a read-write lock) or {@code fenced}.
+ * Time is recorded in nanoseconds and published in the registry's base unit (seconds for most).
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>more tags</th><th>meaning</th></tr>
+ *   <tr><td>{@code dlock.acquire}</td><td>timer</td><td>{@code outcome}: {@code acquired}, {@code timed_out},
+ *       {@code interrupted}, {@code failed}</td><td>each acquisition ({@code lock}, {@code tryLock},
+ *       {@code lockInterruptibly}, their async twins), from the call to its result. {@code timed_out}: not acquired
+ *       within its wait (a {@code tryLock()} that found the lock held included); {@code interrupted}: the caller
+ *       stopped waiting (interrupt, or its future cancelled); {@code failed}: Redis failed, the client closed, or the
+ *       call was refused (a read-to-write upgrade)</td></tr>
+ *   <tr><td>{@code dlock.acquire.attempts}</td><td>distribution summary (unit {@code attempts})</td><td></td>
+ *       <td>Redis attempts made by each acquisition, whatever its outcome: 1 when uncontended, more when it had to
+ *       wait, 0 when another owner of this client handed the lock over without one</td></tr>
+ *   <tr><td>{@code dlock.hold}</td><td>timer</td><td></td><td>each hold, from its acquisition (re-entries of the same
+ *       owner count as one hold) to the release of the owner's last acquisition; holds that end otherwise (lost,
+ *       force-unlocked) are not recorded here</td></tr>
+ *   <tr><td>{@code dlock.lease.lost}</td><td>counter</td><td>{@code reason}: {@code expired}, {@code removed},
+ *       {@code renewal_failed}</td><td>holds lost before their release, as reported to
+ *       {@link LeaseLostListener}s ({@link LeaseLostEvent.Reason})</td></tr>
+ *   <tr><td>{@code dlock.renewals}</td><td>counter</td><td>{@code result}: {@code ok}, {@code failed}</td>
+ *       <td>watchdog renewals, one per hold and renewal call: {@code ok} when Redis extended the lease,
+ *       {@code failed} when the call failed (it is retried). A hold a renewal found gone counts in
+ *       {@code dlock.lease.lost} instead</td></tr>
+ *   <tr><td>{@code dlock.renewal.calls}</td><td>counter</td><td>{@code result} (no {@code kind})</td>
+ *       <td>renewal script calls; one renews a batch of up to 1,000 holds</td></tr>
+ *   <tr><td>{@code dlock.handoffs}</td><td>counter</td><td></td><td>locks handed by a releasing owner straight to a
+ *       waiting owner of this client (one script call instead of a release and a new acquisition)</td></tr>
+ *   <tr><td>{@code dlock.holds}</td><td>gauge (unit {@code holds})</td><td>(no {@code name})</td><td>holds of this
+ *       client right now</td></tr>
+ *   <tr><td>{@code dlock.waiters}</td><td>gauge (unit {@code acquisitions})</td><td>(no {@code name})</td>
+ *       <td>acquisitions of this client in progress right now, attempting or waiting</td></tr>
+ * </table>
+ * Only holds and acquisitions that begin after the {@code LockMetrics} was built are counted.
+ *
+ * <h2>Lock names</h2>
+ * Lock names are unbounded, so by default no meter carries one. {@link Builder#lockNameTags} opts in: then every meter
+ * except the gauges and {@code dlock.renewal.calls} gets a {@code name} tag, the lock's name for names the filter
+ * accepts and {@code *} for all others together. The filter must accept a bounded set of names: each accepted name
+ * adds meters that live as long as this object. Each acquisition is also an
+ * {@link io.micrometer.observation.Observation} named {@code dlock.acquire} when an
+ * {@link Builder#observationRegistry ObservationRegistry} is given, with the low-cardinality keys {@code kind} and
+ * {@code outcome} and the lock's name as the high-cardinality key {@code name}, so traces show it whatever the
+ * filter.
+ *
+ * <p>Thread-safe. Meters are updated on the threads where the events happen (callers, Redis I/O threads, the
+ * client's timer); nothing blocks.
+ */
+public final class LockMetrics implements MeterBinder, AutoCloseable {
+    /** The default first part of every meter name. */
+    public static final String DEFAULT_PREFIX = "dlock";
+
+    private final EventSink sink;
+    private final MicrometerLockEvents events;
+    private volatile boolean closed;
+
+    private LockMetrics(Builder builder) {
+        this.sink = sinkOf(builder.client);
+        this.events = new MicrometerLockEvents(builder.prefix, builder.lockNames, builder.observations);
+        sink.attach(events);
+    }
+
+    private static EventSink sinkOf(LockClient client) {
+        Objects.requireNonNull(client, "client");
+        if (!(client instanceof RedisLockClient redisClient)) {
+            throw new IllegalArgumentException("client: not a client made by LockClient.connect or LockClient.create: "
+                    + client.getClass().getName());
+        }
+        return redisClient.events();
+    }
+
+    /**
+     * Starts building metrics for {@code client}.
+     *
+     * @param client a client from {@link LockClient#connect} or {@link LockClient#create}
+     */
+    public static Builder builder(LockClient client) {
+        return new Builder(client);
+    }
+
+    /**
+     * Metrics for {@code client} with default settings ({@code builder(client).build()}).
+     *
+     * @throws IllegalArgumentException when {@code client} was not made by {@link LockClient#connect} or
+     *                                  {@link LockClient#create}
+     * @throws IllegalStateException    when the client already has metrics (close those first)
+     */
+    public static LockMetrics of(LockClient client) {
+        return builder(client).build();
+    }
+
+    /**
+     * Registers the meters in {@code registry}; from then on the client's events are recorded there. May be called
+     * for several registries (each gets every meter). Does nothing once closed. Does not block.
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Objects.requireNonNull(registry, "registry");
+        synchronized (this) {
+            if (!closed) {
+                events.bindTo(registry);
+            }
+        }
+    }
+
+    /**
+     * Stops recording and removes this object's meters from every registry it was bound to; the client goes on without
+     * metrics (another {@code LockMetrics} may then be built for it). Idempotent; never throws.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        sink.detach(events);
+        events.removeMeters();
+    }
+
+    @Override
+    public String toString() {
+        return "LockMetrics" + (closed ? "{closed}" : "");
+    }
+
+    /** Settings of a {@link LockMetrics}; not thread-safe. */
+    public static final class Builder {
+        private final LockClient client;
+        private Predicate<String> lockNames;
+        private ObservationRegistry observations;
+        private String prefix = DEFAULT_PREFIX;
+
+        private Builder(LockClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+        }
+
+        /**
+         * Gives the meters of locks whose name {@code lockNames} accepts a {@code name} tag with that name (others are
+         * counted together under {@code name=*}). Off by default. The filter must accept a bounded set of names; it is
+         * called on the threads where events happen, so it must be thread-safe, quick and must not block.
+         */
+        public Builder lockNameTags(Predicate<String> lockNames) {
+            this.lockNames = Objects.requireNonNull(lockNames, "lockNames");
+            return this;
+        }
+
+        /**
+         * Observes each acquisition in {@code registry} as an {@code Observation} carrying the lock's name (see the
+         * class comment). Off by default.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observations = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * The first part of every meter name (default {@value LockMetrics#DEFAULT_PREFIX}); not blank, no trailing
+         * dot.
+         */
+        public Builder prefix(String meterNamePrefix) {
+            Objects.requireNonNull(meterNamePrefix, "meterNamePrefix");
+            if (meterNamePrefix.isBlank() || meterNamePrefix.endsWith(".")) {
+                throw new IllegalArgumentException("meterNamePrefix: must not be blank or end with '.': '"
+                        + meterNamePrefix + "'");
+            }
+            this.prefix = meterNamePrefix;
+            return this;
+        }
+
+        /**
+         * Attaches the metrics to the client; they record into the registries given to {@link #bindTo} from then on.
+         *
+         * @throws IllegalArgumentException when the client was not made by {@link LockClient#connect} or
+         *                                  {@link LockClient#create}
+         * @throws IllegalStateException    when the client already has metrics (close those first)
+         */
+        public LockMetrics build() {
+            return new LockMetrics(this);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.dlock.it;
+
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.FencedLock;
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import io.dlock.it.support.ChildJvm;
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Micrometer is an optional dependency of dlock-core: a JVM without it on the class path locks, waits, renews and
+ * unlocks every kind of lock ({@link ChildMain}, run without any {@code io/micrometer} jar).
+ */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 60, unit = SECONDS)
+class MetricsAbsentIT {
+
+    @Test
+    void everyLockKindWorksWithoutMicrometer(RedisServer server) {
+        try (ChildJvm child = ChildJvm.startWithout("/io/micrometer/", "MetricsAbsentIT", ChildMain.class,
+                server.uri())) {
+            assertThat(child.awaitExit(Duration.ofSeconds(40))).as(child.describe()).isZero();
+            assertThat(child.stdout()).as(child.describe()).contains("micrometer absent", "all kinds ok");
+        }
+    }
+
+    /** Proves Micrometer is absent, then uses each lock kind; exits 0 when all went well. */
+    public static final class ChildMain {
+        public static void main(String[] args) throws Exception {
+            try {
+                Class.forName("io.micrometer.core.instrument.MeterRegistry");
+                System.out.println("micrometer present: the test's class path filter failed");
+                System.exit(2);
+            } catch (ClassNotFoundException expected) {
+                System.out.println("micrometer absent");
+            }
+            try {
+                LockClientConfig.builder().meterRegistry(new Object());
+                System.exit(3);
+            } catch (IllegalArgumentException expected) {
+                // a non-registry is refused without loading Micrometer
+            }
+            LockClientConfig config = LockClientConfig.builder().redisUri(args[0])
+                    .watchdogTimeout(Duration.ofMillis(600)).build();
+            try (LockClient client = LockClient.create(config)) {
+                DistributedLock plain = client.getLock("absent:plain");
+                plain.lock();
+                Thread.sleep(500); // a renewal round or two
+                plain.unlock();
+                DistributedLock fair = client.getFairLock("absent:fair");
+                if (!fair.tryLock(1, SECONDS)) {
+                    System.exit(4);
+                }
+                fair.unlock();
+                DistributedReadWriteLock rw = client.getReadWriteLock("absent:rw");
+                rw.readLock().lock();
+                rw.readLock().unlock();
+                rw.writeLock().lock();
+                rw.writeLock().unlock();
+                FencedLock fenced = client.getFencedLock("absent:fenced");
+                fenced.lockAndGetToken();
+                fenced.unlock();
+                // a second owner waits behind the first, and gets it handed over
+                plain.lock();
+                var waiter = plain.lockAsync(DistributedLock.LEASE_WATCHDOG, SECONDS, 9_000_001L);
+                Thread.sleep(100);
+                plain.unlock();
+                waiter.get(10, SECONDS);
+                plain.unlockAsync(9_000_001L).get(10, SECONDS);
+            }
+            System.out.println("all kinds ok");
+            System.exit(0);
+        }
+    }
+}
