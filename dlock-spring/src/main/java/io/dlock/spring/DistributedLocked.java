@@ -1,0 +1,90 @@
+package io.dlock.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method under a dlock lock shared by every instance of the service that uses the same Redis:
+ * the lock is taken before the method runs and released when it returns or throws.
+ *
+ * <pre>{@code
+ * @Scheduled(cron = "0 * * * * *")
+ * @DistributedLocked(name = "reports:nightly", whenBusy = WhenBusy.SKIP, minHoldTime = "30s", leaseTime = "10m")
+ * public void nightlyReport() { ... }     // runs on one instance per tick
+ *
+ * @DistributedLocked(name = "orders:#{#order.id}", waitTime = "5s")
+ * public Receipt pay(Order order) { ... } // one payment per order at a time, across instances
+ * }</pre>
+ *
+ * <p>Active when a {@link DistributedLockedAdvisor} is a bean of the context ({@link EnableDistributedLocking}, or
+ * the Spring Boot auto-configuration), and only for calls that go through the Spring proxy (as {@code @Transactional}:
+ * a call from inside the same object is not intercepted).
+ *
+ * <p><b>Durations</b> ({@link #waitTime()}, {@link #leaseTime()}, {@link #minHoldTime()}) are strings: a number with a
+ * unit ({@code "500ms"}, {@code "5s"}, {@code "10m"}, {@code "2h"}, {@code "1d"}), ISO-8601 ({@code "PT5S"}), or a bare
+ * number of milliseconds; {@code ${...}} placeholders are resolved against the application's environment first.
+ * They are checked when the bean's proxy is created: a bad value fails the application's start-up with a message naming
+ * the method and the attribute.
+ *
+ * <p><b>Owner.</b> A hold belongs to the call, not to its thread: the next call on the same thread (the next tick of a
+ * scheduler thread) does not re-enter a hold kept by {@link #minHoldTime()}. A call to a {@code @DistributedLocked}
+ * method made while the same thread is inside another {@code @DistributedLocked} call of the same lock name and kind
+ * runs inside the outer hold (no second acquisition, its own times ignored).
+ *
+ * <p><b>Return types.</b> Only synchronous methods: a method returning a {@link java.util.concurrent.Future},
+ * a {@link java.util.concurrent.CompletionStage} or a Reactive Streams {@code Publisher} (Reactor's {@code Mono} and
+ * {@code Flux}) is refused when the proxy is created, because the lock would be released before the work is done.
+ */
+@Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLocked {
+
+    /** {@link #leaseTime()} meaning "the watchdog": the lease is renewed while the method runs. */
+    String WATCHDOG = "";
+
+    /** {@link #waitTime()} meaning "no limit": wait until the lock is free. */
+    String WAIT_FOREVER = "forever";
+
+    /**
+     * The lock's name, also its Redis key. Plain text, or a template in which each {@code #{...}} is a SpEL expression
+     * evaluated on every call: method parameters by name ({@code #{#order.id}}, needs {@code -parameters} at compile
+     * time, which Spring Boot's build plugins set) or by position ({@code #{#p0}}, {@code #{#a0}}), the root object's
+     * {@code method}, {@code args}, {@code target} and {@code targetClass}, and beans ({@code #{@tenant.id()}}).
+     * {@code ${...}} placeholders are resolved once, when the proxy is created. A name that evaluates to blank, or
+     * an expression that fails, throws {@link IllegalArgumentException} naming the method and the template; the method
+     * does not run.
+     */
+    String name();
+
+    /** The kind of lock; {@link LockKind#PLAIN} by default. */
+    LockKind kind() default LockKind.PLAIN;
+
+    /**
+     * How long a call waits for the lock when someone else holds it; {@code "0"} (the default) is one attempt,
+     * {@link #WAIT_FOREVER} no limit.
+     */
+    String waitTime() default "0";
+
+    /**
+     * The maximum hold: a fixed lease after which Redis frees the lock even if the method still runs (or the instance
+     * died). {@link #WATCHDOG} (the default) renews the lease while the method runs, so a crashed instance frees the
+     * lock after the client's watchdog timeout (30 s by default).
+     */
+    String leaseTime() default WATCHDOG;
+
+    /**
+     * The minimum hold, counted from the acquisition: when the method returns sooner, the lock stays held until this
+     * time has passed, so that a fast {@code @Scheduled} job does not run again on another instance whose clock fires
+     * the same tick a little later. The caller is not blocked: the release is scheduled. {@code "0"} (the default)
+     * releases at once. Must not exceed a fixed {@link #leaseTime()}. See the module's README for what happens when the
+     * instance stops during the minimum hold.
+     */
+    String minHoldTime() default "0";
+
+    /** What a call does when the lock stays busy for the whole {@link #waitTime()}; {@link WhenBusy#THROW} by default. */
+    WhenBusy whenBusy() default WhenBusy.THROW;
+}

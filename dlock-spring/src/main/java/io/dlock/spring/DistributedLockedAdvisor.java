@@ -1,0 +1,127 @@
+package io.dlock.spring;
+
+import io.dlock.LockClient;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.PointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.Ordered;
+
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The whole {@link DistributedLocked} support: a {@link PointcutAdvisor} that an auto-proxy creator of the
+ * application context applies to every bean with an annotated method. Declare it as a bean (or use
+ * {@link EnableDistributedLocking}, or the Spring Boot auto-configuration, which do), ideally with
+ * {@code @Role(BeanDefinition.ROLE_INFRASTRUCTURE)} so that the infrastructure auto-proxy creator of
+ * {@code @EnableTransactionManagement} and Spring Boot applies it too.
+ *
+ * <p><b>Order.</b> {@link #DEFAULT_ORDER} is just ahead of {@code @Transactional}'s default
+ * ({@link Ordered#LOWEST_PRECEDENCE}): the lock is taken before the transaction begins and released after it has
+ * committed or rolled back, so the next holder sees the committed data. {@code @Async} (whose advisor goes before all
+ * others) hands the call to its executor first, so the lock is taken on the executor's thread. {@link #setOrder}
+ * changes it.
+ *
+ * <p><b>Bean factory.</b> When the advisor is a bean, its bean factory resolves {@code ${...}} placeholders in the
+ * annotation's attributes and {@code @bean} references in lock names.
+ *
+ * <p><b>Lifecycle.</b> On {@link #destroy()} no new minimum-hold release is scheduled; those already scheduled are
+ * still sent when due (see the README). The {@link LockClient} is not closed: it belongs to the application.
+ *
+ * <p>Thread-safe once configured.
+ */
+public class DistributedLockedAdvisor
+        implements PointcutAdvisor, Ordered, BeanFactoryAware, SmartInitializingSingleton, DisposableBean {
+
+    /** {@link Ordered#LOWEST_PRECEDENCE} − 100: outside {@code @Transactional} and {@code @Cacheable} by default. */
+    public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+    private final LockedMethods methods = new LockedMethods();
+    private final MinimumHoldReleaser releaser = new MinimumHoldReleaser();
+    private final LockedMethodPointcut pointcut = new LockedMethodPointcut(methods);
+    private final LockedMethodInterceptor interceptor;
+    private volatile int order = DEFAULT_ORDER;
+
+    /**
+     * @param client the client whose locks the annotated methods take; not closed by the advisor
+     * @throws NullPointerException when {@code client} is null
+     */
+    public DistributedLockedAdvisor(LockClient client) {
+        this(constant(client));
+    }
+
+    /**
+     * For a client resolved on first use (e.g. {@code ObjectProvider<LockClient>::getObject}), so that creating the
+     * advisor, which happens early in a context's start-up, does not create the client.
+     *
+     * @param client asked on each locked call; must return the same client every time and not null
+     */
+    public DistributedLockedAdvisor(Supplier<? extends LockClient> client) {
+        Objects.requireNonNull(client, "client");
+        this.interceptor = new LockedMethodInterceptor(() -> Objects.requireNonNull(client.get(),
+                "the LockClient supplier of DistributedLockedAdvisor returned null"), methods, releaser);
+    }
+
+    private static Supplier<LockClient> constant(LockClient client) {
+        Objects.requireNonNull(client, "client");
+        return () -> client;
+    }
+
+    @Override
+    public Pointcut getPointcut() {
+        return pointcut;
+    }
+
+    @Override
+    public Advice getAdvice() {
+        return interceptor;
+    }
+
+    @Override
+    public int getOrder() {
+        return order;
+    }
+
+    /** @param order the advisor's precedence (lower runs first, i.e. further outside); see the class comment */
+    public void setOrder(int order) {
+        this.order = order;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        interceptor.beanFactory(beanFactory);
+        if (beanFactory instanceof ConfigurableBeanFactory configurable) {
+            methods.placeholders(configurable::resolveEmbeddedValue);
+        }
+    }
+
+    /**
+     * Resolves the client once every singleton exists, so that a context without a {@link LockClient} bean fails at
+     * start-up rather than on the first locked call.
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        interceptor.client();
+    }
+
+    /** Stops taking minimum-hold releases; scheduled ones are still sent when due. Never blocks. */
+    @Override
+    public void destroy() {
+        releaser.shutdown();
+    }
+
+    /** @return minimum-hold releases scheduled and not yet sent (for tests and diagnostics) */
+    int pendingReleases() {
+        return releaser.pending();
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLockedAdvisor[order=" + order + "]";
+    }
+}

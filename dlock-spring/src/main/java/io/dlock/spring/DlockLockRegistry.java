@@ -1,0 +1,170 @@
+package io.dlock.spring;
+
+import io.dlock.LockClient;
+import org.springframework.integration.support.locks.DistributedLock;
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.TaskScheduler;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A Spring Integration {@link org.springframework.integration.support.locks.LockRegistry} whose locks are dlock locks,
+ * a drop-in for {@code RedisLockRegistry}: replace the registry bean, keep the code that uses it.
+ *
+ * <pre>{@code
+ * @Bean
+ * DlockLockRegistry lockRegistry(LockClient client) {   // was: new RedisLockRegistry(connectionFactory, "app")
+ *     return new DlockLockRegistry(client, "app", null); // or new DlockLockRegistry(client)
+ * }
+ * }</pre>
+ *
+ * <p><b>Locks.</b> {@link #obtain(Object)} takes a {@code String} key and returns the lock named
+ * {@code prefix:key} (or {@code key} without a prefix), a non-fair dlock {@link io.dlock.LockClient#getLock lock}
+ * shared with every registry, {@code LockClient} and Redisson client on the same Redis. As with
+ * {@code RedisLockRegistry}, each lock is reentrant per thread, threads of this JVM queue for it locally before one of
+ * them goes to Redis, {@code unlock()} by a thread that does not hold it throws {@link IllegalStateException}, and an
+ * {@code unlock()} that finds the hold gone from Redis (its lease ran out, or it was removed) throws
+ * {@link java.util.ConcurrentModificationException}: what the lock protected may have been changed by someone else.
+ * Redis failures throw {@link io.dlock.LockException}. Conditions are not supported.
+ *
+ * <p><b>Leases.</b> Built without a lease, holds use dlock's watchdog: renewed while held, expiring a watchdog timeout
+ * (30 s by default, see {@link io.dlock.LockClientConfig}) after the holder died. Built with a lease, every hold gets
+ * that fixed lease ({@link DistributedLock#lock(Duration)} and {@link DistributedLock#tryLock(Duration, Duration)}
+ * choose another per hold) and {@link #renewLock} extends it.
+ *
+ * <p><b>Cache.</b> Lock objects are cached per key; {@link #expireUnusedOlderThan(long)} drops those not held in this
+ * JVM and last acquired longer ago. Dropping is always safe: the hold in Redis belongs to the thread, so an old and a
+ * new object for one key still exclude each other (and a thread holding one re-enters through the other).
+ *
+ * <p>Thread-safe. The registry does not close the client.
+ */
+public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>, RenewableLockRegistry<DistributedLock> {
+
+    private final LockClient client;
+    private final String prefix;
+    /** Null: the watchdog. */
+    private final Duration leaseTime;
+    private final Map<String, DlockRegistryLock> locks = new ConcurrentHashMap<>();
+
+    /**
+     * Watchdog leases, lock names equal to the keys.
+     *
+     * @throws NullPointerException when {@code client} is null
+     */
+    public DlockLockRegistry(LockClient client) {
+        this(client, null, null);
+    }
+
+    /**
+     * Fixed leases, lock names equal to the keys.
+     *
+     * @param leaseTime every hold's lease (at least 1 ms), or null for the watchdog
+     * @throws IllegalArgumentException when {@code leaseTime} is zero, negative or longer than
+     *                                  {@link io.dlock.DistributedLock#MAX_LEASE}
+     */
+    public DlockLockRegistry(LockClient client, Duration leaseTime) {
+        this(client, null, leaseTime);
+    }
+
+    /**
+     * @param prefix    put before each key with a {@code ':'} (as {@code RedisLockRegistry}'s registry key), or null or
+     *                  empty for none
+     * @param leaseTime every hold's lease, or null for the watchdog
+     * @throws IllegalArgumentException when {@code leaseTime} is out of range (see above) or {@code prefix} is blank
+     *                                  but not empty
+     */
+    public DlockLockRegistry(LockClient client, String prefix, Duration leaseTime) {
+        this.client = Objects.requireNonNull(client, "client");
+        if (prefix != null && !prefix.isEmpty() && prefix.isBlank()) {
+            throw new IllegalArgumentException("prefix must not be blank: \"" + prefix + "\"");
+        }
+        this.prefix = prefix == null || prefix.isEmpty() ? "" : prefix + ":";
+        if (leaseTime != null) {
+            DlockRegistryLock.checkLease(leaseTime, "leaseTime", "DlockLockRegistry");
+        }
+        this.leaseTime = leaseTime;
+    }
+
+    /**
+     * @param lockKey a {@code String}, not blank
+     * @return the cached lock of that key (a new one after it was expired from the cache); never blocks on Redis
+     * @throws IllegalArgumentException when the key is not a non-blank {@code String}
+     */
+    @Override
+    public DistributedLock obtain(Object lockKey) {
+        return lockOf(lockKey);
+    }
+
+    private DlockRegistryLock lockOf(Object lockKey) {
+        if (!(lockKey instanceof String key) || key.isBlank()) {
+            throw new IllegalArgumentException("DlockLockRegistry: the lock key must be a non-blank String, not "
+                    + (lockKey == null ? "null" : lockKey.getClass().getName() + " \"" + lockKey + "\""));
+        }
+        return locks.computeIfAbsent(key, k -> new DlockRegistryLock(client.getLock(prefix + k), leaseTime));
+    }
+
+    /**
+     * Drops from the cache the locks that no thread of this JVM holds or waits for and that were last acquired (or
+     * created) at least {@code age} ms ago. Nothing in Redis changes.
+     */
+    @Override
+    public void expireUnusedOlderThan(long age) {
+        long now = System.nanoTime();
+        locks.values().removeIf(lock -> lock.unusedFor(now) >= age * 1_000_000L && !lock.isInUseInThisProcess());
+    }
+
+    /**
+     * Renews the current thread's hold of {@code lockKey} with this registry's lease: sets its time to live to the
+     * lease, counted from now. With the watchdog (no lease) the hold is renewed anyway; this only checks it.
+     *
+     * @throws IllegalStateException when the current thread does not hold the lock, or its hold is gone from Redis
+     */
+    @Override
+    public void renewLock(Object lockKey) {
+        lockOf(lockKey).renew(leaseTime);
+    }
+
+    /**
+     * Renews the current thread's hold of {@code lockKey}: its time to live becomes {@code ttl}, counted from now
+     * (also when shorter than what was left). With the watchdog (no lease) the hold is renewed anyway and keeps the
+     * watchdog's lease; this only checks it.
+     *
+     * @throws IllegalStateException    when the current thread does not hold the lock, or its hold is gone from Redis
+     * @throws IllegalArgumentException when {@code ttl} is shorter than 1 ms or out of range
+     */
+    @Override
+    public void renewLock(Object lockKey, Duration ttl) {
+        DlockRegistryLock.checkLease(ttl, "ttl", "DlockLockRegistry.renewLock");
+        lockOf(lockKey).renew(ttl);
+    }
+
+    /**
+     * Accepted and unused when the registry has watchdog leases (the watchdog already renews every hold). With fixed
+     * leases, automatic renewal is what the watchdog is for, so this refuses rather than leave holds to expire.
+     *
+     * @throws UnsupportedOperationException when the registry was built with a fixed lease
+     */
+    @Override
+    public void setRenewalTaskScheduler(TaskScheduler renewalTaskScheduler) {
+        if (leaseTime != null) {
+            throw new UnsupportedOperationException("DlockLockRegistry renews holds with dlock's watchdog: build it "
+                    + "without a lease (new DlockLockRegistry(client)) instead of setting a renewal scheduler; the "
+                    + "watchdog lease is the client's LockClientConfig.watchdogTimeout");
+        }
+    }
+
+    /** @return the number of cached lock objects */
+    int cachedLocks() {
+        return locks.size();
+    }
+
+    @Override
+    public String toString() {
+        return "DlockLockRegistry[prefix=" + (prefix.isEmpty() ? "none" : prefix) + ", lease="
+                + (leaseTime == null ? "watchdog" : leaseTime) + "]";
+    }
+}

@@ -1,0 +1,250 @@
+package io.dlock.spring;
+
+import org.springframework.integration.support.locks.DistributedLock;
+
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One lock of a {@link DlockLockRegistry}: a local {@link ReentrantLock} in front of a dlock lock.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>The Redis hold exists exactly while {@code local} is held: it is taken by the thread's outermost acquisition
+ *       (after the local one) and released by its last {@code unlock()} (before the local one). Re-entries count only
+ *       locally, so they cost no round trip.</li>
+ *   <li>The Redis hold's owner is the holding thread (dlock's sync API), so two objects of one key (after a cache
+ *       expiry) still exclude each other's threads in Redis.</li>
+ *   <li>{@code renewals} (guarded by {@code local}) is 0 or 1: how many extra Redis acquisitions {@link #renew} added
+ *       on top of the outer one; the last {@code unlock()} releases them first.</li>
+ * </ul>
+ */
+final class DlockRegistryLock implements DistributedLock {
+    private final io.dlock.DistributedLock lock;
+    /** Null: the watchdog. */
+    private final Duration defaultLease;
+    private final ReentrantLock local = new ReentrantLock();
+    private int renewals;
+    private volatile long lastUsedNanos = System.nanoTime();
+
+    DlockRegistryLock(io.dlock.DistributedLock lock, Duration defaultLease) {
+        this.lock = lock;
+        this.defaultLease = defaultLease;
+    }
+
+    static void checkLease(Duration lease, String parameter, String where) {
+        if (lease == null) {
+            throw new NullPointerException(where + ": " + parameter + " is null");
+        }
+        if (lease.compareTo(Duration.ofMillis(1)) < 0 || lease.compareTo(io.dlock.DistributedLock.MAX_LEASE) > 0) {
+            throw new IllegalArgumentException(where + ": " + parameter + " must be between 1 ms and "
+                    + io.dlock.DistributedLock.MAX_LEASE + ", not " + lease);
+        }
+    }
+
+    private long leaseMs(Duration lease) {
+        return lease == null ? io.dlock.DistributedLock.LEASE_WATCHDOG : lease.toMillis();
+    }
+
+    /** Blocks until held; uninterruptible (the interrupt flag is kept). */
+    @Override
+    public void lock() {
+        lockWithLease(defaultLease);
+    }
+
+    /** As {@link #lock()} with a fixed lease for this hold (its outermost acquisition). */
+    @Override
+    public void lock(Duration ttl) {
+        checkLease(ttl, "ttl", describe());
+        lockWithLease(ttl);
+    }
+
+    private void lockWithLease(Duration lease) {
+        local.lock();
+        if (local.getHoldCount() > 1) {
+            touch();
+            return;
+        }
+        try {
+            lock.lock(leaseMs(lease), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            local.unlock();
+            throw e;
+        }
+        touch();
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        local.lockInterruptibly();
+        if (local.getHoldCount() > 1) {
+            touch();
+            return;
+        }
+        try {
+            lock.lockInterruptibly(leaseMs(defaultLease), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException | RuntimeException e) {
+            local.unlock();
+            throw e;
+        }
+        touch();
+    }
+
+    /** One attempt, no wait for other holders; an interrupt makes it return false with the flag set. */
+    @Override
+    public boolean tryLock() {
+        try {
+            return tryLock(Duration.ZERO, defaultLease);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(Duration.ofNanos(unit.toNanos(Math.max(0, time))), defaultLease);
+    }
+
+    /**
+     * Waits up to {@code waitTime} in all (for the local lock, then for Redis).
+     *
+     * @param ttl the lease of this hold if it is the thread's outermost; null for the registry's default
+     */
+    @Override
+    public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        if (ttl != null) {
+            checkLease(ttl, "ttl", describe());
+        }
+        Duration lease = ttl != null ? ttl : defaultLease;
+        long deadline = System.nanoTime() + waitTime.toNanos();
+        if (!local.tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        if (local.getHoldCount() > 1) {
+            touch();
+            return true;
+        }
+        boolean acquired = false;
+        try {
+            long left = Math.max(0, deadline - System.nanoTime());
+            acquired = lock.tryLock(TimeUnit.NANOSECONDS.toMillis(left), leaseMs(lease), TimeUnit.MILLISECONDS);
+        } finally {
+            if (!acquired) {
+                local.unlock();
+            }
+        }
+        if (acquired) {
+            touch();
+        }
+        return acquired;
+    }
+
+    /**
+     * Releases one hold of the current thread; the last one releases the lock in Redis (one round trip per renewal
+     * re-entry plus one).
+     *
+     * @throws IllegalStateException           when the current thread does not hold the lock
+     * @throws ConcurrentModificationException when the hold was gone from Redis (lease ran out, or removed); the
+     *                                         lock is released locally all the same
+     */
+    @Override
+    public void unlock() {
+        if (!local.isHeldByCurrentThread()) {
+            throw new IllegalStateException("lock '" + lock.getName() + "': the current thread does not hold it");
+        }
+        if (local.getHoldCount() > 1) {
+            local.unlock();
+            return;
+        }
+        try {
+            for (; renewals > 0; renewals--) {
+                lock.unlock();
+            }
+            lock.unlock();
+        } catch (IllegalMonitorStateException e) {
+            renewals = 0;
+            throw new ConcurrentModificationException("lock '" + lock.getName() + "' was no longer held in Redis "
+                    + "when unlocked (its lease ran out, or it was removed): what it protected may have been "
+                    + "changed by someone else meanwhile", e);
+        } finally {
+            local.unlock();
+        }
+    }
+
+    /**
+     * Sets the current thread's hold's time to live to {@code lease} from now (a re-entry with that lease in Redis,
+     * after releasing the previous renewal's re-entry, so at most one is outstanding); with the watchdog (null), only
+     * checks the hold.
+     */
+    void renew(Duration lease) {
+        if (!local.isHeldByCurrentThread()) {
+            throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, the current thread does "
+                    + "not hold it");
+        }
+        if (lease == null) {
+            if (lock.leaseValidFor().isZero() && !lock.isHeldByCurrentThread()) {
+                throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its hold is gone "
+                        + "from Redis");
+            }
+            return;
+        }
+        if (lock.leaseValidFor().isZero()) {
+            // counted conservatively (never past the real expiry): re-acquiring now would hide a gap in the hold
+            throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its lease has run out");
+        }
+        try {
+            if (renewals > 0) {
+                lock.unlock();  // back to the outer hold alone: its TTL becomes the outer lease, from now
+                renewals--;
+            }
+            if (!lock.tryLock(0, lease.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its hold is gone "
+                        + "from Redis and someone else holds it");
+            }
+            renewals++;
+        } catch (IllegalMonitorStateException e) {
+            renewals = 0;
+            throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its hold is gone from "
+                    + "Redis", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("lock '" + lock.getName() + "': interrupted while renewing", e);
+        }
+    }
+
+    /** @throws UnsupportedOperationException always: conditions are not supported */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("lock '" + lock.getName() + "': conditions are not supported");
+    }
+
+    boolean isInUseInThisProcess() {
+        return local.isLocked() || local.hasQueuedThreads();
+    }
+
+    long unusedFor(long nowNanos) {
+        return nowNanos - lastUsedNanos;
+    }
+
+    private void touch() {
+        lastUsedNanos = System.nanoTime();
+    }
+
+    private String describe() {
+        return "lock '" + lock.getName() + "'";
+    }
+
+    /** @return the dlock lock's name */
+    String name() {
+        return lock.getName();
+    }
+
+    @Override
+    public String toString() {
+        return "DlockRegistryLock[" + lock.getName() + (local.isLocked() ? ", held in this JVM" : "") + "]";
+    }
+}

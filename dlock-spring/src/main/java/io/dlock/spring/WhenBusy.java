@@ -1,0 +1,13 @@
+package io.dlock.spring;
+
+/** What a {@link DistributedLocked} method does when its lock is still held by someone else after the wait time. */
+public enum WhenBusy {
+    /** Throw {@link LockBusyException} naming the lock; the method does not run. */
+    THROW,
+    /**
+     * Return without running the method: {@code null} for {@code void} and reference types, zero or {@code false} for
+     * primitives, an empty {@link java.util.Optional} (or {@code OptionalInt}/{@code OptionalLong}/
+     * {@code OptionalDouble}) for those types. The usual choice for {@code @Scheduled} jobs.
+     */
+    SKIP
+}
