@@ -29,7 +29,8 @@ import org.springframework.context.annotation.Configuration;
  * start-up fails when Redis cannot be reached or a setting is bad, with a message naming the property and never
  * showing a password.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = {"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration"})
 @ConditionalOnClass(LockClient.class)
 @EnableConfigurationProperties(DlockProperties.class)
 public class DlockAutoConfiguration {
