@@ -254,6 +254,21 @@ public class DlockProperties {
          */
         private List<String> lockNameTags = new ArrayList<>();
 
+        /**
+         * Whether each acquisition is also a Micrometer Observation (traces get the lock's name). Off by default:
+         * Spring Boot's default observation handler would add a second timer named dlock.acquire, with other tag
+         * keys, which Prometheus refuses.
+         */
+        private boolean observeAcquisitions;
+
+        public boolean isObserveAcquisitions() {
+            return observeAcquisitions;
+        }
+
+        public void setObserveAcquisitions(boolean observeAcquisitions) {
+            this.observeAcquisitions = observeAcquisitions;
+        }
+
         public boolean isEnabled() {
             return enabled;
         }

@@ -99,6 +99,9 @@ class DlockActuatorIT {
             assertThat(get(app, "/actuator/dlock").get("locks")).isEmpty();
             assertThat(get(app, "/actuator/metrics/dlock.acquire").get("name").asString())
                     .isEqualTo("dlock.acquire");
+            // one set of tag keys per meter name (Prometheus refuses others): no observation timer beside dlock's
+            assertThat(app.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("dlock.acquire").meters())
+                    .isNotEmpty().allSatisfy(m -> assertThat(m.getId().getTag("error")).isNull());
         }
     }
 
