@@ -1,0 +1,211 @@
+package io.dlock.spring;
+
+import io.dlock.LockClient;
+import io.dlock.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.integration.support.locks.DistributedLock;
+import org.springframework.integration.support.locks.LockRegistry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Two registries on two clients act as two instances; the invariants RedisLockRegistry users rely on. */
+@ExtendWith(RedisExtension.class)
+class DlockLockRegistryIT {
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() throws InterruptedException {
+        threads.shutdownNow();
+        assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private int counter;
+
+    @Test
+    void twoRegistriesExcludeEachOtherAndTheirOwnThreads(LockClient first, LockClient second) throws Exception {
+        LockRegistry<DistributedLock> a = new DlockLockRegistry(first);
+        LockRegistry<DistributedLock> b = new DlockLockRegistry(second, "app", null);
+        LockRegistry<DistributedLock> bSameNames = new DlockLockRegistry(second, "app", null);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        int perThread = 100;
+        List<Future<?>> workers = new ArrayList<>();
+        for (LockRegistry<DistributedLock> registry : List.of(new DlockLockRegistry(first, "app", null), b,
+                bSameNames)) {
+            for (int t = 0; t < 2; t++) {
+                workers.add(threads.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        Lock lock = registry.obtain("counter");
+                        lock.lock();
+                        try {
+                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            int read = counter;
+                            Thread.yield();
+                            counter = read + 1;
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                }));
+            }
+        }
+        for (Future<?> worker : workers) {
+            worker.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(maxInside.get()).isEqualTo(1);
+        assertThat(counter).isEqualTo(3 * 2 * perThread);
+        assertThat(first.getLock("app:counter").isLocked()).isFalse();
+        assertThat(a.obtain("counter")).as("another prefix, another lock").isNotSameAs(b.obtain("counter"));
+    }
+
+    @Test
+    void locksAreReentrantPerThreadAndOnlyTheHolderUnlocks(LockClient first, LockClient second) throws Exception {
+        DlockLockRegistry a = new DlockLockRegistry(first);
+        DlockLockRegistry b = new DlockLockRegistry(second);
+        Lock lock = a.obtain("orders:1");
+        assertThat(a.obtain("orders:1")).isSameAs(lock);
+
+        lock.lock();
+        assertThat(lock.tryLock()).as("re-entry").isTrue();
+        assertThat(threads.submit(() -> b.obtain("orders:1").tryLock()).get()).isFalse();
+        assertThat(threads.submit(() -> lock.tryLock()).get()).as("another thread of this JVM").isFalse();
+        assertThatThrownBy(() -> unwrap(threads.submit(() -> lock.unlock())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lock 'orders:1'")
+                .hasMessageContaining("does not hold it");
+
+        lock.unlock();
+        assertThat(first.getLock("orders:1").isLocked()).as("one hold left").isTrue();
+        lock.unlock();
+        assertThat(first.getLock("orders:1").isLocked()).isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
+
+        Lock other = b.obtain("orders:1");
+        assertThat(other.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        other.unlock();
+    }
+
+    @Test
+    void tryLockWaitsForTheOtherInstanceToRelease(LockClient first, LockClient second) throws Exception {
+        DlockLockRegistry a = new DlockLockRegistry(first);
+        DlockLockRegistry b = new DlockLockRegistry(second);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<?> holder = threads.submit(() -> {
+            a.obtain("job").lock();
+            held.countDown();
+            release.await();
+            a.obtain("job").unlock();
+            return null;
+        });
+        assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.obtain("job").tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+
+        Future<Boolean> waiter = threads.submit(() -> {
+            Lock lock = b.obtain("job");
+            boolean got = lock.tryLock(10, TimeUnit.SECONDS);
+            if (got) {
+                lock.unlock();
+            }
+            return got;
+        });
+        release.countDown();
+        holder.get(10, TimeUnit.SECONDS);
+        assertThat(waiter.get(15, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void executeLockedRunsUnderTheLock(LockClient first) throws Exception {
+        DlockLockRegistry registry = new DlockLockRegistry(first);
+        String result = registry.executeLocked("report", () -> first.getLock("report").isLocked() ? "locked" : "free");
+        assertThat(result).isEqualTo("locked");
+        assertThat(first.getLock("report").isLocked()).isFalse();
+    }
+
+    @Test
+    void expireUnusedOlderThanDropsOnlyLocksNotInUse(LockClient first) {
+        DlockLockRegistry registry = new DlockLockRegistry(first);
+        Lock held = registry.obtain("held");
+        Lock idle = registry.obtain("idle");
+        held.lock();
+        try {
+            registry.expireUnusedOlderThan(0);
+            assertThat(registry.obtain("held")).isSameAs(held);
+            assertThat(registry.obtain("idle")).isNotSameAs(idle);
+            // a dropped object and its successor still agree: the thread re-enters through either
+            Lock successor = registry.obtain("idle");
+            idle.lock();
+            assertThat(successor.tryLock()).isTrue();
+            successor.unlock();
+            idle.unlock();
+            assertThat(first.getLock("idle").isLocked()).isFalse();
+        } finally {
+            held.unlock();
+        }
+    }
+
+    @Test
+    void fixedLeasesExpireAndRenewLockExtendsThem(LockClient first, LockClient second) throws Exception {
+        DlockLockRegistry registry = new DlockLockRegistry(first, Duration.ofSeconds(2));
+        Lock lock = registry.obtain("leased");
+        lock.lock();
+        try {
+            assertThat(first.getLock("leased").remainTimeToLive()).isBetween(1L, 2000L);
+            registry.renewLock("leased", Duration.ofSeconds(20));
+            assertThat(first.getLock("leased").remainTimeToLive()).isBetween(2001L, 20_000L);
+            registry.renewLock("leased");
+            assertThat(first.getLock("leased").remainTimeToLive()).isBetween(1L, 2000L);
+            assertThatThrownBy(() -> unwrap(threads.submit(() -> registry.renewLock("leased"))))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not hold it");
+        } finally {
+            lock.unlock();
+        }
+        assertThat(first.getLock("leased").isLocked()).isFalse();
+
+        DistributedLock shortLease = registry.obtain("short");
+        shortLease.lock(Duration.ofMillis(300));
+        Wait.until(Duration.ofSeconds(5), "the lease ran out", () -> !second.getLock("short").isLocked());
+        assertThatThrownBy(shortLease::unlock).isInstanceOf(ConcurrentModificationException.class)
+                .hasMessageContaining("lock 'short'");
+        assertThat(shortLease.tryLock()).as("released locally all the same").isTrue();
+        shortLease.unlock();
+    }
+
+    @Test
+    void badKeysAndSchedulersAreRefusedClearly(LockClient first) {
+        DlockLockRegistry registry = new DlockLockRegistry(first, Duration.ofSeconds(5));
+        assertThatThrownBy(() -> registry.obtain(42)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("java.lang.Integer");
+        assertThatThrownBy(() -> registry.obtain(" ")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> registry.setRenewalTaskScheduler(null))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("watchdog");
+        assertThatThrownBy(() -> new DlockLockRegistry(first, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime");
+        assertThatThrownBy(() -> registry.obtain("x").newCondition())
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    private static Object unwrap(Future<?> future) throws Throwable {
+        try {
+            return future.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause();
+        }
+    }
+}

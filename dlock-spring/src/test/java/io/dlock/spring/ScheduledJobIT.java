@@ -1,0 +1,89 @@
+package io.dlock.spring;
+
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The ShedLock use case: a job scheduled on every instance at the same wall-clock tick runs on one of them per tick.
+ * The second instance's clock is 150 ms late and the job takes far less, so only the minimum hold keeps the late
+ * instance out of a tick the other one already ran (with {@code minHoldTime = "0"} this test fails).
+ */
+@ExtendWith(RedisExtension.class)
+class ScheduledJobIT {
+
+    /** Runs of the job per wall-clock second, across instances. */
+    public static final class Ticks {
+        final Map<Long, AtomicInteger> runsPerSecond = new ConcurrentHashMap<>();
+        final Map<String, AtomicInteger> runsPerInstance = new ConcurrentHashMap<>();
+    }
+
+    public static class ReportJob {
+        private final Ticks ticks;
+        private final String instance = Integer.toHexString(System.identityHashCode(this));
+
+        public ReportJob(Ticks ticks) {
+            this.ticks = ticks;
+        }
+
+        @DistributedLocked(name = "jobs:report", whenBusy = WhenBusy.SKIP, minHoldTime = "500ms", leaseTime = "5s")
+        public void report() {
+            ticks.runsPerSecond.computeIfAbsent(System.currentTimeMillis() / 1000, s -> new AtomicInteger())
+                    .incrementAndGet();
+            ticks.runsPerInstance.computeIfAbsent(instance, i -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    /**
+     * Fires every second on the wall clock, then waits the instance's clock skew ({@code job.skewMs}) before it calls
+     * the job: instances never fire at exactly the same moment.
+     */
+    public static class Ticker {
+        private final ReportJob job;
+        private final long skewMs;
+
+        public Ticker(ReportJob job, @Value("${job.skewMs}") long skewMs) {
+            this.job = job;
+            this.skewMs = skewMs;
+        }
+
+        @Scheduled(cron = "* * * * * *")
+        public void tick() throws InterruptedException {
+            Thread.sleep(skewMs);
+            job.report();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    @EnableDistributedLocking
+    @Import({ReportJob.class, Ticker.class})
+    public static class JobConfig {
+    }
+
+    @Test
+    void aScheduledJobRunsOncePerTickAcrossTwoInstances(RedisServer redis) {
+        Ticks ticks = new Ticks();
+        try (Instances instances = new Instances(redis.uri())) {
+            instances.start(Map.of("job.skewMs", "0"), List.of(ticks), JobConfig.class);
+            instances.start(Map.of("job.skewMs", "150"), List.of(ticks), JobConfig.class);
+            Wait.until(Duration.ofSeconds(10), "four ticks ran", () -> ticks.runsPerSecond.size() >= 4);
+        }
+        assertThat(ticks.runsPerSecond.values()).as("runs per tick: %s", ticks.runsPerSecond)
+                .allSatisfy(runs -> assertThat(runs.get()).isEqualTo(1));
+    }
+}
