@@ -2,6 +2,8 @@ package io.dlock.bench;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.LockMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -27,11 +29,21 @@ interface Library extends AutoCloseable {
     @Override
     void close();
 
-    /** Opens a client of {@code library} ("dlock" or "redisson") on {@code uri}. */
+    /** dlock with {@link LockMetrics} bound to a registry: what metrics cost (rows "with metrics"). */
+    String DLOCK_METERED = "dlock+metrics";
+
+    /** Opens a client of {@code library} ("dlock", {@value #DLOCK_METERED} or "redisson") on {@code uri}. */
     static Library open(String library, String uri, Duration watchdog) {
         return switch (library) {
             case "dlock" -> new Dlock(LockClient.create(LockClientConfig.builder().redisUri(uri)
                     .watchdogTimeout(watchdog).build()));
+            case DLOCK_METERED -> {
+                LockClient client = LockClient.create(LockClientConfig.builder().redisUri(uri)
+                        .watchdogTimeout(watchdog).build());
+                LockMetrics metrics = LockMetrics.of(client);
+                metrics.bindTo(new SimpleMeterRegistry());
+                yield new MeteredDlock(client, metrics);
+            }
             case "redisson" -> {
                 Config config = new Config();
                 config.setLockWatchdogTimeout(watchdog.toMillis());
@@ -66,6 +78,35 @@ interface Library extends AutoCloseable {
 
         @Override
         public void close() {
+            client.close();
+        }
+    }
+
+    /** dlock with every meter of {@link LockMetrics} recording (a {@link SimpleMeterRegistry}). */
+    record MeteredDlock(LockClient client, LockMetrics metrics) implements Library {
+        @Override
+        public String name() {
+            return DLOCK_METERED;
+        }
+
+        @Override
+        public Lock lock(String name) {
+            return client.getLock(name);
+        }
+
+        @Override
+        public Lock fairLock(String name) {
+            return client.getFairLock(name);
+        }
+
+        @Override
+        public ReadWriteLock readWriteLock(String name) {
+            return client.getReadWriteLock(name);
+        }
+
+        @Override
+        public void close() {
+            metrics.close();
             client.close();
         }
     }

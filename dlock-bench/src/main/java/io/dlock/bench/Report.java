@@ -52,11 +52,21 @@ final class Report {
                     .append(String.format("%.1f / %.1f", med(d, Measurement::cpuMicrosPerOp), med(r,
                             Measurement::cpuMicrosPerOp))).append(" | ")
                     .append(checks(d)).append(" / ").append(checks(r)).append(" |\n");
+            List<Measurement> metered = byLibrary.getOrDefault(Library.DLOCK_METERED, List.of());
+            if (!metered.isEmpty()) {
+                b.append("| ").append(s.id()).append(" with metrics bound (dlock+metrics) | ").append(rate(metered))
+                        .append(" | | ").append(meteredRatio(metered, d)).append(" | ").append(latency(metered))
+                        .append(" | | ").append(String.format("%.1f / -", med(metered, Measurement::commandsPerOp)))
+                        .append(" | ").append(String.format("%.1f / -", med(metered, Measurement::cpuMicrosPerOp)))
+                        .append(" | ").append(checks(metered)).append(" |\n");
+            }
             if (s.id().equals("S7")) {
                 b.append("| S7 writers only | | | | ").append(writers(d)).append(" | ").append(writers(r))
                         .append(" | | | |\n");
             }
         }
+        b.append("\nRows \"with metrics bound\": dlock with LockMetrics recording into a SimpleMeterRegistry; their "
+                + "ratio is to dlock without metrics in the same run (1.00x = no cost).\n");
         b.append("\nW rows count renewal script calls per second (lower is better; one tick per second); "
                 + "other ratios are dlock/Redisson throughput (higher is better).\n");
         return b.toString();
@@ -83,6 +93,15 @@ final class Report {
         double dv = med(d, Measurement::opsPerSecond);
         double rv = med(r, Measurement::opsPerSecond);
         return lowerIsBetter ? String.format("%.1f vs %.1f calls/s", dv, rv) : String.format("%.2fx", dv / rv);
+    }
+
+    /** Throughput with metrics over throughput without, medians of the same run. */
+    private static String meteredRatio(List<Measurement> metered, List<Measurement> plain) {
+        if (valid(metered).isEmpty() || valid(plain).isEmpty()) {
+            return "-";
+        }
+        return String.format("%.2fx of dlock", med(metered, Measurement::opsPerSecond)
+                / med(plain, Measurement::opsPerSecond));
     }
 
     private static String latency(List<Measurement> ms) {
