@@ -98,6 +98,15 @@ public interface LockClient extends AutoCloseable {
      */
     LockInfo inspect(String name);
 
+    /**
+     * The holds of this client that are known valid now, of every owner and lock kind, from the client's own records
+     * (no round trip, never blocks): what a thread would see through {@code isHeldByCurrentThread()} and
+     * {@code leaseValidFor()}. A hold being acquired or released at the moment may or may not be listed.
+     *
+     * @return a snapshot, in no particular order; empty after {@link #close()}
+     */
+    java.util.List<HeldLock> heldLocks();
+
     /** @return this client's UUID, the prefix of every owner field it writes */
     String getId();
 

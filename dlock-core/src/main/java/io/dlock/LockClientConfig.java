@@ -3,6 +3,8 @@ package io.dlock;
 import io.dlock.internal.Redaction;
 import io.dlock.internal.metrics.MeterRegistryType;
 
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManagerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,6 +51,8 @@ public final class LockClientConfig {
     private final Path keyStore;
     private final char[] keyStorePassword;
     private final boolean verifyPeer;
+    private final TrustManagerFactory trustManagerFactory;
+    private final KeyManagerFactory keyManagerFactory;
 
     private LockClientConfig(Builder b) {
         this.redisUri = b.redisUri;
@@ -69,6 +73,8 @@ public final class LockClientConfig {
         this.keyStore = b.keyStore;
         this.keyStorePassword = copy(b.keyStorePassword);
         this.verifyPeer = b.verifyPeer;
+        this.trustManagerFactory = b.trustManagerFactory;
+        this.keyManagerFactory = b.keyManagerFactory;
     }
 
     private static char[] copy(char[] password) {
@@ -99,6 +105,8 @@ public final class LockClientConfig {
         b.keyStore = keyStore;
         b.keyStorePassword = copy(keyStorePassword);
         b.verifyPeer = verifyPeer;
+        b.trustManagerFactory = trustManagerFactory;
+        b.keyManagerFactory = keyManagerFactory;
         return b;
     }
 
@@ -190,9 +198,20 @@ public final class LockClientConfig {
         return verifyPeer;
     }
 
+    /** @return the trust managers that TLS server certificates are checked with, if set */
+    public Optional<TrustManagerFactory> trustManagerFactory() {
+        return Optional.ofNullable(trustManagerFactory);
+    }
+
+    /** @return the key managers that present the client certificate (mutual TLS), if set */
+    public Optional<KeyManagerFactory> keyManagerFactory() {
+        return Optional.ofNullable(keyManagerFactory);
+    }
+
     /** @return whether any TLS option differs from its default (they need a TLS URI) */
     public boolean hasTlsOptions() {
-        return trustStore != null || trustedCertificates != null || keyStore != null || !verifyPeer;
+        return trustStore != null || trustedCertificates != null || keyStore != null || !verifyPeer
+                || trustManagerFactory != null || keyManagerFactory != null;
     }
 
     /** @return the executor for async completions and listeners, if one was given (else the client owns one) */
@@ -233,6 +252,8 @@ public final class LockClientConfig {
         private Path keyStore;
         private char[] keyStorePassword;
         private boolean verifyPeer = true;
+        private TrustManagerFactory trustManagerFactory;
+        private KeyManagerFactory keyManagerFactory;
 
         private Builder() {
         }
@@ -454,13 +475,45 @@ public final class LockClientConfig {
         }
 
         /**
-         * @throws IllegalArgumentException when both {@link #trustStore} and {@link #trustedCertificates} are set, or
-         *                                  when the {@link #commandTimeout} set is a third of the watchdog timeout
+         * TLS: check server certificates with these (initialised) trust managers, instead of the JVM's default trust
+         * store; for trust material held in memory (a Spring Boot SSL bundle, a secrets manager). Used at every
+         * connect.
+         *
+         * @throws IllegalArgumentException when {@link #trustStore} or {@link #trustedCertificates} is set too (at
+         *                                  {@link #build()})
+         */
+        public Builder trustManagerFactory(TrustManagerFactory trustManagers) {
+            this.trustManagerFactory = Objects.requireNonNull(trustManagers, "trustManagerFactory");
+            return this;
+        }
+
+        /**
+         * TLS: present the client certificate of these (initialised) key managers (mutual TLS); for key material held
+         * in memory. Used at every connect.
+         *
+         * @throws IllegalArgumentException when {@link #keyStore} is set too (at {@link #build()})
+         */
+        public Builder keyManagerFactory(KeyManagerFactory keyManagers) {
+            this.keyManagerFactory = Objects.requireNonNull(keyManagers, "keyManagerFactory");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when more than one source of trust ({@link #trustStore},
+         *                                  {@link #trustedCertificates}, {@link #trustManagerFactory}) or of the
+         *                                  client certificate ({@link #keyStore}, {@link #keyManagerFactory}) is set,
+         *                                  or when the {@link #commandTimeout} set is a third of the watchdog timeout
          *                                  or more
          */
         public LockClientConfig build() {
-            if (trustStore != null && trustedCertificates != null) {
-                throw new IllegalArgumentException("trustStore and trustedCertificates are both set; give one");
+            int trustSources = (trustStore != null ? 1 : 0) + (trustedCertificates != null ? 1 : 0)
+                    + (trustManagerFactory != null ? 1 : 0);
+            if (trustSources > 1) {
+                throw new IllegalArgumentException(
+                        "more than one of trustStore, trustedCertificates and trustManagerFactory is set; give one");
+            }
+            if (keyStore != null && keyManagerFactory != null) {
+                throw new IllegalArgumentException("keyStore and keyManagerFactory are both set; give one");
             }
             if (commandTimeout != null && commandTimeout.multipliedBy(3).compareTo(watchdogTimeout) >= 0) {
                 throw new IllegalArgumentException("commandTimeout must be less than a third of watchdogTimeout ("

@@ -3,12 +3,14 @@ package io.dlock.internal;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
+import io.dlock.HeldLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.LockInfo;
+import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
@@ -25,6 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -290,6 +294,37 @@ public final class RedisLockClient implements LockClient {
     @Override
     public void removeLeaseLostListener(LeaseLostListener listener) {
         listeners.remove(listener);
+    }
+
+    @Override
+    public List<HeldLock> heldLocks() {
+        if (closed) {
+            return List.of();
+        }
+        long now = renewer.nanoTime();
+        List<HeldLock> held = new ArrayList<>();
+        for (Hold hold : renewer.validHolds()) {
+            long validNanos = hold.validForNanos(now);
+            int count = hold.acquisitions();
+            if (validNanos > 0 && count > 0) {
+                held.add(new HeldLock(hold.lockName(), kindOf(hold), hold.ownerId(), count,
+                        Duration.ofNanos(validNanos), hold.watchdogRenewed()));
+            }
+        }
+        return held;
+    }
+
+    private static HeldLock.Kind kindOf(Hold hold) {
+        if (hold.renewal() instanceof io.dlock.internal.lock.ReadHoldRenewal) {
+            return HeldLock.Kind.READ;
+        }
+        if (hold.field().endsWith(":write")) {
+            return HeldLock.Kind.WRITE;
+        }
+        if (hold.fencingToken() != null) {
+            return HeldLock.Kind.FENCED;
+        }
+        return hold.isFair() ? HeldLock.Kind.FAIR : HeldLock.Kind.LOCK;
     }
 
     /** @return what the client is doing now (for tests and inspection) */

@@ -38,6 +38,8 @@ public final class Hold {
     private int pendingReleases;
     /** When the earliest release still in flight was sent (valid while {@code pendingReleases > 0}). */
     private long releaseSentAtNanos;
+    /** Whether the hold belongs to a fair lock (for {@code LockClient.heldLocks()} only). */
+    private volatile boolean fair;
     /** The fencing token of this hold (fenced locks), or null. */
     private volatile Long fencingToken;
     private boolean lastRenewalFailed;
@@ -268,6 +270,21 @@ public final class Hold {
 
     synchronized void releaseFailed() {
         pendingReleases--;
+    }
+
+    /** Marks the hold as one of a fair lock (reported so by {@code LockClient.heldLocks()}). */
+    public void markFair() {
+        fair = true;
+    }
+
+    /** @return whether {@link #markFair()} was called */
+    public boolean isFair() {
+        return fair;
+    }
+
+    /** @return whether the watchdog renews this hold (for reporting) */
+    public boolean watchdogRenewed() {
+        return isWatchdogRenewed();
     }
 
     /** @return the fencing token of this hold, or null (not a fenced lock, or unknown) */

@@ -208,6 +208,18 @@ public final class LeaseRenewer implements AutoCloseable {
         return (int) holds.values().stream().filter(Hold::isWatchdogRenewed).count();
     }
 
+    /** @return the holds granted and still known valid now (a snapshot, for reporting) */
+    public List<Hold> validHolds() {
+        long now = nanoTime.getAsLong();
+        List<Hold> valid = new ArrayList<>();
+        for (Hold hold : holds.values()) {
+            if (hold.isActive() && hold.acquisitions() > 0 && hold.validForNanos(now) > 0) {
+                valid.add(hold);
+            }
+        }
+        return valid;
+    }
+
     /** @return holds tracked (watchdog or fixed lease) */
     public int trackedCount() {
         return (int) holds.values().stream().filter(Hold::isActive).count();

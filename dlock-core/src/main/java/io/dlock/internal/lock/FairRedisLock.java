@@ -183,7 +183,7 @@ public final class FairRedisLock extends AbstractDistributedLock {
                     if (sleep == null) {
                         mayBeQueued.remove(ownerId);
                         services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
-                                services.hashFieldRenewal);
+                                services.hashFieldRenewal).markFair();
                     }
                     return sleep;
                 });

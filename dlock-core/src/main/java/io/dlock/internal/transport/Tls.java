@@ -17,7 +17,8 @@ final class Tls {
      */
     static SslOptions options(LockClientConfig config, boolean tls) {
         if (!tls && config.hasTlsOptions()) {
-            throw new IllegalArgumentException("TLS options (trustStore, trustedCertificates, keyStore, verifyPeer) "
+            throw new IllegalArgumentException("TLS options (trustStore, trustedCertificates, keyStore, verifyPeer, "
+                    + "trustManagerFactory, keyManagerFactory) "
                     + "are set but redisUri is not a TLS URI (rediss://, rediss-sentinel://, rediss-cluster://): "
                     + RedisTransport.redacted(config.redisUri()));
         }
@@ -26,6 +27,8 @@ final class Tls {
                 builder.truststore(SslOptions.Resource.from(file.toFile()), config.trustStorePassword()));
         config.trustedCertificates().ifPresent(file -> builder.trustManager(file.toFile()));
         config.keyStore().ifPresent(file -> builder.keystore(file.toFile(), config.keyStorePassword()));
+        config.trustManagerFactory().ifPresent(builder::trustManager);
+        config.keyManagerFactory().ifPresent(builder::keyManager);
         return builder.build();
     }
 

@@ -1,0 +1,90 @@
+package io.dlock.spring.boot.actuate;
+
+import io.dlock.HeldLock;
+import io.dlock.LockClient;
+import io.dlock.LockInfo;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The {@code dlock} actuator endpoint: {@code /actuator/dlock} lists the locks this application's client holds now
+ * (from the client's own records, no round trip); {@code /actuator/dlock/{name}} shows what Redis says about one lock
+ * ({@link LockClient#inspect(String)}, one round trip), whoever holds it. Read-only; shows no credentials.
+ */
+@Endpoint(id = "dlock")
+public class DlockEndpoint {
+    private final LockClient client;
+
+    public DlockEndpoint(LockClient client) {
+        this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /** @return this client's id and its holds, sorted by lock name and owner */
+    @ReadOperation
+    public HeldLocksDescriptor locks() {
+        List<HeldLockDescriptor> locks = client.heldLocks().stream()
+                .sorted(Comparator.comparing(HeldLock::name).thenComparingLong(HeldLock::ownerId))
+                .map(HeldLockDescriptor::of)
+                .toList();
+        return new HeldLocksDescriptor(client.getId(), locks);
+    }
+
+    /**
+     * @param name a lock name
+     * @return the lock's state in Redis
+     * @throws io.dlock.LockException when Redis fails or the key is not a lock
+     */
+    @ReadOperation
+    public LockInfoDescriptor lock(@Selector String name) {
+        return LockInfoDescriptor.of(client.inspect(name), client.getId());
+    }
+
+    /** @param clientId this application's client id (the prefix of its owner fields in Redis) */
+    public record HeldLocksDescriptor(String clientId, List<HeldLockDescriptor> locks) {
+    }
+
+    /**
+     * @param leaseValidFor       ISO-8601 duration, as {@link io.dlock.DistributedLock#leaseValidFor()}
+     * @param leaseValidForMillis the same in milliseconds
+     */
+    public record HeldLockDescriptor(String name, String kind, long ownerId, int holdCount, String leaseValidFor,
+                                     long leaseValidForMillis, boolean renewedByWatchdog) {
+        static HeldLockDescriptor of(HeldLock hold) {
+            return new HeldLockDescriptor(hold.name(), hold.kind().name(), hold.ownerId(), hold.holdCount(),
+                    hold.leaseValidFor().toString(), hold.leaseValidFor().toMillis(), hold.renewedByWatchdog());
+        }
+    }
+
+    /**
+     * @param type         {@code NONE}, {@code LOCK} or {@code READ_WRITE}
+     * @param mode         {@code READ}, {@code WRITE} or null
+     * @param ttlMillis    as {@link io.dlock.DistributedLock#remainTimeToLive()} ({@code -2} not locked, {@code -1} no
+     *                     expiry)
+     * @param fencingToken the last token issued for the name, or null
+     */
+    public record LockInfoDescriptor(String name, String type, String mode, long ttlMillis, List<Holder> holders,
+                                     List<Waiter> waiters, Long fencingToken) {
+        static LockInfoDescriptor of(LockInfo info, String ownClientId) {
+            return new LockInfoDescriptor(info.name(), info.type().name(),
+                    info.mode() == null ? null : info.mode().name(), info.ttlMillis(),
+                    info.holders().stream().map(h -> new Holder(h.clientId(), h.threadId(), h.holdCount(), h.write(),
+                            ownClientId.equals(h.clientId()))).toList(),
+                    info.waiters().stream().map(w -> new Waiter(w.clientId(), w.threadId(),
+                            w.deadline() == null ? null : w.deadline().toString())).toList(),
+                    info.fencingToken());
+        }
+    }
+
+    /** @param thisApplication whether the holder is this application's client */
+    public record Holder(String clientId, long threadId, int holdCount, boolean write, boolean thisApplication) {
+    }
+
+    /** @param deadline ISO-8601 instant until which the waiter keeps its place */
+    public record Waiter(String clientId, long threadId, String deadline) {
+    }
+}

@@ -1,0 +1,28 @@
+package io.dlock.spring.boot.autoconfigure;
+
+import io.dlock.LockClient;
+import io.dlock.spring.boot.actuate.DlockEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code dlock} actuator endpoint ({@link DlockEndpoint}) when Spring Boot Actuator is present, there is a
+ * {@link LockClient} and the endpoint is available (exposed: e.g.
+ * {@code management.endpoints.web.exposure.include=health,dlock}).
+ */
+@AutoConfiguration(after = DlockAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+@ConditionalOnAvailableEndpoint(DlockEndpoint.class)
+public class DlockEndpointAutoConfiguration {
+
+    @Bean
+    @ConditionalOnBean(LockClient.class)
+    @ConditionalOnMissingBean
+    DlockEndpoint dlockEndpoint(LockClient client) {
+        return new DlockEndpoint(client);
+    }
+}

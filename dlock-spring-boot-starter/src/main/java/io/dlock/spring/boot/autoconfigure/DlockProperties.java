@@ -1,0 +1,288 @@
+package io.dlock.spring.boot.autoconfigure;
+
+import io.dlock.LockClientConfig;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code dlock.*} properties: one for each setting of {@link LockClientConfig}, plus switches for the annotation
+ * support and the metrics. Unset settings keep {@link LockClientConfig}'s defaults. Values are checked when the
+ * {@code LockClient} is created; a bad one fails start-up with a message naming the property.
+ */
+@ConfigurationProperties(prefix = "dlock")
+public class DlockProperties {
+
+    /**
+     * Where Redis is, as a dlock URI (redis://, rediss://, redis-sentinel://, redis-cluster://; credentials
+     * percent-encoded). When unset, dlock uses the application's spring.data.redis.* connection (or the
+     * connection-details bean of a service connection) if there is one, else redis://localhost:6379.
+     */
+    private String redisUri;
+
+    /** Lease of locks taken without one (at least 30 ms); the watchdog renews them every third of it. */
+    private Duration watchdogTimeout = LockClientConfig.DEFAULT_WATCHDOG_TIMEOUT;
+
+    /** How long a fair-lock waiter's place in the queue is kept at a time (at least 1 ms). */
+    private Duration fairLockWaitTimeout = LockClientConfig.DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
+
+    /** How long one Redis command may take (at least 1 ms). */
+    private Duration commandTimeout = LockClientConfig.DEFAULT_COMMAND_TIMEOUT;
+
+    /** How long a blocking call may busy-wait for Redis's reply before it parks its thread (0 to 10 ms). */
+    private Duration spinWait = LockClientConfig.DEFAULT_SPIN_WAIT;
+
+    /** How many times in a row a lock may pass straight between owners of this client (0 = never). */
+    private int localHandoffs = LockClientConfig.DEFAULT_LOCAL_HANDOFFS;
+
+    /** A lock name whose channels the client checks at connect (use one your Redis ACL allows). */
+    private String probeLockName = LockClientConfig.DEFAULT_PROBE_LOCK_NAME;
+
+    private final SyncReplicas syncReplicas = new SyncReplicas();
+
+    private final Tls tls = new Tls();
+
+    private final Annotation annotation = new Annotation();
+
+    private final Metrics metrics = new Metrics();
+
+    public String getRedisUri() {
+        return redisUri;
+    }
+
+    public void setRedisUri(String redisUri) {
+        this.redisUri = redisUri;
+    }
+
+    public Duration getWatchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    public void setWatchdogTimeout(Duration watchdogTimeout) {
+        this.watchdogTimeout = watchdogTimeout;
+    }
+
+    public Duration getFairLockWaitTimeout() {
+        return fairLockWaitTimeout;
+    }
+
+    public void setFairLockWaitTimeout(Duration fairLockWaitTimeout) {
+        this.fairLockWaitTimeout = fairLockWaitTimeout;
+    }
+
+    public Duration getCommandTimeout() {
+        return commandTimeout;
+    }
+
+    public void setCommandTimeout(Duration commandTimeout) {
+        this.commandTimeout = commandTimeout;
+    }
+
+    public Duration getSpinWait() {
+        return spinWait;
+    }
+
+    public void setSpinWait(Duration spinWait) {
+        this.spinWait = spinWait;
+    }
+
+    public int getLocalHandoffs() {
+        return localHandoffs;
+    }
+
+    public void setLocalHandoffs(int localHandoffs) {
+        this.localHandoffs = localHandoffs;
+    }
+
+    public String getProbeLockName() {
+        return probeLockName;
+    }
+
+    public void setProbeLockName(String probeLockName) {
+        this.probeLockName = probeLockName;
+    }
+
+    public SyncReplicas getSyncReplicas() {
+        return syncReplicas;
+    }
+
+    public Tls getTls() {
+        return tls;
+    }
+
+    public Annotation getAnnotation() {
+        return annotation;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** {@code dlock.sync-replicas.*}: confirm each acquisition on replicas with {@code WAIT}. */
+    public static class SyncReplicas {
+
+        /** How many replicas must confirm each first acquisition of a hold (0 = off). */
+        private int replicas;
+
+        /** How long WAIT may take (at least 1 ms). */
+        private Duration timeout = Duration.ofSeconds(1);
+
+        public int getReplicas() {
+            return replicas;
+        }
+
+        public void setReplicas(int replicas) {
+            this.replicas = replicas;
+        }
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+    }
+
+    /** {@code dlock.tls.*}: TLS options for a rediss:// dlock.redis-uri (give a bundle or files, not both). */
+    public static class Tls {
+
+        /** Name of a Spring Boot SSL bundle (spring.ssl.bundle.*) whose trust material and key dlock uses. */
+        private String bundle;
+
+        /** PKCS#12 or JKS trust store whose certificates sign the server's. */
+        private String trustStore;
+
+        /** Password of the trust store. */
+        private String trustStorePassword;
+
+        /** PEM file of CA certificates that sign the server's (instead of a trust store). */
+        private String trustedCertificates;
+
+        /** PKCS#12 or JKS key store with the client certificate (mutual TLS). */
+        private String keyStore;
+
+        /** Password of the key store (and its key). */
+        private String keyStorePassword;
+
+        /** Whether the server's certificate must be trusted and name the host (false only for tests). */
+        private boolean verifyPeer = true;
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+
+        public String getTrustStore() {
+            return trustStore;
+        }
+
+        public void setTrustStore(String trustStore) {
+            this.trustStore = trustStore;
+        }
+
+        public String getTrustStorePassword() {
+            return trustStorePassword;
+        }
+
+        public void setTrustStorePassword(String trustStorePassword) {
+            this.trustStorePassword = trustStorePassword;
+        }
+
+        public String getTrustedCertificates() {
+            return trustedCertificates;
+        }
+
+        public void setTrustedCertificates(String trustedCertificates) {
+            this.trustedCertificates = trustedCertificates;
+        }
+
+        public String getKeyStore() {
+            return keyStore;
+        }
+
+        public void setKeyStore(String keyStore) {
+            this.keyStore = keyStore;
+        }
+
+        public String getKeyStorePassword() {
+            return keyStorePassword;
+        }
+
+        public void setKeyStorePassword(String keyStorePassword) {
+            this.keyStorePassword = keyStorePassword;
+        }
+
+        public boolean isVerifyPeer() {
+            return verifyPeer;
+        }
+
+        public void setVerifyPeer(boolean verifyPeer) {
+            this.verifyPeer = verifyPeer;
+        }
+    }
+
+    /** {@code dlock.annotation.*}: the {@code @DistributedLocked} method annotation. */
+    public static class Annotation {
+
+        /** Whether methods annotated with @DistributedLocked run under their lock. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** {@code dlock.metrics.*}: Micrometer meters of the lock client. */
+    public static class Metrics {
+
+        /** Whether dlock's meters are bound to the application's MeterRegistry. */
+        private boolean enabled = true;
+
+        /**
+         * Regular expressions of lock names that get their own tag on the meters (opt-in: each name makes its own
+         * time series); a name matching any of them is tagged. Empty: no per-name tags.
+         */
+        private List<String> lockNameTags = new ArrayList<>();
+
+        /**
+         * Whether each acquisition is also a Micrometer Observation (traces get the lock's name). Off by default:
+         * Spring Boot's default observation handler would add a second timer named dlock.acquire, with other tag
+         * keys, which Prometheus refuses.
+         */
+        private boolean observeAcquisitions;
+
+        public boolean isObserveAcquisitions() {
+            return observeAcquisitions;
+        }
+
+        public void setObserveAcquisitions(boolean observeAcquisitions) {
+            this.observeAcquisitions = observeAcquisitions;
+        }
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public List<String> getLockNameTags() {
+            return lockNameTags;
+        }
+
+        public void setLockNameTags(List<String> lockNameTags) {
+            this.lockNameTags = lockNameTags;
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package io.dlock.spring.boot.actuate;
+
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.FencedLock;
+import io.dlock.LockClient;
+import io.dlock.spring.boot.Wait;
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The {@code dlock} endpoint, the health indicator and the meters, over HTTP in a real web application. */
+@ExtendWith(RedisExtension.class)
+class DlockActuatorIT {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+    }
+
+    private static ConfigurableApplicationContext start(RedisServer redis, String... more) {
+        return new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                .properties("server.port=0", "server.address=127.0.0.1",
+                        "management.endpoints.web.exposure.include=health,dlock,metrics",
+                        "management.endpoint.health.show-details=always",
+                        "dlock.redis-uri=" + redis.uri(), "dlock.watchdog-timeout=3s")
+                .properties(more)
+                .run();
+    }
+
+    @Test
+    void listsTheLocksThisApplicationHoldsAndInspectsOne(RedisServer redis) throws Exception {
+        try (ConfigurableApplicationContext app = start(redis)) {
+            LockClient client = app.getBean(LockClient.class);
+            DistributedLock plain = client.getLock("orders:42");
+            DistributedLock fair = client.getFairLock("reports");
+            FencedLock fenced = client.getFencedLock("ledger");
+            DistributedReadWriteLock rw = client.getReadWriteLock("catalog");
+            DistributedLock read = client.getReadWriteLock("prices").readLock();
+            plain.lock();
+            plain.lock();
+            fair.lock(Duration.ofMinutes(1));
+            long token = fenced.lockAndGetToken();
+            rw.writeLock().lock();
+            read.lock();
+            try {
+                JsonNode list = get(app, "/actuator/dlock");
+                assertThat(list.get("clientId").asString()).isEqualTo(client.getId());
+                List<String> rows = new ArrayList<>();
+                for (JsonNode lock : list.get("locks")) {
+                    rows.add(lock.get("name").asString() + " " + lock.get("kind").asString() + " "
+                            + lock.get("holdCount").asInt() + " " + lock.get("renewedByWatchdog").asBoolean());
+                    assertThat(lock.get("ownerId").asLong()).isEqualTo(Thread.currentThread().getId());
+                    assertThat(Duration.parse(lock.get("leaseValidFor").asString())).isPositive();
+                    assertThat(lock.get("leaseValidForMillis").asLong()).isPositive();
+                }
+                assertThat(rows).containsExactly("catalog WRITE 1 true", "ledger FENCED 1 true",
+                        "orders:42 LOCK 2 true", "prices READ 1 true", "reports FAIR 1 false");
+
+                JsonNode one = get(app, "/actuator/dlock/orders:42");
+                assertThat(one.get("type").asString()).isEqualTo("LOCK");
+                assertThat(one.get("ttlMillis").asLong()).isPositive();
+                JsonNode holder = one.get("holders").get(0);
+                assertThat(holder.get("clientId").asString()).isEqualTo(client.getId());
+                assertThat(holder.get("holdCount").asInt()).isEqualTo(2);
+                assertThat(holder.get("thisApplication").asBoolean()).isTrue();
+                assertThat(get(app, "/actuator/dlock/ledger").get("fencingToken").asLong()).isEqualTo(token);
+                assertThat(get(app, "/actuator/dlock/catalog").get("mode").asString()).isEqualTo("WRITE");
+                assertThat(get(app, "/actuator/dlock/nothing-here").get("type").asString()).isEqualTo("NONE");
+            } finally {
+                read.unlock();
+                rw.writeLock().unlock();
+                fenced.unlock();
+                fair.unlock();
+                plain.unlock();
+                plain.unlock();
+            }
+            assertThat(get(app, "/actuator/dlock").get("locks")).isEmpty();
+            assertThat(get(app, "/actuator/metrics/dlock.acquire").get("name").asString())
+                    .isEqualTo("dlock.acquire");
+            // one set of tag keys per meter name (Prometheus refuses others): no observation timer beside dlock's
+            assertThat(app.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("dlock.acquire").meters())
+                    .isNotEmpty().allSatisfy(m -> assertThat(m.getId().getTag("error")).isNull());
+        }
+    }
+
+    @Test
+    void healthIsDownWhileRedisDoesNotAnswer(RedisServer redis) throws Exception {
+        try (ConfigurableApplicationContext app = start(redis, "dlock.command-timeout=1s")) {
+            JsonNode health = get(app, "/actuator/health/dlock");
+            assertThat(health.get("status").asString()).isEqualTo("UP");
+            assertThat(health.get("details").get("redis").asString()).isEqualTo("reachable");
+            assertThat(health.get("details").get("renewals").asString()).isEqualTo("ok");
+            redis.pause();
+            try {
+                Wait.until(Duration.ofSeconds(30), "health DOWN",
+                        () -> "DOWN".equals(status(app, "/actuator/health/dlock")));
+                JsonNode down = JSON.readTree(fetch(app, "/actuator/health/dlock").body());
+                assertThat(down.get("details").get("redis").asString()).isEqualTo("unreachable");
+            } finally {
+                redis.resume();
+            }
+            Wait.until(Duration.ofSeconds(30), "health UP again",
+                    () -> "UP".equals(status(app, "/actuator/health/dlock")));
+        }
+    }
+
+    private String status(ConfigurableApplicationContext app, String path) {
+        try {
+            return JSON.readTree(fetch(app, path).body()).get("status").asString();
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+
+    private JsonNode get(ConfigurableApplicationContext app, String path) throws Exception {
+        HttpResponse<String> response = fetch(app, path);
+        assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+
+    private HttpResponse<String> fetch(ConfigurableApplicationContext app, String path) throws Exception {
+        String port = app.getEnvironment().getProperty("local.server.port");
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
