@@ -30,7 +30,7 @@ public interface LockClient extends AutoCloseable {
      *       <li>{@code redis-cluster://[user:pass@]host:port[,host:port…]}, or {@code rediss-cluster://…} for TLS: a
      *           Redis Cluster, the nodes given being seeds from which the rest is discovered. Every key of a lock
      *           carries the lock's hash tag, so each lock lives on the shard of its name's slot; a name whose
-     *           {@code '{'} opens no hash tag ({@code a{b}) is refused with {@link IllegalArgumentException}
+     *           <code>'{'</code> opens no hash tag (<code>a{b</code>) is refused with {@link IllegalArgumentException}
      *           there.</li>
      *     </ul>
      * @throws IllegalArgumentException when {@code redisUri} is none of these
