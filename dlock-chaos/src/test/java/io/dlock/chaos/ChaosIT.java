@@ -17,7 +17,7 @@ class ChaosIT {
     void noInvariantIsViolatedUnderFaults() {
         ChaosSettings settings = ChaosMain.settings(System.getProperty("chaos.minutes"),
                 System.getProperty("chaos.seconds"), System.getProperty("chaos.seed"),
-                System.getProperty("chaos.workers"), Path.of("target", "chaos"));
+                System.getProperty("chaos.workers"), System.getProperty("chaos.stepMs"), Path.of("target", "chaos"));
         Report report = new ChaosRun(settings).run();
         System.out.print(report.table());
 

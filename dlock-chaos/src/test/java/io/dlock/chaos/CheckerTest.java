@@ -40,7 +40,7 @@ class CheckerTest {
     private static final long MS = 1_000_000L;
     private static final long LEASE_MS = 2000;
     private static final Checker.Bounds BOUNDS = new Checker.Bounds(LEASE_MS, LEASE_MS + 1000, 2500, 10_000);
-    private static final String LOCK = "chaos:lock";
+    
 
     private final List<Event> events = new ArrayList<>();
 
@@ -74,17 +74,17 @@ class CheckerTest {
     }
 
     private Report check() {
-        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, Path.of("unused"));
-        return new Checker(BOUNDS, LOCK).check(events, Map.of(), settings, "test", Duration.ZERO);
+        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("unused"));
+        return new Checker(BOUNDS).check(events, Map.of(), settings, "test", Duration.ZERO);
     }
 
     /** Two clean holds and a few workers' greetings. */
     private void cleanRun() {
-        at(0, "w1", HELLO, "c1:1");
-        at(0, "w2", HELLO, "c2:1");
-        hold("w1", 1000, 10, 12, 60);
-        hold("w2", 1001, 20, 62, 110);
-        hold("w1", 1002, 70, 112, 160);
+        at(0, "w1/fenced", HELLO, "c1:1");
+        at(0, "w2/fenced", HELLO, "c2:1");
+        hold("w1/fenced", 1000, 10, 12, 60);
+        hold("w2/fenced", 1001, 20, 62, 110);
+        hold("w1/fenced", 1002, 70, 112, 160);
     }
 
     @Test
@@ -102,7 +102,7 @@ class CheckerTest {
         cleanRun();
         // Redis restarted without persistence and the counter began again at 1, as a plain INCR would
         fault(200, 400, "redis-restart redis");
-        hold("w2", 1, 500, 502, 550);
+        hold("w2/fenced", 1, 500, 502, 550);
         Report report = check();
         assertThat(report.violations(Invariant.TOKENS_INCREASE)).singleElement().asString()
                 .contains("got token 1, not above 1002");
@@ -113,7 +113,7 @@ class CheckerTest {
     @Test
     void oneTokenForTwoWorkersIsCaught() {
         cleanRun();
-        hold("w2", 1002, 170, 172, 180);
+        hold("w2/fenced", 1002, 170, 172, 180);
         assertThat(check().violations(Invariant.TOKENS_INCREASE)).anySatisfy(v ->
                 assertThat(v).contains("token 1002 issued to both"));
     }
@@ -121,14 +121,14 @@ class CheckerTest {
     @Test
     void aWorkerGettingItsOwnTokenAgainIsAContinuationNotAViolation() {
         cleanRun();
-        hold("w1", 1002, 170, 172, 180);
+        hold("w1/fenced", 1002, 170, 172, 180);
         assertThat(check().violations(Invariant.TOKENS_INCREASE)).isEmpty();
     }
 
     @Test
     void staleWriteAcceptedIsCaught() {
         cleanRun();
-        at(170, "store", STORE_ACCEPTED, 1001, "w2");
+        at(170, "store", STORE_ACCEPTED, 1001, "w2/fenced");
         assertThat(check().violations(Invariant.NO_STALE_WRITE)).singleElement().asString()
                 .contains("accepted token 1001").contains("after accepting 1002");
     }
@@ -136,7 +136,7 @@ class CheckerTest {
     @Test
     void writeWithATokenNeverIssuedToTheWriterIsCaught() {
         cleanRun();
-        at(170, "store", STORE_ACCEPTED, 5000, "w2");
+        at(170, "store", STORE_ACCEPTED, 5000, "w2/fenced");
         assertThat(check().violations(Invariant.NO_STALE_WRITE)).singleElement().asString()
                 .contains("never issued to it");
     }
@@ -152,9 +152,9 @@ class CheckerTest {
     @Test
     void overlapWithoutAFaultIsCaughtAndExcusedNearOne() {
         cleanRun();
-        hold("w3", 1003, 150, 155, 300); // enters while w1 (1002) is still inside, no fault anywhere near
+        hold("w3/fenced", 1003, 150, 155, 300); // enters while w1 (1002) is still inside, no fault anywhere near
         assertThat(check().violations(Invariant.NO_OVERLAP)).singleElement().asString()
-                .contains("w1 (token 1002").contains("w3 (token 1003").contains("overlap");
+                .contains("w1/fenced (token 1002").contains("w3/fenced (token 1003").contains("overlap");
 
         fault(120, 130, "client-kill redis");
         assertThat(check().violations(Invariant.NO_OVERLAP)).isEmpty();
@@ -164,17 +164,17 @@ class CheckerTest {
     void overlapLongAfterAFaultIsNotExcused() {
         cleanRun();
         fault(-10_000, -9_000, "client-kill redis"); // over, grace (3 s) included, long before
-        hold("w3", 1003, 150, 155, 300);
+        hold("w3/fenced", 1003, 150, 155, 300);
         assertThat(check().violations(Invariant.NO_OVERLAP)).hasSize(1);
     }
 
     @Test
     void deadHolderFreedLateOrNeverIsCaught() {
         cleanRun();
-        at(200, "nemesis", FREED, "w1 1800");
+        at(200, "nemesis", FREED, "w1/fenced 1800");
         assertThat(check().passed()).isTrue();
-        at(300, "nemesis", FREED, "w2 3500");
-        at(400, "nemesis", NOT_FREED, "w3 still held 5000 ms after the kill");
+        at(300, "nemesis", FREED, "w2/fenced 3500");
+        at(400, "nemesis", NOT_FREED, "w3/fenced still held 5000 ms after the kill");
         List<String> violations = check().violations(Invariant.DEAD_HOLDER_FREED);
         assertThat(violations).hasSize(2);
         assertThat(violations.get(0)).contains("3500 ms").contains("bound 3000 ms");
@@ -182,21 +182,21 @@ class CheckerTest {
 
     /** w1 holds token 7 from t=50; frozen from t=100 to t=3100 (lease 2 s). */
     private void pausedHolder() {
-        at(0, "w1", HELLO, "c1:1");
-        at(40, "w1", ACQUIRE_START, "wait");
-        at(50, "w1", ACQUIRED, 7, "wait");
-        at(60, "w1", WRITE_START, 7, checks(60, 1900));
-        at(60, "store", STORE_ACCEPTED, 7, "w1");
-        at(61, "w1", WRITE_OK, 7, "");
-        fault(100, 3100, "pause-holder w1");
+        at(0, "w1/fenced", HELLO, "c1:1");
+        at(40, "w1/fenced", ACQUIRE_START, "wait");
+        at(50, "w1/fenced", ACQUIRED, 7, "wait");
+        at(60, "w1/fenced", WRITE_START, 7, checks(60, 1900));
+        at(60, "store", STORE_ACCEPTED, 7, "w1/fenced");
+        at(61, "w1/fenced", WRITE_OK, 7, "");
+        fault(100, 3100, "pause-holder w1/fenced");
     }
 
     @Test
     void pausedHolderThatLearnsOfTheLossPasses() {
         pausedHolder();
-        at(3101, "w1", NOT_VALID, 7, checks(3101, 0));
-        at(3102, "w1", LEASE_LOST, 7, "EXPIRED");
-        at(3103, "w1", EXIT, 7, "lost");
+        at(3101, "w1/fenced", NOT_VALID, 7, checks(3101, 0));
+        at(3102, "w1/fenced", LEASE_LOST, 7, "EXPIRED");
+        at(3103, "w1/fenced", EXIT, 7, "lost");
         Report report = check();
         assertThat(report.passed()).as(report.table()).isTrue();
         assertThat(report.checked(Invariant.PAUSED_HOLDER_LEARNS)).isEqualTo(1);
@@ -205,9 +205,9 @@ class CheckerTest {
     @Test
     void pausedHolderThatStillFindsItsLeaseValidIsCaught() {
         pausedHolder();
-        at(3150, "w1", WRITE_START, 7, checks(3150, 1500));
-        at(3200, "w1", LEASE_LOST, 7, "EXPIRED");
-        at(3250, "w1", EXIT, 7, checks(3250, 0));
+        at(3150, "w1/fenced", WRITE_START, 7, checks(3150, 1500));
+        at(3200, "w1/fenced", LEASE_LOST, 7, "EXPIRED");
+        at(3250, "w1/fenced", EXIT, 7, checks(3250, 0));
         assertThat(check().violations(Invariant.PAUSED_HOLDER_LEARNS)).singleElement().asString()
                 .contains("still said token 7 was valid");
     }
@@ -215,8 +215,8 @@ class CheckerTest {
     @Test
     void pausedHolderNeverToldByItsListenerIsCaught() {
         pausedHolder();
-        at(3101, "w1", NOT_VALID, 7, checks(3101, 0));
-        at(5700, "w1", EXIT, 7, "lost");
+        at(3101, "w1/fenced", NOT_VALID, 7, checks(3101, 0));
+        at(5700, "w1/fenced", EXIT, 7, "lost");
         assertThat(check().violations(Invariant.PAUSED_HOLDER_LEARNS)).singleElement().asString()
                 .contains("LeaseLostListener did not tell it");
     }
@@ -224,13 +224,13 @@ class CheckerTest {
     @Test
     void silentWorkerIsCaughtUnlessFrozenByTheNemesis() {
         cleanRun();
-        at(20_000, "w2", ACQUIRE_START, "wait");
-        assertThat(check().violations(Invariant.NO_HANG)).singleElement().asString().contains("w2 went");
+        at(20_000, "w2/fenced", ACQUIRE_START, "wait");
+        assertThat(check().violations(Invariant.NO_HANG)).singleElement().asString().contains("w2/fenced went");
 
         events.clear();
         cleanRun();
         fault(200, 19_000, "pause-holder w2");
-        at(20_000, "w2", ACQUIRE_START, "wait");
+        at(20_000, "w2/fenced", ACQUIRE_START, "wait");
         assertThat(check().violations(Invariant.NO_HANG)).isEmpty();
 
         at(21_000, "nemesis", HUNG, "w2 did not stop within 20000 ms; killed");
@@ -240,8 +240,8 @@ class CheckerTest {
     @Test
     void killedWorkerEndsItsLastHoldWithoutHanging() {
         cleanRun();
-        at(300, "w2", ACQUIRE_START, "wait");
-        at(310, "w2", ACQUIRED, 1003, "wait");
+        at(300, "w2/fenced", ACQUIRE_START, "wait");
+        at(310, "w2/fenced", ACQUIRED, 1003, "wait");
         at(320, "nemesis", EXITED, "w2 killed");
         assertThat(check().passed()).isTrue();
     }
@@ -249,21 +249,21 @@ class CheckerTest {
     @Test
     void failuresThatAreNotLockExceptionsOrSuccessesWithoutRedisAreCaught() {
         cleanRun();
-        at(200, "w1", ACQUIRE_START, "wait");
-        at(210, "w1", ACQUIRE_ERROR, "io.dlock.LockException: lock 'chaos:lock': acquire failed: Redis did not"
+        at(200, "w1/fenced", ACQUIRE_START, "wait");
+        at(210, "w1/fenced", ACQUIRE_ERROR, "io.dlock.LockException: lock 'chaos:fenced': acquire failed: Redis did not"
                 + " answer in time (Command timed out after 1 second(s))");
         assertThat(check().passed()).isTrue();
 
-        at(300, "w1", ACQUIRE_START, "wait");
-        at(310, "w1", ACQUIRE_ERROR, "java.lang.IllegalStateException: boom");
-        at(400, "w2", ACQUIRE_START, "wait");
-        at(410, "w2", ACQUIRE_ERROR, "io.dlock.LockException: lock client closed while waiting");
+        at(300, "w1/fenced", ACQUIRE_START, "wait");
+        at(310, "w1/fenced", ACQUIRE_ERROR, "java.lang.IllegalStateException: boom");
+        at(400, "w2/fenced", ACQUIRE_START, "wait");
+        at(410, "w2/fenced", ACQUIRE_ERROR, "io.dlock.LockException: lock client closed while waiting");
         at(1000, "nemesis", REDIS_DOWN, "redis-freeze");
-        at(1100, "w1", ACQUIRE_START, "wait");
-        at(1200, "w1", ACQUIRED, 1003, "wait");
-        at(1300, "w1", EXIT, 1003, checks(1300, 1500));
+        at(1100, "w1/fenced", ACQUIRE_START, "wait");
+        at(1200, "w1/fenced", ACQUIRED, 1003, "wait");
+        at(1300, "w1/fenced", EXIT, 1003, checks(1300, 1500));
         at(3000, "nemesis", REDIS_UP, "redis-freeze");
-        at(3001, "w1", UNLOCKED, 1003, "");
+        at(3001, "w1/fenced", UNLOCKED, 1003, "");
         List<String> violations = check().violations(Invariant.REDIS_FAILURES_SURFACE);
         assertThat(violations).hasSize(3);
         assertThat(violations.get(0)).contains("not a LockException");
@@ -282,7 +282,7 @@ class CheckerTest {
 
     @Test
     void tornLinesOfAKilledWriterAreSkipped() {
-        Event event = new Event(42, "w1", ACQUIRED, 1_790_000_000_000_000L, "wait");
+        Event event = new Event(42, "w1/fenced", ACQUIRED, 1_790_000_000_000_000L, "wait");
         String line = event.toLine();
         assertThat(Event.parse(line)).contains(event);
         for (int cut = 1; cut < line.length(); cut++) {
