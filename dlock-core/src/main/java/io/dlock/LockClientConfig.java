@@ -16,7 +16,11 @@ public final class LockClientConfig {
     public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
     /** How long a fair-lock waiter's place is kept for it at a time (Redisson's default). */
     public static final Duration DEFAULT_FAIR_LOCK_WAIT_TIMEOUT = Duration.ofMinutes(5);
-    /** How long one Redis command may take before it fails with {@link LockException}. */
+    /**
+     * How long one Redis command may take before it fails with {@link LockException}, when the watchdog timeout is
+     * at least 12 s (the default's is 30 s); with a shorter watchdog the default is a quarter of it (see
+     * {@link Builder#commandTimeout}).
+     */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(3);
     /** How long a blocking call may busy-wait for Redis's reply before it parks (see {@link Builder#spinWait}). */
     public static final Duration DEFAULT_SPIN_WAIT = Duration.ofNanos(200_000);
@@ -29,6 +33,8 @@ public final class LockClientConfig {
     private final Duration watchdogTimeout;
     private final Duration fairLockWaitTimeout;
     private final Duration commandTimeout;
+    /** The command timeout the user set, or null when {@link #commandTimeout} follows the watchdog. */
+    private final Duration explicitCommandTimeout;
     private final int syncReplicas;
     private final Duration syncReplicasTimeout;
     private final Object meterRegistry;
@@ -47,7 +53,8 @@ public final class LockClientConfig {
         this.redisUri = b.redisUri;
         this.watchdogTimeout = b.watchdogTimeout;
         this.fairLockWaitTimeout = b.fairLockWaitTimeout;
-        this.commandTimeout = b.commandTimeout;
+        this.explicitCommandTimeout = b.commandTimeout;
+        this.commandTimeout = b.commandTimeout != null ? b.commandTimeout : defaultCommandTimeout(b.watchdogTimeout);
         this.syncReplicas = b.syncReplicas;
         this.syncReplicasTimeout = b.syncReplicasTimeout;
         this.meterRegistry = b.meterRegistry;
@@ -77,7 +84,7 @@ public final class LockClientConfig {
         b.redisUri = redisUri;
         b.watchdogTimeout = watchdogTimeout;
         b.fairLockWaitTimeout = fairLockWaitTimeout;
-        b.commandTimeout = commandTimeout;
+        b.commandTimeout = explicitCommandTimeout;
         b.syncReplicas = syncReplicas;
         b.syncReplicasTimeout = syncReplicasTimeout;
         b.meterRegistry = meterRegistry;
@@ -106,8 +113,18 @@ public final class LockClientConfig {
         return fairLockWaitTimeout;
     }
 
+    /**
+     * @return how long one Redis command may take: the value set with {@link Builder#commandTimeout}, else
+     *         {@link #DEFAULT_COMMAND_TIMEOUT} or a quarter of the watchdog timeout, whichever is shorter
+     */
     public Duration commandTimeout() {
         return commandTimeout;
+    }
+
+    /** The command timeout used when none is set: 3 s, or a quarter of a watchdog timeout shorter than 12 s. */
+    static Duration defaultCommandTimeout(Duration watchdogTimeout) {
+        Duration quarter = watchdogTimeout.dividedBy(4);
+        return quarter.compareTo(DEFAULT_COMMAND_TIMEOUT) < 0 ? quarter : DEFAULT_COMMAND_TIMEOUT;
     }
 
     /**
@@ -201,7 +218,7 @@ public final class LockClientConfig {
         private String redisUri = "redis://localhost:6379";
         private Duration watchdogTimeout = DEFAULT_WATCHDOG_TIMEOUT;
         private Duration fairLockWaitTimeout = DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
-        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        private Duration commandTimeout; // null: follows the watchdog timeout
         private int syncReplicas;
         private Duration syncReplicasTimeout = Duration.ofSeconds(1);
         private Object meterRegistry;
@@ -244,7 +261,12 @@ public final class LockClientConfig {
             return this;
         }
 
-        /** How long one Redis command may take (at least 1 ms). */
+        /**
+         * How long one Redis command may take (at least 1 ms, and less than a third of the watchdog timeout, checked
+         * at {@link #build()}: a renewal that may still be waiting for its reply when the next one is due could let
+         * a hold run out unnoticed). Unset, it is {@link LockClientConfig#DEFAULT_COMMAND_TIMEOUT} or a quarter of
+         * the watchdog timeout, whichever is shorter.
+         */
         public Builder commandTimeout(Duration commandTimeout) {
             this.commandTimeout = atLeast(commandTimeout, Duration.ofMillis(1), "commandTimeout");
             return this;
@@ -420,11 +442,18 @@ public final class LockClientConfig {
         }
 
         /**
-         * @throws IllegalArgumentException when both {@link #trustStore} and {@link #trustedCertificates} are set
+         * @throws IllegalArgumentException when both {@link #trustStore} and {@link #trustedCertificates} are set, or
+         *                                  when the {@link #commandTimeout} set is a third of the watchdog timeout
+         *                                  or more
          */
         public LockClientConfig build() {
             if (trustStore != null && trustedCertificates != null) {
                 throw new IllegalArgumentException("trustStore and trustedCertificates are both set; give one");
+            }
+            if (commandTimeout != null && commandTimeout.multipliedBy(3).compareTo(watchdogTimeout) >= 0) {
+                throw new IllegalArgumentException("commandTimeout must be less than a third of watchdogTimeout ("
+                        + watchdogTimeout.toMillis() + " ms), so that a renewal never waits past the next one: "
+                        + commandTimeout.toMillis() + " ms");
             }
             return new LockClientConfig(this);
         }

@@ -59,6 +59,31 @@ class ApiShapeTest {
     }
 
     @Test
+    void commandTimeoutFollowsAShortWatchdogUnlessSetAndMustStayBelowAThirdOfIt() {
+        assertThat(LockClientConfig.builder().watchdogTimeout(Duration.ofSeconds(12)).build().commandTimeout())
+                .isEqualTo(Duration.ofSeconds(3));
+        assertThat(LockClientConfig.builder().watchdogTimeout(Duration.ofSeconds(2)).build().commandTimeout())
+                .isEqualTo(Duration.ofMillis(500));
+        LockClientConfig explicit = LockClientConfig.builder().watchdogTimeout(Duration.ofSeconds(2))
+                .commandTimeout(Duration.ofMillis(666)).build();
+        assertThat(explicit.commandTimeout()).isEqualTo(Duration.ofMillis(666));
+        assertThatThrownBy(() -> LockClientConfig.builder().watchdogTimeout(Duration.ofSeconds(3))
+                .commandTimeout(Duration.ofSeconds(1)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("commandTimeout").hasMessageContaining("watchdogTimeout (3000 ms)");
+        assertThatThrownBy(() -> LockClientConfig.builder().watchdogTimeout(Duration.ofSeconds(6)).build().toBuilder()
+                .commandTimeout(Duration.ofSeconds(2)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commandTimeout");
+        // a default command timeout is not carried into a copy as if it had been set: it follows the new watchdog
+        LockClientConfig copy = LockClientConfig.builder().build().toBuilder()
+                .watchdogTimeout(Duration.ofMillis(900)).build();
+        assertThat(copy.commandTimeout()).isEqualTo(Duration.ofMillis(225));
+        // an explicit one is carried, and checked against the copy's watchdog
+        assertThatThrownBy(() -> explicit.toBuilder().watchdogTimeout(Duration.ofMillis(1500)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commandTimeout");
+    }
+
+    @Test
     void configRejectsBadValuesNamingTheSetting() {
         assertThatThrownBy(() -> LockClientConfig.builder().watchdogTimeout(Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("watchdogTimeout");

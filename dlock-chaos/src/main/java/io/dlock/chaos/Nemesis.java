@@ -284,7 +284,8 @@ final class Nemesis {
      */
     private void dropReleases() throws IOException {
         boolean pastTimeout = random.nextBoolean();
-        long ms = pastTimeout ? settings.commandTimeoutMs() + 200 + random.nextInt(400) : 300 + random.nextInt(400);
+        long ms = pastTimeout ? settings.commandTimeoutMs() + 200 + random.nextInt(400)
+                : 150 + random.nextInt((int) Math.max(1, settings.commandTimeoutMs() - 250));
         started(Fault.RELEASE_DROP, "redis " + ms + " ms" + (pastTimeout ? " past the command timeout" : ""));
         long sent = System.nanoTime();
         admin.call("CLIENT", "PAUSE", Long.toString(ms), "WRITE");

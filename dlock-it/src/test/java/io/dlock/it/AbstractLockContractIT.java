@@ -686,7 +686,7 @@ public abstract class AbstractLockContractIT {
      * or until interrupted ({@code lockInterruptibly()}) or cancelled ({@code lockAsync()}).
      */
     @Test
-    @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 1000)
+    @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 450)
     void unreachableRedisFailsBoundedCallsFastWhileUnboundedWaitsRideItOut(RedisTopology topology, LockClient a)
             throws Exception {
         DistributedLock held = on(a, name + ":held");
@@ -783,7 +783,7 @@ public abstract class AbstractLockContractIT {
         }
     }
 
-    /** commandTimeout (1 s) with room for a retry or two; never the 10 s default bound or a hang. */
+    /** commandTimeout (450 ms) with room for retries; never the 10 s default bound or a hang. */
     private static final long FAIL_FAST_MS = 3500;
 
     private static void assertFailsFast(String what, ThrowingCallable call, String lockName) {

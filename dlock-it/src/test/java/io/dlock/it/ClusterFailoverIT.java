@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @ExtendWith(RedisExtension.class)
 @Topology(Topology.Kind.CLUSTER)
-@ClientSettings(watchdogTimeoutMillis = ClusterFailoverIT.WATCHDOG_MS, commandTimeoutMillis = 1000)
+@ClientSettings(watchdogTimeoutMillis = ClusterFailoverIT.WATCHDOG_MS, commandTimeoutMillis = 450)
 @Timeout(value = 120, unit = SECONDS)
 class ClusterFailoverIT {
     static final long WATCHDOG_MS = 1500;

@@ -197,7 +197,7 @@ class LeaseValidForIT {
     /** No round trip: while Redis is frozen the validity still runs down, and reaches zero when the lease would end. */
     @ParameterizedTest
     @EnumSource(LockKind.class)
-    @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 500)
+    @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 450)
     void runsOutWhileRedisDoesNotAnswer(LockKind kind, RedisServer server, LockClient a) {
         DistributedLock lock = kind.make(a, name);
         lock.lock();

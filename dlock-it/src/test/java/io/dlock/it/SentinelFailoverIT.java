@@ -52,7 +52,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class SentinelFailoverIT {
     private static final long WATCHDOG_MS = 1500;
     private static final long RENEWAL_PERIOD_MS = WATCHDOG_MS / 3;
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(1000);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(450); // below a third of the watchdog timeout
     private static final Duration WORKER_BOUND = Duration.ofSeconds(15);
     private static final long WAKE_UP_MS = 2000;
 

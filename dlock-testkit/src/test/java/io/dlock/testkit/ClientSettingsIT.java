@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 /** How {@link RedisExtension} turns {@link ClientSettings} into a {@link LockClientConfig}; no Redis needed. */
 class ClientSettingsIT {
 
-    @ClientSettings(watchdogTimeoutMillis = 1_000, commandTimeoutMillis = 2_000, fairLockWaitTimeoutMillis = 3_000)
+    @ClientSettings(watchdogTimeoutMillis = 1_000, commandTimeoutMillis = 300, fairLockWaitTimeoutMillis = 3_000)
     static class Annotated {
         @ClientSettings(commandTimeoutMillis = 200)
-        void method(@ClientSettings(watchdogTimeoutMillis = 100) Object client) {
+        void method(@ClientSettings(watchdogTimeoutMillis = 900) Object client) {
         }
 
         @ClientSettings(watchdogTimeoutMillis = -1)
@@ -34,7 +34,7 @@ class ClientSettingsIT {
                 List.of(parameter, onMethod, onClass));
 
         assertThat(config.redisUri()).isEqualTo("redis://127.0.0.1:1234");
-        assertThat(config.watchdogTimeout()).isEqualTo(Duration.ofMillis(100));
+        assertThat(config.watchdogTimeout()).isEqualTo(Duration.ofMillis(900));
         assertThat(config.commandTimeout()).isEqualTo(Duration.ofMillis(200));
         assertThat(config.fairLockWaitTimeout()).isEqualTo(Duration.ofMillis(3_000));
     }
