@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *      [--minutes N | --seconds N] [--seed S] [--workers W] [--step-ms M] [--out DIR]
  * </pre>
  * The same settings are read from the system properties {@code chaos.minutes}, {@code chaos.seconds},
- * {@code chaos.seed}, {@code chaos.workers}, {@code chaos.stepMs} (which is how {@code mvn verify -Dchaos.minutes=5} reaches the IT).
+ * {@code chaos.seed}, {@code chaos.workers}, {@code chaos.stepMs}, {@code chaos.strict} (which is how {@code mvn verify -Dchaos.minutes=5} reaches the IT).
  */
 public final class ChaosMain {
     private ChaosMain() {
@@ -76,7 +76,7 @@ public final class ChaosMain {
         int w = blank(workers) ? ChaosSettings.DEFAULT_WORKERS : Integer.parseInt(workers.strip());
         long step = blank(stepMs) ? ChaosSettings.DEFAULT_STEP_MAX_MS : Long.parseLong(stepMs.strip());
         return new ChaosSettings(duration, s, w, ChaosSettings.DEFAULT_WATCHDOG_MS,
-                ChaosSettings.DEFAULT_COMMAND_TIMEOUT_MS, step, out);
+                ChaosSettings.DEFAULT_COMMAND_TIMEOUT_MS, step, out, Boolean.getBoolean("chaos.strict"));
     }
 
     private static boolean blank(String s) {

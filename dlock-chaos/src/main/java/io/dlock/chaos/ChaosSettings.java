@@ -14,9 +14,10 @@ import java.time.Duration;
  * @param stepMaxMs        the longest sleep of one step of a critical section (a hold has one to three); shorter
  *                         steps mean more lock operations per minute
  * @param outDir           where the event logs, worker output and the report go
+ * @param strict           whether a violation that shows a {@link KnownDefect} fails the run too
  */
 public record ChaosSettings(Duration duration, long seed, int workers, long watchdogMs, long commandTimeoutMs,
-                            long stepMaxMs, Path outDir) {
+                            long stepMaxMs, Path outDir, boolean strict) {
     public static final int DEFAULT_WORKERS = 3;
     public static final long DEFAULT_WATCHDOG_MS = 2000;
     public static final long DEFAULT_COMMAND_TIMEOUT_MS = 600; // below a third of the watchdog, as LockClientConfig requires

@@ -309,8 +309,13 @@ final class Nemesis {
         long watchedFrom = System.nanoTime();
         long boundMs = settings.graceMs() + 3 * settings.stepMaxMs() + 500;
         List<Target> left = new ArrayList<>(present);
+        Map<Target, Long> mostHolds = new java.util.HashMap<>();
         while (!left.isEmpty() && Duration.ofNanos(System.nanoTime() - watchedFrom).toMillis() < boundMs) {
             for (Target t : List.copyOf(left)) {
+                Object count = admin.call("HGET", t.kind().lockName(), t.field());
+                if (count != null) {
+                    mostHolds.merge(t, Long.parseLong(count.toString()), Math::max);
+                }
                 if (over(t)) {
                     left.remove(t);
                     log.record(RELEASE_FREED, t.loop() + " "
@@ -322,8 +327,8 @@ final class Nemesis {
         for (Target t : left) {
             log.record(RELEASE_NOT_FREED, t.loop() + " field " + t.field() + " of " + t.kind().lockName()
                     + " still held " + boundMs + " ms after the connections were cut: "
-                    + admin.call("HGET", t.kind().lockName(), t.field()) + " hold(s), pttl "
-                    + admin.call("PTTL", t.kind().lockName()));
+                    + admin.call("HGET", t.kind().lockName(), t.field()) + " hold(s) now, at most "
+                    + mostHolds.getOrDefault(t, 0L) + " seen, pttl " + admin.call("PTTL", t.kind().lockName()));
         }
     }
 

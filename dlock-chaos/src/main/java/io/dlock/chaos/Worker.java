@@ -2,6 +2,7 @@ package io.dlock.chaos;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.LockException;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,8 @@ public final class Worker {
     static final long WAIT_MS = 3000;
     /** A fair-lock waiter's slot: longer than any wait, short enough that a killed waiter's entry goes soon. */
     static final long FAIR_WAIT_TIMEOUT_MS = 5000;
+    /** How long a starting worker keeps trying to connect. */
+    static final long CONNECT_FOR_MS = 20_000;
 
     private Worker() {
     }
@@ -43,7 +46,7 @@ public final class Worker {
         long watchdogMs = Long.parseLong(a[3]);
         Path outDir = Path.of(a[5]);
         EventLog log = EventLog.create(outDir.resolve(id + ".events"), id);
-        LockClient client = LockClient.create(LockClientConfig.builder()
+        LockClient client = connect(LockClientConfig.builder()
                 .redisUri(a[1])
                 .watchdogTimeout(Duration.ofMillis(watchdogMs))
                 .commandTimeout(Duration.ofMillis(Long.parseLong(a[4])))
@@ -69,6 +72,24 @@ public final class Worker {
         log.record(BYE, "");
         log.close();
         System.exit(0);
+    }
+
+    /**
+     * Connects, retrying for up to {@value #CONNECT_FOR_MS} ms: a worker may start while Redis is faulted, or while
+     * the machine is busy starting its peers (the connect timeout is the short command timeout).
+     */
+    private static LockClient connect(LockClientConfig config) throws InterruptedException {
+        long deadline = System.nanoTime() + CONNECT_FOR_MS * 1_000_000L;
+        while (true) {
+            try {
+                return LockClient.create(config);
+            } catch (LockException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     static String describe(Throwable e) {

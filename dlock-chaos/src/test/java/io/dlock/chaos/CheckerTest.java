@@ -10,6 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 import static io.dlock.chaos.Event.Type.ACQUIRED;
+import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
+import static io.dlock.chaos.Event.Type.CONNECTIONS_KILLED;
+import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
+import static io.dlock.chaos.Event.Type.RELEASE_FREED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.EXIT;
@@ -74,7 +78,7 @@ class CheckerTest {
     }
 
     private Report check() {
-        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("unused"));
+        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("unused"), false);
         return new Checker(BOUNDS).check(events, Map.of(), settings, "test", Duration.ZERO);
     }
 
@@ -288,5 +292,90 @@ class CheckerTest {
         for (int cut = 1; cut < line.length(); cut++) {
             assertThat(Event.parse(line.substring(0, cut))).as("torn at %d", cut).isEmpty();
         }
+    }
+
+    /** A hold on the lock of {@code kind} by loop {@code source}, known valid from acquisition to exit. */
+    private void kindHold(String source, String side, long n, long acquiredMs, long exitMs) {
+        at(acquiredMs - 1, source, ACQUIRE_START, "wait" + side);
+        at(acquiredMs, source, ACQUIRED, n, "wait" + side + " " + checks(acquiredMs, 1900));
+        at(exitMs, source, EXIT, n, checks(exitMs, 1500));
+        at(exitMs + 1, source, UNLOCKED, n, "");
+    }
+
+    @Test
+    void readersMayShareButAWriterOverlappingAnyHoldIsCaughtEvenUnderAFault() {
+        cleanRun();
+        kindHold("w1/rw", " read", 1, 200, 400);
+        kindHold("w2/rw", " read", 1, 250, 450);
+        kindHold("w3/plain", "", 1, 260, 300); // another lock: no conflict
+        assertThat(check().passed()).as(check().table()).isTrue();
+
+        kindHold("w3/rw", " write", 1, 420, 500); // overlaps w2's read hold, both known valid
+        fault(410, 415, "client-kill redis");     // a fault excuses the plain overlap, not this one
+        Report report = check();
+        assertThat(report.violations(Invariant.NO_OVERLAP)).isEmpty();
+        assertThat(report.violations(Invariant.VALID_HOLDS_EXCLUSIVE)).singleElement().asString()
+                .contains("w2/rw (read hold 1)").contains("w3/rw (hold 1)").contains("Redis held both");
+        assertThat(report.violations(LockKind.READ_WRITE)).isEqualTo(1);
+    }
+
+    @Test
+    void aHoldPastItsValidityClaimOverlapsWithoutViolationButARestartEndsEveryClaim() {
+        cleanRun();
+        // w1 was frozen: its last claim ends at 1200 + 100, it leaves its critical section much later
+        at(1000, "w1/fair", ACQUIRE_START, "wait");
+        at(1001, "w1/fair", ACQUIRED, 1, "wait " + checks(1000, 300));
+        at(4000, "w1/fair", EXIT, 1, "unchecked");
+        kindHold("w2/fair", "", 1, 2000, 2100);
+        fault(1100, 3000, "pause-holder w1/fair");
+        assertThat(check().violations(Invariant.VALID_HOLDS_EXCLUSIVE)).isEmpty();
+
+        events.clear();
+        cleanRun();
+        kindHold("w1/plain", "", 1, 1000, 1500);
+        kindHold("w2/plain", "", 1, 1200, 1300);
+        assertThat(check().violations(Invariant.VALID_HOLDS_EXCLUSIVE)).hasSize(1);
+        fault(1050, 1150, "redis-restart redis");
+        at(1100, "nemesis", REDIS_DOWN, "redis-restart");
+        at(1140, "nemesis", REDIS_UP, "redis-restart");
+        assertThat(check().violations(Invariant.VALID_HOLDS_EXCLUSIVE)).isEmpty();
+    }
+
+    @Test
+    void aDroppedReleaseWhoseHoldStaysIsCaughtAndAKnownDefectOnlyCountsUnlessStrict() {
+        cleanRun();
+        at(500, "nemesis", RELEASE_FREED, "w1/plain 190");
+        assertThat(check().checked(Invariant.FAILED_RELEASE_ENDS)).isEqualTo(1);
+        at(600, "nemesis", RELEASE_NOT_FREED, "w2/plain field c2:1 of chaos:plain still held 3740 ms after the"
+                + " connections were cut: 1 hold(s) now, at most 1 seen, pttl 1900");
+        assertThat(check().violations(Invariant.FAILED_RELEASE_ENDS)).hasSize(1);
+
+        events.clear();
+        cleanRun();
+        at(600, "nemesis", RELEASE_NOT_FREED, "w2/fair field c2:1 of chaos:fair still held 3740 ms after the"
+                + " connections were cut: 2 hold(s) now, at most 2 seen, pttl 1900");
+        Report lenient = check();
+        assertThat(lenient.passed()).isTrue();
+        assertThat(lenient.knownDefects()).isEqualTo(1);
+        assertThat(lenient.table()).contains("REENTERED_AFTER_FAILED_RELEASE");
+        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("u"), true);
+        assertThat(new Checker(BOUNDS).check(events, Map.of(), strict, "test", Duration.ZERO).passed()).isFalse();
+    }
+
+    @Test
+    void releasesCaughtByReleaseDropAreCountedByOutcome() {
+        cleanRun();
+        at(1000, "nemesis", FAULT_START, "release-drop redis 900 ms past the command timeout");
+        at(1001, "nemesis", REDIS_DOWN, "release-drop");
+        at(1000, "w1/plain", ACQUIRE_START, "wait");
+        at(1001, "w1/plain", ACQUIRED, 1, "wait " + checks(1001, 1900));
+        at(1100, "w1/plain", EXIT, 1, checks(1100, 1800));
+        at(1700, "w1/plain", UNLOCK_ERROR, 1, "io.dlock.LockException: lock 'chaos:plain': unlock failed");
+        at(1820, "nemesis", CONNECTIONS_KILLED, "9 connections, 1 holds in Redis");
+        at(1821, "nemesis", REDIS_UP, "release-drop");
+        at(1822, "nemesis", FAULT_END, "release-drop");
+        Report report = check();
+        assertThat(report.passed()).as(report.table()).isTrue();
+        assertThat(report.table()).contains("releases hit by release-drop: failed: timed out before the cut");
     }
 }
