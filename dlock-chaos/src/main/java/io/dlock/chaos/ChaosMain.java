@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *      [--minutes N | --seconds N] [--seed S] [--workers W] [--step-ms M] [--out DIR]
  * </pre>
  * The same settings are read from the system properties {@code chaos.minutes}, {@code chaos.seconds},
- * {@code chaos.seed}, {@code chaos.workers}, {@code chaos.stepMs}, {@code chaos.strict} (which is how {@code mvn verify -Dchaos.minutes=5} reaches the IT).
+ * {@code chaos.seed}, {@code chaos.workers}, {@code chaos.stepMs}, {@code chaos.strict} (which is how
+ * {@code mvn verify -Dchaos.minutes=5} reaches the IT).
  */
 public final class ChaosMain {
     private ChaosMain() {
@@ -25,7 +26,8 @@ public final class ChaosMain {
             settings = fromArgs(args, Path.of("target", "chaos"));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
-            System.err.println("usage: ChaosMain [--minutes N | --seconds N] [--seed S] [--workers W] [--step-ms M] [--out DIR]");
+            System.err.println("usage: ChaosMain [--minutes N | --seconds N] [--seed S] [--workers W] [--step-ms M]"
+                    + " [--out DIR]");
             System.exit(2);
             return;
         }

@@ -20,7 +20,8 @@ public record ChaosSettings(Duration duration, long seed, int workers, long watc
                             long stepMaxMs, Path outDir, boolean strict) {
     public static final int DEFAULT_WORKERS = 3;
     public static final long DEFAULT_WATCHDOG_MS = 2000;
-    public static final long DEFAULT_COMMAND_TIMEOUT_MS = 600; // below a third of the watchdog, as LockClientConfig requires
+    /** Below a third of the watchdog, as {@code LockClientConfig} requires. */
+    public static final long DEFAULT_COMMAND_TIMEOUT_MS = 600;
     public static final long DEFAULT_STEP_MAX_MS = 80;
     /** The short mode run by {@code mvn verify}: every fault kind at least once. */
     public static final Duration SHORT = Duration.ofSeconds(60);

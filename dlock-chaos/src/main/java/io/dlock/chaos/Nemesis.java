@@ -265,7 +265,8 @@ final class Nemesis {
         long ms = 1500 + random.nextInt(1000);
         started(Fault.DEBUG_SLEEP, "redis " + ms + " ms");
         long sent = System.nanoTime();
-        admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP", String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
+        admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP",
+                String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
         long answered = System.nanoTime();
         // Redis slept `ms` from some moment in [sent, answered - ms]: certainly during [answered - ms, sent + ms].
         long from = answered - ms * 1_000_000L;

@@ -19,7 +19,7 @@ final class WorkerProcess {
     final String id;
     final Process process;
     final Path eventLog;
-    /** Its client id, the prefix of every hold field it writes ({@code <client id>:<owner id>…}), once it said HELLO. */
+    /** Its client id, the prefix of every hold field it writes ({@code <client id>:<owner id>…}), once known. */
     private volatile String clientId;
 
     private WorkerProcess(String id, Process process, Path eventLog) {

@@ -358,7 +358,8 @@ class CheckerTest {
         assertThat(lenient.passed()).isTrue();
         assertThat(lenient.knownDefects()).isEqualTo(1);
         assertThat(lenient.table()).contains("REENTERED_AFTER_FAILED_RELEASE");
-        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("u"), true);
+        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("u"),
+                true);
         assertThat(new Checker(BOUNDS).check(events, Map.of(), strict, "test", Duration.ZERO).passed()).isFalse();
     }
 
