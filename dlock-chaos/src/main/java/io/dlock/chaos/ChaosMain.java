@@ -10,10 +10,11 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <pre>
  * java -cp dlock-chaos/target/classes:$(cat dlock-chaos/target/classpath.txt) io.dlock.chaos.ChaosMain \
- *      [--minutes N | --seconds N] [--seed S] [--workers W] [--out DIR]
+ *      [--minutes N | --seconds N] [--seed S] [--workers W] [--step-ms M] [--out DIR]
  * </pre>
  * The same settings are read from the system properties {@code chaos.minutes}, {@code chaos.seconds},
- * {@code chaos.seed}, {@code chaos.workers} (which is how {@code mvn verify -Dchaos.minutes=5} reaches the IT).
+ * {@code chaos.seed}, {@code chaos.workers}, {@code chaos.stepMs}, {@code chaos.strict} (which is how
+ * {@code mvn verify -Dchaos.minutes=5} reaches the IT).
  */
 public final class ChaosMain {
     private ChaosMain() {
@@ -25,7 +26,8 @@ public final class ChaosMain {
             settings = fromArgs(args, Path.of("target", "chaos"));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
-            System.err.println("usage: ChaosMain [--minutes N | --seconds N] [--seed S] [--workers W] [--out DIR]");
+            System.err.println("usage: ChaosMain [--minutes N | --seconds N] [--seed S] [--workers W] [--step-ms M]"
+                    + " [--out DIR]");
             System.exit(2);
             return;
         }
@@ -42,6 +44,7 @@ public final class ChaosMain {
         String seconds = System.getProperty("chaos.seconds");
         String seed = System.getProperty("chaos.seed");
         String workers = System.getProperty("chaos.workers");
+        String stepMs = System.getProperty("chaos.stepMs");
         String out = null;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
@@ -50,6 +53,7 @@ public final class ChaosMain {
                 case "--seconds" -> seconds = value;
                 case "--seed" -> seed = value;
                 case "--workers" -> workers = value;
+                case "--step-ms" -> stepMs = value;
                 case "--out" -> out = value;
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
@@ -58,11 +62,12 @@ public final class ChaosMain {
             }
             i++;
         }
-        return settings(minutes, seconds, seed, workers, out == null ? defaultOut : Path.of(out));
+        return settings(minutes, seconds, seed, workers, stepMs, out == null ? defaultOut : Path.of(out));
     }
 
     /** Settings from optional texts (blank = default): the short mode unless minutes or seconds are given. */
-    public static ChaosSettings settings(String minutes, String seconds, String seed, String workers, Path out) {
+    public static ChaosSettings settings(String minutes, String seconds, String seed, String workers, String stepMs,
+                                         Path out) {
         Duration duration = ChaosSettings.SHORT;
         if (!blank(minutes)) {
             duration = Duration.ofSeconds(Math.round(Double.parseDouble(minutes) * 60));
@@ -71,8 +76,9 @@ public final class ChaosMain {
         }
         long s = blank(seed) ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed.strip());
         int w = blank(workers) ? ChaosSettings.DEFAULT_WORKERS : Integer.parseInt(workers.strip());
+        long step = blank(stepMs) ? ChaosSettings.DEFAULT_STEP_MAX_MS : Long.parseLong(stepMs.strip());
         return new ChaosSettings(duration, s, w, ChaosSettings.DEFAULT_WATCHDOG_MS,
-                ChaosSettings.DEFAULT_COMMAND_TIMEOUT_MS, out);
+                ChaosSettings.DEFAULT_COMMAND_TIMEOUT_MS, step, out, Boolean.getBoolean("chaos.strict"));
     }
 
     private static boolean blank(String s) {

@@ -23,20 +23,16 @@ import static io.dlock.chaos.Event.Type.LEFTOVER;
 import static io.dlock.chaos.Event.Type.NOTE;
 
 /**
- * One chaos run: starts the lock's {@code redis-server} (the one that is faulted), the {@link FencingStorage}, the
- * worker JVMs and the {@link Nemesis}; stops everything; checks that nothing was left behind; and hands every event
- * to the {@link Checker}.
+ * One chaos run: starts the locks' {@code redis-server} (the one that is faulted), the {@link FencingStorage}, the
+ * worker JVMs (each contending for the lock of every {@link LockKind}) and the {@link Nemesis}; stops everything;
+ * checks that nothing was left behind; and hands every event to the {@link Checker}.
  *
- * <p>Files in {@link ChaosSettings#outDir()}: {@code w<n>.events} (each worker's history), {@code w<n>.out/.err},
+ * <p>Files in {@link ChaosSettings#outDir()}: {@code w<n>.events} (each worker JVM's start and stop),
+ * {@code w<n>-<kind>.events} (the history of its loop on one lock kind), {@code w<n>.out/.err},
  * {@code nemesis.events}, {@code store.events}, {@code report.txt}, and {@code classpath/} (a copy of dlock's own
  * classes, which the workers run).
  */
 public final class ChaosRun {
-    /** The fenced lock all workers contend for. */
-    public static final String LOCK_NAME = "chaos:lock";
-    /** Its token counter: the only key allowed to outlive the run. */
-    public static final String TOKEN_KEY = "redisson_lock_token:{" + LOCK_NAME + "}";
-
     private final ChaosSettings settings;
     private final Path out;
     private final Path stopFile;
@@ -69,6 +65,9 @@ public final class ChaosRun {
             if (!Nemesis.debugAllowed(redis, nemesisLog)) {
                 faults.remove(Fault.DEBUG_SLEEP);
             }
+            if (!Nemesis.writePauseAllowed(redis, nemesisLog)) {
+                faults.remove(Fault.RELEASE_DROP);
+            }
             storage = FencingStorage.start(storeLog);
             List<WorkerProcess> live = Collections.synchronizedList(new ArrayList<>());
             for (int i = 0; i < settings.workers(); i++) {
@@ -79,7 +78,7 @@ public final class ChaosRun {
             }
             RedisServer server = redis;
             int storePort = storage.port();
-            Nemesis nemesis = new Nemesis(settings, redis, LOCK_NAME, live, dead -> {
+            Nemesis nemesis = new Nemesis(settings, redis, live, dead -> {
                 WorkerProcess fresh = startWorker(server, storePort);
                 fresh.awaitHello(Duration.ofSeconds(30));
                 return fresh;
@@ -101,7 +100,7 @@ public final class ChaosRun {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the event logs in " + out, e);
         }
-        Report report = new Checker(settings.bounds(), LOCK_NAME).check(events, injected, settings, redisVersion,
+        Report report = new Checker(settings.bounds()).check(events, injected, settings, redisVersion,
                 Duration.ofNanos(System.nanoTime() - startedAt));
         try {
             Files.writeString(out.resolve("report.txt"), report.table());
@@ -146,8 +145,8 @@ public final class ChaosRun {
 
     private WorkerProcess startWorker(RedisServer redis, int storePort) {
         int n = nextWorker.incrementAndGet();
-        WorkerProcess w = WorkerProcess.start("w" + n, out, classPath, redis.uri(), storePort, LOCK_NAME, settings,
-                stopFile, settings.seed() * 31 + n);
+        WorkerProcess w = WorkerProcess.start("w" + n, out, classPath, redis.uri(), storePort, settings, stopFile,
+                settings.seed() * 31 + n);
         everyWorker.add(w);
         return w;
     }
@@ -180,16 +179,20 @@ public final class ChaosRun {
         }
     }
 
-    /** Holds of killed workers expire within a lease: after that only the token counter may remain. */
+    /**
+     * Holds of killed workers expire within a lease, a killed fair-lock waiter's slot within the fair wait timeout:
+     * after that only the fenced lock's token counter may remain.
+     */
     private void checkRedisLeftovers(RedisServer redis, EventLog log) {
         RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
-        long deadline = System.nanoTime() + Duration.ofMillis(settings.graceMs()).toNanos();
+        long deadline = System.nanoTime()
+                + Duration.ofMillis(Math.max(settings.graceMs(), Worker.FAIR_WAIT_TIMEOUT_MS + 1000)).toNanos();
         List<String> extra = List.of();
         List<String> channels = List.of();
         do {
             try {
                 extra = strings(admin.call("KEYS", "*"));
-                extra.remove(TOKEN_KEY);
+                extra.remove(LockKind.FENCED.tokenKey());
                 channels = strings(admin.call("PUBSUB", "CHANNELS"));
             } catch (IOException e) {
                 extra = List.of("<cannot list keys: " + e + ">");

@@ -11,19 +11,27 @@ import java.time.Duration;
  * @param workers          worker JVMs contending for the lock at any time
  * @param watchdogMs       the workers' watchdog timeout: the lease of a hold
  * @param commandTimeoutMs the workers' command timeout: how soon a silent Redis becomes a LockException
+ * @param stepMaxMs        the longest sleep of one step of a critical section (a hold has one to three); shorter
+ *                         steps mean more lock operations per minute
  * @param outDir           where the event logs, worker output and the report go
+ * @param strict           whether a violation that shows a {@link KnownDefect} fails the run too
  */
 public record ChaosSettings(Duration duration, long seed, int workers, long watchdogMs, long commandTimeoutMs,
-                            Path outDir) {
+                            long stepMaxMs, Path outDir, boolean strict) {
     public static final int DEFAULT_WORKERS = 3;
     public static final long DEFAULT_WATCHDOG_MS = 2000;
-    public static final long DEFAULT_COMMAND_TIMEOUT_MS = 600; // below a third of the watchdog, as LockClientConfig requires
+    /** Below a third of the watchdog, as {@code LockClientConfig} requires. */
+    public static final long DEFAULT_COMMAND_TIMEOUT_MS = 600;
+    public static final long DEFAULT_STEP_MAX_MS = 80;
     /** The short mode run by {@code mvn verify}: every fault kind at least once. */
     public static final Duration SHORT = Duration.ofSeconds(60);
 
     public ChaosSettings {
         if (workers < 2) {
             throw new IllegalArgumentException("workers must be at least 2: " + workers);
+        }
+        if (stepMaxMs < 2) {
+            throw new IllegalArgumentException("stepMaxMs must be at least 2: " + stepMaxMs);
         }
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("duration must be positive: " + duration);

@@ -13,6 +13,7 @@ import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
+import static io.dlock.chaos.Event.Type.CONNECTIONS_KILLED;
 import static io.dlock.chaos.Event.Type.EXIT;
 import static io.dlock.chaos.Event.Type.EXITED;
 import static io.dlock.chaos.Event.Type.FAULT_END;
@@ -26,6 +27,9 @@ import static io.dlock.chaos.Event.Type.NOT_FREED;
 import static io.dlock.chaos.Event.Type.NOT_VALID;
 import static io.dlock.chaos.Event.Type.REDIS_DOWN;
 import static io.dlock.chaos.Event.Type.REDIS_UP;
+import static io.dlock.chaos.Event.Type.RELEASE_FREED;
+import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
+import static io.dlock.chaos.Event.Type.STEP;
 import static io.dlock.chaos.Event.Type.STORE_ACCEPTED;
 import static io.dlock.chaos.Event.Type.STORE_REJECTED;
 import static io.dlock.chaos.Event.Type.UNLOCKED;
@@ -39,6 +43,10 @@ import static io.dlock.chaos.Event.Type.WRITE_START;
  * Checks a run's history (all events of all processes, on one monotonic clock) against the invariants. A pure
  * function of the events: unit-tested with made-up histories that break each invariant.
  *
+ * <p>Holds are per lock loop (source {@code w<n>/<kind>}): the fencing invariants (1, 2) concern the fenced lock,
+ * the others every {@link LockKind}. Two holds <em>conflict</em> when they are on the same lock, in different loops,
+ * and not both read holds of the read-write lock.
+ *
  * <ol>
  *   <li>{@link Invariant#TOKENS_INCREASE}: an acquisition that completed before another was requested has the
  *       smaller token; no token is issued to two workers. (A worker that gets the token it already had, because
@@ -46,8 +54,16 @@ import static io.dlock.chaos.Event.Type.WRITE_START;
  *   <li>{@link Invariant#NO_STALE_WRITE}: in the store's order of decisions, accepted tokens never go down, a
  *       rejection is only ever of a token below the highest accepted, and every accepted token was issued to the
  *       worker that wrote it.</li>
- *   <li>{@link Invariant#NO_OVERLAP}: two holds (from acquisition to leaving the critical section) overlap only if
- *       one of them meets a fault window (from a fault's start to its end plus the grace: a lease plus 1 s).</li>
+ *   <li>{@link Invariant#NO_OVERLAP}: two conflicting holds (from acquisition to leaving the critical section)
+ *       overlap only if one of them meets a fault window (from a fault's start to its end plus the grace: a lease
+ *       plus 1 s).</li>
+ *   <li>{@link Invariant#VALID_HOLDS_EXCLUSIVE}, under every fault: two conflicting holds are never both
+ *       <em>known valid</em> at one moment. A hold is known valid from its acquisition until the earliest of leaving
+ *       its critical section and the end of its longest validity claim ({@code checkedAt + validMs} of a
+ *       {@code leaseValidFor()} check that passed): {@code leaseValidFor()} promises that the hold lasts in Redis at
+ *       least that long, so two such intervals meeting means Redis held both. A Redis restart (the data is lost)
+ *       ends every claim made before it; a holder frozen past its lease made no claim meanwhile, so its late
+ *       critical section is not covered (the store's fencing is what covers it, for the fenced lock).</li>
  *   <li>{@link Invariant#DEAD_HOLDER_FREED}: a killed holder's hold is gone within its lease plus 1 s.</li>
  *   <li>{@link Invariant#PAUSED_HOLDER_LEARNS}: a holder frozen past its lease does not, once resumed, find its lease
  *       valid again (every validity check it makes after the resume says it is gone), and its lease-lost listener
@@ -56,6 +72,9 @@ import static io.dlock.chaos.Event.Type.WRITE_START;
  *       the nemesis excepted), and stops when asked.</li>
  *   <li>{@link Invariant#REDIS_FAILURES_SURFACE}: every failed lock call is a {@code LockException} naming the lock;
  *       no lock call both starts and succeeds while Redis certainly cannot answer.</li>
+ *   <li>{@link Invariant#FAILED_RELEASE_ENDS}: every hold in Redis when {@code release-drop} cut the connections
+ *       (releases held back in Redis among them) is over within a lease plus 1 s plus the longest critical
+ *       section.</li>
  *   <li>{@link Invariant#NOTHING_LEFT}: after the run, no key but the token counter, no subscription, no process.</li>
  * </ol>
  */
@@ -66,10 +85,12 @@ public final class Checker {
         TOKENS_INCREASE("tokens strictly increase"),
         NO_STALE_WRITE("store never accepts a stale token"),
         NO_OVERLAP("no overlap while no fault is active"),
+        VALID_HOLDS_EXCLUSIVE("holds known valid never overlap"),
         DEAD_HOLDER_FREED("dead holder's lock free within lease + 1 s"),
         PAUSED_HOLDER_LEARNS("paused holder learns of the loss before writing"),
         NO_HANG("no worker hangs"),
         REDIS_FAILURES_SURFACE("Redis failures surface as LockException"),
+        FAILED_RELEASE_ENDS("dropped release's hold ends within lease + 1 s"),
         NOTHING_LEFT("nothing left behind");
 
         final String title;
@@ -90,20 +111,35 @@ public final class Checker {
     public record Bounds(long leaseMs, long graceMs, long listenerBoundMs, long hangMs) {
     }
 
-    /** One hold: from acquisition to leaving the critical section. */
-    record Hold(String worker, long token, long requested, long acquired, long end) {
+    /**
+     * One hold: from acquisition to leaving the critical section.
+     *
+     * @param worker     the loop ({@code w3/rw})
+     * @param kind       its lock kind
+     * @param read       a read hold of the read-write lock
+     * @param token      the fencing token (fenced lock) or the loop's hold number
+     * @param validUntil the end of its longest validity claim ({@link Long#MIN_VALUE} when it made none)
+     */
+    record Hold(String worker, LockKind kind, boolean read, long token, long requested, long acquired, long end,
+                long validUntil) {
+        boolean conflictsWith(Hold other) {
+            return kind == other.kind && !worker.equals(other.worker) && !(read && other.read);
+        }
+
+        /** @return the end of the interval in which the hold is known valid (before {@link #acquired} if none) */
+        long knownValidUntil() {
+            return validUntil == Long.MIN_VALUE ? acquired - 1 : Math.min(end, validUntil);
+        }
     }
 
     private static final long MS = 1_000_000L;
 
     private final Bounds bounds;
-    private final String lockName;
     /** The first event's time: times in messages are counted from it. */
     private long origin;
 
-    public Checker(Bounds bounds, String lockName) {
+    public Checker(Bounds bounds) {
         this.bounds = bounds;
-        this.lockName = lockName;
     }
 
     /** Checks {@code events} (any order). */
@@ -114,20 +150,23 @@ public final class Checker {
         origin = sorted.isEmpty() ? 0 : sorted.get(0).nanos();
         Map<String, List<Event>> byWorker = new TreeMap<>();
         for (Event e : sorted) {
-            if (e.source().startsWith("w")) {
+            if (LockKind.ofSource(e.source()) != null) {
                 byWorker.computeIfAbsent(e.source(), k -> new ArrayList<>()).add(e);
             }
         }
         Report report = new Report(settings, redisVersion, took, injected, sorted);
         List<Hold> holds = holds(byWorker, sorted);
+        List<Hold> fenced = holds.stream().filter(h -> h.kind() == LockKind.FENCED).toList();
         List<long[]> faultWindows = faultWindows(sorted);
-        checkTokens(holds, report);
-        checkStore(sorted, holds, report);
+        checkTokens(fenced, report);
+        checkStore(sorted, fenced, report);
         checkOverlap(holds, faultWindows, report);
+        checkValidHolds(holds, restarts(sorted), report);
         checkDeadHolders(sorted, report);
         checkPausedHolders(sorted, byWorker, report);
         checkHangs(sorted, byWorker, report);
         checkRedisFailures(sorted, byWorker, report);
+        checkDroppedReleases(sorted, byWorker, report);
         checkLeftovers(sorted, report);
         return report;
     }
@@ -143,26 +182,59 @@ public final class Checker {
         }
         List<Hold> holds = new ArrayList<>();
         byWorker.forEach((worker, events) -> {
+            LockKind kind = LockKind.ofSource(worker);
             long requested = Long.MIN_VALUE;
             Event acquired = null;
+            long validUntil = Long.MIN_VALUE;
             for (Event e : events) {
                 if (e.type() == ACQUIRE_START) {
                     requested = e.nanos();
                 } else if (e.type() == ACQUIRED) {
                     acquired = e;
-                } else if (e.type() == EXIT && acquired != null && e.token() == acquired.token()) {
-                    holds.add(new Hold(worker, acquired.token(), requested, acquired.nanos(), e.nanos()));
-                    acquired = null;
+                    validUntil = claimEnd(e, Long.MIN_VALUE);
+                } else if (acquired != null && e.token() == acquired.token()) {
+                    validUntil = claimEnd(e, validUntil);
+                    if (e.type() == EXIT) {
+                        holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested,
+                                acquired.nanos(), e.nanos(), validUntil));
+                        acquired = null;
+                    }
                 }
             }
             if (acquired != null) {
                 // killed (or hung) inside the critical section: the hold lasted until the process was gone
                 long last = events.get(events.size() - 1).nanos();
-                holds.add(new Hold(worker, acquired.token(), requested, acquired.nanos(),
-                        Math.max(last, ended.getOrDefault(worker, last))));
+                holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested, acquired.nanos(),
+                        Math.max(last, ended.getOrDefault(LockKind.processOf(worker), last)), validUntil));
             }
         });
         return holds;
+    }
+
+    /** @return whether an ACQUIRED event is of the read side of the read-write lock */
+    private static boolean isRead(Event acquired) {
+        return List.of(acquired.detail().split(" ")).contains("read");
+    }
+
+    /** @return the later of {@code soFar} and the end of the validity claim recorded in {@code e}, if any */
+    private static long claimEnd(Event e, long soFar) {
+        Long checkedAt = checkedAt(e);
+        long validMs = checkedAt == null ? 0 : validMs(e);
+        if (checkedAt == null || validMs <= 0) {
+            return soFar;
+        }
+        return Math.max(soFar, checkedAt + validMs * MS);
+    }
+
+    /** @return when Redis was killed for a restart (its data lost) */
+    private static List<Long> restarts(List<Event> sorted) {
+        List<Long> at = new ArrayList<>();
+        for (Event e : sorted) {
+            if (e.type() == REDIS_DOWN && e.detail().startsWith(Fault.REDIS_RESTART.label())) {
+                at.add(e.nanos());
+            }
+        }
+        return at;
     }
 
     private static List<long[]> faultWindows(List<Event> sorted) {
@@ -265,16 +337,62 @@ public final class Checker {
             Hold a = byStart.get(i);
             for (int j = i + 1; j < byStart.size() && byStart.get(j).acquired() - a.end() < 0; j++) {
                 Hold b = byStart.get(j);
-                if (a.worker().equals(b.worker()) && a.token() == b.token()) {
+                if (!a.conflictsWith(b)) {
                     continue;
                 }
                 if (meetsFault(a, faultWindows, grace) || meetsFault(b, faultWindows, grace)) {
                     report.count("overlaps excused by a fault");
                     continue;
                 }
-                report.violation(inv, a.worker() + " (token " + a.token() + ", " + ms(a.acquired()) + ".."
-                        + ms(a.end()) + ") and " + b.worker() + " (token " + b.token() + ", " + ms(b.acquired())
-                        + ".." + ms(b.end()) + ") overlap with no fault active");
+                report.violation(inv, a.kind(), describe(a) + " (" + ms(a.acquired()) + ".." + ms(a.end()) + ") and "
+                        + describe(b) + " (" + ms(b.acquired()) + ".." + ms(b.end()) + ") overlap with no fault"
+                        + " active");
+            }
+        }
+    }
+
+    private static String describe(Hold h) {
+        return h.worker() + (h.kind() == LockKind.FENCED ? " (token " : h.read() ? " (read hold " : " (hold ")
+                + h.token() + ")";
+    }
+
+    // ------------------------------------------------------------------------------------------ 3b. valid holds
+
+    private void checkValidHolds(List<Hold> holds, List<Long> restarts, Report report) {
+        Invariant inv = Invariant.VALID_HOLDS_EXCLUSIVE;
+        report.checked(inv, holds.size());
+        List<long[]> intervals = new ArrayList<>();
+        List<Hold> valid = new ArrayList<>();
+        for (Hold h : holds) {
+            long until = h.knownValidUntil();
+            for (long restart : restarts) {
+                if (restart - h.acquired() > 0 && restart - until < 0) {
+                    until = restart; // the data, this hold included, was lost
+                }
+            }
+            if (until - h.acquired() > 0) {
+                valid.add(h);
+                intervals.add(new long[] {h.acquired(), until});
+            } else {
+                report.count("holds never known valid (no passed check)");
+            }
+        }
+        Integer[] order = new Integer[valid.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, Comparator.comparingLong(i -> intervals.get(i)[0]));
+        for (int x = 0; x < order.length; x++) {
+            Hold a = valid.get(order[x]);
+            long[] ia = intervals.get(order[x]);
+            for (int y = x + 1; y < order.length && intervals.get(order[y])[0] - ia[1] < 0; y++) {
+                Hold b = valid.get(order[y]);
+                if (a.conflictsWith(b)) {
+                    long[] ib = intervals.get(order[y]);
+                    report.violation(inv, a.kind(), describe(a) + " known valid " + ms(ia[0]) + ".." + ms(ia[1])
+                            + " and " + describe(b) + " known valid " + ms(ib[0]) + ".." + ms(ib[1])
+                            + " on " + a.kind().lockName() + ": Redis held both");
+                }
             }
         }
     }
@@ -325,15 +443,25 @@ public final class Checker {
                     end = sorted.get(j);
                 }
             }
-            String victim = start.detail().split(" ")[1];
-            List<Event> events = byWorker.getOrDefault(victim, List.of());
-            Long token = heldAcross(events, start.nanos(), end == null ? Long.MAX_VALUE / 2 : end.nanos());
-            if (token == null || end == null) {
-                report.count("pauses that caught no holder");
-                continue;
+            // the target is one loop's hold, but the whole JVM is frozen: every loop of it holding across is judged
+            String process = LockKind.processOf(start.detail().split(" ")[1]);
+            boolean caught = false;
+            for (Map.Entry<String, List<Event>> loop : byWorker.entrySet()) {
+                if (!LockKind.processOf(loop.getKey()).equals(process)) {
+                    continue;
+                }
+                List<Event> events = loop.getValue();
+                Long token = heldAcross(events, start.nanos(), end == null ? Long.MAX_VALUE / 2 : end.nanos());
+                if (token == null || end == null) {
+                    continue;
+                }
+                caught = true;
+                report.checked(inv, 1);
+                judgePause(loop.getKey(), token, start.nanos(), end.nanos(), events, report, inv);
             }
-            report.checked(inv, 1);
-            judgePause(victim, token, start.nanos(), end.nanos(), events, report, inv);
+            if (!caught) {
+                report.count("pauses that caught no holder");
+            }
         }
     }
 
@@ -427,9 +555,10 @@ public final class Checker {
         return 0;
     }
 
-    /** The {@code checkedAt=} of a validity check recorded in a WRITE_START, NOT_VALID or EXIT, or null. */
+    /** The {@code checkedAt=} of a validity check recorded in an ACQUIRED, WRITE_START, STEP, NOT_VALID or EXIT. */
     static Long checkedAt(Event e) {
-        if (e.type() != WRITE_START && e.type() != NOT_VALID && e.type() != EXIT) {
+        if (e.type() != WRITE_START && e.type() != STEP && e.type() != NOT_VALID && e.type() != EXIT
+                && e.type() != ACQUIRED) {
             return null;
         }
         for (String part : e.detail().split(" ")) {
@@ -461,7 +590,7 @@ public final class Checker {
                         break;
                     }
                 }
-                frozen.computeIfAbsent(e.detail().split(" ")[1], k -> new ArrayList<>())
+                frozen.computeIfAbsent(LockKind.processOf(e.detail().split(" ")[1]), k -> new ArrayList<>())
                         .add(new long[] {e.nanos(), end});
             }
         }
@@ -469,14 +598,15 @@ public final class Checker {
         byWorker.forEach((worker, events) -> {
             List<Long> times = new ArrayList<>();
             events.forEach(e -> times.add(e.nanos()));
-            Long end = ended.get(worker);
+            String process = LockKind.processOf(worker);
+            Long end = ended.get(process);
             if (end != null) {
                 times.add(end);
             }
             for (int i = 1; i < times.size(); i++) {
                 long from = times.get(i - 1);
                 long to = times.get(i);
-                long gap = to - from - frozenWithin(frozen.getOrDefault(worker, List.of()), from, to);
+                long gap = to - from - frozenWithin(frozen.getOrDefault(process, List.of()), from, to);
                 if (gap > limit) {
                     report.violation(inv, worker + " went " + gap / MS + " ms without an event (from " + ms(from)
                             + "; bound " + bounds.hangMs() + " ms)");
@@ -508,7 +638,7 @@ public final class Checker {
                 checked++;
                 if (!e.detail().startsWith(expectedPrefix)) {
                     report.violation(inv, e.source() + " " + e.type() + " is not a LockException: " + e.detail());
-                } else if (!e.detail().contains("'" + lockName + "'")) {
+                } else if (!e.detail().contains("'" + LockKind.ofSource(e.source()).lockName() + "'")) {
                     report.violation(inv, e.source() + " " + e.type() + " does not name the lock: " + e.detail());
                 } else {
                     report.count("LockException: " + kindOf(e.detail()));
@@ -578,7 +708,53 @@ public final class Checker {
         return "other";
     }
 
-    // ------------------------------------------------------------------------------------------ 8. leftovers
+    // ------------------------------------------------------------------------------------------ 8. dropped releases
+
+    /**
+     * Judges the nemesis' watch after each {@code release-drop} and counts the releases it hit: those sent while
+     * Redis held scripts back (from its {@code REDIS_DOWN} to the cut), by how they ended.
+     */
+    private void checkDroppedReleases(List<Event> sorted, Map<String, List<Event>> byWorker, Report report) {
+        Invariant inv = Invariant.FAILED_RELEASE_ENDS;
+        Long pausedAt = null;
+        for (Event e : sorted) {
+            if (e.type() == RELEASE_FREED) {
+                report.checked(inv, 1);
+                String[] parts = e.detail().split(" ");
+                report.sample("release-drop: hold over after (ms)", Long.parseLong(parts[1]));
+            } else if (e.type() == RELEASE_NOT_FREED) {
+                report.checked(inv, 1);
+                report.violation(inv, e.detail());
+            } else if (e.type() == REDIS_DOWN && e.detail().equals(Fault.RELEASE_DROP.label())) {
+                pausedAt = e.nanos();
+            } else if (e.type() == CONNECTIONS_KILLED && pausedAt != null) {
+                countHitReleases(pausedAt, e.nanos(), byWorker, report);
+                pausedAt = null;
+            }
+        }
+    }
+
+    private static void countHitReleases(long pausedAt, long cutAt, Map<String, List<Event>> byWorker,
+                                         Report report) {
+        byWorker.forEach((worker, events) -> {
+            for (int i = 0; i < events.size(); i++) {
+                Event exit = events.get(i);
+                if (exit.type() != EXIT || exit.nanos() - pausedAt <= 0 || exit.nanos() - cutAt >= 0) {
+                    continue;
+                }
+                Event outcome = outcome(events, i, false);
+                String how = outcome == null ? "killed before it ended"
+                        : outcome.type() == UNLOCKED ? "unlocked (sent again after the reconnect)"
+                        : outcome.type() == UNLOCK_NOT_HELD ? "not held (IllegalMonitorStateException)"
+                        : outcome.nanos() - cutAt < 0 ? "failed: timed out before the cut, never ran"
+                        : "failed: connection cut";
+                report.count("releases hit by release-drop: " + how);
+                report.countForKind(LockKind.ofSource(worker), "releases hit by release-drop");
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------ 9. leftovers
 
     private void checkLeftovers(List<Event> sorted, Report report) {
         Invariant inv = Invariant.NOTHING_LEFT;

@@ -20,11 +20,17 @@ public record Event(long nanos, String source, Type type, long token, String det
     /** What an event says. */
     public enum Type {
         // ---- a worker ----
-        /** Started; detail: {@code <client id>:<owner id>} of its hold field. */
+        /**
+         * Started. A worker JVM ({@code w3}): detail its client id, the prefix of its hold fields. A lock loop
+         * ({@code w3/rw}): detail {@code <client id>:<owner id>}, its hold field.
+         */
         HELLO,
-        /** About to ask for the lock; detail: how (try, wait, lease). */
+        /** About to ask for the lock; detail: how (try, wait, lease), and for the read-write lock the side. */
         ACQUIRE_START,
-        /** Holds the lock with {@code token} (recorded when the call returned). */
+        /**
+         * Holds the lock with {@code token} (recorded when the call returned); detail: how, side, {@code unchecked}
+         * for a careless hold, and the validity check made right after ({@code checkedAt=… validMs=…}).
+         */
         ACQUIRED,
         /** Did not get the lock within its wait. */
         ACQUIRE_TIMEOUT,
@@ -40,6 +46,8 @@ public record Event(long nanos, String source, Type type, long token, String det
         WRITE_REJECTED,
         /** The store did not answer. */
         WRITE_ERROR,
+        /** A step of a critical section of a lock without a fencing store; detail: its validity check. */
+        STEP,
         /** The client's LeaseLostListener fired; detail: reason; token: the hold the worker was in, if any. */
         LEASE_LOST,
         /** Leaves the critical section with {@code token}, about to unlock. */
@@ -48,7 +56,7 @@ public record Event(long nanos, String source, Type type, long token, String det
         UNLOCKED,
         /** unlock() said the hold was gone (IllegalMonitorStateException): the lease had been lost. */
         UNLOCK_NOT_HELD,
-        /** unlock() failed (Redis failed); the worker retries; detail: exception class and message. */
+        /** unlock() failed (Redis failed); not retried; detail: exception class and message. */
         UNLOCK_ERROR,
         /** Stopped cleanly. */
         BYE,
@@ -65,6 +73,12 @@ public record Event(long nanos, String source, Type type, long token, String det
         FREED,
         /** A killed holder's lock was not freed within the bound; detail: victim. */
         NOT_FREED,
+        /** release-drop: the workers' connections were cut while releases were held back; detail: counts. */
+        CONNECTIONS_KILLED,
+        /** release-drop: a hold present when the connections were cut is gone; detail: {@code <loop> <ms after>}. */
+        RELEASE_FREED,
+        /** release-drop: a hold present when the connections were cut was never seen gone; detail: what. */
+        RELEASE_NOT_FREED,
         /** A worker did not stop within its timeout and was killed; detail: worker. */
         HUNG,
         /** Something left behind after the run; detail: what. */

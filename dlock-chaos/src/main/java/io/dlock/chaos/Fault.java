@@ -17,7 +17,14 @@ public enum Fault {
     /** {@code CLIENT PAUSE <ms>}: Redis holds every client's commands for a while (longer than the command timeout). */
     CLIENT_PAUSE,
     /** {@code DEBUG SLEEP <s>}: Redis blocks entirely for a while. Skipped when the server refuses DEBUG. */
-    DEBUG_SLEEP;
+    DEBUG_SLEEP,
+    /**
+     * {@code CLIENT PAUSE <ms> WRITE}, so that releases (scripts) sent meanwhile wait in Redis unanswered; just before
+     * the pause ends, {@code CLIENT KILL TYPE normal} cuts every worker's connection, dropping those releases in the
+     * middle. The pause is either shorter than the command timeout (the connection drop is what the client sees) or
+     * longer (the release has already timed out, and the kill makes sure its script never runs).
+     */
+    RELEASE_DROP;
 
     /** @return e.g. {@code kill-holder} */
     public String label() {
@@ -31,6 +38,7 @@ public enum Fault {
 
     /** Whether the fault makes the lock's Redis unable to answer for a while. */
     public boolean silencesRedis() {
-        return this == REDIS_RESTART || this == REDIS_FREEZE || this == CLIENT_PAUSE || this == DEBUG_SLEEP;
+        return this == REDIS_RESTART || this == REDIS_FREEZE || this == CLIENT_PAUSE || this == DEBUG_SLEEP
+                || this == RELEASE_DROP;
     }
 }

@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.function.Function;
 
+import static io.dlock.chaos.Event.Type.CONNECTIONS_KILLED;
 import static io.dlock.chaos.Event.Type.FAULT_END;
 import static io.dlock.chaos.Event.Type.FAULT_START;
 import static io.dlock.chaos.Event.Type.FREED;
@@ -21,6 +22,8 @@ import static io.dlock.chaos.Event.Type.NOTE;
 import static io.dlock.chaos.Event.Type.NOT_FREED;
 import static io.dlock.chaos.Event.Type.REDIS_DOWN;
 import static io.dlock.chaos.Event.Type.REDIS_UP;
+import static io.dlock.chaos.Event.Type.RELEASE_FREED;
+import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
 
 /**
  * Injects faults, one at a time, chosen with a seeded {@link Random}, and logs each one (start, end, and for Redis
@@ -28,13 +31,13 @@ import static io.dlock.chaos.Event.Type.REDIS_UP;
  * (a lease plus one second: every effect of the fault is over by then) and a little more, so that the run has
  * fault-free stretches in which the critical sections must not overlap.
  *
- * <p>The first faults are every enabled kind once, in a seeded order; then kinds are drawn at random.
+ * <p>The first faults are every enabled kind once, in a seeded order; then kinds are drawn at random. Faults aimed
+ * at a holder pick one of the locks of every {@link LockKind} that is held at that moment.
  */
 final class Nemesis {
     private final ChaosSettings settings;
     private final RedisServer redis;
     private final RedisAdmin admin;
-    private final String lockName;
     private final List<WorkerProcess> workers;
     /** Starts a replacement for a killed worker. */
     private final Function<WorkerProcess, WorkerProcess> replace;
@@ -43,12 +46,11 @@ final class Nemesis {
     private final Set<Fault> enabled;
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
 
-    Nemesis(ChaosSettings settings, RedisServer redis, String lockName, List<WorkerProcess> workers,
+    Nemesis(ChaosSettings settings, RedisServer redis, List<WorkerProcess> workers,
             Function<WorkerProcess, WorkerProcess> replace, EventLog log, Set<Fault> enabled) {
         this.settings = settings;
         this.redis = redis;
         this.admin = new RedisAdmin(redis.host(), redis.port());
-        this.lockName = lockName;
         this.workers = workers;
         this.replace = replace;
         this.log = log;
@@ -82,10 +84,16 @@ final class Nemesis {
                 case CLIENT_KILL -> killClients();
                 case CLIENT_PAUSE -> pauseClients();
                 case DEBUG_SLEEP -> debugSleep();
+                case RELEASE_DROP -> dropReleases();
             }
         } catch (IOException | RuntimeException e) {
             log.record(NOTE, "fault " + fault.label() + " failed: " + e);
             log.record(FAULT_END, fault.label());
+            try {
+                admin.call("CLIENT", "UNPAUSE");
+            } catch (IOException | RuntimeException ignored) {
+                // not paused, or not running: handled below
+            }
             if (!redis.isRunning()) {
                 redis.restart();
             } else if (redis.isPaused()) {
@@ -101,18 +109,23 @@ final class Nemesis {
 
     // ------------------------------------------------------------------------------------------ holders
 
-    /** @return the worker holding the lock now (polls up to 3 s), or null */
-    private WorkerProcess holder() throws IOException {
+    /** One hold in Redis: the worker, the lock kind and its hash field. */
+    record Target(WorkerProcess worker, LockKind kind, String field) {
+        String loop() {
+            return kind.source(worker.id);
+        }
+    }
+
+    /** @return a hold of a live worker on a lock of a seeded-random kind (polls up to 3 s), or null */
+    private Target holder() throws IOException {
+        List<LockKind> kinds = new ArrayList<>(List.of(LockKind.values()));
+        Collections.shuffle(kinds, random);
         long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         do {
-            Object reply = admin.call("HKEYS", lockName);
-            if (reply instanceof List<?> fields) {
-                for (Object field : fields) {
-                    for (WorkerProcess w : workers) {
-                        if (field.equals(w.field()) && w.process.isAlive()) {
-                            return w;
-                        }
-                    }
+            for (LockKind kind : kinds) {
+                List<Target> held = holds(kind);
+                if (!held.isEmpty()) {
+                    return held.get(random.nextInt(held.size()));
                 }
             }
             WorkerProcess.sleep(10);
@@ -120,43 +133,76 @@ final class Nemesis {
         return null;
     }
 
+    /** @return the holds of live workers on the lock of {@code kind} now */
+    private List<Target> holds(LockKind kind) throws IOException {
+        List<Target> held = new ArrayList<>();
+        Object reply = admin.call("HKEYS", kind.lockName());
+        if (reply instanceof List<?> fields) {
+            for (Object field : fields) {
+                for (WorkerProcess w : List.copyOf(workers)) {
+                    if (w.owns(field.toString()) && w.process.isAlive()) {
+                        held.add(new Target(w, kind, field.toString()));
+                    }
+                }
+            }
+        }
+        return held;
+    }
+
+    /**
+     * Whether a hold is over in Redis: its field is gone from the lock hash or, for a reader of the read-write lock,
+     * its timeout key is gone (a dead reader's field may stay in the hash while other readers keep it alive; it no
+     * longer counts as a hold then).
+     */
+    private boolean over(Target t) throws IOException {
+        if (Long.valueOf(0).equals(admin.call("HEXISTS", t.kind().lockName(), t.field()))) {
+            return true;
+        }
+        if (t.kind() == LockKind.READ_WRITE && !t.field().endsWith(":write")) {
+            String timeoutKey = "{" + t.kind().lockName() + "}:" + t.field() + ":rwlock_timeout:1";
+            return Long.valueOf(0).equals(admin.call("EXISTS", timeoutKey));
+        }
+        return false;
+    }
+
     private void killHolder() throws IOException {
-        WorkerProcess victim = holder();
-        if (victim == null) {
-            log.record(NOTE, "skip kill-holder: nobody held the lock");
+        Target target = holder();
+        if (target == null) {
+            log.record(NOTE, "skip kill-holder: nobody held a lock");
             return;
         }
-        started(Fault.KILL_HOLDER, victim.id);
+        WorkerProcess victim = target.worker();
+        started(Fault.KILL_HOLDER, target.loop());
         long killedAt = System.nanoTime();
         victim.kill();
         log.record(Event.Type.EXITED, victim.id + " killed");
         long boundMs = settings.watchdogMs() + 3000;
         Long freedAfterMs = null;
         while (Duration.ofNanos(System.nanoTime() - killedAt).toMillis() < boundMs) {
-            Object present = admin.call("HEXISTS", lockName, victim.field());
-            if (Long.valueOf(0).equals(present)) {
+            if (over(target)) {
                 freedAfterMs = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();
                 break;
             }
             WorkerProcess.sleep(10);
         }
         if (freedAfterMs != null) {
-            log.record(FREED, victim.id + " " + freedAfterMs);
+            log.record(FREED, target.loop() + " " + freedAfterMs);
         } else {
-            log.record(NOT_FREED, victim.id + " still held " + boundMs + " ms after the kill");
+            log.record(NOT_FREED, target.loop() + " still held " + boundMs + " ms after the kill");
         }
         workers.set(workers.indexOf(victim), replace.apply(victim));
         log.record(FAULT_END, Fault.KILL_HOLDER.label());
     }
 
     private void pauseHolder() throws IOException {
-        WorkerProcess victim = holder();
-        if (victim == null) {
-            log.record(NOTE, "skip pause-holder: nobody held the lock");
+        Target target = holder();
+        if (target == null) {
+            log.record(NOTE, "skip pause-holder: nobody held a lock");
             return;
         }
+        WorkerProcess victim = target.worker();
         long pauseMs = settings.watchdogMs() + 1000;
-        started(Fault.PAUSE_HOLDER, victim.id);
+        started(Fault.PAUSE_HOLDER, target.loop());
         victim.signal("STOP");
         try {
             WorkerProcess.sleep(pauseMs);
@@ -219,7 +265,8 @@ final class Nemesis {
         long ms = 1500 + random.nextInt(1000);
         started(Fault.DEBUG_SLEEP, "redis " + ms + " ms");
         long sent = System.nanoTime();
-        admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP", String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
+        admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP",
+                String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
         long answered = System.nanoTime();
         // Redis slept `ms` from some moment in [sent, answered - ms]: certainly during [answered - ms, sent + ms].
         long from = answered - ms * 1_000_000L;
@@ -229,6 +276,75 @@ final class Nemesis {
             log.write(new Event(until, "nemesis", REDIS_UP, Event.NO_TOKEN, Fault.DEBUG_SLEEP.label()));
         }
         log.record(FAULT_END, Fault.DEBUG_SLEEP.label());
+    }
+
+    /**
+     * Holds back every script (so releases sent meanwhile wait in Redis), cuts the workers' connections just before
+     * the pause ends, then watches every hold that was in Redis at the cut: each must be over within a lease plus
+     * 1 s plus the longest critical section (a release that failed leaves a hold that is no longer renewed).
+     */
+    private void dropReleases() throws IOException {
+        boolean pastTimeout = random.nextBoolean();
+        long ms = pastTimeout ? settings.commandTimeoutMs() + 200 + random.nextInt(400)
+                : 150 + random.nextInt((int) Math.max(1, settings.commandTimeoutMs() - 250));
+        started(Fault.RELEASE_DROP, "redis " + ms + " ms" + (pastTimeout ? " past the command timeout" : ""));
+        long sent = System.nanoTime();
+        admin.call("CLIENT", "PAUSE", Long.toString(ms), "WRITE");
+        log.record(REDIS_DOWN, Fault.RELEASE_DROP.label());
+        List<Target> present = new ArrayList<>();
+        try {
+            long cutAt = sent + (ms - 80) * 1_000_000L;
+            WorkerProcess.sleep(Math.max(0, Duration.ofNanos(cutAt - System.nanoTime()).toMillis()));
+            for (LockKind kind : LockKind.values()) {
+                present.addAll(holds(kind)); // reads are not paused
+            }
+            long killedAt = System.nanoTime();
+            Object killed = admin.call("CLIENT", "KILL", "TYPE", "normal");
+            log.write(new Event(killedAt, "nemesis", CONNECTIONS_KILLED, Event.NO_TOKEN,
+                    killed + " connections, " + present.size() + " holds in Redis"));
+        } finally {
+            log.record(REDIS_UP, Fault.RELEASE_DROP.label());
+            admin.call("CLIENT", "UNPAUSE");
+            log.record(FAULT_END, Fault.RELEASE_DROP.label());
+        }
+        long watchedFrom = System.nanoTime();
+        long boundMs = settings.graceMs() + 3 * settings.stepMaxMs() + 500;
+        List<Target> left = new ArrayList<>(present);
+        Map<Target, Long> mostHolds = new java.util.HashMap<>();
+        while (!left.isEmpty() && Duration.ofNanos(System.nanoTime() - watchedFrom).toMillis() < boundMs) {
+            for (Target t : List.copyOf(left)) {
+                Object count = admin.call("HGET", t.kind().lockName(), t.field());
+                if (count != null) {
+                    mostHolds.merge(t, Long.parseLong(count.toString()), Math::max);
+                }
+                if (over(t)) {
+                    left.remove(t);
+                    log.record(RELEASE_FREED, t.loop() + " "
+                            + Duration.ofNanos(System.nanoTime() - watchedFrom).toMillis());
+                }
+            }
+            WorkerProcess.sleep(2);
+        }
+        for (Target t : left) {
+            log.record(RELEASE_NOT_FREED, t.loop() + " field " + t.field() + " of " + t.kind().lockName()
+                    + " still held " + boundMs + " ms after the connections were cut: "
+                    + admin.call("HGET", t.kind().lockName(), t.field()) + " hold(s) now, at most "
+                    + mostHolds.getOrDefault(t, 0L) + " seen, pttl " + admin.call("PTTL", t.kind().lockName()));
+        }
+    }
+
+    /** Whether {@code CLIENT PAUSE … WRITE} and {@code CLIENT UNPAUSE} (Redis 6.2) are available. */
+    static boolean writePauseAllowed(RedisServer redis, EventLog log) {
+        try {
+            RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
+            admin.call("CLIENT", "PAUSE", "1", "WRITE");
+            admin.call("CLIENT", "UNPAUSE");
+            return true;
+        } catch (IOException e) {
+            log.record(NOTE, "skip release-drop: this redis-server refuses CLIENT PAUSE WRITE (" + e.getMessage()
+                    + ")");
+            return false;
+        }
     }
 
     /** Whether {@code DEBUG SLEEP} is allowed on this server. */

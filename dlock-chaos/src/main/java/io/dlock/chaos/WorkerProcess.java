@@ -19,8 +19,8 @@ final class WorkerProcess {
     final String id;
     final Process process;
     final Path eventLog;
-    /** {@code <client id>:<owner id>}: the hash field of its holds, known once it said HELLO. */
-    private volatile String field;
+    /** Its client id, the prefix of every hold field it writes ({@code <client id>:<owner id>…}), once known. */
+    private volatile String clientId;
 
     private WorkerProcess(String id, Process process, Path eventLog) {
         this.id = id;
@@ -30,7 +30,7 @@ final class WorkerProcess {
 
     /** Starts {@code java -cp <classPath> io.dlock.chaos.Worker …}. */
     static WorkerProcess start(String id, Path outDir, String classPath, String redisUri, int storePort,
-                               String lockName, ChaosSettings settings, Path stopFile, long seed) {
+                               ChaosSettings settings, Path stopFile, long seed) {
         Path eventLog = outDir.resolve(id + ".events");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -45,12 +45,12 @@ final class WorkerProcess {
         command.add(id);
         command.add(redisUri);
         command.add(Integer.toString(storePort));
-        command.add(lockName);
         command.add(Long.toString(settings.watchdogMs()));
         command.add(Long.toString(settings.commandTimeoutMs()));
-        command.add(eventLog.toString());
+        command.add(outDir.toString());
         command.add(stopFile.toString());
         command.add(Long.toString(seed));
+        command.add(Long.toString(settings.stepMaxMs()));
         try {
             Process process = new ProcessBuilder(command)
                     .redirectOutput(outDir.resolve(id + ".out").toFile())
@@ -145,7 +145,7 @@ final class WorkerProcess {
         while (System.nanoTime() - deadline < 0) {
             for (Event e : EventLog.read(eventLog)) {
                 if (e.type() == Event.Type.HELLO) {
-                    field = e.detail();
+                    clientId = e.detail();
                     return e;
                 }
             }
@@ -158,8 +158,10 @@ final class WorkerProcess {
         throw new IllegalStateException("worker " + id + " did not say HELLO within " + timeout.toMillis() + " ms");
     }
 
-    String field() {
-        return field;
+    /** @return whether {@code field} of a lock hash is one of this worker's holds */
+    boolean owns(String field) {
+        String id = clientId;
+        return id != null && field.startsWith(id + ":");
     }
 
     long pid() {

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The chaos suite against real processes: worker JVMs, a faulted redis-server, the fencing store and the nemesis.
+ * The chaos suite against real processes: worker JVMs (each on the plain, fair, read-write and fenced locks), a
+ * faulted redis-server, the fencing store and the nemesis.
  * Short mode in {@code mvn verify} (one minute of faults, every kind at least once); the long mode with
  * {@code -Dchaos.minutes=N} (see README.md). The JUnit timeout is left to failsafe's: a run bounds itself.
  */
@@ -17,7 +18,7 @@ class ChaosIT {
     void noInvariantIsViolatedUnderFaults() {
         ChaosSettings settings = ChaosMain.settings(System.getProperty("chaos.minutes"),
                 System.getProperty("chaos.seconds"), System.getProperty("chaos.seed"),
-                System.getProperty("chaos.workers"), Path.of("target", "chaos"));
+                System.getProperty("chaos.workers"), System.getProperty("chaos.stepMs"), Path.of("target", "chaos"));
         Report report = new ChaosRun(settings).run();
         System.out.print(report.table());
 
@@ -26,6 +27,10 @@ class ChaosIT {
         // the run did exercise what it checks
         assertThat(report.events(Event.Type.ACQUIRED)).isPositive();
         assertThat(report.events(Event.Type.STORE_ACCEPTED)).isPositive();
+        for (LockKind kind : LockKind.values()) {
+            assertThat(report.events(kind, Event.Type.ACQUIRED)).as("%s acquisitions", kind.label()).isPositive();
+            assertThat(report.events(kind, Event.Type.UNLOCKED)).as("%s releases", kind.label()).isPositive();
+        }
         for (Fault fault : Fault.values()) {
             if (fault != Fault.DEBUG_SLEEP) {
                 assertThat(report.injected(fault)).as("%s injected", fault.label()).isPositive();

@@ -1,0 +1,60 @@
+package io.dlock.chaos;
+
+import io.dlock.chaos.Checker.Invariant;
+
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Violations whose cause is a known, reported dlock defect not yet fixed: recognised by their exact signature, listed
+ * in the report on their own, and failing a run only in strict mode ({@code -Dchaos.strict=true}), so that the short
+ * mode in {@code mvn verify} stays green while the fix is pending and still fails on anything else. Remove an entry
+ * once its fix is merged.
+ */
+enum KnownDefect {
+    /**
+     * Read-write lock: a read acquisition whose reply was lost (it timed out, the script ran later) leaves the owner
+     * recorded as a reader, so its next write acquisitions throw the upgrade {@code IllegalMonitorStateException}
+     * although the caller never got a read hold (issue 13, point 4, for the read-write lock).
+     */
+    ORPHAN_READ_HOLD_AFTER_LOST_REPLY(Invariant.REDIS_FAILURES_SURFACE, v -> v.contains("IllegalMonitorStateException")
+            && v.contains("holds the read lock but not the write lock")),
+    /**
+     * A release that failed without running leaves the owner's field in Redis; the client forgets the hold, so the
+     * same owner's next acquisition re-enters that field (Redis counts 2, the client 1) and every later unlock leaves
+     * one hold behind with a fresh lease: while the owner keeps taking the lock, its hold never ends in Redis and
+     * others starve (the fair lock's FIFO included).
+     */
+    REENTERED_AFTER_FAILED_RELEASE(Invariant.FAILED_RELEASE_ENDS, v -> v.contains("still held")
+            && mostHoldsSeen(v) >= 2); // workers never re-enter: two holds of one field are one too many
+
+    private static final Pattern MOST_SEEN = Pattern.compile("at most (\\d+) seen");
+
+    private final Invariant invariant;
+    private final Predicate<String> signature;
+
+    KnownDefect(Invariant invariant, Predicate<String> signature) {
+        this.invariant = invariant;
+        this.signature = signature;
+    }
+
+    /** @return the most holds of one field the nemesis saw, as its RELEASE_NOT_FREED detail says; 0 if unsaid */
+    private static long mostHoldsSeen(String violation) {
+        Matcher m = MOST_SEEN.matcher(violation);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    /** @return the known defect a violation's text shows, or null */
+    static KnownDefect of(Invariant inv, String violation) {
+        for (KnownDefect d : values()) {
+            if (d.invariant != inv) {
+                continue;
+            }
+            if (d.signature.test(violation)) {
+                return d;
+            }
+        }
+        return null;
+    }
+}

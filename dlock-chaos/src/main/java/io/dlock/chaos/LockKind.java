@@ -1,0 +1,66 @@
+package io.dlock.chaos;
+
+import java.util.Locale;
+
+/**
+ * The lock kinds a run exercises, each on its own lock name, all at once: every worker JVM runs one loop per kind
+ * ({@link LockLoop}), so that each lock has as many contenders as there are workers.
+ */
+public enum LockKind {
+    /** {@code client.getLock}: reentrant, not fair. */
+    PLAIN("plain"),
+    /** {@code client.getFairLock}: FIFO among waiters (not checked under faults), still mutually exclusive. */
+    FAIR("fair"),
+    /** {@code client.getReadWriteLock}: each hold takes the read or the write side; readers may share. */
+    READ_WRITE("rw"),
+    /** {@code client.getFencedLock}: every hold gets a token, and writes to the fencing store carry it. */
+    FENCED("fenced");
+
+    private final String label;
+
+    LockKind(String label) {
+        this.label = label;
+    }
+
+    /** @return e.g. {@code rw}: the suffix of a loop's event source ({@code w3/rw}) */
+    public String label() {
+        return label;
+    }
+
+    /** @return the Redis lock name this kind contends for, e.g. {@code chaos:rw} */
+    public String lockName() {
+        return "chaos:" + label;
+    }
+
+    /** @return the fenced lock's token counter (the only key allowed to outlive a run), else null */
+    public String tokenKey() {
+        return this == FENCED ? "redisson_lock_token:{" + lockName() + "}" : null;
+    }
+
+    /** @return the kind of a label, e.g. {@code rw} */
+    public static LockKind ofLabel(String label) {
+        for (LockKind kind : values()) {
+            if (kind.label.equals(label.toLowerCase(Locale.ROOT))) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("no lock kind " + label);
+    }
+
+    /** @return the source of the loop of this kind in worker {@code workerId}, e.g. {@code w3/rw} */
+    public String source(String workerId) {
+        return workerId + "/" + label;
+    }
+
+    /** @return the kind of a loop's event source ({@code w3/rw}), or null for any other source */
+    public static LockKind ofSource(String source) {
+        int slash = source.indexOf('/');
+        return slash < 0 ? null : ofLabel(source.substring(slash + 1));
+    }
+
+    /** @return the worker process of a loop's event source ({@code w3} for {@code w3/rw}), or the source itself */
+    public static String processOf(String source) {
+        int slash = source.indexOf('/');
+        return slash < 0 ? source : source.substring(0, slash);
+    }
+}

@@ -1,0 +1,275 @@
+package io.dlock.chaos;
+
+import io.dlock.DistributedLock;
+import io.dlock.FencedLock;
+import io.dlock.LeaseLostEvent;
+import io.dlock.LockClient;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static io.dlock.chaos.Event.Type.ACQUIRED;
+import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
+import static io.dlock.chaos.Event.Type.ACQUIRE_START;
+import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
+import static io.dlock.chaos.Event.Type.BYE;
+import static io.dlock.chaos.Event.Type.EXIT;
+import static io.dlock.chaos.Event.Type.HELLO;
+import static io.dlock.chaos.Event.Type.LEASE_LOST;
+import static io.dlock.chaos.Event.Type.NOT_VALID;
+import static io.dlock.chaos.Event.Type.STEP;
+import static io.dlock.chaos.Event.Type.UNLOCKED;
+import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
+import static io.dlock.chaos.Event.Type.UNLOCK_NOT_HELD;
+import static io.dlock.chaos.Event.Type.WRITE_ERROR;
+import static io.dlock.chaos.Event.Type.WRITE_OK;
+import static io.dlock.chaos.Event.Type.WRITE_REJECTED;
+import static io.dlock.chaos.Event.Type.WRITE_START;
+
+/**
+ * One thread of a {@link Worker} JVM, looping on the lock of one {@link LockKind} as a user would, recording every
+ * step in its own event log (source {@code w<n>/<kind>}).
+ *
+ * <p>One iteration:
+ * <ol>
+ *   <li>Acquire, one of three ways: wait up to {@value Worker#WAIT_MS} ms with a watchdog lease (most), one no-wait
+ *       attempt, or wait with a fixed lease as long as the watchdog timeout (not renewed). The read-write loop takes
+ *       the read or the write side, half and half. Right after, a validity check ({@code leaseValidFor()}) is
+ *       recorded with the acquisition: it is the hold's first claim of being valid.</li>
+ *   <li>One to three steps: sleep a little (the critical section's work), check {@code leaseValidFor()}, and only if
+ *       at least {@value Worker#MIN_VALID_MS} ms remain, do the step: the fenced loop writes its token to the fencing
+ *       store (a rejected write ends the critical section), the others record a {@code STEP}. One hold in three is
+ *       <em>careless</em>: its steps skip the check.</li>
+ *   <li>A final check, then one {@code unlock()}. A failed unlock ({@code LockException}: timeout, dropped
+ *       connection) is recorded and not retried, as a user would do: the client no longer renews that hold, so it
+ *       ends with its lease, which the {@link Checker} and the {@link Nemesis} verify.</li>
+ * </ol>
+ * When a check finds the lease gone, the loop waits (at most {@value Worker#LISTENER_WAIT_MS} ms) until its
+ * {@code LeaseLostListener} has told it too, before leaving: both ways of learning are then on record.
+ *
+ * <p>The event token of a hold is its fencing token for the fenced lock and the loop's own hold number (1, 2, …)
+ * for the others: there it only ties a hold's events together.
+ */
+final class LockLoop implements Runnable {
+    private final String source;
+    private final LockKind kind;
+    private final LockClient client;
+    private final long watchdogMs;
+    private final long stepMaxMs;
+    private final EventLog log;
+    private final Path stopFile;
+    private final Random random;
+    /** The fencing store's client, for the fenced loop only. */
+    private final StorageClient store;
+    private long holds;
+    /** The token of the hold in progress (read by the listener thread), or null. */
+    private volatile Long currentToken;
+    /** Completed by the listener when the hold in progress is reported lost. */
+    private volatile CompletableFuture<Void> currentLost = new CompletableFuture<>();
+
+    LockLoop(String workerId, LockKind kind, LockClient client, long watchdogMs, long stepMaxMs, Path outDir,
+             Path stopFile, long seed, int storePort) {
+        this.source = kind.source(workerId);
+        this.kind = kind;
+        this.client = client;
+        this.watchdogMs = watchdogMs;
+        this.stepMaxMs = stepMaxMs;
+        this.log = EventLog.create(outDir.resolve(workerId + "-" + kind.label() + ".events"), source);
+        this.stopFile = stopFile;
+        this.random = new Random(seed * 7 + kind.ordinal());
+        this.store = kind == LockKind.FENCED ? new StorageClient(storePort, 2000) : null;
+    }
+
+    /** Called on the client's executor for every lease-lost event: records it if it is about this loop's lock. */
+    void leaseLost(LeaseLostEvent event) {
+        if (event.lockName().equals(kind.lockName())) {
+            Long token = currentToken;
+            log.record(LEASE_LOST, token == null ? Event.NO_TOKEN : token, event.reason().toString());
+            currentLost.complete(null);
+        }
+    }
+
+    @Override
+    public void run() {
+        log.record(HELLO, client.getId() + ":" + Thread.currentThread().getId());
+        try {
+            while (!Files.exists(stopFile)) {
+                iteration();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (store != null) {
+                store.close();
+            }
+            log.record(BYE, "");
+            log.close();
+        }
+    }
+
+    /** The lock one hold takes: the kind's lock, or one side of the read-write lock. */
+    private record Side(DistributedLock lock, String name) {
+    }
+
+    private Side side() {
+        return switch (kind) {
+            case PLAIN -> new Side(client.getLock(kind.lockName()), "");
+            case FAIR -> new Side(client.getFairLock(kind.lockName()), "");
+            case FENCED -> new Side(client.getFencedLock(kind.lockName()), "");
+            case READ_WRITE -> random.nextBoolean()
+                    ? new Side(client.getReadWriteLock(kind.lockName()).writeLock(), " write")
+                    : new Side(client.getReadWriteLock(kind.lockName()).readLock(), " read");
+        };
+    }
+
+    private void iteration() throws InterruptedException {
+        Side side = side();
+        int how = random.nextInt(10);
+        String mode = (how < 7 ? "wait" : how < 9 ? "try" : "lease") + side.name();
+        log.record(ACQUIRE_START, mode);
+        Long token;
+        try {
+            token = acquire(side.lock(), mode);
+        } catch (RuntimeException e) {
+            log.record(ACQUIRE_ERROR, Worker.describe(e));
+            Thread.sleep(100 + random.nextInt(200));
+            return;
+        }
+        if (token == null) {
+            log.record(ACQUIRE_TIMEOUT, mode);
+            if (mode.startsWith("try")) {
+                Thread.sleep(20 + random.nextInt(60));
+            }
+            return;
+        }
+        long checkedAt = System.nanoTime();
+        long validMs = side.lock().leaseValidFor().toMillis();
+        currentLost = new CompletableFuture<>();
+        currentToken = token;
+        boolean careful = random.nextInt(3) != 0;
+        log.record(ACQUIRED, token, mode + (careful ? "" : " unchecked") + " " + checks(checkedAt, validMs));
+        if (careful) {
+            criticalSection(side.lock(), token);
+        } else {
+            carelessCriticalSection(token);
+        }
+        release(side.lock(), token);
+        currentToken = null;
+    }
+
+    /** @return the hold's event token, or null when the lock was not acquired in time */
+    private Long acquire(DistributedLock lock, String mode) throws InterruptedException {
+        long wait = Worker.WAIT_MS;
+        if (lock instanceof FencedLock fenced) {
+            return mode.startsWith("wait")
+                    ? fenced.tryLockAndGetToken(wait, DistributedLock.LEASE_WATCHDOG, TimeUnit.MILLISECONDS)
+                    : mode.startsWith("try") ? fenced.tryLockAndGetToken()
+                    : fenced.tryLockAndGetToken(wait, watchdogMs, TimeUnit.MILLISECONDS);
+        }
+        boolean got = mode.startsWith("wait")
+                ? lock.tryLock(wait, DistributedLock.LEASE_WATCHDOG, TimeUnit.MILLISECONDS)
+                : mode.startsWith("try") ? lock.tryLock()
+                : lock.tryLock(wait, watchdogMs, TimeUnit.MILLISECONDS);
+        return got ? ++holds : null;
+    }
+
+    private void criticalSection(DistributedLock lock, long token) throws InterruptedException {
+        int steps = 1 + random.nextInt(3);
+        for (int i = 0; i < steps; i++) {
+            Thread.sleep(stepSleep());
+            long checkedAt = System.nanoTime();
+            long validMs = lock.leaseValidFor().toMillis();
+            if (validMs < Worker.MIN_VALID_MS) {
+                lost(token, checkedAt, validMs);
+                return;
+            }
+            if (!step(token, checks(checkedAt, validMs))) {
+                break;
+            }
+        }
+        long checkedAt = System.nanoTime();
+        long validMs = lock.leaseValidFor().toMillis();
+        if (validMs <= 0) {
+            lost(token, checkedAt, validMs);
+            return;
+        }
+        log.record(EXIT, token, checks(checkedAt, validMs));
+    }
+
+    /**
+     * A holder that never looks at its lease (as most users of other libraries): for the fenced lock only the
+     * store's fencing stands between its late writes and the data. Its steps say {@code unchecked}.
+     */
+    private void carelessCriticalSection(long token) throws InterruptedException {
+        int steps = 1 + random.nextInt(3);
+        for (int i = 0; i < steps; i++) {
+            Thread.sleep(stepSleep());
+            if (!step(token, "unchecked")) {
+                break;
+            }
+        }
+        log.record(EXIT, token, "unchecked");
+    }
+
+    /** @return whether the critical section may go on (false after the store rejected or failed a write) */
+    private boolean step(long token, String checks) {
+        if (store == null) {
+            log.record(STEP, token, checks);
+            return true;
+        }
+        log.record(WRITE_START, token, checks);
+        try {
+            StorageClient.Outcome outcome = store.write(source, token);
+            if (!outcome.accepted()) {
+                log.record(WRITE_REJECTED, token, Long.toString(outcome.highest()));
+                return false;
+            }
+            log.record(WRITE_OK, token, "");
+            return true;
+        } catch (IOException e) {
+            log.record(WRITE_ERROR, token, e.toString());
+            return false;
+        }
+    }
+
+    private long stepSleep() {
+        long min = Math.max(1, stepMaxMs / 8);
+        return min + random.nextInt((int) Math.max(1, stepMaxMs - min));
+    }
+
+    /** The validity check said the hold is gone: wait (bounded) until the listener says so too. */
+    private void lost(long token, long checkedAt, long validMs) throws InterruptedException {
+        log.record(NOT_VALID, token, checks(checkedAt, validMs));
+        try {
+            currentLost.get(Worker.LISTENER_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException notTold) {
+            // the checker judges whether the listener should have spoken
+        }
+        log.record(EXIT, token, "lost");
+    }
+
+    static String checks(long checkedAt, long validMs) {
+        return "checkedAt=" + checkedAt + " validMs=" + validMs;
+    }
+
+    /**
+     * Unlocks once, as a user would: a failure is recorded and not retried (the client stops renewing a hold whose
+     * release failed, so it ends with its current lease).
+     */
+    private void release(DistributedLock lock, long token) {
+        try {
+            lock.unlock();
+            log.record(UNLOCKED, token, "");
+        } catch (IllegalMonitorStateException gone) {
+            log.record(UNLOCK_NOT_HELD, token, "");
+        } catch (RuntimeException e) {
+            log.record(UNLOCK_ERROR, token, Worker.describe(e));
+        }
+    }
+}
