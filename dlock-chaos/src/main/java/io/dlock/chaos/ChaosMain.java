@@ -77,8 +77,9 @@ public final class ChaosMain {
         long s = blank(seed) ? ThreadLocalRandom.current().nextLong(1, 1_000_000) : Long.parseLong(seed.strip());
         int w = blank(workers) ? ChaosSettings.DEFAULT_WORKERS : Integer.parseInt(workers.strip());
         long step = blank(stepMs) ? ChaosSettings.DEFAULT_STEP_MAX_MS : Long.parseLong(stepMs.strip());
+        boolean strict = !"false".equalsIgnoreCase(System.getProperty("chaos.strict", "true").strip());
         return new ChaosSettings(duration, s, w, ChaosSettings.DEFAULT_WATCHDOG_MS,
-                ChaosSettings.DEFAULT_COMMAND_TIMEOUT_MS, step, out, Boolean.getBoolean("chaos.strict"));
+                ChaosSettings.DEFAULT_COMMAND_TIMEOUT_MS, step, out, strict);
     }
 
     private static boolean blank(String s) {
