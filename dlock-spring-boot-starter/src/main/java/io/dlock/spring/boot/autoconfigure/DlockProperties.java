@@ -28,8 +28,11 @@ public class DlockProperties {
     /** How long a fair-lock waiter's place in the queue is kept at a time (at least 1 ms). */
     private Duration fairLockWaitTimeout = LockClientConfig.DEFAULT_FAIR_LOCK_WAIT_TIMEOUT;
 
-    /** How long one Redis command may take (at least 1 ms). */
-    private Duration commandTimeout = LockClientConfig.DEFAULT_COMMAND_TIMEOUT;
+    /**
+     * How long one Redis command may take (at least 1 ms, and less than a third of the watchdog timeout). Unset: 3 s,
+     * or a quarter of a watchdog timeout shorter than 12 s.
+     */
+    private Duration commandTimeout;
 
     /** How long a blocking call may busy-wait for Redis's reply before it parks its thread (0 to 10 ms). */
     private Duration spinWait = LockClientConfig.DEFAULT_SPIN_WAIT;

@@ -32,7 +32,9 @@ final class LockClientConfigFactory {
         set("dlock.watchdog-timeout", p.getWatchdogTimeout(), () -> b.watchdogTimeout(p.getWatchdogTimeout()));
         set("dlock.fair-lock-wait-timeout", p.getFairLockWaitTimeout(),
                 () -> b.fairLockWaitTimeout(p.getFairLockWaitTimeout()));
-        set("dlock.command-timeout", p.getCommandTimeout(), () -> b.commandTimeout(p.getCommandTimeout()));
+        if (p.getCommandTimeout() != null) {
+            set("dlock.command-timeout", p.getCommandTimeout(), () -> b.commandTimeout(p.getCommandTimeout()));
+        }
         set("dlock.spin-wait", p.getSpinWait(), () -> b.spinWait(p.getSpinWait()));
         set("dlock.local-handoffs", p.getLocalHandoffs(), () -> b.localHandoffs(p.getLocalHandoffs()));
         set("dlock.probe-lock-name", p.getProbeLockName(), () -> b.probeLockName(p.getProbeLockName()));
@@ -48,6 +50,10 @@ final class LockClientConfigFactory {
         try {
             return b.build();
         } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("commandTimeout")) {
+                throw new InvalidConfigurationPropertyValueException("dlock.command-timeout", p.getCommandTimeout(),
+                        e.getMessage() + " (dlock.watchdog-timeout)");
+            }
             throw new InvalidConfigurationPropertyValueException("dlock.tls", "(TLS options)", e.getMessage());
         }
     }

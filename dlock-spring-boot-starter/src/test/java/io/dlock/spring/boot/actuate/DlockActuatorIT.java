@@ -107,7 +107,7 @@ class DlockActuatorIT {
 
     @Test
     void healthIsDownWhileRedisDoesNotAnswer(RedisServer redis) throws Exception {
-        try (ConfigurableApplicationContext app = start(redis, "dlock.command-timeout=1s")) {
+        try (ConfigurableApplicationContext app = start(redis, "dlock.command-timeout=900ms")) {
             JsonNode health = get(app, "/actuator/health/dlock");
             assertThat(health.get("status").asString()).isEqualTo("UP");
             assertThat(health.get("details").get("redis").asString()).isEqualTo("reachable");

@@ -39,7 +39,7 @@ class DlockAutoConfigurationIT {
     void startsFromPropertiesAloneAndClosesTheClientOnShutdown(RedisServer redis) {
         AtomicReference<LockClient> seen = new AtomicReference<>();
         dlockOnly.withPropertyValues("dlock.redis-uri=" + redis.uri(), "dlock.watchdog-timeout=2s",
-                        "dlock.command-timeout=1500ms", "dlock.local-handoffs=0", "dlock.spin-wait=0",
+                        "dlock.command-timeout=600ms", "dlock.local-handoffs=0", "dlock.spin-wait=0",
                         "dlock.probe-lock-name=app:probe")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LockClient.class);

@@ -33,6 +33,12 @@ class DlockStartupFailureIT {
     }
 
     @Test
+    void aCommandTimeoutOfAThirdOfTheWatchdogOrMore(RedisServer redis) {
+        assertFailure("a third of the watchdog", "dlock.command-timeout", "less than a third of watchdogTimeout",
+                "dlock.redis-uri=" + redis.uri(), "dlock.watchdog-timeout=3s", "dlock.command-timeout=1s");
+    }
+
+    @Test
     void aSpinWaitOutOfRangeAndANegativeCount(RedisServer redis) {
         assertFailure("spin wait", "dlock.spin-wait", "between 0 and 10 ms",
                 "dlock.redis-uri=" + redis.uri(), "dlock.spin-wait=20ms");
