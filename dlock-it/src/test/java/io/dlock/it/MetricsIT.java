@@ -139,12 +139,17 @@ class MetricsIT {
     }
 
     @Test
-    void contendedAcquireAcrossClientsCountsItsAttempts(LockClient a, LockClient b) throws Exception {
+    void contendedAcquireAcrossClientsCountsItsAttempts(RedisServer server, LockClient a, LockClient b)
+            throws Exception {
         meter(a);
         DistributedLock held = b.getLock(name);
         held.lock();
         CompletableFuture<Void> waiter = a.getLock(name).lockAsync();
         eventually(() -> assertThat(gauge("dlock.waiters", "plain")).isEqualTo(1));
+        // the waiter subscribes only after a failed attempt: once it listens, its next attempt is its second at least
+        try (RawRedis raw = RawRedis.connect(server.uri())) {
+            Wait.until(SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) >= 1, "the waiter subscribed");
+        }
         assertThat(acquisitions("plain", "acquired")).isZero();
 
         held.unlock();
@@ -178,7 +183,10 @@ class MetricsIT {
         eventually(() -> assertThat(acquisitions("plain", "acquired")).isEqualTo(2));
         assertThat(counter("dlock.handoffs", "kind", "plain")).isEqualTo(1);
         assertThat(attemptsRecorded("plain")).isEqualTo(2);
-        assertThat(attemptsTotal("plain")).as("1 for the first owner, 0 for the one handed the lock").isEqualTo(1);
+        // 1 for the first owner; the one handed the lock asks Redis at most once (before it queues behind the local
+        // holder, when the two race), never after it is queued
+        assertThat(attemptsTotal("plain")).as("attempts of the first owner and of the one handed the lock")
+                .isBetween(1.0, 2.0);
         assertThat(holdsRecorded("plain")).as("the first owner's hold ended").isEqualTo(1);
         assertThat(gauge("dlock.holds", "plain")).as("the receiver's hold").isEqualTo(1);
 
