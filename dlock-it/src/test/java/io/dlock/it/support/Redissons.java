@@ -7,6 +7,7 @@ import io.dlock.testkit.SentinelTopology;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 
 /** Redisson 4.7 clients on a test deployment, with small pools and Redisson's defaults otherwise. */
 public final class Redissons {
@@ -29,12 +30,14 @@ public final class Redissons {
                     .setSlaveConnectionMinimumIdleSize(1)
                     .setSlaveConnectionPoolSize(2)
                     .setSubscriptionConnectionMinimumIdleSize(1)
-                    .setSubscriptionConnectionPoolSize(2);
+                    .setSubscriptionConnectionPoolSize(2)
+                    .setReadMode(ReadMode.MASTER); // a replica may not have a write the test just made
         } else if (topology instanceof SentinelTopology sentinel) {
             config.useSentinelServers()
                     .setMasterName(sentinel.masterName())
                     .addSentinelAddress(sentinel.sentinels().stream().map(RedisServer::uri).toArray(String[]::new))
                     .setCheckSentinelsList(false)
+                    .setReadMode(ReadMode.MASTER)
                     .setMasterConnectionMinimumIdleSize(1)
                     .setMasterConnectionPoolSize(4)
                     .setSlaveConnectionMinimumIdleSize(1)
