@@ -2,7 +2,6 @@ package io.dlock.bench;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
-import io.dlock.LockMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -29,21 +28,17 @@ interface Library extends AutoCloseable {
     @Override
     void close();
 
-    /** dlock with {@link LockMetrics} bound to a registry: what metrics cost (rows "with metrics"). */
+    /** dlock with {@code LockMetrics} bound to a registry: what metrics cost (rows "with metrics"). */
     String DLOCK_METERED = "dlock+metrics";
 
     /** Opens a client of {@code library} ("dlock", {@value #DLOCK_METERED} or "redisson") on {@code uri}. */
     static Library open(String library, String uri, Duration watchdog) {
+        LockClientConfig.Builder dlock = LockClientConfig.builder().redisUri(uri).watchdogTimeout(watchdog);
         return switch (library) {
-            case "dlock" -> new Dlock(LockClient.create(LockClientConfig.builder().redisUri(uri)
-                    .watchdogTimeout(watchdog).build()));
-            case DLOCK_METERED -> {
-                LockClient client = LockClient.create(LockClientConfig.builder().redisUri(uri)
-                        .watchdogTimeout(watchdog).build());
-                LockMetrics metrics = LockMetrics.of(client);
-                metrics.bindTo(new SimpleMeterRegistry());
-                yield new MeteredDlock(client, metrics);
-            }
+            case "dlock" -> new Dlock(library, LockClient.create(dlock.build()));
+            // the registry bound through the config: LockMetrics for the client's whole life
+            case DLOCK_METERED -> new Dlock(library, LockClient.create(dlock.meterRegistry(new SimpleMeterRegistry())
+                    .build()));
             case "redisson" -> {
                 Config config = new Config();
                 config.setLockWatchdogTimeout(watchdog.toMillis());
@@ -55,12 +50,8 @@ interface Library extends AutoCloseable {
         };
     }
 
-    record Dlock(LockClient client) implements Library {
-        @Override
-        public String name() {
-            return "dlock";
-        }
-
+    /** dlock, named "dlock", or {@value #DLOCK_METERED} when its config binds a meter registry. */
+    record Dlock(String name, LockClient client) implements Library {
         @Override
         public Lock lock(String name) {
             return client.getLock(name);
@@ -78,35 +69,6 @@ interface Library extends AutoCloseable {
 
         @Override
         public void close() {
-            client.close();
-        }
-    }
-
-    /** dlock with every meter of {@link LockMetrics} recording (a {@link SimpleMeterRegistry}). */
-    record MeteredDlock(LockClient client, LockMetrics metrics) implements Library {
-        @Override
-        public String name() {
-            return DLOCK_METERED;
-        }
-
-        @Override
-        public Lock lock(String name) {
-            return client.getLock(name);
-        }
-
-        @Override
-        public Lock fairLock(String name) {
-            return client.getFairLock(name);
-        }
-
-        @Override
-        public ReadWriteLock readWriteLock(String name) {
-            return client.getReadWriteLock(name);
-        }
-
-        @Override
-        public void close() {
-            metrics.close();
             client.close();
         }
     }
