@@ -207,34 +207,17 @@ public final class FairRedisLock extends AbstractDistributedLock {
         if (!services.pending.unanswered(name, field)) {
             return left;
         }
-        return left.handle((ok, error) -> error).thenCompose(leaveError -> dropUnknownHold(field)
+        return left.handle((ok, error) -> error).thenCompose(leaveError -> services.pending
+                .dropUnknown(name, field, () -> services.scripts.runByText(Scripts.FAIR_RELEASE,
+                        ScriptOutputType.INTEGER, keys, field, Long.toString(services.currentLease(name, field)),
+                        Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
+                        Long.toString(services.knownAcquisitions(name, field)), "drop-unknown"))
                 .thenApply(ignored -> {
                     if (leaveError != null) {
                         throw new CompletionException(leaveError);
                     }
                     return null;
                 }));
-    }
-
-    /** Brings the owner's count down to what this client knows; best effort (the hold's lease bounds it anyway). */
-    private CompletableFuture<Void> dropUnknownHold(String field) {
-        Hold hold = services.renewer.find(name, field);
-        long watchdog = services.renewer.watchdogMs();
-        long lease = hold == null ? watchdog : hold.currentLease(watchdog);
-        CompletableFuture<Long> reply;
-        try {
-            reply = services.scripts.runByText(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
-                    Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand,
-                    channelPrefix, Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handle((dropped, error) -> {
-            if (error == null) {
-                services.pending.settled(name, field);
-            }
-            return null;
-        });
     }
 
     @Override

@@ -97,6 +97,13 @@ public final class LockServices {
         return (hold == null ? 0 : hold.acquisitions()) + pending.inFlight(key, field);
     }
 
+    /** The lease the hold of {@code field} on {@code key} has now; the watchdog timeout when this client knows none. */
+    long currentLease(String key, String field) {
+        Hold hold = renewer.find(key, field);
+        long watchdog = renewer.watchdogMs();
+        return hold == null ? watchdog : hold.currentLease(watchdog);
+    }
+
     /**
      * The owner's hold count once the release being sent is done, as this client knows it (so that a release script
      * also takes away a count that a lost acquire reply left), or -1 when it knows of no hold (the script then takes

@@ -96,4 +96,24 @@ final class PendingAcquisitions {
     void settled(String key, String field) {
         unanswered.remove(id(key, field));
     }
+
+    /**
+     * Sends {@code drop}, a release script in "drop-unknown" mode that brings the owner's count down to what the client
+     * knows, and marks the hold settled once Redis answered. Best effort: a failure is left to the hold's lease, and the
+     * returned future never fails.
+     */
+    CompletableFuture<Void> dropUnknown(String key, String field, Supplier<CompletableFuture<Long>> drop) {
+        CompletableFuture<Long> reply;
+        try {
+            reply = drop.get();
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return reply.handle((dropped, error) -> {
+            if (error == null) {
+                settled(key, field);
+            }
+            return null;
+        });
+    }
 }

@@ -1,12 +1,10 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * What the read and the write side of a {@link ReadWriteRedisLock} share: the keys, the channel (where every message
@@ -41,41 +39,6 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
 
     final String writerField(long ownerId) {
         return ownerField(ownerId) + ReadWriteKeys.WRITE_SUFFIX;
-    }
-
-    /** Runs a script whose outcome does not matter (a failure is left to the keys' expiry). */
-    static CompletableFuture<Void> runQuietly(Supplier<CompletableFuture<Long>> script) {
-        try {
-            return script.get().handle((value, error) -> null);
-        } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(null);
-        }
-    }
-
-    /**
-     * Drops what an acquire attempt without a reply may have left above the count this client knows ({@code drop}
-     * sends the side's release script in "drop-unknown" mode); best effort, the hold's lease bounds it anyway.
-     */
-    final CompletableFuture<Void> dropUnknownHold(String field, Supplier<CompletableFuture<Long>> drop) {
-        CompletableFuture<Long> reply;
-        try {
-            reply = drop.get();
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handle((dropped, error) -> {
-            if (error == null) {
-                services.pending.settled(name, field);
-            }
-            return null;
-        });
-    }
-
-    /** The lease the owner's hold on {@code field} has now (the watchdog timeout when this client knows none). */
-    final long currentLease(String field) {
-        Hold hold = services.renewer.find(name, field);
-        long watchdog = services.renewer.watchdogMs();
-        return hold == null ? watchdog : hold.currentLease(watchdog);
     }
 
     final long effectiveLease(long leaseMs) {

@@ -43,7 +43,7 @@ final class RedisReadLock extends ReadWriteSide {
         if (!services.pending.unanswered(name, reader)) {
             return CompletableFuture.completedFuture(null);
         }
-        return dropUnknownHold(reader, () -> services.scripts.runByText(Scripts.RWLOCK_READ_RELEASE,
+        return services.pending.dropUnknown(name, reader, () -> services.scripts.runByText(Scripts.RWLOCK_READ_RELEASE,
                 ScriptOutputType.INTEGER, releaseKeys, reader, services.publishCommand, keys.channel(),
                 Long.toString(services.knownAcquisitions(name, reader)), "drop-unknown"));
     }

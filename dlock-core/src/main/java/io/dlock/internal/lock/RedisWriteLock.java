@@ -80,16 +80,17 @@ final class RedisWriteLock extends ReadWriteSide {
         String writer = writerField(ownerId);
         CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
         if (marked.remove(ownerId)) {
-            withdrawn = runQuietly(() -> services.scripts.run(Scripts.RWLOCK_WRITER_WITHDRAW,
-                    ScriptOutputType.INTEGER, withdrawKeys, writer, services.publishCommand, keys.channel()));
+            withdrawn = services.scripts.<Long>run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
+                    withdrawKeys, writer, services.publishCommand, keys.channel()).handle((removed, error) -> null);
         }
         if (!services.pending.unanswered(name, writer)) {
             return withdrawn;
         }
-        return withdrawn.thenCompose(ignored -> dropUnknownHold(writer, () -> services.scripts.runByText(
-                Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys, writer, readerField(ownerId),
-                Long.toString(currentLease(writer)), services.publishCommand, keys.channel(),
-                Long.toString(services.knownAcquisitions(name, writer)), "drop-unknown")));
+        return withdrawn.thenCompose(ignored -> services.pending.dropUnknown(name, writer,
+                () -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
+                        writer, readerField(ownerId), Long.toString(services.currentLease(name, writer)),
+                        services.publishCommand, keys.channel(), Long.toString(services.knownAcquisitions(name, writer)),
+                        "drop-unknown")));
     }
 
     @Override

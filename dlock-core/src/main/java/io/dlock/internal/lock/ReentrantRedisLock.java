@@ -72,22 +72,10 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
         if (!services.pending.unanswered(name, field)) {
             return CompletableFuture.completedFuture(null);
         }
-        Hold hold = services.renewer.find(name, field);
-        long lease = hold == null ? services.renewer.watchdogMs() : hold.currentLease(services.renewer.watchdogMs());
-        CompletableFuture<Long> reply;
-        try {
-            reply = services.scripts.runByText(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
-                    Long.toString(lease), services.publishCommand, channel,
-                    Long.toString(services.knownAcquisitions(name, field)), "drop-unknown");
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        return reply.handle((dropped, error) -> {
-            if (error == null) {
-                services.pending.settled(name, field);
-            }
-            return null;
-        });
+        return services.pending.dropUnknown(name, field, () -> services.scripts.runByText(Scripts.LOCK_RELEASE,
+                ScriptOutputType.INTEGER, lockKey, field, Long.toString(services.currentLease(name, field)),
+                services.publishCommand, channel, Long.toString(services.knownAcquisitions(name, field)),
+                "drop-unknown"));
     }
 
     @Override
