@@ -149,7 +149,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, HandOffScript handOff,
                                                              Supplier<CompletableFuture<Long>> release) {
         LocalCohort cohort = services.cohorts.find(name);
-        LocalCohort.Waiter next = cohort == null ? null : cohort.handoffTarget(ownerId, hold);
+        LocalCohort.Waiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
         if (next == null) {
             return releaseInRedis(ownerId, release);
         }
@@ -167,17 +167,19 @@ public abstract class AbstractDistributedLock implements DistributedLock {
                 Hold nextHold = services.renewer.acquired(name, holdKey(), nextField, next.ownerId, next.leaseMs,
                         sentAt, services.hashFieldRenewal);
                 services.events.get().handedOff(kind, name, nextHold);
-                if (cohort.claim(next)) {
-                    cohort.handedOff(next, nextHold);
-                } else {
-                    // it stopped waiting while the script ran: it holds the lock now, so release it on its behalf
-                    release(next.ownerId);
-                }
+                // The receiver was reserved before the script was sent, so it still waits for exactly this outcome
+                // and nothing else can have sent it to Redis. If its caller gave up meanwhile, its own acquisition
+                // gives the lock back: never a release on its behalf here, which raced with a new attempt of the same
+                // owner and freed a lock that owner believed it held (issue 18, see LocalCohort#reserveHandoff).
+                cohort.handedOff(next, nextHold);
                 return CompletableFuture.completedFuture(1L);
             }
-            // Not moved (or unknown, after an error): the waiter asks Redis itself; this release goes on.
-            // A hand-off that ran although its reply was lost leaves the receiver a hold it does not know of: its
-            // own attempt then counts as a re-entry, and the hash outlives its unlock until that lease ends.
+            // Not moved, or unknown after an error: the receiver asks Redis itself; this release goes on. A hand-off
+            // that ran although its reply was lost gave the receiver a count its client does not know of: its next
+            // attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
+            if (error != null) {
+                services.pending.mayHaveRun(name, nextField);
+            }
             cohort.handoffFailed(next);
             if (error != null) {
                 return CompletableFuture.<Long>failedFuture(error);

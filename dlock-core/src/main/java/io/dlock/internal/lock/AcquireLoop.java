@@ -224,16 +224,19 @@ final class AcquireLoop {
         if (result.isDone()) {
             gate.leave(waiter);
         }
-        waiter.turn.whenComplete((handedOver, ignored) -> {
+        waiter.turn.whenComplete((turn, ignored) -> {
             queued = null;
-            afterLocalTurn(handedOver);
+            afterLocalTurn(turn);
         });
         return true;
     }
 
-    /** @param handedOver null when a local holder handed the lock to this loop's owner, else "attempt now" */
-    private void afterLocalTurn(Long handedOver) {
-        if (handedOver == null) {
+    /**
+     * The local wait ended. A hand-over is an acquisition like a granted attempt: if the caller gave up meanwhile,
+     * {@link #afterAttempt} gives the lock back ({@code undo}), in order with whatever else this loop does.
+     */
+    private void afterLocalTurn(LocalCohort.Turn turn) {
+        if (turn == LocalCohort.Turn.HANDED_OVER) {
             afterAttempt(null, null);
         } else if (result.isDone()) {
             gate.passOn();

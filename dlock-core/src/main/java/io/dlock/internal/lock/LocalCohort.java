@@ -28,20 +28,33 @@ import java.util.function.LongSupplier;
  *   <li>Waiters are served first in, first out. Consecutive hand-offs are capped ({@code maxHandoffs}): then the
  *       lock is released in Redis and published as usual, so that other clients (which wait on the pub/sub channel)
  *       get their chance; a client never keeps a lock to itself for longer than that many critical sections.</li>
+ *   <li>A waiter's turn completes exactly once, and only after the waiter left every place that could complete it:
+ *       the queue, or the hand-off reservation ({@link #reserveHandoff}). A hand-off's target is reserved before its
+ *       script is sent and stays reserved until the script's outcome is handled, so while Redis may already hold the
+ *       lock for it, no other event (unlock message, deadline, leave, busy attempt, clear) can send it to Redis.
+ *       Hence an owner of this client believes it holds the lock only on Redis's word: its own attempt's reply, or
+ *       the reply of the hand-off script reserved for it; never both for one grant, and never a grant that this
+ *       client then takes back behind the owner's back. At most one hand-off is under way per lock.</li>
  *   <li>All state is guarded by this object's monitor, never held across a Redis call or a wait.</li>
  * </ul>
  */
 final class LocalCohort {
-    /** A turn's value when the waiter should attempt in Redis (anything but null, which means "handed to you"). */
-    static final Long ATTEMPT_NOW = -2L;
+    /** How a local wait ends. */
+    enum Turn {
+        /** The lock was handed to this waiter's owner (recorded with the renewer): it holds it, Redis was not asked. */
+        HANDED_OVER,
+        /** The waiter should attempt in Redis (holder gone, time up, caller gone, hand-off failed). */
+        ATTEMPT_IN_REDIS
+    }
+
     private static final long NONE = Long.MIN_VALUE;
 
     /** One owner of this client waiting behind a local holder. */
     static final class Waiter {
         final long ownerId;
         final long leaseMs;
-        /** Completes with null when the lock was handed to this owner (recorded), else {@link #ATTEMPT_NOW}. */
-        final CompletableFuture<Long> turn = new CompletableFuture<>();
+        /** Completes exactly once, when the waiter leaves the queue or its reserved hand-off is settled. */
+        final CompletableFuture<Turn> turn = new CompletableFuture<>();
         /** When the waiter's caller stops waiting ({@link System#nanoTime} scale), or null without limit. */
         private final Long deadlineNanos;
         private volatile Runnable cancelTimeout = () -> { };
@@ -62,6 +75,11 @@ final class LocalCohort {
     private Hold holderHold;
     private int handoffsInARow;
     private final Deque<Waiter> waiters = new ArrayDeque<>();
+    /**
+     * The waiter a hand-off script was sent for, until its outcome is known. It is out of {@link #waiters}: nothing
+     * but that outcome ({@link #handedOff}, {@link #handoffFailed}) ends its wait.
+     */
+    private Waiter handingOff;
     /** Set once this cohort left its registry; callers holding it then fetch a fresh one. */
     private boolean retired;
 
@@ -116,17 +134,20 @@ final class LocalCohort {
             }
             waiters.remove(waiter);
         }
-        finish(waiter, ATTEMPT_NOW);
+        finish(waiter, Turn.ATTEMPT_IN_REDIS);
     }
 
-    /** Takes {@code waiter} out of the queue (timeout, abandon) unless a hand-off already chose it. */
+    /**
+     * Takes {@code waiter} out of the queue (timeout, abandon) unless a hand-off already chose it: then the hand-off's
+     * outcome ends its wait, and if that is the lock, the waiter's own acquisition gives it back (its caller is gone).
+     */
     void leave(Waiter waiter) {
         synchronized (this) {
             if (!waiters.remove(waiter)) {
                 return;
             }
         }
-        finish(waiter, ATTEMPT_NOW);
+        finish(waiter, Turn.ATTEMPT_IN_REDIS);
     }
 
     /**
@@ -152,43 +173,64 @@ final class LocalCohort {
     }
 
     /**
-     * The waiter the lock may be handed to when {@code ownerId} releases its last acquisition: the first in line, or
-     * null when nobody waits, {@code ownerId} is not the known holder, this is not its last acquisition, or the
-     * hand-offs in a row are used up. It stays queued (it may still leave) until the hand-off script has moved the
-     * lock and it is {@link #claim claimed}.
+     * Reserves the waiter the lock is to be handed to when {@code ownerId} releases its last acquisition: the first
+     * in line, taken out of the queue <em>before</em> the hand-off script is sent. Null when nobody waits,
+     * {@code ownerId} is not the known holder, this is not its last acquisition, a hand-off is already under way or
+     * the hand-offs in a row are used up.
+     *
+     * <p>Why before: once the script has run, Redis holds the lock for the waiter, whatever this client does next.
+     * If the waiter were still queued until the reply is handled, anything that ends a wait in between (an unlock
+     * message whose check finds the releaser's field gone because the script moved it, the waiter's deadline, its
+     * caller giving up, a busy attempt of another owner) would send it to Redis, where its attempt adopts the field
+     * the hand-off gave it and it enters; the hand-off's reply, finding it gone from the queue, would then release
+     * "its" hold on its behalf, and Redis would be free while the waiter is inside (issue 18: two owners at once). A
+     * reserved waiter's wait ends only with the hand-off's outcome, so exactly one party acts on the hold: the
+     * waiter's own acquisition, which gives it back itself if its caller is gone by then.
+     *
+     * <p>The caller must settle the reservation with {@link #handedOff} or {@link #handoffFailed}.
      */
-    synchronized Waiter handoffTarget(long ownerId, Hold hold) {
+    synchronized Waiter reserveHandoff(long ownerId, Hold hold) {
         if (retired || holder != ownerId || hold == null || hold.acquisitions() != 1
-                || handoffsInARow >= maxHandoffs) {
+                || handingOff != null || handoffsInARow >= maxHandoffs) {
             return null;
         }
-        return waiters.peekFirst();
+        Waiter next = waiters.pollFirst();
+        if (next != null) {
+            next.cancelTimeout.run();
+            handingOff = next;
+        }
+        return next;
     }
 
-    /**
-     * Takes {@code waiter} out of the queue to hand it the lock.
-     *
-     * @return false if it left meanwhile (the lock was moved to an owner nobody waits for: the caller releases it)
-     */
-    synchronized boolean claim(Waiter waiter) {
-        return waiters.remove(waiter);
-    }
-
-    /** The hand-off script moved the lock to the {@link #claim claimed} {@code waiter}, recorded as {@code hold}. */
+    /** The hand-off script moved the lock to the {@link #reserveHandoff reserved} {@code waiter}, recorded as {@code hold}. */
     void handedOff(Waiter waiter, Hold hold) {
         synchronized (this) {
+            settle(waiter);
             holder = waiter.ownerId;
             holderHold = hold;
             handoffsInARow++;
         }
-        finish(waiter, null);
+        finish(waiter, Turn.HANDED_OVER);
     }
 
-    /** The hand-off did not happen (or its outcome is unknown): its target, if still queued, asks Redis itself. */
+    /** The hand-off did not happen (or its outcome is unknown): the {@link #reserveHandoff reserved} waiter asks Redis. */
     void handoffFailed(Waiter waiter) {
-        if (claim(waiter)) {
-            finish(waiter, ATTEMPT_NOW);
+        synchronized (this) {
+            settle(waiter);
         }
+        finish(waiter, Turn.ATTEMPT_IN_REDIS);
+    }
+
+    private void settle(Waiter waiter) {
+        if (handingOff != waiter) {
+            throw new IllegalStateException("hand-off to owner " + waiter.ownerId + " was not reserved");
+        }
+        handingOff = null;
+    }
+
+    /** @return whether a hand-off script is under way (its outcome not handled yet) */
+    synchronized boolean handingOff() {
+        return handingOff != null;
     }
 
     /**
@@ -207,7 +249,7 @@ final class LocalCohort {
             first = waiters.pollFirst();
         }
         if (first != null) {
-            finish(first, ATTEMPT_NOW);
+            finish(first, Turn.ATTEMPT_IN_REDIS);
         }
     }
 
@@ -224,7 +266,7 @@ final class LocalCohort {
             next = waiters.pollFirst();
         }
         if (next != null) {
-            finish(next, ATTEMPT_NOW);
+            finish(next, Turn.ATTEMPT_IN_REDIS);
         }
     }
 
@@ -238,7 +280,7 @@ final class LocalCohort {
             all = List.copyOf(waiters);
             waiters.clear();
         }
-        all.forEach(waiter -> finish(waiter, ATTEMPT_NOW));
+        all.forEach(waiter -> finish(waiter, Turn.ATTEMPT_IN_REDIS));
     }
 
     /**
@@ -254,7 +296,7 @@ final class LocalCohort {
             all = List.copyOf(waiters);
             waiters.clear();
         }
-        all.forEach(waiter -> finish(waiter, ATTEMPT_NOW));
+        all.forEach(waiter -> finish(waiter, Turn.ATTEMPT_IN_REDIS));
     }
 
     /**
@@ -262,17 +304,19 @@ final class LocalCohort {
      *         null
      */
     synchronized Hold holdToVerify() {
-        return !retired && !waiters.isEmpty() && hasLiveHolder() ? holderHold : null;
+        return !retired && handingOff == null && !waiters.isEmpty() && hasLiveHolder() ? holderHold : null;
     }
 
     /**
      * Redis no longer has {@code hold} (checked after it was granted): if it is still the holder's, forget the
-     * holder and send every waiter to Redis. A later grant (a new hold) is not affected.
+     * holder and send every waiter to Redis. A later grant (a new hold) is not affected, and neither is a hold being
+     * handed off: the check may have run after the hand-off script moved the field, and the script's outcome says
+     * who holds the lock now.
      */
     void holderGone(Hold hold) {
         List<Waiter> all;
         synchronized (this) {
-            if (holderHold != hold) {
+            if (holderHold != hold || handingOff != null) {
                 return;
             }
             holder = NONE;
@@ -281,7 +325,7 @@ final class LocalCohort {
             all = List.copyOf(waiters);
             waiters.clear();
         }
-        all.forEach(waiter -> finish(waiter, ATTEMPT_NOW));
+        all.forEach(waiter -> finish(waiter, Turn.ATTEMPT_IN_REDIS));
     }
 
     /**
@@ -289,14 +333,28 @@ final class LocalCohort {
      * out or was lost counts as none); a retired cohort answers nothing and is not used again.
      */
     synchronized boolean retireIfIdle() {
-        if (!hasLiveHolder() && waiters.isEmpty()) {
+        if (!hasLiveHolder() && waiters.isEmpty() && handingOff == null) {
             retired = true;
         }
         return retired;
     }
 
     synchronized int waiterCount() {
-        return waiters.size();
+        return waiters.size() + (handingOff == null ? 0 : 1);
+    }
+
+    /**
+     * The state as a string (holder, streak, waiters in order, reserved hand-off target), for tests that explore
+     * interleavings and must tell states apart.
+     */
+    synchronized String describe() {
+        StringBuilder b = new StringBuilder("holder=").append(holder == NONE ? "none" : Long.toString(holder))
+                .append(" streak=").append(handoffsInARow).append(" waiters=[");
+        for (Waiter waiter : waiters) {
+            b.append(waiter.ownerId).append(' ');
+        }
+        b.append("] handingOff=").append(handingOff == null ? "none" : Long.toString(handingOff.ownerId));
+        return b.append(retired ? " retired" : "").toString();
     }
 
     private boolean hasLiveHolder() {
@@ -312,7 +370,7 @@ final class LocalCohort {
         return false;
     }
 
-    private static void finish(Waiter waiter, Long value) {
+    private static void finish(Waiter waiter, Turn value) {
         waiter.cancelTimeout.run();
         waiter.turn.complete(value);
     }

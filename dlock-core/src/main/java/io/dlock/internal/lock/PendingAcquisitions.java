@@ -82,6 +82,14 @@ final class PendingAcquisitions {
         inFlight.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
     }
 
+    /**
+     * A script that may have given the hold a count (a hand-off to this owner) failed without an answer: the owner's
+     * give-up drops what it may have left, and its next attempt adopts it, as after an unanswered attempt.
+     */
+    void mayHaveRun(String key, String field) {
+        unanswered.add(id(key, field));
+    }
+
     /** @return attempts for the hold still awaiting their reply */
     int inFlight(String key, String field) {
         return inFlight.getOrDefault(id(key, field), 0);
