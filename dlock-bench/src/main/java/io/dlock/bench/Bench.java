@@ -1,6 +1,6 @@
 package io.dlock.bench;
 
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,6 +50,7 @@ public final class Bench {
         Map<String, Map<String, List<Measurement>>> results = new LinkedHashMap<>();
         List<double[]> floors = new ArrayList<>();
         String version;
+        RedisServer.reapOrphans(); // servers of earlier runs whose JVM was killed; never those of running JVMs
         try (RedisServer server = RedisServer.start(); RedisStats stats = new RedisStats(server.uri())) {
             version = server.version();
             Context context = new Context(server.uri(), stats, new AtomicLong());

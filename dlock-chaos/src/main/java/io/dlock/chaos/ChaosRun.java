@@ -1,6 +1,6 @@
 package io.dlock.chaos;
 
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -131,6 +131,7 @@ public final class ChaosRun {
      * servers do not know that option and fail to start with it, so it is tried first and dropped if refused.
      */
     private static RedisServer startRedis(EventLog log) {
+        RedisServer.reapOrphans(); // servers of earlier runs whose JVM was killed; never those of running JVMs
         try {
             return RedisServer.builder().config("enable-debug-command", "yes").start();
         } catch (IllegalStateException refused) {

@@ -1,6 +1,6 @@
 package io.dlock.chaos;
 
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 
 import java.io.IOException;
 import java.time.Duration;

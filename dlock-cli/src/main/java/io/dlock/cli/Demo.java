@@ -6,7 +6,7 @@ import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.LockInfo;
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -92,6 +92,9 @@ final class Demo {
     private void connect() {
         if (externalUri == null) {
             try {
+                // servers that earlier demos left behind when their JVM was killed (kill -9): the same clean-up as
+                // the test kit's; it never touches servers of running JVMs
+                RedisServer.reapOrphans();
                 server = RedisServer.start();
             } catch (RuntimeException e) {
                 throw new CliException(ExitCodes.UNAVAILABLE, "cannot start a redis-server for the demo: "

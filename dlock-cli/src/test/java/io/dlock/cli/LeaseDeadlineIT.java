@@ -2,8 +2,8 @@ package io.dlock.cli;
 
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
+import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;

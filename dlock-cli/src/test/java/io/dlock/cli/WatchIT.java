@@ -2,8 +2,8 @@ package io.dlock.cli;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -5,7 +5,7 @@ import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.it.support.RawRedis;
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 import io.lettuce.core.AclSetuserArgs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -8,7 +8,7 @@ import io.dlock.it.support.Leaks;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;

@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

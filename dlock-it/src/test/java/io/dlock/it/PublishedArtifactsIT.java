@@ -1,7 +1,8 @@
 package io.dlock.it;
 
 import io.dlock.LockClient;
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -32,7 +33,8 @@ class PublishedArtifactsIT {
     @Test
     void theJarsOfTheUserModulesCarryTheirAutomaticModuleNames() throws Exception {
         assertThat(moduleNameOfTheJarOf(LockClient.class)).isEqualTo("io.dlock.core");
-        assertThat(moduleNameOfTheJarOf(RedisServer.class)).isEqualTo("io.dlock.testkit");
+        assertThat(moduleNameOfTheJarOf(RedisServer.class)).isEqualTo("io.dlock.redisprocess");
+        assertThat(moduleNameOfTheJarOf(RedisExtension.class)).isEqualTo("io.dlock.testkit");
     }
 
     @Test
@@ -62,7 +64,8 @@ class PublishedArtifactsIT {
                 managed.add(text(dependency, "artifactId"));
             }
         }
-        assertThat(managed).contains("dlock-core", "dlock-testkit", "dlock-spring", "dlock-spring-boot-starter")
+        assertThat(managed).contains("dlock-core", "dlock-redis-process", "dlock-testkit", "dlock-spring",
+                        "dlock-spring-boot-starter")
                 .doesNotHaveDuplicates();
     }
 

@@ -4,7 +4,7 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Wait;
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,8 +1,8 @@
 package io.dlock.spring;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.dlock.spring;
 
+import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Value;

@@ -4,11 +4,16 @@ import java.lang.reflect.Executable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToLongFunction;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.redisprocess.ClusterTopology;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.RedisTopology;
+import io.dlock.redisprocess.SentinelTopology;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -39,6 +44,11 @@ import org.junit.platform.commons.support.AnnotationSupport;
  *       class, whether tests failed or not (it is held in the class's {@link ExtensionContext.Store} as an
  *       {@link AutoCloseable}; this needs JUnit Jupiter 5.13 or later, and the JVM shutdown hook of
  *       {@link RedisServer} is the backstop).</li>
+ *   <li><b>Orphans of dead JVMs</b>: before it starts its first deployment in a JVM, the extension calls
+ *       {@link RedisServer#reapOrphans()} once, which kills the {@code redis-server}s that earlier JVMs started and
+ *       left behind when they were SIGKILLed (a test run killed on timeout, say). It never touches the servers of
+ *       running JVMs, so test JVMs in parallel are safe. Code that starts servers without the extension calls it
+ *       itself if it wants that clean-up.</li>
  *   <li><b>Before each test</b> the server is restarted if a test stopped or killed it, resumed if a test paused it,
  *       and emptied with {@code FLUSHALL}: every test starts with an empty database.</li>
  *   <li><b>Parameters</b>: a {@link RedisServer} parameter gets the class's server; every {@link LockClient}
@@ -67,6 +77,8 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RedisExtension.class);
     private static final String SERVER_KEY = "redis-server";
     private static final AtomicLong CLIENT_KEYS = new AtomicLong();
+    /** Whether this JVM has reaped orphans yet (once per JVM, not per class loader of a test engine). */
+    private static final AtomicBoolean ORPHANS_REAPED = new AtomicBoolean();
 
     /** Created by JUnit through {@code @ExtendWith(RedisExtension.class)}. */
     public RedisExtension() {
@@ -176,11 +188,21 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
     private static RedisTopology topology(ExtensionContext context) {
         Topology.Kind kind = kindOf(context);
         // keyed by kind too: a @Nested class with a @Topology of its own does not get its enclosing class's one
-        return classContext(context).getStore(NAMESPACE).getOrComputeIfAbsent(SERVER_KEY + kind, key -> switch (kind) {
-            case STANDALONE -> RedisServer.start();
-            case SENTINEL -> SentinelTopology.start();
-            case CLUSTER -> ClusterTopology.start();
+        return classContext(context).getStore(NAMESPACE).getOrComputeIfAbsent(SERVER_KEY + kind, key -> {
+            reapOrphansOnce();
+            return switch (kind) {
+                case STANDALONE -> RedisServer.start();
+                case SENTINEL -> SentinelTopology.start();
+                case CLUSTER -> ClusterTopology.start();
+            };
         }, RedisTopology.class);
+    }
+
+    /** {@link RedisServer#reapOrphans()}, the first time this JVM starts a deployment through the extension. */
+    private static void reapOrphansOnce() {
+        if (ORPHANS_REAPED.compareAndSet(false, true)) {
+            RedisServer.reapOrphans();
+        }
     }
 
     /** The {@link Topology} of the test class, or of the nearest enclosing class that has one; else standalone. */

@@ -7,6 +7,10 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import io.dlock.redisprocess.ClusterTopology;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.SentinelTopology;
+
 /**
  * Which Redis deployment {@link RedisExtension} starts for a test class (inherited by subclasses, and used by
  * {@code @Nested} classes of the annotated class). Without it, a class gets a standalone {@link RedisServer}.

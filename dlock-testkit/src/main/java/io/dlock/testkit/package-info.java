@@ -1,8 +1,8 @@
 /**
- * Real {@code redis-server} processes for tests: {@link io.dlock.testkit.RedisServer} (start, stop, restart, pause,
- * resume, kill), the binary lookup {@link io.dlock.testkit.RedisBinary}, and the JUnit 5 extension
- * {@link io.dlock.testkit.RedisExtension} with {@link io.dlock.testkit.ClientSettings} and
- * {@link io.dlock.testkit.Topology}. Every deployment implements {@link io.dlock.testkit.RedisTopology}: one server,
- * a {@link io.dlock.testkit.SentinelTopology} or a {@link io.dlock.testkit.ClusterTopology}.
+ * The JUnit 5 extension {@link io.dlock.testkit.RedisExtension}, with {@link io.dlock.testkit.ClientSettings} and
+ * {@link io.dlock.testkit.Topology}: each test class gets a real Redis deployment and each test an empty database and
+ * ready {@code LockClient}s. The deployments themselves ({@code RedisServer}, {@code SentinelTopology},
+ * {@code ClusterTopology}) and {@code Await} are in {@code io.dlock.redisprocess} (module {@code dlock-redis-process}),
+ * which has no test framework.
  */
 package io.dlock.testkit;

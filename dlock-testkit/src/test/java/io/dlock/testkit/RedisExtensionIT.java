@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.time.Duration;
 
+import io.dlock.redisprocess.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -38,7 +39,7 @@ class RedisExtensionIT {
     void startsEmptyAndWrites(RedisServer server) throws IOException {
         assertThat(server).isSameAs(first);
         assertThat(dbSize(server)).isZero();
-        RedisServerIT.call(server, "SET", "left-over", "1");
+        call(server, "SET", "left-over", "1");
         assertThat(dbSize(server)).isEqualTo(1);
     }
 
@@ -47,7 +48,7 @@ class RedisExtensionIT {
     void startsEmptyAgainAndKillsTheServer(RedisServer server) throws IOException {
         assertThat(server).isSameAs(first);
         assertThat(dbSize(server)).isZero();
-        RedisServerIT.call(server, "SET", "left-over", "2");
+        call(server, "SET", "left-over", "2");
         server.kill();
     }
 
@@ -58,7 +59,7 @@ class RedisExtensionIT {
         assertThat(server.isRunning()).isTrue();
         assertThat(server.port()).isEqualTo(port);
         assertThat(dbSize(server)).isZero();
-        RedisServerIT.call(server, "SET", "left-over", "3");
+        call(server, "SET", "left-over", "3");
         server.pause();
     }
 
@@ -89,6 +90,10 @@ class RedisExtensionIT {
     }
 
     static long dbSize(RedisServer server) throws IOException {
-        return Long.parseLong(RedisServerIT.call(server, "DBSIZE"));
+        return Long.parseLong(call(server, "DBSIZE"));
+    }
+
+    private static String call(RedisServer server, String... args) {
+        return (String) server.command(Duration.ofSeconds(2), args);
     }
 }

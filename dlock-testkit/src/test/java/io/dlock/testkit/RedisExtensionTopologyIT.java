@@ -6,6 +6,9 @@ import java.time.Duration;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.redisprocess.ClusterTopology;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.RedisTopology;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,9 @@
 package io.dlock.it.support;
 
-import io.dlock.testkit.ClusterTopology;
-import io.dlock.testkit.RedisServer;
-import io.dlock.testkit.RedisTopology;
-import io.dlock.testkit.SentinelTopology;
+import io.dlock.redisprocess.ClusterTopology;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.RedisTopology;
+import io.dlock.redisprocess.SentinelTopology;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;

@@ -1,10 +1,10 @@
 package io.dlock.spring.boot;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.RedisServer;
 import io.dlock.spring.DistributedLocked;
 import io.dlock.spring.WhenBusy;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringBootConfiguration;

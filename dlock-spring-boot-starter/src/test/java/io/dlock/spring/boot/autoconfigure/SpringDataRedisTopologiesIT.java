@@ -1,10 +1,10 @@
 package io.dlock.spring.boot.autoconfigure;
 
 import io.dlock.LockClient;
-import io.dlock.testkit.ClusterTopology;
-import io.dlock.testkit.RedisServer;
-import io.dlock.testkit.SentinelTopology;
-import io.dlock.testkit.TlsCertificates;
+import io.dlock.redisprocess.ClusterTopology;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.SentinelTopology;
+import io.dlock.redisprocess.TlsCertificates;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;

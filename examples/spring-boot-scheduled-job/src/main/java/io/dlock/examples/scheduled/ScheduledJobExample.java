@@ -1,6 +1,6 @@
 package io.dlock.examples.scheduled;
 
-import io.dlock.testkit.RedisServer;
+import io.dlock.redisprocess.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.springframework.boot.SpringBootConfiguration;
@@ -23,7 +23,7 @@ import java.util.List;
  * dlock's meters of each: every tick ran on exactly one of them.
  *
  * <p>Redis: {@code --dlock.redis-uri=redis://host:port} (or {@code --spring.data.redis.host=…}) when given; else a
- * throw-away {@code redis-server} on a free loopback port, started and stopped here through dlock's test kit.
+ * throw-away {@code redis-server} on a free loopback port, started and stopped here with dlock-redis-process.
  */
 public final class ScheduledJobExample {
 

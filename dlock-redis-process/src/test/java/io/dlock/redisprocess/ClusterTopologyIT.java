@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

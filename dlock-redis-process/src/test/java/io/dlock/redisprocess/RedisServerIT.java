@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -95,7 +95,7 @@ class RedisServerIT {
 
     @Test
     void givenPortIsUsed() {
-        int port = RedisServer.freePort();
+        int port = Ports.freePort();
         try (RedisServer server = RedisServer.builder().port(port).start()) {
             assertThat(server.port()).isEqualTo(port);
             assertThat(server.ping(SHORT)).isTrue();
@@ -274,9 +274,9 @@ class RedisServerIT {
 
     @Test
     void logTailKeepsTheLastLines() {
-        assertThat(RedisServer.tail("a\nb\nc\n", 2)).isEqualTo("b\nc");
-        assertThat(RedisServer.tail("a\nb\nc", 5)).isEqualTo("a\nb\nc");
-        assertThat(RedisServer.tail("", 5)).isEmpty();
+        assertThat(ServerFiles.tail("a\nb\nc\n", 2)).isEqualTo("b\nc");
+        assertThat(ServerFiles.tail("a\nb\nc", 5)).isEqualTo("a\nb\nc");
+        assertThat(ServerFiles.tail("", 5)).isEmpty();
     }
 
     static String call(RedisServer server, String... args) throws IOException {

@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -16,16 +16,22 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A minimal RESP2 client for the few commands the testkit sends itself (PING, INFO, FLUSHALL, CLUSTER …,
- * SENTINEL …): one short-lived socket per call, no pooling. Stateless and thread-safe.
+ * A minimal RESP2 client for administration commands (PING, INFO, FLUSHALL, CLUSTER …, SENTINEL …): one short-lived
+ * socket per call, optionally over TLS, no pooling, no pipelining. It is what {@link RedisServer} and the topologies
+ * use themselves; tests may use it to talk to a server without a Redis client library. Each call blocks until the
+ * reply came or its timeout passed. Stateless and thread-safe.
+ *
+ * <p>Replies map to Java as: simple string, integer and bulk string → {@code String}; null bulk string or null array
+ * → {@code null}; array → {@code List<Object>} of the same (nested arrays included); error → {@link
+ * ErrorReplyException}.
  */
-final class Resp {
+public final class Resp {
 
     private Resp() {
     }
 
-    /** An error reply ({@code -ERR ...}) from the server. */
-    static final class ErrorReplyException extends IOException {
+    /** An error reply ({@code -ERR ...}) from the server; the message is the error line without the {@code -}. */
+    public static final class ErrorReplyException extends IOException {
         private static final long serialVersionUID = 1L;
 
         ErrorReplyException(String message) {
@@ -42,7 +48,7 @@ final class Resp {
      * @throws ErrorReplyException when the server answers with an error
      * @throws IOException on any other I/O failure, or for an array reply (unsupported)
      */
-    static String call(String host, int port, Duration timeout, String... args) throws IOException {
+    public static String call(String host, int port, Duration timeout, String... args) throws IOException {
         Object reply = command(host, port, timeout, args);
         if (reply instanceof List) {
             throw new IOException("unexpected array reply to " + args[0]);
@@ -53,13 +59,20 @@ final class Resp {
     /**
      * As {@link #call}, but also reads array replies: a {@code List<Object>} of the same kinds of elements (nested
      * arrays included).
+     *
+     * @throws java.net.SocketTimeoutException when the server does not answer in time
+     * @throws ErrorReplyException when the server answers with an error
+     * @throws IOException on any other I/O failure
      */
-    static Object command(String host, int port, Duration timeout, String... args) throws IOException {
+    public static Object command(String host, int port, Duration timeout, String... args) throws IOException {
         return command(null, host, port, timeout, args);
     }
 
-    /** As {@link #call(String, int, Duration, String...)}, over TLS when {@code tls} is not null. */
-    static String call(SSLSocketFactory tls, String host, int port, Duration timeout, String... args)
+    /**
+     * As {@link #call(String, int, Duration, String...)}, over TLS when {@code tls} is not null (for example
+     * {@link TlsCertificates#socketFactory()}); the handshake is part of the call and bounded by {@code timeout}.
+     */
+    public static String call(SSLSocketFactory tls, String host, int port, Duration timeout, String... args)
             throws IOException {
         Object reply = command(tls, host, port, timeout, args);
         if (reply instanceof List) {
@@ -69,7 +82,7 @@ final class Resp {
     }
 
     /** As {@link #command(String, int, Duration, String...)}, over TLS when {@code tls} is not null. */
-    static Object command(SSLSocketFactory tls, String host, int port, Duration timeout, String... args)
+    public static Object command(SSLSocketFactory tls, String host, int port, Duration timeout, String... args)
             throws IOException {
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
         try (Socket plain = new Socket()) {
@@ -91,6 +104,19 @@ final class Resp {
                 socket.close();
             }
         }
+    }
+
+    /**
+     * @return the value of {@code field} in the text of an {@code INFO} reply ({@code field:value} lines), or
+     *         {@code "unknown"} when it is not there
+     */
+    static String infoField(String info, String field) {
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).strip();
+            }
+        }
+        return "unknown";
     }
 
     static byte[] encode(String... args) {

@@ -1,24 +1,13 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.dlock.redisprocess.ClusterNodes.Node;
 
 /**
  * A Redis Cluster on loopback for tests: masters that share the 16384 hash slots, each with its replicas, every node
@@ -62,16 +51,13 @@ public final class ClusterTopology implements RedisTopology {
     /** How long {@link #start()}, failovers and {@link #recover()} wait for the cluster to settle. */
     static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
-    private static final Logger LOG = LoggerFactory.getLogger(ClusterTopology.class);
-    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
-    private static final int BUS_PORT_OFFSET = 10_000;
-    private static final int START_ATTEMPTS = 10;
+    private static final Duration CALL_TIMEOUT = ClusterNodes.CALL_TIMEOUT;
 
     private final List<RedisServer> nodes;
     private final int shards;
     private final String uri;
 
-    private ClusterTopology(List<RedisServer> nodes, int shards) {
+    ClusterTopology(List<RedisServer> nodes, int shards) {
         this.nodes = List.copyOf(nodes);
         this.shards = shards;
         this.uri = "redis-cluster://" + nodes.stream().map(n -> RedisServer.HOST + ":" + n.port())
@@ -89,8 +75,8 @@ public final class ClusterTopology implements RedisTopology {
     }
 
     /** @return a builder for a cluster with other settings */
-    public static Builder builder() {
-        return new Builder();
+    public static ClusterTopologyBuilder builder() {
+        return new ClusterTopologyBuilder();
     }
 
     /**
@@ -157,7 +143,7 @@ public final class ClusterTopology implements RedisTopology {
         }
         for (Node node : anyView().values()) {
             if (node.owns(slot)) {
-                RedisServer server = byPort(node.port);
+                RedisServer server = byPort(node.port());
                 if (server != null) {
                     return server;
                 }
@@ -174,11 +160,11 @@ public final class ClusterTopology implements RedisTopology {
     /** @return the running replicas of {@code master}, as the running nodes see them */
     public List<RedisServer> replicasOf(RedisServer master) {
         Map<String, Node> view = anyView();
-        Node m = view.values().stream().filter(n -> n.port == master.port()).findFirst().orElse(null);
+        Node m = view.values().stream().filter(n -> n.port() == master.port()).findFirst().orElse(null);
         if (m == null) {
             return List.of();
         }
-        return view.values().stream().filter(n -> m.id.equals(n.masterId)).map(n -> byPort(n.port))
+        return view.values().stream().filter(n -> m.id().equals(n.masterId())).map(n -> byPort(n.port()))
                 .filter(s -> s != null && s.isRunning()).toList();
     }
 
@@ -214,7 +200,7 @@ public final class ClusterTopology implements RedisTopology {
         RedisServer old = masterOf(slot);
         List<RedisServer> candidates = replicasOf(old);
         old.kill();
-        Await.until(SETTLE_TIMEOUT, "a replica of the killed " + old + " takes over slot " + slot, () -> {
+        Await.untilNoProblem(SETTLE_TIMEOUT, () -> {
             for (RedisServer candidate : candidates) {
                 String problem = ownerProblem(slot, candidate);
                 if (problem == null) {
@@ -222,7 +208,7 @@ public final class ClusterTopology implements RedisTopology {
                 }
             }
             return "slot " + slot + " not yet owned by one of " + candidates;
-        });
+        }, "a replica of the killed " + old + " takes over slot " + slot);
         return masterOf(slot);
     }
 
@@ -276,19 +262,19 @@ public final class ClusterTopology implements RedisTopology {
      * @throws IllegalStateException naming what is still wrong when the time is up
      */
     public void awaitHealthy(Duration timeout) {
-        Await.until(timeout, "cluster healthy", this::healthProblem);
+        Await.untilNoProblem(timeout, this::healthProblem, "cluster healthy");
     }
 
     private void awaitOwner(int slot, RedisServer owner) {
-        Await.until(SETTLE_TIMEOUT, owner + " owns slot " + slot, () -> ownerProblem(slot, owner));
+        Await.untilNoProblem(SETTLE_TIMEOUT, () -> ownerProblem(slot, owner), owner + " owns slot " + slot);
     }
 
     /** @return null when every running node says {@code owner} is the master owning {@code slot} */
     private String ownerProblem(int slot, RedisServer owner) {
         for (RedisServer node : running()) {
-            Map<String, Node> view = view(node);
-            Node self = view.values().stream().filter(n -> n.port == owner.port()).findFirst().orElse(null);
-            if (self == null || !self.flags.contains("master") || !self.owns(slot)) {
+            Map<String, Node> view = ClusterNodes.view(node);
+            Node self = view.values().stream().filter(n -> n.port() == owner.port()).findFirst().orElse(null);
+            if (self == null || !self.flags().contains("master") || !self.owns(slot)) {
                 return node.port() + " does not see " + owner.port() + " owning slot " + slot;
             }
         }
@@ -304,27 +290,27 @@ public final class ClusterTopology implements RedisTopology {
         String agreed = null;
         for (RedisServer node : live) {
             String info = (String) node.command(CALL_TIMEOUT, "CLUSTER", "INFO");
-            if (!"ok".equals(RedisServer.infoField(info, "cluster_state"))) {
-                return node.port() + " says cluster_state " + RedisServer.infoField(info, "cluster_state");
+            if (!"ok".equals(Resp.infoField(info, "cluster_state"))) {
+                return node.port() + " says cluster_state " + Resp.infoField(info, "cluster_state");
             }
-            Map<String, Node> view = view(node);
+            Map<String, Node> view = ClusterNodes.view(node);
             TreeMap<Integer, Integer> owners = new TreeMap<>();
             for (Node n : view.values()) {
-                if (n.flags.contains("master") && !n.slots.isEmpty()) {
-                    RedisServer owner = byPort(n.port);
-                    if (owner == null || !owner.isRunning() || n.flags.contains("fail") || n.flags.contains("fail?")) {
-                        return node.port() + " sees slots owned by " + n.port + " " + n.flags;
+                if (n.flags().contains("master") && !n.slots().isEmpty()) {
+                    RedisServer owner = byPort(n.port());
+                    if (owner == null || !owner.isRunning() || n.failing()) {
+                        return node.port() + " sees slots owned by " + n.port() + " " + n.flags();
                     }
-                    for (int[] range : n.slots) {
-                        owners.put(range[0], n.port);
+                    for (int[] range : n.slots()) {
+                        owners.put(range[0], n.port());
                     }
                 }
-                RedisServer server = byPort(n.port);
-                if (server != null && server.isRunning() && (n.flags.contains("fail") || n.flags.contains("fail?"))) {
-                    return node.port() + " flags the running node " + n.port + " " + n.flags;
+                RedisServer server = byPort(n.port());
+                if (server != null && server.isRunning() && (n.failing())) {
+                    return node.port() + " flags the running node " + n.port() + " " + n.flags();
                 }
             }
-            int covered = view.values().stream().filter(n -> n.flags.contains("master"))
+            int covered = view.values().stream().filter(n -> n.flags().contains("master"))
                     .mapToInt(Node::slotCount).sum();
             if (covered != SLOTS) {
                 return node.port() + " sees " + covered + " slots covered";
@@ -339,16 +325,16 @@ public final class ClusterTopology implements RedisTopology {
                         + " masters, not " + shards;
             }
             for (Node n : view.values()) {
-                RedisServer server = byPort(n.port);
-                boolean owner = n.flags.contains("master") && !n.slots.isEmpty();
-                if (server != null && server.isRunning() && !owner && !n.flags.contains("slave")) {
-                    return node.port() + " sees " + n.port + " as a master without slots (not yet a replica)";
+                RedisServer server = byPort(n.port());
+                boolean owner = n.flags().contains("master") && !n.slots().isEmpty();
+                if (server != null && server.isRunning() && !owner && !n.flags().contains("slave")) {
+                    return node.port() + " sees " + n.port() + " as a master without slots (not yet a replica)";
                 }
             }
-            Node self = view.values().stream().filter(n -> n.flags.contains("myself")).findFirst().orElseThrow();
-            if (self.flags.contains("slave")) {
+            Node self = view.values().stream().filter(n -> n.flags().contains("myself")).findFirst().orElseThrow();
+            if (self.flags().contains("slave")) {
                 String replication = node.infoOrNull("replication", CALL_TIMEOUT);
-                if (replication == null || !"up".equals(RedisServer.infoField(replication, "master_link_status"))) {
+                if (replication == null || !"up".equals(Resp.infoField(replication, "master_link_status"))) {
                     return "replica " + node.port() + " is not in sync with its master";
                 }
             }
@@ -381,7 +367,7 @@ public final class ClusterTopology implements RedisTopology {
         IllegalStateException last = null;
         for (RedisServer node : running()) {
             try {
-                return view(node);
+                return ClusterNodes.view(node);
             } catch (IllegalStateException e) {
                 last = e;
             }
@@ -390,7 +376,7 @@ public final class ClusterTopology implements RedisTopology {
     }
 
     private static boolean isMaster(Map<String, Node> view, RedisServer server) {
-        return view.values().stream().anyMatch(n -> n.port == server.port() && n.flags.contains("master"));
+        return view.values().stream().anyMatch(n -> n.port() == server.port() && n.flags().contains("master"));
     }
 
     private RedisServer byPort(int port) {
@@ -400,211 +386,5 @@ public final class ClusterTopology implements RedisTopology {
             }
         }
         return null;
-    }
-
-    /** {@code CLUSTER NODES} of one node, by node id. */
-    private static Map<String, Node> view(RedisServer node) {
-        String text = (String) node.command(CALL_TIMEOUT, "CLUSTER", "NODES");
-        Map<String, Node> view = new LinkedHashMap<>();
-        for (String line : text.split("\n")) {
-            if (!line.isBlank()) {
-                Node n = Node.parse(line.strip());
-                view.put(n.id, n);
-            }
-        }
-        return view;
-    }
-
-    /** One line of {@code CLUSTER NODES}: id, port, flags, master id ("-" for a master), slot ranges. */
-    private record Node(String id, int port, Set<String> flags, String masterId, List<int[]> slots) {
-        static Node parse(String line) {
-            String[] parts = line.split(" ");
-            String address = parts[1];
-            int colon = address.lastIndexOf(':');
-            int at = address.indexOf('@');
-            int port = Integer.parseInt(address.substring(colon + 1, at > colon ? at : address.length()));
-            List<int[]> slots = new ArrayList<>();
-            for (int i = 8; i < parts.length; i++) {
-                String range = parts[i];
-                if (range.startsWith("[")) {
-                    continue; // a slot being migrated or imported
-                }
-                int dash = range.indexOf('-');
-                int first = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
-                int last = dash < 0 ? first : Integer.parseInt(range.substring(dash + 1));
-                slots.add(new int[] {first, last});
-            }
-            return new Node(parts[0], port, Set.of(parts[2].split(",")), parts[3], slots);
-        }
-
-        boolean owns(int slot) {
-            return slots.stream().anyMatch(r -> r[0] <= slot && slot <= r[1]);
-        }
-
-        int slotCount() {
-            return slots.stream().mapToInt(r -> r[1] - r[0] + 1).sum();
-        }
-    }
-
-    /** @return a port {@code p} below 55536 such that {@code p} and the bus port {@code p + 10000} are free now */
-    static int freeClusterPort() {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(20_000, 55_000);
-            if (isFree(port) && isFree(port + BUS_PORT_OFFSET)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("found no free pair of ports p, p + 10000 on " + RedisServer.HOST);
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(false);
-            socket.bind(new InetSocketAddress(InetAddress.getByName(RedisServer.HOST), port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** Settings of a {@link ClusterTopology} to start. Not thread-safe; may be reused. */
-    public static final class Builder {
-        private int masters = 3;
-        private int replicasPerMaster = 1;
-        private long nodeTimeoutMillis = DEFAULT_NODE_TIMEOUT_MILLIS;
-        private Path binary;
-        private final Map<String, String> config = new LinkedHashMap<>();
-
-        private Builder() {
-        }
-
-        /** Masters (1..16); default 3. */
-        public Builder masters(int masters) {
-            if (masters < 1 || masters > 16) {
-                throw new IllegalArgumentException("masters must be 1..16: " + masters);
-            }
-            this.masters = masters;
-            return this;
-        }
-
-        /** Replicas of each master (0..4); default 1. Without replicas there is nothing to fail over to. */
-        public Builder replicasPerMaster(int replicas) {
-            if (replicas < 0 || replicas > 4) {
-                throw new IllegalArgumentException("replicasPerMaster must be 0..4: " + replicas);
-            }
-            this.replicasPerMaster = replicas;
-            return this;
-        }
-
-        /**
-         * {@code cluster-node-timeout} (at least 100 ms); default {@value ClusterTopology#DEFAULT_NODE_TIMEOUT_MILLIS}
-         * ms. Shorter makes {@link ClusterTopology#killMasterOf} faster and spurious failovers on a busy machine
-         * likelier.
-         */
-        public Builder nodeTimeout(Duration nodeTimeout) {
-            Objects.requireNonNull(nodeTimeout, "nodeTimeout");
-            if (nodeTimeout.toMillis() < 100) {
-                throw new IllegalArgumentException("nodeTimeout must be at least 100 ms: " + nodeTimeout);
-            }
-            this.nodeTimeoutMillis = nodeTimeout.toMillis();
-            return this;
-        }
-
-        /** Adds {@code --key value} to every node's command line (see {@link RedisServer.Builder#config}). */
-        public Builder config(String key, String value) {
-            RedisServer.builder().config(key, value); // validates
-            config.put(key, value);
-            return this;
-        }
-
-        /** The {@code redis-server} to run; default {@link RedisBinary#resolve()}. */
-        public Builder binary(Path binary) {
-            this.binary = Objects.requireNonNull(binary, "binary");
-            return this;
-        }
-
-        /**
-         * Starts the nodes, forms the cluster and blocks until it is healthy (at most 30 s).
-         *
-         * @throws IllegalStateException when a node does not start or the cluster does not form; nothing is left
-         *                               running then
-         */
-        public ClusterTopology start() {
-            List<RedisServer> started = new ArrayList<>();
-            try {
-                int total = masters * (1 + replicasPerMaster);
-                for (int i = 0; i < total; i++) {
-                    started.add(startNode());
-                }
-                List<String> ids = new ArrayList<>();
-                for (int i = 0; i < total; i++) {
-                    RedisServer node = started.get(i);
-                    ids.add((String) node.command(CALL_TIMEOUT, "CLUSTER", "MYID"));
-                    node.command(CALL_TIMEOUT, "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
-                }
-                for (int m = 0; m < masters; m++) {
-                    addSlots(started.get(m), m * SLOTS / masters, (m + 1) * SLOTS / masters - 1);
-                }
-                RedisServer first = started.get(0);
-                for (RedisServer node : started.subList(1, total)) {
-                    first.command(CALL_TIMEOUT, "CLUSTER", "MEET", RedisServer.HOST, Integer.toString(node.port()));
-                }
-                Await.until(SETTLE_TIMEOUT, "every node knows every other", () -> {
-                    for (RedisServer node : started) {
-                        Map<String, Node> view = view(node);
-                        if (view.size() != total || view.values().stream()
-                                .anyMatch(n -> n.flags.contains("handshake") || n.flags.contains("noaddr"))) {
-                            return node.port() + " knows " + view.size() + " of " + total;
-                        }
-                    }
-                    return null;
-                });
-                for (int r = masters; r < total; r++) {
-                    started.get(r).command(CALL_TIMEOUT, "CLUSTER", "REPLICATE", ids.get((r - masters) % masters));
-                }
-                ClusterTopology cluster = new ClusterTopology(started, masters);
-                cluster.awaitHealthy();
-                LOG.debug("started {}", cluster);
-                return cluster;
-            } catch (RuntimeException e) {
-                started.forEach(RedisServer::close);
-                throw e;
-            }
-        }
-
-        private RedisServer startNode() {
-            IllegalStateException last = null;
-            for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
-                RedisServer.Builder b = RedisServer.builder()
-                        .port(freeClusterPort())
-                        .config("cluster-enabled", "yes")
-                        .config("cluster-config-file", "nodes.conf")
-                        .config("cluster-node-timeout", Long.toString(nodeTimeoutMillis))
-                        .config("repl-diskless-sync", "yes")
-                        .config("repl-diskless-sync-delay", "0");
-                config.forEach(b::config);
-                if (binary != null) {
-                    b.binary(binary);
-                }
-                try {
-                    return b.start();
-                } catch (IllegalStateException e) {
-                    // the port or its bus port was taken in the meantime: try another pair
-                    if (!String.valueOf(e.getMessage()).contains("in use")) {
-                        throw e;
-                    }
-                    last = e;
-                }
-            }
-            throw last;
-        }
-
-        private static void addSlots(RedisServer node, int first, int last) {
-            List<String> args = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-            for (int slot = first; slot <= last; slot++) {
-                args.add(Integer.toString(slot));
-            }
-            node.command(CALL_TIMEOUT, args.toArray(new String[0]));
-        }
     }
 }

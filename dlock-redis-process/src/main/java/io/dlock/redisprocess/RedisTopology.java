@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 /**
  * A running Redis deployment that a test can connect to: {@link RedisServer} (one standalone {@code redis-server}),

@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 import java.io.IOException;
 import java.io.InputStream;

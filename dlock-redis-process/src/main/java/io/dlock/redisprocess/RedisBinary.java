@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 import java.io.File;
 import java.io.IOException;
@@ -21,7 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Finds the {@code redis-server} executable the testkit runs. In order:
+ * Finds the {@code redis-server} executable that {@link RedisServer} runs. In order:
  * <ol>
  *   <li>the environment variable {@value #ENV_VAR}, if set and not blank: the word {@value #EMBEDDED} forces the
  *       embedded binary below (whatever {@code PATH} holds: CI runs the suite that way to cover the Redis 6.2 a new
@@ -156,7 +156,7 @@ public final class RedisBinary {
      * Extracts a {@code redis-server} executable shipped as class-path resource {@code /resourceName} (for example an
      * older server from another artifact, to test what a client does with it) to
      * {@code ${java.io.tmpdir}/dlock-testkit/resourceName}, as the embedded binary is; returns the existing file if a
-     * complete one is there. Pass the result to {@link RedisServer.Builder#binary}.
+     * complete one is there. Pass the result to {@link RedisServerBuilder#binary}.
      *
      * @throws IllegalStateException when the resource is not on the class path
      * @throws UncheckedIOException  when writing fails
@@ -194,7 +194,10 @@ public final class RedisBinary {
         }
     }
 
-    /** {@code ${java.io.tmpdir}/dlock-testkit}: where the embedded binary is extracted. */
+    /**
+     * {@code ${java.io.tmpdir}/dlock-testkit}: where the embedded binary is extracted (and, below, the pid files and
+     * server directories). The name predates the module split and is kept, so this and older versions share it.
+     */
     static Path cacheDir() {
         return Paths.get(System.getProperty("java.io.tmpdir"), "dlock-testkit");
     }

@@ -1,12 +1,10 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
@@ -48,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SentinelTopology implements RedisTopology {
 
-    /** The master name the Sentinels monitor unless {@link Builder#masterName} says otherwise: {@value}. */
+    /** The master name the Sentinels monitor unless {@link SentinelTopologyBuilder#masterName} says otherwise. */
     public static final String DEFAULT_MASTER_NAME = "mymaster";
     /** Default {@code down-after-milliseconds}: how long a master may not answer before a Sentinel suspects it. */
     public static final long DEFAULT_DOWN_AFTER_MILLIS = 2000;
@@ -58,14 +56,15 @@ public final class SentinelTopology implements RedisTopology {
     static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
     private static final Logger LOG = LoggerFactory.getLogger(SentinelTopology.class);
-    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
+    /** Timeout of each administration command sent to a process. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(1);
 
     private final String masterName;
     private final List<RedisServer> data;
     private final List<RedisServer> sentinels;
     private final String uri;
 
-    private SentinelTopology(String masterName, List<RedisServer> data, List<RedisServer> sentinels) {
+    SentinelTopology(String masterName, List<RedisServer> data, List<RedisServer> sentinels) {
         this.masterName = masterName;
         this.data = List.copyOf(data);
         this.sentinels = List.copyOf(sentinels);
@@ -85,8 +84,8 @@ public final class SentinelTopology implements RedisTopology {
     }
 
     /** @return a builder for a deployment with other settings */
-    public static Builder builder() {
-        return new Builder();
+    public static SentinelTopologyBuilder builder() {
+        return new SentinelTopologyBuilder();
     }
 
     // ------------------------------------------------------------------------------------------------ queries
@@ -157,7 +156,7 @@ public final class SentinelTopology implements RedisTopology {
      */
     public synchronized RedisServer failover() {
         RedisServer old = master();
-        Await.until(SETTLE_TIMEOUT, "SENTINEL FAILOVER " + masterName, () -> {
+        Await.untilNoProblem(SETTLE_TIMEOUT, () -> {
             RedisServer sentinel = anyRunningSentinel();
             try {
                 sentinel.command(CALL_TIMEOUT, "SENTINEL", "FAILOVER", masterName);
@@ -166,13 +165,13 @@ public final class SentinelTopology implements RedisTopology {
                 // NOGOODSLAVE right after start or another failover: the Sentinel has not refreshed its replicas yet
                 return e.getMessage();
             }
-        });
+        }, "SENTINEL FAILOVER " + masterName);
         return awaitNewMaster(old);
     }
 
     /** Waits until every running Sentinel names the same running master other than {@code old}. */
     private RedisServer awaitNewMaster(RedisServer old) {
-        Await.until(SETTLE_TIMEOUT, "a replica takes over from " + old, () -> {
+        Await.untilNoProblem(SETTLE_TIMEOUT, () -> {
             List<String> seen = new ArrayList<>();
             Integer agreed = null;
             for (RedisServer sentinel : runningSentinels()) {
@@ -186,7 +185,7 @@ public final class SentinelTopology implements RedisTopology {
             RedisServer now = agreed == null ? null : byPort(agreed);
             return now != null && now != old && now.isRunning() && "master".equals(role(now)) ? null
                     : "Sentinels name " + seen;
-        });
+        }, "a replica takes over from " + old);
         return master();
     }
 
@@ -246,7 +245,7 @@ public final class SentinelTopology implements RedisTopology {
      * @throws IllegalStateException naming what is still wrong when the time is up
      */
     public void awaitHealthy(Duration timeout) {
-        Await.until(timeout, "Sentinel deployment " + masterName + " healthy", this::healthProblem);
+        Await.untilNoProblem(timeout, this::healthProblem, "Sentinel deployment " + masterName + " healthy");
     }
 
     /** @return null when healthy, else the first thing found wrong */
@@ -276,9 +275,9 @@ public final class SentinelTopology implements RedisTopology {
             if (info == null) {
                 return replica + " does not answer";
             }
-            if (!"slave".equals(RedisServer.infoField(info, "role"))
-                    || !Integer.toString(m.port()).equals(RedisServer.infoField(info, "master_port"))
-                    || !"up".equals(RedisServer.infoField(info, "master_link_status"))) {
+            if (!"slave".equals(Resp.infoField(info, "role"))
+                    || !Integer.toString(m.port()).equals(Resp.infoField(info, "master_port"))
+                    || !"up".equals(Resp.infoField(info, "master_link_status"))) {
                 return replica + " is not an up-to-date replica of " + m.port();
             }
         }
@@ -361,10 +360,10 @@ public final class SentinelTopology implements RedisTopology {
 
     private static String role(RedisServer server) {
         String info = server.infoOrNull("replication", CALL_TIMEOUT);
-        return info == null ? null : RedisServer.infoField(info, "role");
+        return info == null ? null : Resp.infoField(info, "role");
     }
 
-    private static void replicate(RedisServer replica, RedisServer master) {
+    static void replicate(RedisServer replica, RedisServer master) {
         replica.command(CALL_TIMEOUT, "REPLICAOF", RedisServer.HOST, Integer.toString(master.port()));
     }
 
@@ -376,134 +375,5 @@ public final class SentinelTopology implements RedisTopology {
             map.put(String.valueOf(list.get(i)), String.valueOf(list.get(i + 1)));
         }
         return map;
-    }
-
-    /** Settings of a {@link SentinelTopology} to start. Not thread-safe; may be reused. */
-    public static final class Builder {
-        private int replicas = 2;
-        private int sentinels = 3;
-        private String masterName = DEFAULT_MASTER_NAME;
-        private long downAfterMillis = DEFAULT_DOWN_AFTER_MILLIS;
-        private long failoverTimeoutMillis = DEFAULT_FAILOVER_TIMEOUT_MILLIS;
-        private Path binary;
-
-        private Builder() {
-        }
-
-        /** Replicas of the master (0..10); default 2. */
-        public Builder replicas(int replicas) {
-            if (replicas < 0 || replicas > 10) {
-                throw new IllegalArgumentException("replicas must be 0..10: " + replicas);
-            }
-            this.replicas = replicas;
-            return this;
-        }
-
-        /** Sentinels (1..9); default 3. The quorum is their majority. */
-        public Builder sentinels(int sentinels) {
-            if (sentinels < 1 || sentinels > 9) {
-                throw new IllegalArgumentException("sentinels must be 1..9: " + sentinels);
-            }
-            this.sentinels = sentinels;
-            return this;
-        }
-
-        /** The name the master is monitored under; default {@value SentinelTopology#DEFAULT_MASTER_NAME}. */
-        public Builder masterName(String masterName) {
-            Objects.requireNonNull(masterName, "masterName");
-            if (!masterName.matches("[A-Za-z0-9._-]+")) {
-                throw new IllegalArgumentException("masterName must be letters, digits, '.', '_' or '-': "
-                        + masterName);
-            }
-            this.masterName = masterName;
-            return this;
-        }
-
-        /**
-         * {@code down-after-milliseconds} (at least 100 ms); default
-         * {@value SentinelTopology#DEFAULT_DOWN_AFTER_MILLIS} ms.
-         */
-        public Builder downAfter(Duration downAfter) {
-            this.downAfterMillis = atLeast(downAfter, 100, "downAfter");
-            return this;
-        }
-
-        /**
-         * {@code failover-timeout} (at least 1 s); default {@value SentinelTopology#DEFAULT_FAILOVER_TIMEOUT_MILLIS}
-         * ms.
-         */
-        public Builder failoverTimeout(Duration failoverTimeout) {
-            this.failoverTimeoutMillis = atLeast(failoverTimeout, 1000, "failoverTimeout");
-            return this;
-        }
-
-        /** The {@code redis-server} to run (for data servers and Sentinels); default {@link RedisBinary#resolve()}. */
-        public Builder binary(Path binary) {
-            this.binary = Objects.requireNonNull(binary, "binary");
-            return this;
-        }
-
-        /**
-         * Starts the processes and blocks until the deployment is healthy (at most 30 s).
-         *
-         * @throws IllegalStateException when a process does not start or the deployment does not become healthy;
-         *                               nothing is left running then
-         */
-        public SentinelTopology start() {
-            List<RedisServer> data = new ArrayList<>();
-            List<RedisServer> sentinelServers = new ArrayList<>();
-            try {
-                RedisServer.Builder dataBuilder = RedisServer.builder()
-                        .config("repl-diskless-sync", "yes")
-                        .config("repl-diskless-sync-delay", "0");
-                if (binary != null) {
-                    dataBuilder.binary(binary);
-                }
-                RedisServer master = dataBuilder.start();
-                data.add(master);
-                for (int i = 0; i < replicas; i++) {
-                    RedisServer replica = dataBuilder.start();
-                    data.add(replica);
-                    replicate(replica, master);
-                }
-                Await.until(SETTLE_TIMEOUT, "replicas in sync with " + master, () -> {
-                    for (RedisServer replica : data.subList(1, data.size())) {
-                        String info = replica.infoOrNull("replication", CALL_TIMEOUT);
-                        if (info == null || !"up".equals(RedisServer.infoField(info, "master_link_status"))) {
-                            return replica + " not in sync";
-                        }
-                    }
-                    return null;
-                });
-                String config = "sentinel monitor " + masterName + " " + RedisServer.HOST + " " + master.port() + " "
-                        + (sentinels / 2 + 1) + "\n"
-                        + "sentinel down-after-milliseconds " + masterName + " " + downAfterMillis + "\n"
-                        + "sentinel failover-timeout " + masterName + " " + failoverTimeoutMillis + "\n"
-                        + "sentinel parallel-syncs " + masterName + " " + Math.max(1, replicas) + "\n";
-                for (int i = 0; i < sentinels; i++) {
-                    RedisServer.Builder sentinelBuilder = RedisServer.builder().sentinel(config);
-                    if (binary != null) {
-                        sentinelBuilder.binary(binary);
-                    }
-                    sentinelServers.add(sentinelBuilder.start());
-                }
-                SentinelTopology topology = new SentinelTopology(masterName, data, sentinelServers);
-                topology.awaitHealthy();
-                LOG.debug("started {}", topology);
-                return topology;
-            } catch (RuntimeException e) {
-                sentinelServers.forEach(RedisServer::close);
-                data.forEach(RedisServer::close);
-                throw e;
-            }
-        }
-
-        private static long atLeast(Duration value, long minMillis, String parameter) {
-            Objects.requireNonNull(value, parameter);
-            if (value.toMillis() < minMillis) {
-                throw new IllegalArgumentException(parameter + " must be at least " + minMillis + " ms: " + value);
-            }
-            return value.toMillis();
-        }
     }
 }

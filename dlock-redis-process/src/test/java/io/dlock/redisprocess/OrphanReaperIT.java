@@ -1,4 +1,4 @@
-package io.dlock.testkit;
+package io.dlock.redisprocess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,7 +31,7 @@ class OrphanReaperIT {
         Process redis = startRedis();
         Path pidFile = pidFile(redis.pid(), deadPid());
 
-        assertThat(RedisServer.reapOrphans(tmp)).isEqualTo(1);
+        assertThat(OrphanReaper.reap(tmp)).isEqualTo(1);
 
         assertThat(redis.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(pidFile).doesNotExist();
@@ -42,7 +42,7 @@ class OrphanReaperIT {
         Process redis = startRedis();
         Path pidFile = pidFile(redis.pid(), ProcessHandle.current().pid());
 
-        assertThat(RedisServer.reapOrphans(tmp)).isZero();
+        assertThat(OrphanReaper.reap(tmp)).isZero();
 
         assertThat(redis.isAlive()).isTrue();
         assertThat(pidFile).exists();
@@ -54,7 +54,7 @@ class OrphanReaperIT {
         started.add(sleeper);
         Path pidFile = pidFile(sleeper.pid(), deadPid());
 
-        assertThat(RedisServer.reapOrphans(tmp)).isZero();
+        assertThat(OrphanReaper.reap(tmp)).isZero();
 
         assertThat(sleeper.isAlive()).isTrue();
         assertThat(pidFile).doesNotExist(); // the stale marker is dropped
@@ -64,26 +64,21 @@ class OrphanReaperIT {
     void ignoresStrangeFiles() throws IOException {
         Files.writeString(tmp.resolve("notes.txt"), "x");
         Files.writeString(tmp.resolve("a.b"), "x");
-        assertThat(RedisServer.reapOrphans(tmp)).isZero();
-        assertThat(RedisServer.reapOrphans(tmp.resolve("missing"))).isZero();
+        assertThat(OrphanReaper.reap(tmp)).isZero();
+        assertThat(OrphanReaper.reap(tmp.resolve("missing"))).isZero();
         assertThat(tmp.resolve("notes.txt")).exists();
     }
 
     private Process startRedis() throws IOException {
-        int port = RedisServer.freePort();
+        int port = Ports.freePort();
         Path dir = Files.createDirectories(tmp.resolve("redis-" + port));
         Process p = new ProcessBuilder(RedisBinary.resolve().toString(), "--bind", "127.0.0.1", "--port",
                 Integer.toString(port), "--save", "", "--dir", dir.toString(), "--logfile",
                 dir.resolve("log").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
         started.add(p);
-        Poll.until(Duration.ofSeconds(10), "redis-server on port " + port + " answers", () -> {
-            try {
-                return "+PONG".equals(RawPing.ping(port, 200));
-            } catch (IOException e) {
-                return false;
-            }
-        });
+        Await.until(Duration.ofSeconds(10), () -> "+PONG".equals(RawPing.ping(port, 200)),
+                "redis-server on port " + port + " answers");
         return p;
     }
 
