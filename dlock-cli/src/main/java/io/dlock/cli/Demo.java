@@ -6,6 +6,7 @@ import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.LockInfo;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -28,7 +29,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
@@ -257,7 +257,10 @@ final class Demo {
         for (int i = 1; i <= 4; i++) {
             waiters.add(fair.lockAsync(LEASE, MILLISECONDS, i));
             int queued = i;
-            if (!waitUntil(() -> client.inspect(name).waiters().size() >= queued, Duration.ofSeconds(5))) {
+            try {
+                Await.until(Duration.ofSeconds(5), () -> client.inspect(name).waiters().size() >= queued,
+                        "owner " + i + " queued");
+            } catch (IllegalStateException e) {
                 check("owner " + i + " shows up in the queue", false);
                 return false;
             }
@@ -485,41 +488,20 @@ final class Demo {
         }
     }
 
-    private static boolean waitUntil(BooleanSupplier condition, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() >= deadline) {
-                return false;
-            }
-            pause(10);
-        }
-        return true;
-    }
-
     /** @return whether {@code condition} stayed true, checked every 10 ms, for {@code duration} */
-    private static boolean holdsFor(BooleanSupplier condition, Duration duration) {
-        long deadline = System.nanoTime() + duration.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!condition.getAsBoolean()) {
-                return false;
-            }
-            pause(10);
+    private static boolean holdsFor(Await.Condition condition, Duration duration) {
+        try {
+            Await.during(duration, condition, "condition holds");
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
         }
-        return condition.getAsBoolean();
     }
 
     private static void sleepUntil(long startNanos, long offsetMs) throws InterruptedException {
         long left = startNanos + TimeUnit.MILLISECONDS.toNanos(offsetMs) - System.nanoTime();
         if (left > 0) {
             TimeUnit.NANOSECONDS.sleep(left);
-        }
-    }
-
-    private static void pause(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

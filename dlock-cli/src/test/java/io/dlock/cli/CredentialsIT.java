@@ -1,6 +1,7 @@
 package io.dlock.cli;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import io.lettuce.core.RedisClient;
@@ -122,7 +123,7 @@ class CredentialsIT {
     @Test
     void watchDoesNotShowThePassword() {
         DlockProcess p = DlockProcess.start("watch", "--redis", uri, "job");
-        Poll.until(Duration.ofSeconds(20), () -> p.stdout().contains("job: free"), p::describe);
+        Await.until(Duration.ofSeconds(20), () -> p.stdout().contains("job: free"), p::describe);
         p.kill();
         assertNoSecret(p);
     }

@@ -1,5 +1,6 @@
 package io.dlock.cli;
 
+import io.dlock.redisprocess.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +28,7 @@ class DemoIT {
         DlockProcess demo = DlockProcess.run(Duration.ofSeconds(100), "demo");
         String out = demo.stdout();
         assertThat(demo.exitCode()).as(demo.describe()).isZero();
-        assertThat(Poll.millisSince(start)).as("demo time, ms").isLessThan(60_000);
+        assertThat(Await.millisSince(start)).as("demo time, ms").isLessThan(60_000);
         assertThat(out).contains("1. Mutual exclusion", "counter = 400 (expected 400)", "2. Reentrancy",
                 "3. Watchdog", "4. Crash", "5. Fair lock", "6. Read-write lock", " 0 failed");
         assertThat(out).doesNotContain("FAIL");
@@ -46,14 +47,14 @@ class DemoIT {
     void sigtermStopsTheChildJvmsAndRedis() {
         DlockProcess demo = DlockProcess.start("demo");
         // wait until the worker JVMs of the first scenario run
-        Poll.until(Duration.ofSeconds(60), () -> demo.process.descendants()
+        Await.until(Duration.ofSeconds(60), () -> demo.process.descendants()
                         .filter(h -> h.info().commandLine().orElse("").contains("DemoWorker")).count() >= 2,
                 demo::describe);
         List<ProcessHandle> descendants = demo.process.descendants().toList();
         assertThat(descendants).anyMatch(h -> h.info().commandLine().orElse("").contains("redis"));
         demo.process.destroy(); // SIGTERM
         demo.waitFor(Duration.ofSeconds(20));
-        Poll.until(Duration.ofSeconds(10), () -> descendants.stream().noneMatch(ProcessHandle::isAlive),
+        Await.until(Duration.ofSeconds(10), () -> descendants.stream().noneMatch(ProcessHandle::isAlive),
                 () -> "left running: " + descendants.stream().filter(ProcessHandle::isAlive)
                         .map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList());
     }

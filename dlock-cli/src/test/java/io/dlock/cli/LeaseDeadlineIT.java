@@ -2,6 +2,7 @@ package io.dlock.cli;
 
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import io.lettuce.core.RedisClient;
@@ -108,7 +109,7 @@ class LeaseDeadlineIT {
         assertThat(info.holders()).as("not released: nobody is left to release it")
                 .extracting(LockInfo.Holder::threadId)
                 .containsExactly(p.process.pid());
-        Poll.until(Duration.ofSeconds(4), () -> client.inspect("job").type() == LockInfo.Type.NONE,
+        Await.until(Duration.ofSeconds(4), () -> client.inspect("job").type() == LockInfo.Type.NONE,
                 () -> "the lock should expire within its 3 s watchdog lease: " + client.inspect("job"));
         // (the guard's message cannot be checked here: the JDK closes a child's stderr pipe once the child exits)
     }
@@ -173,7 +174,7 @@ class LeaseDeadlineIT {
 
     private long awaitPid(DlockProcess p) throws IOException {
         Path pidFile = dir.resolve("cmd.pid");
-        Poll.until(Duration.ofSeconds(20), () -> {
+        Await.until(Duration.ofSeconds(20), () -> {
             try {
                 return Files.exists(pidFile) && Files.readString(pidFile).endsWith("\n");
             } catch (IOException e) {

@@ -3,6 +3,7 @@ package io.dlock.cli;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import io.lettuce.core.RedisClient;
@@ -52,7 +53,7 @@ class RunIT {
     void theCommandSeesTheLockHeldByDlock(RedisServer redis, LockClient client) throws IOException {
         Path pid = dir.resolve("pid");
         DlockProcess p = start(redis, "run", "job", "sh", "-c", "echo $PPID > " + pid + "; exec sleep 60");
-        Poll.until(PROMPTLY.multipliedBy(3), () -> Files.exists(pid), p::describe);
+        Await.until(PROMPTLY.multipliedBy(3), () -> Files.exists(pid), p::describe);
         LockInfo info = client.inspect("job");
         assertThat(info.holders()).hasSize(1);
         assertThat(info.holders().get(0).threadId()).as("owner id = pid of dlock").isEqualTo(p.process.pid());
@@ -110,7 +111,7 @@ class RunIT {
         long start = System.nanoTime();
         DlockProcess p = DlockProcess.run("run", "--redis", redis.uri(), "--wait", "700ms", "job", "--", "true");
         assertThat(p.exitCode()).as(p.describe()).isEqualTo(75);
-        assertThat(Poll.millisSince(start)).isGreaterThanOrEqualTo(700);
+        assertThat(Await.millisSince(start)).isGreaterThanOrEqualTo(700);
         assertThat(p.stderr()).startsWith("dlock: timed out after 700ms waiting for lock 'job': held by "
                 + client.getId());
     }
@@ -170,7 +171,7 @@ class RunIT {
                 + Thread.currentThread().getId());
         waiting.waitFor(PROMPTLY);
         assertThat(waiting.exitCode()).as(waiting.describe()).isZero();
-        assertThat(Poll.millisSince(released)).as("ms from the force-unlock to the waiter's exit").isLessThan(5000);
+        assertThat(Await.millisSince(released)).as("ms from the force-unlock to the waiter's exit").isLessThan(5000);
         assertThat(marker).exists();
     }
 
@@ -183,12 +184,12 @@ class RunIT {
 
         long signalled = System.nanoTime();
         p.process.destroy(); // SIGTERM
-        Poll.until(PROMPTLY, () -> client.inspect("job").type() == LockInfo.Type.NONE,
+        Await.until(PROMPTLY, () -> client.inspect("job").type() == LockInfo.Type.NONE,
                 () -> "the lock is still held: " + client.inspect("job") + "\n" + p.describe());
-        assertThat(Poll.millisSince(signalled)).as("ms from SIGTERM to release").isLessThan(5000);
+        assertThat(Await.millisSince(signalled)).as("ms from SIGTERM to release").isLessThan(5000);
         p.waitFor(PROMPTLY);
         assertThat(p.exitCode()).as(p.describe()).isEqualTo(143);
-        Poll.until(PROMPTLY, () -> ProcessHandle.of(childPid).map(h -> !h.isAlive()).orElse(true),
+        Await.until(PROMPTLY, () -> ProcessHandle.of(childPid).map(h -> !h.isAlive()).orElse(true),
                 () -> "the command (pid " + childPid + ") still runs");
     }
 
@@ -227,7 +228,7 @@ class RunIT {
                 "echo $$ > " + pidFile + "; while [ ! -f " + go + " ]; do sleep 0.05; done; exit 4");
         awaitPid(pidFile, p);
         assertThat(client.getLock("job").forceUnlock()).isTrue();
-        Poll.until(Duration.ofSeconds(10), () -> p.stderr().contains("warning: lost lock 'job'"), p::describe);
+        Await.until(Duration.ofSeconds(10), () -> p.stderr().contains("warning: lost lock 'job'"), p::describe);
         Files.writeString(go, "");
         p.waitFor(PROMPTLY);
         assertThat(p.exitCode()).as(p.describe()).isEqualTo(4);
@@ -273,7 +274,7 @@ class RunIT {
         String hold = "touch " + dir + "/$1; while [ ! -f " + release + " ]; do sleep 0.05; done";
         DlockProcess r1 = start(redis, "run", "--read", "rw", "sh", "-c", hold, "sh", "r1");
         DlockProcess r2 = start(redis, "run", "--read", "rw", "sh", "-c", hold, "sh", "r2");
-        Poll.until(Duration.ofSeconds(20), () -> Files.exists(dir.resolve("r1")) && Files.exists(dir.resolve("r2")),
+        Await.until(Duration.ofSeconds(20), () -> Files.exists(dir.resolve("r1")) && Files.exists(dir.resolve("r2")),
                 () -> "both readers should hold the lock at once\n" + r1.describe() + "\n" + r2.describe());
         LockInfo info = client.inspect("rw");
         assertThat(info.mode()).isEqualTo(LockInfo.Mode.READ);
@@ -304,7 +305,7 @@ class RunIT {
     }
 
     private static long awaitPid(Path pidFile, DlockProcess p) throws IOException {
-        Poll.until(Duration.ofSeconds(20), () -> {
+        Await.until(Duration.ofSeconds(20), () -> {
             try {
                 return Files.exists(pidFile) && !Files.readString(pidFile).isBlank();
             } catch (IOException e) {
@@ -318,7 +319,7 @@ class RunIT {
     static void awaitSubscribers(RedisServer redis, String channel, long n, DlockProcess p) {
         RedisClient raw = RedisClient.create(redis.uri());
         try (StatefulRedisConnection<String, String> c = raw.connect()) {
-            Poll.until(Duration.ofSeconds(20), () -> c.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) >= n,
+            Await.until(Duration.ofSeconds(20), () -> c.sync().pubsubNumsub(channel).getOrDefault(channel, 0L) >= n,
                     () -> "nobody waits on " + channel + "\n" + p.describe());
         } finally {
             raw.shutdown(Duration.ZERO, Duration.ofSeconds(1));

@@ -2,6 +2,7 @@ package io.dlock.cli;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -27,19 +28,19 @@ class WatchIT {
     @Test
     void printsALineWhenTheHoldersChange(RedisServer redis, LockClient client) {
         DlockProcess watch = DlockProcess.start("watch", "--redis", redis.uri(), "--interval", "100ms", "job");
-        Poll.until(Duration.ofSeconds(20), () -> watch.stdout().contains(" job: free\n"), watch::describe);
+        Await.until(Duration.ofSeconds(20), () -> watch.stdout().contains(" job: free\n"), watch::describe);
 
         DistributedLock lock = client.getLock("job");
         lock.lock();
         String holder = client.getId() + ":" + Thread.currentThread().getId();
-        Poll.until(Duration.ofSeconds(5), () -> watch.stdout().contains(" job: locked by " + holder + ", ttl "),
+        Await.until(Duration.ofSeconds(5), () -> watch.stdout().contains(" job: locked by " + holder + ", ttl "),
                 watch::describe);
         lock.lock();
-        Poll.until(Duration.ofSeconds(5), () -> watch.stdout().contains("locked by " + holder + " (x2)"),
+        Await.until(Duration.ofSeconds(5), () -> watch.stdout().contains("locked by " + holder + " (x2)"),
                 watch::describe);
         lock.unlock();
         lock.unlock();
-        Poll.until(Duration.ofSeconds(5), () -> watch.stdout().lines().filter(l -> l.endsWith(" job: free")).count()
+        Await.until(Duration.ofSeconds(5), () -> watch.stdout().lines().filter(l -> l.endsWith(" job: free")).count()
                 == 2, watch::describe);
         // the TTL changes all the time, but is not a change worth a line
         assertThat(watch.stdout().lines()).as(watch.describe()).hasSize(4);

@@ -8,8 +8,8 @@ import io.dlock.it.support.Leaks;
 import io.dlock.it.support.OverlapDetector;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.TestOutcome;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
 import io.dlock.redisprocess.ClusterTopology;
@@ -232,7 +232,7 @@ public abstract class AbstractLockContractIT {
 
         DistributedLock next = on(b);
         assertThat(next.tryLock(3, SECONDS)).as("b gets the lock once a's lease ends").isTrue();
-        long after = Wait.millisSince(start);
+        long after = Await.millisSince(start);
         assertThat(after).as("ms until the 500 ms lease let b in").isBetween(450L, 1500L);
         assertHeldOnWire(name, b, me, 1);
 
@@ -258,7 +258,7 @@ public abstract class AbstractLockContractIT {
         assertThat(Leaks.diagnostics(a).renewedHolds()).isEqualTo(1);
 
         // three watchdog periods and more: only renewal can keep it
-        Wait.during(Duration.ofMillis(3L * WATCHDOG_MS + 500), () -> {
+        Await.during(Duration.ofMillis(3L * WATCHDOG_MS + 500), () -> {
             long pttl = raw.pttl(name);
             return pttl > 0 && pttl <= WATCHDOG_MS && raw.sync().hexists(name, field)
                     && lock.leaseValidFor().compareTo(Duration.ZERO) > 0;
@@ -269,10 +269,10 @@ public abstract class AbstractLockContractIT {
 
         lock.unlock();
         assertFreeOnWire(name);
-        Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
+        Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
                 () -> "renewal not cancelled after unlock: " + Leaks.diagnostics(a));
         // and it does not come back: nothing renews a released lock
-        Wait.during(Duration.ofMillis(WATCHDOG_MS / 2 + 100), () -> !raw.exists(name), "released key reappeared");
+        Await.during(Duration.ofMillis(WATCHDOG_MS / 2 + 100), () -> !raw.exists(name), "released key reappeared");
     }
 
     @Test
@@ -284,8 +284,8 @@ public abstract class AbstractLockContractIT {
         assertThat(d.renewedHolds()).as("renewed holds (%s)", d).isZero();
         assertThat(d.trackedHolds()).as("tracked holds (%s)", d).isEqualTo(1);
 
-        Wait.until(Duration.ofSeconds(3), () -> !raw.exists(name), "a 700 ms lease should expire");
-        assertThat(Wait.millisSince(start)).as("ms until the 700 ms lease expired").isGreaterThanOrEqualTo(650L);
+        Await.until(Duration.ofSeconds(3), () -> !raw.exists(name), "a 700 ms lease should expire");
+        assertThat(Await.millisSince(start)).as("ms until the 700 ms lease expired").isGreaterThanOrEqualTo(650L);
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
@@ -353,20 +353,20 @@ public abstract class AbstractLockContractIT {
 
         long t = System.nanoTime();
         assertThat(lock.tryLock(300, MILLISECONDS)).isFalse();
-        assertThat(Wait.millisSince(t)).as("ms tryLock(300 ms) took").isBetween(300L, 1000L);
+        assertThat(Await.millisSince(t)).as("ms tryLock(300 ms) took").isBetween(300L, 1000L);
 
         t = System.nanoTime();
         assertThat(lock.tryLock(Duration.ofMillis(300), Duration.ofSeconds(5))).isFalse();
-        assertThat(Wait.millisSince(t)).as("ms tryLock(300 ms, 5 s) took").isBetween(300L, 1000L);
+        assertThat(Await.millisSince(t)).as("ms tryLock(300 ms, 5 s) took").isBetween(300L, 1000L);
 
         t = System.nanoTime();
         assertThat(lock.tryLock()).isFalse();
-        assertThat(Wait.millisSince(t)).as("ms tryLock() took").isLessThan(AT_ONCE_MS);
+        assertThat(Await.millisSince(t)).as("ms tryLock() took").isLessThan(AT_ONCE_MS);
 
         t = System.nanoTime();
         assertThat(lock.tryLock(0, MILLISECONDS)).isFalse();
         assertThat(lock.tryLock(0, 5000, MILLISECONDS)).isFalse();
-        assertThat(Wait.millisSince(t)).as("ms two tryLock(0 …) took").isLessThan(2 * AT_ONCE_MS);
+        assertThat(Await.millisSince(t)).as("ms two tryLock(0 …) took").isLessThan(2 * AT_ONCE_MS);
 
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(lock.getHoldCount()).isZero();
@@ -431,7 +431,7 @@ public abstract class AbstractLockContractIT {
         assertFreeOnWire(name);
         assertThat(lock.isLocked()).isFalse();
         assertThat(lock.getHoldCount()).isZero();
-        Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
+        Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
                 () -> "renewal not cancelled by forceUnlock: " + Leaks.diagnostics(a));
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }
@@ -498,7 +498,7 @@ public abstract class AbstractLockContractIT {
         long t = System.nanoTime();
         assertThat(lock.tryLockAsync(200, 5000, MILLISECONDS, stranger)).succeedsWithin(TASK_BOUND)
                 .isEqualTo(false);
-        assertThat(Wait.millisSince(t)).isGreaterThanOrEqualTo(200L);
+        assertThat(Await.millisSince(t)).isGreaterThanOrEqualTo(200L);
 
         // the owner re-enters from one thread and releases from others
         CompletableFuture<Void> reentry = workers.call(TASK_BOUND,
@@ -510,11 +510,11 @@ public abstract class AbstractLockContractIT {
 
         // a waiting async acquisition completes when the owner lets go
         CompletableFuture<Void> queued = lock.lockAsync(5000, MILLISECONDS, stranger);
-        Wait.during(Duration.ofMillis(200), () -> !queued.isDone(), "stranger got a held lock");
+        Await.during(Duration.ofMillis(200), () -> !queued.isDone(), "stranger got a held lock");
         long released = System.nanoTime();
         assertThat(workers.call(TASK_BOUND, () -> lock.unlockAsync(owner))).succeedsWithin(TASK_BOUND);
         assertThat(queued).succeedsWithin(Duration.ofSeconds(3));
-        assertThat(Wait.millisSince(released)).as("ms until the queued acquisition completed")
+        assertThat(Await.millisSince(released)).as("ms until the queued acquisition completed")
                 .isLessThan(WAKE_UP_MS);
         assertHeldOnWire(name, a, stranger, 1);
         assertThat(raw.pttl(name)).isBetween(1L, 5000L);
@@ -545,7 +545,7 @@ public abstract class AbstractLockContractIT {
 
         holder.unlock();
         // the abandoned acquisition must not take the lock now that it is free
-        Wait.during(Duration.ofMillis(500), () -> !raw.exists(name),
+        Await.during(Duration.ofMillis(500), () -> !raw.exists(name),
                 () -> "a cancelled acquisition holds the lock: " + raw.hgetall(name));
         assertThat(lock.isHeldByThread(4242L)).isFalse();
         Leaks.assertClientIdle(b);
@@ -576,13 +576,13 @@ public abstract class AbstractLockContractIT {
         long t0 = System.nanoTime();
         thread[0].interrupt();
         assertThat(Workers.get(waiter, Duration.ofSeconds(5))).isInstanceOf(InterruptedException.class);
-        assertThat(Wait.millisSince(t0)).as("ms until the interrupt ended the wait").isLessThan(WAKE_UP_MS);
-        Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(b).waiters() == 0,
+        assertThat(Await.millisSince(t0)).as("ms until the interrupt ended the wait").isLessThan(WAKE_UP_MS);
+        Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(b).waiters() == 0,
                 () -> "interrupted waiter still counted: " + Leaks.diagnostics(b));
 
         holder.unlock();
         // the abandoned attempt must not take the lock now that it is free, nor stay subscribed
-        Wait.during(Duration.ofMillis(300), () -> !raw.exists(name),
+        Await.during(Duration.ofMillis(300), () -> !raw.exists(name),
                 () -> "the interrupted acquisition took the lock: " + raw.hgetall(name));
         Leaks.assertClientIdle(b);
         Leaks.assertNoSubscriptions(raw);
@@ -611,7 +611,7 @@ public abstract class AbstractLockContractIT {
         assertThat(started.await(5, SECONDS)).isTrue();
         Leaks.awaitWaiters(b, 1);
         thread[0].interrupt();
-        Wait.during(Duration.ofMillis(300), () -> !waiter.isDone() && Leaks.diagnostics(b).waiters() == 1,
+        Await.during(Duration.ofMillis(300), () -> !waiter.isDone() && Leaks.diagnostics(b).waiters() == 1,
                 "lock() must keep waiting when interrupted");
 
         holder.unlock();
@@ -728,14 +728,14 @@ public abstract class AbstractLockContractIT {
             CompletableFuture<Void> async = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, 4242L);
             assertThat(started.await(5, SECONDS)).isTrue();
             // longer than two command timeouts: they went through failed attempts and kept going
-            Wait.during(Duration.ofMillis(2500), () -> !blocked.isDone() && !interruptible.isDone()
+            Await.during(Duration.ofMillis(2500), () -> !blocked.isDone() && !interruptible.isDone()
                     && !async.isDone(), "acquisitions without a wait limit must keep waiting while Redis is down");
 
             long t0 = System.nanoTime();
             thread[0].interrupt();
             assertThat(Workers.get(interruptible, Duration.ofMillis(FAIL_FAST_MS)))
                     .isInstanceOf(InterruptedException.class);
-            assertThat(Wait.millisSince(t0)).as("ms until the interrupt ended lockInterruptibly()")
+            assertThat(Await.millisSince(t0)).as("ms until the interrupt ended lockInterruptibly()")
                     .isLessThan(FAIL_FAST_MS);
             assertThat(async.cancel(true)).isTrue();
             assertThat(blocked.isDone()).as("lock() still waits").isFalse();
@@ -746,14 +746,14 @@ public abstract class AbstractLockContractIT {
         // the blocked lock() gets the lock once Redis is back, and so does everybody else
         long t1 = System.nanoTime();
         Workers.get(blocked, Duration.ofSeconds(20));
-        assertThat(Wait.millisSince(t1)).as("ms from Redis being back until lock() held the lock")
+        assertThat(Await.millisSince(t1)).as("ms from Redis being back until lock() held the lock")
                 .isLessThan(10_000L);
         assertThat(lock.tryLock()).isTrue();
         assertHeldOnWire(name, a, tid(), 1);
         lock.unlock();
         assertThat(lock.isHeldByThread(4242L)).as("the cancelled lockAsync() took nothing").isFalse();
         // the held lock went with the server's data
-        Wait.until(Duration.ofSeconds(10), () -> {
+        Await.until(Duration.ofSeconds(10), () -> {
             try {
                 held.unlock();
                 throw new AssertionError("unlock of a hold lost with the server's data succeeded");
@@ -789,7 +789,7 @@ public abstract class AbstractLockContractIT {
     private static void assertFailsFast(String what, ThrowingCallable call, String lockName) {
         long t = System.nanoTime();
         assertThatThrownBy(call).as(what).isInstanceOf(LockException.class).hasMessageContaining(lockName);
-        assertThat(Wait.millisSince(t)).as("ms until %s failed", what).isLessThan(FAIL_FAST_MS);
+        assertThat(Await.millisSince(t)).as("ms until %s failed", what).isLessThan(FAIL_FAST_MS);
     }
 
     // ------------------------------------------------------------------------------------------ exclusion

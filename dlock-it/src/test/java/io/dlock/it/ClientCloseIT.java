@@ -7,8 +7,8 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -78,21 +78,21 @@ class ClientCloseIT {
             }
         });
         String queue = "redisson_lock_queue:{" + fair + "}";
-        Wait.until(Duration.ofSeconds(5), () -> raw.sync().llen(queue) == 1, "a's waiter should queue");
+        Await.until(Duration.ofSeconds(5), () -> raw.sync().llen(queue) == 1, "a's waiter should queue");
 
         long start = System.nanoTime();
         a.close();
-        assertThat(Wait.millisSince(start)).as("close returns within about the command timeout")
+        assertThat(Await.millisSince(start)).as("close returns within about the command timeout")
                 .isLessThan(COMMAND_TIMEOUT.toMillis() + 1500);
         assertThat(raw.sync().llen(queue)).as("the closed client's fair waiter left the queue").isZero();
         assertThat(Workers.get(fairWaiter, Duration.ofSeconds(5))).isInstanceOf(LockException.class);
-        Wait.until(Duration.ofSeconds(2), () -> lost.size() == 1, () -> "the holder should be told: " + lost);
+        Await.until(Duration.ofSeconds(2), () -> lost.size() == 1, () -> "the holder should be told: " + lost);
         assertThat(lost.get(0).lockName()).isEqualTo(held);
         assertThat(lost.get(0).reason()).isEqualTo(LeaseLostEvent.Reason.RENEWAL_FAILED);
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
         assertThatThrownBy(lock::unlock).isInstanceOf(LockException.class);
 
-        Wait.until(Duration.ofMillis(WATCHDOG_MS + 1500), () -> !raw.exists(held),
+        Await.until(Duration.ofMillis(WATCHDOG_MS + 1500), () -> !raw.exists(held),
                 "the closed client's hold should expire with its lease");
         assertThat(b.getLock(held).tryLock()).as("another client gets it").isTrue();
         b.getLock(held).unlock();

@@ -6,8 +6,8 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.ClusterTopology;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
@@ -136,7 +136,7 @@ class ClusterFailoverIT {
         }
 
         // nothing was lost: the holds are on the new masters and keep being renewed there
-        Wait.during(Duration.ofMillis(3 * RENEWAL_PERIOD_MS), () -> lost.isEmpty(),
+        Await.during(Duration.ofMillis(3 * RENEWAL_PERIOD_MS), () -> lost.isEmpty(),
                 () -> "a coordinated failover lost a hold: " + lost);
         long me = Thread.currentThread().getId();
         for (int i = 0; i < names.size(); i++) {
@@ -177,7 +177,7 @@ class ClusterFailoverIT {
         boolean kept = Boolean.TRUE.equals(raw.sync().hexists(name, RawRedis.field(a.getId(),
                 Thread.currentThread().getId())));
         if (kept) {
-            Wait.during(Duration.ofMillis(3 * RENEWAL_PERIOD_MS), () -> lost.isEmpty(),
+            Await.during(Duration.ofMillis(3 * RENEWAL_PERIOD_MS), () -> lost.isEmpty(),
                     () -> "a hold the new master has was reported lost: " + lost);
             assertThat(held.leaseValidFor()).isPositive();
             long released = System.nanoTime();
@@ -186,7 +186,7 @@ class ClusterFailoverIT {
             assertThat(Duration.ofNanos(acquiredAt - released).toMillis()).as("ms until the waiter had the lock")
                     .isLessThan(WAKE_UP_MS);
         } else {
-            Wait.until(Duration.ofMillis(WATCHDOG_MS), () -> !lost.isEmpty(),
+            Await.until(Duration.ofMillis(WATCHDOG_MS), () -> !lost.isEmpty(),
                     "the holder of a hold lost with the killed master must be told");
             assertThat(lost).extracting(LeaseLostEvent::lockName).containsExactly(name);
             assertThatThrownBy(() -> unlockOnceReachable(held)).isInstanceOf(IllegalMonitorStateException.class);

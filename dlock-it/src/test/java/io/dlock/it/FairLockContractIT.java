@@ -4,8 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.testkit.ClientSettings;
 import org.junit.jupiter.api.Test;
 
@@ -46,7 +46,7 @@ class FairLockContractIT extends AbstractLockContractIT {
     @Override
     protected void assertFreeOnWire(String name) {
         super.assertFreeOnWire(name);
-        Wait.until(Leaks.SETTLE, () -> !raw.exists(queueKey(name)) && !raw.exists(timeoutKey(name)),
+        Await.until(Leaks.SETTLE, () -> !raw.exists(queueKey(name)) && !raw.exists(timeoutKey(name)),
                 () -> "fair-lock keys left while nobody waits: queue=" + raw.sync().lrange(queueKey(name), 0, -1)
                         + " timeouts=" + raw.sync().zrangeWithScores(timeoutKey(name), 0, -1));
     }
@@ -65,12 +65,12 @@ class FairLockContractIT extends AbstractLockContractIT {
             return acquiredAt;
         });
         Leaks.awaitWaiters(b, 1);
-        Wait.until(Leaks.SETTLE, () -> raw.sync().llen(queueKey(name)) == 1, "the waiter should queue");
+        Await.until(Leaks.SETTLE, () -> raw.sync().llen(queueKey(name)) == 1, "the waiter should queue");
         String field = ownerField(b, waiterThread[0]);
         assertThat(raw.sync().lrange(queueKey(name), 0, -1)).containsExactly(field);
         assertThat(raw.sync().zscore(timeoutKey(name), field)).as("the waiter's deadline").isNotNull();
         String channel = waiterChannel(name, field);
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1,
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1,
                 () -> "the waiter should listen on " + channel + "; channels: " + raw.channels());
         assertThat(raw.subscribers(RawRedis.lockChannel(name))).as("nobody needs the plain lock's channel").isZero();
 
@@ -80,7 +80,7 @@ class FairLockContractIT extends AbstractLockContractIT {
             long acquiredAt = Workers.get(waiter, Duration.ofSeconds(5));
             assertThat(Duration.ofNanos(acquiredAt - t0).toMillis()).as("ms until the waiter had the lock")
                     .isLessThan(WAKE_UP_MS);
-            Wait.during(Duration.ofMillis(200), () -> plain.messages().isEmpty(),
+            Await.during(Duration.ofMillis(200), () -> plain.messages().isEmpty(),
                     () -> "a fair unlock published on the plain channel: " + plain.messages());
         }
         assertFreeOnWire(name);
@@ -104,7 +104,7 @@ class FairLockContractIT extends AbstractLockContractIT {
             lock.unlock();
             return got;
         });
-        Wait.until(Leaks.SETTLE, () -> raw.sync().llen(queueKey(name)) == 1, "the waiter should queue");
+        Await.until(Leaks.SETTLE, () -> raw.sync().llen(queueKey(name)) == 1, "the waiter should queue");
         // the holder's hold vanishes without a wake-up (as if its lease ran out): the waiter is still asleep
         raw.sync().del(name);
         DistributedLock newcomer = on(a);
@@ -133,7 +133,7 @@ class FairLockContractIT extends AbstractLockContractIT {
             boolean got = lock.tryLock(20_000, 60_000, MILLISECONDS);
             return got;
         });
-        Wait.until(Leaks.SETTLE, () -> raw.sync().llen(queueKey(name)) == 1, "the waiter should queue");
+        Await.until(Leaks.SETTLE, () -> raw.sync().llen(queueKey(name)) == 1, "the waiter should queue");
         List<String> queue = raw.sync().lrange(queueKey(name), 0, -1);
         try (RawRedis.Subscription head = raw.subscribe(waiterChannel(name, queue.get(0)))) {
             assertThat(on(a).forceUnlock()).isTrue();
@@ -141,7 +141,7 @@ class FairLockContractIT extends AbstractLockContractIT {
         }
         assertThat(Workers.get(first, Duration.ofSeconds(5))).isTrue();
         assertThat(lock.forceUnlock()).isTrue();
-        Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(b).trackedHolds() == 0, "force-unlocked hold forgotten");
+        Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(b).trackedHolds() == 0, "force-unlocked hold forgotten");
         assertFreeOnWire(name);
     }
 
@@ -152,12 +152,12 @@ class FairLockContractIT extends AbstractLockContractIT {
         holder.lock(60, SECONDS);
         DistributedLock lock = on(b, tagged);
         Future<Boolean> waiter = workers.submit(() -> lock.tryLock(10, TimeUnit.SECONDS) && unlock(lock));
-        Wait.until(Leaks.SETTLE, () -> raw.sync().llen("redisson_lock_queue:" + tagged) == 1,
+        Await.until(Leaks.SETTLE, () -> raw.sync().llen("redisson_lock_queue:" + tagged) == 1,
                 () -> "queue under redisson_lock_queue:" + tagged + "; keys " + raw.keys());
         assertThat(raw.sync().zcard("redisson_lock_timeout:" + tagged)).isEqualTo(1);
         holder.unlock();
         assertThat(Workers.get(waiter, Duration.ofSeconds(5))).isTrue();
-        Wait.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
     }
 
     private static boolean unlock(DistributedLock lock) {

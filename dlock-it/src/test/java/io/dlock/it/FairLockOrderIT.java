@@ -6,8 +6,8 @@ import io.dlock.it.support.ChildJvm;
 import io.dlock.it.support.FairQueueWaiter;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -167,7 +167,7 @@ class FairLockOrderIT {
     }
 
     private void awaitQueued(String field) {
-        Wait.until(Leaks.SETTLE, () -> queue().contains(field), () -> field + " should be queued: " + queue());
+        Await.until(Leaks.SETTLE, () -> queue().contains(field), () -> field + " should be queued: " + queue());
     }
 
     private void awaitAllWaiters() {
@@ -180,7 +180,7 @@ class FairLockOrderIT {
         for (LockClient client : clients) {
             Leaks.assertClientIdle(client);
         }
-        Wait.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
         Leaks.assertNoSubscriptions(raw);
     }
 
@@ -285,7 +285,7 @@ class FairLockOrderIT {
             }
             holder.unlock();
         }
-        Wait.until(Duration.ofSeconds(8), () -> raw.sync().exists(queueKey(), timeoutsKey()) == 0,
+        Await.until(Duration.ofSeconds(8), () -> raw.sync().exists(queueKey(), timeoutsKey()) == 0,
                 () -> "the dead waiter's queue keys should expire: " + raw.keys());
     }
 
@@ -310,10 +310,10 @@ class FairLockOrderIT {
             }
             return null;
         }));
-        Wait.until(Leaks.SETTLE, () -> queue().size() == 2, () -> "the Redisson waiter should queue: " + queue());
+        Await.until(Leaks.SETTLE, () -> queue().size() == 2, () -> "the Redisson waiter should queue: " + queue());
         String redissonField = queue().get(1);
         // the dlock waiter attempts again at least once per lease of the holder (1 s): after that the TTL covers both
-        Wait.until(Duration.ofSeconds(5), () -> {
+        Await.until(Duration.ofSeconds(5), () -> {
             double deadline = raw.sync().zscore(timeoutsKey(), redissonField);
             long left = (long) deadline - System.currentTimeMillis();
             return raw.sync().pttl(queueKey()) >= left && raw.sync().pttl(timeoutsKey()) >= left;
@@ -396,7 +396,7 @@ class FairLockOrderIT {
             assertThat(queue()).containsExactly(w0, killed, w2, w3, w4, w5);
 
             assertThat(Workers.get(timedOut, Duration.ofSeconds(5))).as("tryLock(1 s) while held").isFalse();
-            Wait.until(Leaks.SETTLE, () -> queue().equals(List.of(w0, killed, w3, w4, w5)),
+            Await.until(Leaks.SETTLE, () -> queue().equals(List.of(w0, killed, w3, w4, w5)),
                     () -> "the timed-out waiter should leave, the others keep their order: " + queue());
 
             interruptedThread.join().interrupt();
@@ -437,7 +437,7 @@ class FairLockOrderIT {
         String second = queueWaiter("second", a.getId(), a.getFairLock(name), INTERRUPTIBLY);
 
         // five slots: a Redisson waiter would have been dropped from the head after its first (plus the lease)
-        Wait.during(Duration.ofMillis(5 * TINY_SLOT_MS), () -> queue().equals(List.of(first, second)),
+        Await.during(Duration.ofMillis(5 * TINY_SLOT_MS), () -> queue().equals(List.of(first, second)),
                 () -> "the waiters should keep their places: " + queue());
         holder.unlock();
         awaitAllWaiters();
@@ -512,11 +512,11 @@ class FairLockOrderIT {
             }));
         }
         try {
-            Wait.until(Duration.ofSeconds(20), () -> total.get() >= warmUp, "warm-up acquisitions");
+            Await.until(Duration.ofSeconds(20), () -> total.get() >= warmUp, "warm-up acquisitions");
             raw.sync().configResetstat();
             long[] before = snapshot(perThread);
             long totalBefore = total.get();
-            Wait.until(Duration.ofSeconds(30), () -> total.get() >= totalBefore + measured,
+            Await.until(Duration.ofSeconds(30), () -> total.get() >= totalBefore + measured,
                     () -> measured + " acquisitions, got " + (total.get() - totalBefore));
             Map<String, Long> calls = commandCalls();
             long[] after = snapshot(perThread);

@@ -6,8 +6,8 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.Redissons;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RFencedLock;
@@ -135,7 +135,7 @@ class FencedLockContractIT extends AbstractLockContractIT {
 
         // Redis restarts without persistence: every key is gone, the token still goes up
         server.restart();
-        Wait.until(Duration.ofSeconds(20), () -> {
+        Await.until(Duration.ofSeconds(20), () -> {
             try {
                 return lock.tryLock();
             } catch (LockException notYetReconnected) {
@@ -206,7 +206,7 @@ class FencedLockContractIT extends AbstractLockContractIT {
 
         FencedLock next = fenced(b);
         Long nextToken = next.tryLockAndGetToken(3, 10, SECONDS);
-        assertThat(Wait.millisSince(start)).as("ms until the 600 ms lease let b in").isBetween(550L, 1600L);
+        assertThat(Await.millisSince(start)).as("ms until the 600 ms lease let b in").isBetween(550L, 1600L);
         assertThat(nextToken).isNotNull().isGreaterThan(token);
         assertThat(lock.getToken()).as("a's hold expired").isNull();
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
@@ -221,7 +221,7 @@ class FencedLockContractIT extends AbstractLockContractIT {
         FencedLock lock = fenced(b);
         long t = System.nanoTime();
         assertThat(lock.tryLockAndGetToken()).isNull();
-        assertThat(Wait.millisSince(t)).as("ms tryLockAndGetToken() took").isLessThan(AT_ONCE_MS);
+        assertThat(Await.millisSince(t)).as("ms tryLockAndGetToken() took").isLessThan(AT_ONCE_MS);
         assertThat(lock.getToken()).isNull();
         assertThat(raw.sync().get(tokenKey())).as("a failed attempt issues no token").isEqualTo(Long.toString(token));
         holder.unlock();

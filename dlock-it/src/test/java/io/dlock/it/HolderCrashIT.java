@@ -6,7 +6,7 @@ import io.dlock.it.support.ChildJvm;
 import io.dlock.it.support.HoldAndHang;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class HolderCrashIT {
 
             DistributedLock lock = a.getLock(name);
             // more than one lease: only the child's renewals can keep it out of our hands
-            Wait.during(Duration.ofMillis(CHILD_WATCHDOG_MS + 500), () -> {
+            Await.during(Duration.ofMillis(CHILD_WATCHDOG_MS + 500), () -> {
                 if (lock.tryLock()) {
                     lock.unlock();
                     return false;
@@ -53,7 +53,7 @@ class HolderCrashIT {
             long killed = System.nanoTime();
             child.kill();
             assertThat(lock.tryLock(10, SECONDS)).as("lock after the holder died").isTrue();
-            long after = Wait.millisSince(killed);
+            long after = Await.millisSince(killed);
             // the remaining lease at the kill is between about two thirds of the watchdog and all of it
             assertThat(after).as("ms from SIGKILL to our acquisition").isBetween(500L, CHILD_WATCHDOG_MS + 1000);
             assertThat(raw.hgetall(name)).containsOnlyKeys(RawRedis.field(a.getId(), Thread.currentThread().getId()));

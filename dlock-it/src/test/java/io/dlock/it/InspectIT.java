@@ -6,7 +6,7 @@ import io.dlock.LockException;
 import io.dlock.LockInfo;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -98,7 +98,7 @@ class InspectIT {
                 }
                 return null;
             });
-            Wait.until(Duration.ofSeconds(5), () -> client.inspect(name).waiters().size() == expected,
+            Await.until(Duration.ofSeconds(5), () -> client.inspect(name).waiters().size() == expected,
                     "waiter " + expected + " queued");
         }
         LockInfo info = client.inspect(name);

@@ -4,8 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import io.lettuce.core.ScriptOutputType;
@@ -97,7 +97,7 @@ class LeaseBoundsIT {
                 assertEveryKeyExpires(what);
                 if (ms < 2_000) {
                     // too short to re-enter and release reliably: it runs out by itself, leaving nothing
-                    Wait.until(Duration.ofSeconds(5), () -> raw.keys().stream()
+                    Await.until(Duration.ofSeconds(5), () -> raw.keys().stream()
                             .allMatch(k -> k.startsWith("redisson_lock_token:")), what + " should expire");
                     assertThat(lock.leaseValidFor()).as(what).isEqualTo(Duration.ZERO);
                     continue;
@@ -139,7 +139,7 @@ class LeaseBoundsIT {
         workers.call(Duration.ofSeconds(5), () -> holder.tryLock(0, 300, MILLISECONDS));
         long start = System.nanoTime();
         assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(10))).isTrue();
-        assertThat(Wait.millisSince(start)).as("waited for the 300 ms lease, not refused").isBetween(100L, 5_000L);
+        assertThat(Await.millisSince(start)).as("waited for the 300 ms lease, not refused").isBetween(100L, 5_000L);
         assertEveryKeyExpires("after the long wait");
         lock.unlock();
         assertThat(lock.tryLock(Long.MAX_VALUE, DAYS)).isTrue();

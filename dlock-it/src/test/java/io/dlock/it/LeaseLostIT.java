@@ -7,7 +7,7 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -85,9 +85,9 @@ class LeaseLostIT {
 
         Instant before = Instant.now();
         raw.sync().del(name);
-        Duration noticed = Wait.until(Duration.ofMillis(WATCHDOG_MS + 500), () -> !recorder.calls.isEmpty(),
+        Duration noticed = Await.until(Duration.ofMillis(WATCHDOG_MS + 500), () -> !recorder.calls.isEmpty(),
                 "the watchdog should find the hold gone within one renewal period");
-        Wait.during(Duration.ofMillis(WATCHDOG_MS), () -> recorder.calls.size() == 1,
+        Await.during(Duration.ofMillis(WATCHDOG_MS), () -> recorder.calls.size() == 1,
                 () -> "told more than once: " + recorder.calls);
 
         Call call = recorder.calls.get(0);
@@ -99,7 +99,7 @@ class LeaseLostIT {
         assertThat(throwingCalls.get()).as("calls of the throwing listener").isEqualTo(1);
         assertThat(noticed).isLessThan(Duration.ofMillis(WATCHDOG_MS + 500));
 
-        Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
+        Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
                 () -> "still renewing a lost hold: " + Leaks.diagnostics(a));
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
@@ -124,9 +124,9 @@ class LeaseLostIT {
         lock.lock();
         assertThat(b.getLock(name).forceUnlock()).isTrue();
 
-        Wait.until(Duration.ofMillis(WATCHDOG_MS + 500), () -> !recorder.calls.isEmpty(),
+        Await.until(Duration.ofMillis(WATCHDOG_MS + 500), () -> !recorder.calls.isEmpty(),
                 "a force-unlocked hold should be reported");
-        Wait.during(Duration.ofMillis(WATCHDOG_MS), () -> recorder.calls.size() == 1,
+        Await.during(Duration.ofMillis(WATCHDOG_MS), () -> recorder.calls.size() == 1,
                 () -> "told more than once (one event per hold, not per re-entry): " + recorder.calls);
         LeaseLostEvent event = recorder.calls.get(0).event();
         assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.REMOVED);
@@ -163,13 +163,13 @@ class LeaseLostIT {
         long stopped = System.nanoTime();
         server.stop();
         try {
-            Wait.until(Duration.ofMillis(WATCHDOG_MS + 1500), () -> !recorder.calls.isEmpty(),
+            Await.until(Duration.ofMillis(WATCHDOG_MS + 1500), () -> !recorder.calls.isEmpty(),
                     "renewal failures should be reported once the lease ran out");
-            long reportedAfter = Wait.millisSince(stopped);
+            long reportedAfter = Await.millisSince(stopped);
             // the last renewal was at most a third of the watchdog timeout before the stop, so the lease ran at
             // least about two thirds of it after: an earlier report would cry wolf
             assertThat(reportedAfter).as("ms from stop to report").isGreaterThanOrEqualTo(WATCHDOG_MS * 2L / 3 - 100);
-            Wait.during(Duration.ofMillis(WATCHDOG_MS), () -> recorder.calls.size() == 1,
+            Await.during(Duration.ofMillis(WATCHDOG_MS), () -> recorder.calls.size() == 1,
                     () -> "told more than once: " + recorder.calls);
             Call call = recorder.calls.get(0);
             assertThat(call.event().reason()).isIn(LeaseLostEvent.Reason.RENEWAL_FAILED,
@@ -178,13 +178,13 @@ class LeaseLostIT {
             assertThat(call.event().ownerId()).isEqualTo(me);
             assertNotAnIoThread(call.thread());
             assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
-            Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
+            Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).renewedHolds() == 0,
                     () -> "still renewing a lost hold: " + Leaks.diagnostics(a));
         } finally {
             server.restart();
         }
         // once Redis is back the hold is gone (the server restarted empty): unlock says so
-        Wait.until(Duration.ofSeconds(15), () -> {
+        Await.until(Duration.ofSeconds(15), () -> {
             try {
                 lock.unlock();
                 throw new AssertionError("unlock of a lost hold succeeded");

@@ -6,8 +6,8 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -107,8 +107,8 @@ class LeaseValidForIT {
 
         assertThat(lock.tryLock(0, 700, MILLISECONDS)).isTrue();
         assertNotBeyondRedis(kind, lock, a);
-        Wait.until(Duration.ofSeconds(3), () -> lock.leaseValidFor().isZero(), "a 700 ms lease runs out");
-        Wait.until(Duration.ofSeconds(3), () -> !raw.exists(name), "the key expires");
+        Await.until(Duration.ofSeconds(3), () -> lock.leaseValidFor().isZero(), "a 700 ms lease runs out");
+        Await.until(Duration.ofSeconds(3), () -> !raw.exists(name), "the key expires");
     }
 
     @ParameterizedTest
@@ -116,7 +116,7 @@ class LeaseValidForIT {
     void watchdogHoldStaysValidAcrossRenewals(LockKind kind, LockClient a) {
         DistributedLock lock = kind.make(a, name);
         lock.lock();
-        Wait.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
+        Await.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
             long valid = assertNotBeyondRedis(kind, lock, a);
             return valid > 0 && valid <= WATCHDOG_MS - margin(WATCHDOG_MS);
         }, () -> kind + ": watchdog hold not valid: " + lock.leaseValidFor());
@@ -135,9 +135,9 @@ class LeaseValidForIT {
         lock.unlock();
         long valid = assertNotBeyondRedis(kind, lock, a);
         assertThat(valid).as("%s after the partial release", kind).isBetween(1L, 2_000L);
-        Wait.until(Duration.ofSeconds(5), () -> lock.leaseValidFor().isZero(),
+        Await.until(Duration.ofSeconds(5), () -> lock.leaseValidFor().isZero(),
                 "the outer 2 s lease runs out locally");
-        Wait.until(Duration.ofSeconds(5), () -> redisKeepsMs(kind, raw, name,
+        Await.until(Duration.ofSeconds(5), () -> redisKeepsMs(kind, raw, name,
                 RawRedis.field(a.getId(), Thread.currentThread().getId())) < 0, "and in Redis");
     }
 
@@ -156,7 +156,7 @@ class LeaseValidForIT {
         lock.lock();
         lock.lock(1, java.util.concurrent.TimeUnit.HOURS);
         // three renewal rounds (every WATCHDOG_MS / 3)
-        Wait.during(Duration.ofMillis(WATCHDOG_MS + 200), () -> {
+        Await.during(Duration.ofMillis(WATCHDOG_MS + 200), () -> {
             long valid = assertNotBeyondRedis(kind, lock, a);
             return valid > 3_500_000L && redisKeepsMs(kind, raw, name, field) > 3_500_000L;
         }, () -> kind + ": Redis keeps " + redisKeepsMs(kind, raw, name, field) + " ms, leaseValidFor "
@@ -213,16 +213,16 @@ class LeaseValidForIT {
         try {
             long t = System.nanoTime();
             Duration valid = lock.leaseValidFor();
-            assertThat(Wait.millisSince(t)).as("leaseValidFor() needs no round trip").isLessThan(100L);
+            assertThat(Await.millisSince(t)).as("leaseValidFor() needs no round trip").isLessThan(100L);
             assertThat(valid).isPositive();
-            Wait.until(Duration.ofMillis(WATCHDOG_MS + 1000), () -> lock.leaseValidFor().isZero(),
+            Await.until(Duration.ofMillis(WATCHDOG_MS + 1000), () -> lock.leaseValidFor().isZero(),
                     "validity must run out while Redis does not answer");
             // the last renewal was at most a third of the watchdog timeout before the pause
-            assertThat(Wait.millisSince(paused)).isGreaterThanOrEqualTo(WATCHDOG_MS * 2L / 3 - 100);
+            assertThat(Await.millisSince(paused)).isGreaterThanOrEqualTo(WATCHDOG_MS * 2L / 3 - 100);
         } finally {
             server.resume();
         }
-        Wait.until(Duration.ofSeconds(10), () -> {
+        Await.until(Duration.ofSeconds(10), () -> {
             try {
                 lock.unlock();
                 return true;

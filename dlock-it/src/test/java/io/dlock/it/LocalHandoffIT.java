@@ -10,8 +10,8 @@ import io.dlock.it.support.OverlapDetector;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.TestOutcome;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -175,7 +175,7 @@ class LocalHandoffIT {
         }
         assertThat(scriptCalls()).as("script calls while B, C and D wait behind A").isEqualTo(scriptsBefore);
         // one subscription, shared by the local waiters, so that a force-unlock by another client reaches them
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) == 1,
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) == 1,
                 () -> "subscribers while they wait locally: " + raw.subscribers(RawRedis.lockChannel(name)));
 
         lock.unlock();
@@ -239,14 +239,14 @@ class LocalHandoffIT {
         lock.lockAsync(300, MILLISECONDS, HOLDER).get(5, SECONDS);
         long start = System.nanoTime();
         assertThat(lock.tryLock(5, SECONDS)).isTrue();
-        assertThat(Wait.millisSince(start)).as("ms until tryLock(5 s) had the lock of a 300 ms lease")
+        assertThat(Await.millisSince(start)).as("ms until tryLock(5 s) had the lock of a 300 ms lease")
                 .isLessThan(300 + SLACK_MS);
         lock.unlock();
 
         lock.lockAsync(300, MILLISECONDS, HOLDER + 1).get(5, SECONDS);
         start = System.nanoTime();
         lock.lock();
-        assertThat(Wait.millisSince(start)).as("ms until lock() had the lock of a 300 ms lease")
+        assertThat(Await.millisSince(start)).as("ms until lock() had the lock of a 300 ms lease")
                 .isLessThan(300 + SLACK_MS);
         lock.unlock();
         assertFree();
@@ -262,7 +262,7 @@ class LocalHandoffIT {
         DistributedLock lock = a.getLock(name);
         lock.lockAsync(200, MILLISECONDS, HOLDER).get(5, SECONDS);
         assertThat(LocalQueues.cohortCount(a)).isEqualTo(1);
-        Wait.until(Duration.ofSeconds(5), () -> !raw.exists(name), "the lease should run out");
+        Await.until(Duration.ofSeconds(5), () -> !raw.exists(name), "the lease should run out");
         Leaks.assertClientIdle(a);
         LocalQueues.assertNoCohorts(a);
     }
@@ -316,7 +316,7 @@ class LocalHandoffIT {
                 lock.unlock();
                 return at;
             });
-            Wait.until(Duration.ofSeconds(5), () -> LocalQueues.queued(a, name) == 1, "the waiter should queue");
+            Await.until(Duration.ofSeconds(5), () -> LocalQueues.queued(a, name) == 1, "the waiter should queue");
             long forced = System.nanoTime();
             assertThat(b.getLock(name).forceUnlock()).isTrue();
             assertThat(Duration.ofNanos(Workers.get(waiter, TASK_BOUND) - forced).toMillis())
@@ -360,7 +360,7 @@ class LocalHandoffIT {
         assertThat(Duration.ofNanos(firstIn - forced).toMillis()).as("ms until a local waiter had the lock")
                 .isLessThan(FORCED_WAKE_UP_MS);
         assertThat(detector.maxInside()).isEqualTo(1);
-        Wait.until(Duration.ofMillis(FORCE_RECHECK_MS + SLACK_MS), () -> !lost.isEmpty(),
+        Await.until(Duration.ofMillis(FORCE_RECHECK_MS + SLACK_MS), () -> !lost.isEmpty(),
                 "the holder's lease-lost listener should be told at its next renewal");
         assertThat(lost).singleElement().satisfies(event -> {
             assertThat(event.ownerId()).isEqualTo(HOLDER);
@@ -439,7 +439,7 @@ class LocalHandoffIT {
         assertThat(detector.maxInside()).isEqualTo(1);
         assertThat(Workers.failureOf(lock.unlockAsync(HOLDER), TASK_BOUND))
                 .isInstanceOf(IllegalMonitorStateException.class);
-        Wait.during(Duration.ofMillis(RECHECK_MS + 200), lost::isEmpty,
+        Await.during(Duration.ofMillis(RECHECK_MS + 200), lost::isEmpty,
                 () -> "a force-unlock by the holder's own client is no loss: " + lost);
         assertFree();
     }
@@ -454,7 +454,7 @@ class LocalHandoffIT {
 
         long start = System.nanoTime();
         assertThat(lock.tryLock(200, MILLISECONDS)).isFalse();
-        assertThat(Wait.millisSince(start)).as("ms of tryLock(200 ms)").isBetween(195L, 200 + SLACK_MS);
+        assertThat(Await.millisSince(start)).as("ms of tryLock(200 ms)").isBetween(195L, 200 + SLACK_MS);
         assertThat(LocalQueues.queued(a, name)).isZero();
 
         AtomicReference<Thread> thread = new AtomicReference<>();
@@ -549,7 +549,7 @@ class LocalHandoffIT {
                 return null;
             }));
         }
-        Wait.until(Duration.ofSeconds(10), () -> sections.get() > 300 && timedOut.get() > 50 && cancelled.get() > 50,
+        Await.until(Duration.ofSeconds(10), () -> sections.get() > 300 && timedOut.get() > 50 && cancelled.get() > 50,
                 () -> "not enough happened: sections " + sections + ", timed out " + timedOut + ", cancelled "
                         + cancelled);
         LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
@@ -558,7 +558,7 @@ class LocalHandoffIT {
 
         assertThat(detector.maxInside()).isEqualTo(1);
         assertThat(counter.get()).as("counter (non-atomic increments under the lock)").isEqualTo(sections.get());
-        Wait.until(Duration.ofSeconds(2), () -> !lock.isLocked(),
+        Await.until(Duration.ofSeconds(2), () -> !lock.isLocked(),
                 () -> "the lock is still held, by " + raw.hgetall(name) + " (a hold leaked to a waiter that gave up)");
         assertFree();
     }
@@ -634,7 +634,7 @@ class LocalHandoffIT {
         for (int i = 0; i < 6; i++) {
             hammering.add(workers.submit(lockUnlockUntil(stop, ours, section)));
         }
-        Wait.until(Duration.ofSeconds(10), () -> sections.get() > 100, "client a should be busy with the lock");
+        Await.until(Duration.ofSeconds(10), () -> sections.get() > 100, "client a should be busy with the lock");
 
         DistributedLock theirs = b.getLock(name);
         RLock redissons = redisson.getLock(name);
@@ -643,7 +643,7 @@ class LocalHandoffIT {
             go.await();
             long start = System.nanoTime();
             assertThat(theirs.tryLock(10, SECONDS)).as("client b's tryLock(10 s)").isTrue();
-            long waited = Wait.millisSince(start);
+            long waited = Await.millisSince(start);
             try {
                 section.run();
             } finally {
@@ -655,7 +655,7 @@ class LocalHandoffIT {
             go.await();
             long start = System.nanoTime();
             assertThat(redissons.tryLock(10, SECONDS)).as("Redisson's tryLock(10 s)").isTrue();
-            long waited = Wait.millisSince(start);
+            long waited = Await.millisSince(start);
             try {
                 section.run();
             } finally {
@@ -667,7 +667,7 @@ class LocalHandoffIT {
         long dlockWaited = Workers.get(dlockWait, TASK_BOUND);
         long redissonWaited = Workers.get(redissonWait, TASK_BOUND);
         long sectionsAfterThem = sections.get();
-        Wait.until(Duration.ofSeconds(5), () -> sections.get() > sectionsAfterThem + 50,
+        Await.until(Duration.ofSeconds(5), () -> sections.get() > sectionsAfterThem + 50,
                 "client a should go on after the others had their turn");
         stop.set(true);
         hammering.forEach(task -> Workers.get(task, TASK_BOUND));

@@ -7,8 +7,8 @@ import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -140,14 +140,14 @@ class LostReplyIT {
         AtomicReference<CompletableFuture<Boolean>> trying = new AtomicReference<>();
         frozen(server, 3L * COMMAND_MS, () -> trying.set(lock.tryLockAsync(100, 60_000, MILLISECONDS, OWNER)));
         assertThatThrownBy(() -> trying.get().get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
-        Wait.until(Duration.ofSeconds(3), () -> !raw.exists(name),
+        Await.until(Duration.ofSeconds(3), () -> !raw.exists(name),
                 () -> "the hold of the lost attempt should be dropped: " + raw.hgetall(name) + ", PTTL "
                         + raw.pttl(name));
         DistributedLock other = kind.make(b, name);
         boolean otherGotIt = workers.call(Duration.ofSeconds(5), other::tryLock);
         assertThat(otherGotIt).as("another client gets the lock").isTrue();
         Leaks.assertClientIdle(a);
-        Wait.until(Duration.ofSeconds(5), () -> !raw.exists(name) || raw.pttl(name) > 0, "a TTL on the key");
+        Await.until(Duration.ofSeconds(5), () -> !raw.exists(name) || raw.pttl(name) > 0, "a TTL on the key");
     }
 
     /**

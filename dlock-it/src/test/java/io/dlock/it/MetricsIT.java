@@ -10,7 +10,7 @@ import io.dlock.LockMetrics;
 import io.dlock.internal.RedisLockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -109,8 +109,8 @@ class MetricsIT {
         return registry.get(meter).tags(tags).counter().count();
     }
 
-    private static void eventually(Wait.Assertions assertions) {
-        Wait.untilAsserted(SETTLE, assertions);
+    private static void eventually(Await.Assertions assertions) {
+        Await.untilAsserted(SETTLE, assertions);
     }
 
     // ---- sequences ----
@@ -148,7 +148,7 @@ class MetricsIT {
         eventually(() -> assertThat(gauge("dlock.waiters", "plain")).isEqualTo(1));
         // the waiter subscribes only after a failed attempt: once it listens, its next attempt is its second at least
         try (RawRedis raw = RawRedis.connect(server.uri())) {
-            Wait.until(SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) >= 1, "the waiter subscribed");
+            Await.until(SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) >= 1, "the waiter subscribed");
         }
         assertThat(acquisitions("plain", "acquired")).isZero();
 
@@ -175,7 +175,7 @@ class MetricsIT {
         DistributedLock lock = a.getLock(name);
         lock.lock();
         CompletableFuture<Void> waiter = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, OTHER_OWNER);
-        Wait.until(SETTLE, () -> ((RedisLockClient) a).localWaiters(name) == 1, "a local waiter");
+        Await.until(SETTLE, () -> ((RedisLockClient) a).localWaiters(name) == 1, "a local waiter");
         assertThat(gauge("dlock.waiters", "plain")).isEqualTo(1);
 
         lock.unlock();
@@ -271,7 +271,7 @@ class MetricsIT {
             raw.sync().del(name);
         }
 
-        Wait.untilAsserted(Duration.ofMillis(WATCHDOG_MS * 2L), () ->
+        Await.untilAsserted(Duration.ofMillis(WATCHDOG_MS * 2L), () ->
                 assertThat(counter("dlock.lease.lost", "kind", "plain", "reason", "removed")).isEqualTo(1));
         assertThat(gauge("dlock.holds", "plain")).isZero();
         assertThat(counter("dlock.lease.lost", "kind", "plain", "reason", "expired")).isZero();
@@ -287,7 +287,7 @@ class MetricsIT {
         meter(a);
         DistributedLock lock = a.getLock(name);
         lock.lock();
-        Wait.untilAsserted(Duration.ofMillis(WATCHDOG_MS * 3L), () ->
+        Await.untilAsserted(Duration.ofMillis(WATCHDOG_MS * 3L), () ->
                 assertThat(counter("dlock.renewals", "kind", "plain", "result", "ok")).isGreaterThanOrEqualTo(2));
         eventually(() -> assertThat(counter("dlock.renewal.calls", "result", "ok"))
                 .as("one hold: one renewal per call").isEqualTo(counter("dlock.renewals", "kind", "plain",
@@ -296,7 +296,7 @@ class MetricsIT {
 
         server.pause();
         try {
-            Wait.untilAsserted(Duration.ofMillis(WATCHDOG_MS * 3L), () -> assertThat(
+            Await.untilAsserted(Duration.ofMillis(WATCHDOG_MS * 3L), () -> assertThat(
                     counter("dlock.lease.lost", "kind", "plain", "reason", "renewal_failed")).isEqualTo(1));
             eventually(() -> assertThat(counter("dlock.renewals", "kind", "plain", "result", "failed"))
                     .isGreaterThanOrEqualTo(1));
@@ -430,7 +430,7 @@ class MetricsIT {
                 .meterRegistry(configured).build())) {
             client.getLock(name).lock();
             client.getLock(name).unlock();
-            Wait.untilAsserted(SETTLE, () -> assertThat(configured.get("dlock.acquire")
+            Await.untilAsserted(SETTLE, () -> assertThat(configured.get("dlock.acquire")
                     .tags("kind", "plain", "outcome", "acquired").timer().count()).isEqualTo(1));
             assertThatThrownBy(() -> LockMetrics.of(client)).isInstanceOf(IllegalStateException.class);
         }

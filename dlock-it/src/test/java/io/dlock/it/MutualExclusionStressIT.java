@@ -4,7 +4,7 @@ import io.dlock.it.support.ChildJvm;
 import io.dlock.it.support.CounterWorker;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
@@ -42,7 +42,7 @@ class MutualExclusionStressIT {
                         server.uri(), lockName, counter, Integer.toString(THREADS), Integer.toString(ITERATIONS)));
             }
             // start together, so that they really contend
-            Wait.until(Duration.ofSeconds(60), () -> {
+            Await.until(Duration.ofSeconds(60), () -> {
                 for (ChildJvm child : children) {
                     if (!child.isAlive()) {
                         throw new AssertionError("child died early: " + child.describe());

@@ -6,8 +6,8 @@ import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.TestOutcome;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -147,9 +147,9 @@ class ReadWriteLockIT {
             return at;
         });
         Leaks.awaitWaiters(w, 1);
-        Wait.during(Duration.ofMillis(300), () -> !writer.isDone(), "the writer got in while two readers held");
+        Await.during(Duration.ofMillis(300), () -> !writer.isDone(), "the writer got in while two readers held");
         readA.unlock();
-        Wait.during(Duration.ofMillis(300), () -> !writer.isDone(), "the writer got in while a reader held");
+        Await.during(Duration.ofMillis(300), () -> !writer.isDone(), "the writer got in while a reader held");
         assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "read", reader(b, me), "1"));
         assertThat(raw.exists(timeoutKey(name, reader(a, me), 1))).isFalse();
 
@@ -201,7 +201,7 @@ class ReadWriteLockIT {
         write.unlock();
         write.unlock();
         assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "write", writer(a, me), "1", reader(a, me), "1"));
-        Wait.during(Duration.ofMillis(300), () -> entered.getCount() == 1, "a reader got in while a writer held");
+        Await.during(Duration.ofMillis(300), () -> entered.getCount() == 1, "a reader got in while a writer held");
 
         // downgrade: the last write release keeps the read hold, and the waiting reader enters at once
         try (RawRedis.Subscription messages = raw.subscribe(channel())) {
@@ -242,7 +242,7 @@ class ReadWriteLockIT {
             long t = System.nanoTime();
             assertThatThrownBy(attempt).isInstanceOf(IllegalMonitorStateException.class)
                     .hasMessageContaining(name);
-            assertThat(Wait.millisSince(t)).as("ms until the upgrade was refused").isLessThan(AT_ONCE_MS);
+            assertThat(Await.millisSince(t)).as("ms until the upgrade was refused").isLessThan(AT_ONCE_MS);
         }
         assertThat(Workers.failureOf(write.lockAsync(), TASK_BOUND))
                 .isInstanceOf(IllegalMonitorStateException.class);
@@ -285,7 +285,7 @@ class ReadWriteLockIT {
             write.unlock();
             return null;
         });
-        Wait.until(Leaks.SETTLE, () -> raw.exists(marks()), "the waiting writer should leave a mark");
+        Await.until(Leaks.SETTLE, () -> raw.exists(marks()), "the waiting writer should leave a mark");
         assertThat(raw.hgetall(name)).as("Redisson's view is unchanged").containsOnlyKeys("mode",
                 reader(a, tid()));
 
@@ -293,7 +293,7 @@ class ReadWriteLockIT {
         assertThat(readC.tryLock()).as("a new reader while a writer waits").isFalse();
         long t = System.nanoTime();
         assertThat(readC.tryLock(300, MILLISECONDS)).as("a new reader waiting while a writer waits").isFalse();
-        assertThat(Wait.millisSince(t)).isBetween(300L, 1000L);
+        assertThat(Await.millisSince(t)).isBetween(300L, 1000L);
         assertThat(readA.tryLock()).as("a reader that already holds re-enters").isTrue();
         readA.unlock();
 
@@ -311,7 +311,7 @@ class ReadWriteLockIT {
         assertThat(Duration.ofNanos(writerInAt.get() - released).toMillis()).as("ms until the writer had it")
                 .isLessThan(WAKE_UP_MS);
         assertThat(raw.exists(marks())).as("the mark goes with the acquisition").isFalse();
-        Wait.during(Duration.ofMillis(300), () -> !lateReader.isDone(), "a reader got in while the writer held");
+        Await.during(Duration.ofMillis(300), () -> !lateReader.isDone(), "a reader got in while the writer held");
 
         long writerReleased = System.nanoTime();
         writerOut.countDown();
@@ -333,7 +333,7 @@ class ReadWriteLockIT {
             assertThat(write.tryLock(1200, MILLISECONDS)).isFalse();
             return System.nanoTime();
         });
-        Wait.until(Leaks.SETTLE, () -> raw.exists(marks()), "the waiting writer should leave a mark");
+        Await.until(Leaks.SETTLE, () -> raw.exists(marks()), "the waiting writer should leave a mark");
         DistributedLock readC = on(c).readLock();
         Future<Long> reader = workers.submit(() -> {
             readC.lock(60, SECONDS);
@@ -362,7 +362,7 @@ class ReadWriteLockIT {
         assertThat(read.tryLock()).isFalse();
         long t = System.nanoTime();
         read.lock();
-        assertThat(Wait.millisSince(t)).as("ms until the dead writer's mark let the reader in").isBetween(500L, 2000L);
+        assertThat(Await.millisSince(t)).as("ms until the dead writer's mark let the reader in").isBetween(500L, 2000L);
         read.unlock();
         assertThat(raw.exists(marks())).isFalse();
     }
@@ -515,7 +515,7 @@ class ReadWriteLockIT {
                 return null;
             }));
         }
-        Wait.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).waiters() + Leaks.diagnostics(b).waiters() == readers,
+        Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(a).waiters() + Leaks.diagnostics(b).waiters() == readers,
                 "readers should wait");
 
         // the read side does not touch a write-held lock, not even the writer's own read hold
@@ -531,7 +531,7 @@ class ReadWriteLockIT {
         long forced = System.nanoTime();
         assertThat(on(admin).writeLock().forceUnlock()).isTrue();
         assertThat(readersIn.await(5, SECONDS)).as("every reader entered").isTrue();
-        assertThat(Wait.millisSince(forced)).as("ms until all readers were in").isLessThan(WAKE_UP_MS);
+        assertThat(Await.millisSince(forced)).as("ms until all readers were in").isLessThan(WAKE_UP_MS);
         assertThat(raw.exists(timeoutKey(name, reader(w, me), 1))).isFalse();
         assertThatThrownBy(writersRead::unlock).isInstanceOf(IllegalMonitorStateException.class);
         assertThatThrownBy(write::unlock).isInstanceOf(IllegalMonitorStateException.class);
@@ -550,7 +550,7 @@ class ReadWriteLockIT {
         read.lock(); // watchdog: renewed every 200 ms
         assertThat(on(c).writeLock().forceUnlock()).isFalse();
         // for more than two watchdog timeouts the read hold is still there: its client still renews it
-        Wait.during(Duration.ofMillis(1500), () -> raw.exists(name), "the read hold is still renewed");
+        Await.during(Duration.ofMillis(1500), () -> raw.exists(name), "the read hold is still renewed");
         assertThat(read.getHoldCount()).isEqualTo(1);
         read.unlock();
     }
@@ -570,11 +570,11 @@ class ReadWriteLockIT {
         String doomedKey = timeoutKey(name, reader(dying, me), 1);
         dying.close();
 
-        Wait.until(Duration.ofMillis(WATCHDOG_MS + 1000), () -> !raw.exists(doomedKey),
+        Await.until(Duration.ofMillis(WATCHDOG_MS + 1000), () -> !raw.exists(doomedKey),
                 "the dead client's read hold should expire within the watchdog timeout");
         String ours = reader(a, me);
         DistributedLock write = on(b).writeLock();
-        Wait.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
+        Await.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
             long hashTtl = raw.pttl(name);
             long ourTtl = Math.max(raw.pttl(timeoutKey(name, ours, 1)), raw.pttl(timeoutKey(name, ours, 2)));
             return hashTtl > 0 && hashTtl <= WATCHDOG_MS && ourTtl > 0 && hashTtl <= ourTtl + 50

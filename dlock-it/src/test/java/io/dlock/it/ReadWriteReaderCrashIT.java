@@ -6,7 +6,7 @@ import io.dlock.it.support.ChildJvm;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.ReadHoldAndHang;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -49,7 +49,7 @@ class ReadWriteReaderCrashIT {
             ourRead.lock();
             DistributedLock write = b.getReadWriteLock(name).writeLock();
             // more than one lease: only the child's renewals keep its hold alive
-            Wait.during(Duration.ofMillis(CHILD_WATCHDOG_MS + 500), () -> {
+            Await.during(Duration.ofMillis(CHILD_WATCHDOG_MS + 500), () -> {
                 if (write.tryLock()) {
                     write.unlock();
                     return false;
@@ -63,7 +63,7 @@ class ReadWriteReaderCrashIT {
             long killed = System.nanoTime();
             child.kill();
             assertThat(write.tryLock(10, SECONDS)).as("write lock after the reader died").isTrue();
-            long after = Wait.millisSince(killed);
+            long after = Await.millisSince(killed);
             // the remaining lease at the kill is between about two thirds of the watchdog and all of it
             assertThat(after).as("ms from SIGKILL to the write lock").isBetween(300L, CHILD_WATCHDOG_MS + 1000);
             assertThat(raw.hgetall(name)).containsOnlyKeys("mode", RawRedis.field(b.getId(),

@@ -6,8 +6,8 @@ import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisTopology;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -85,7 +85,7 @@ class ReadWriteRedissonInteropIT {
 
     /** Redisson deletes its unlock latch after the reply, asynchronously: wait for it before checking. */
     private void assertServerEmpty() {
-        Wait.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
     }
 
     @Test
@@ -148,7 +148,7 @@ class ReadWriteRedissonInteropIT {
             return at;
         });
         Leaks.awaitWaiters(a, 1);
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel()) >= 1, () -> "channels: " + raw.channels());
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel()) >= 1, () -> "channels: " + raw.channels());
         // dlock's writer preference binds dlock readers only: Redisson's view and behaviour are unchanged
         assertThat(workers.call(TASK_BOUND, () -> {
             RLock another = redisson.getReadWriteLock(name).readLock();
@@ -181,7 +181,7 @@ class ReadWriteRedissonInteropIT {
             theirs.unlock();
             return at;
         });
-        Wait.until(TASK_BOUND, () -> started.getCount() == 0
+        Await.until(TASK_BOUND, () -> started.getCount() == 0
                         && raw.subscribers(channel()) + raw.shardSubscribers(channel()) >= 1,
                 () -> "Redisson's writer should listen on " + channel() + "; channels: " + raw.channels());
 
@@ -218,7 +218,7 @@ class ReadWriteRedissonInteropIT {
         long released = System.nanoTime();
         theirs.unlock();
         assertThat(in.await(5, SECONDS)).as("every dlock reader entered").isTrue();
-        assertThat(Wait.millisSince(released)).as("ms until all dlock readers were in").isLessThan(WAKE_UP_MS);
+        assertThat(Await.millisSince(released)).as("ms until all dlock readers were in").isLessThan(WAKE_UP_MS);
         assertThat(raw.hgetall(name)).containsEntry("mode", "read").hasSize(1 + readers);
         out.countDown();
         for (Future<Void> task : tasks) {
@@ -248,15 +248,15 @@ class ReadWriteRedissonInteropIT {
                 return null;
             }));
         }
-        Wait.until(TASK_BOUND, () -> raw.subscribers(channel()) + raw.shardSubscribers(channel()) >= 1,
+        Await.until(TASK_BOUND, () -> raw.subscribers(channel()) + raw.shardSubscribers(channel()) >= 1,
                 () -> "Redisson's readers should listen on " + channel() + "; channels: " + raw.channels());
-        Wait.during(Duration.ofMillis(300), () -> in.getCount() == readers, "a Redisson reader entered a write lock");
+        Await.during(Duration.ofMillis(300), () -> in.getCount() == readers, "a Redisson reader entered a write lock");
 
         // downgrade: dlock keeps its read hold and Redisson's readers join it at once
         long released = System.nanoTime();
         ours.writeLock().unlock();
         assertThat(in.await(5, SECONDS)).as("every Redisson reader entered").isTrue();
-        assertThat(Wait.millisSince(released)).as("ms until all Redisson readers were in").isLessThan(WAKE_UP_MS);
+        assertThat(Await.millisSince(released)).as("ms until all Redisson readers were in").isLessThan(WAKE_UP_MS);
         assertThat(raw.hgetall(name)).containsEntry("mode", "read").containsEntry(a.getId() + ":" + tid(), "1")
                 .hasSize(2 + readers);
         assertThat(ours.readLock().isHeldByCurrentThread()).isTrue();

@@ -5,8 +5,8 @@ import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisTopology;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -107,7 +107,7 @@ class RedissonInteropIT {
         });
         Leaks.awaitWaiters(a, 1);
         String channel = RawRedis.lockChannel(name);
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) >= 1,
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel) >= 1,
                 () -> "dlock's waiter should listen on " + channel + "; channels: " + raw.channels());
 
         long t0 = System.nanoTime();
@@ -134,7 +134,7 @@ class RedissonInteropIT {
         });
         String channel = RawRedis.lockChannel(name);
         // (a plain or, on a cluster with sharded pub/sub, a shard subscription)
-        Wait.until(Duration.ofSeconds(10), () -> started.getCount() == 0
+        Await.until(Duration.ofSeconds(10), () -> started.getCount() == 0
                         && raw.subscribers(channel) + raw.shardSubscribers(channel) >= 1,
                 () -> "Redisson's waiter should listen on " + channel + "; channels: " + raw.channels());
 

@@ -4,8 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -36,7 +36,7 @@ class ReentrantLockContractIT extends AbstractLockContractIT {
             lock.lock();
             lock.lock();
             lock.unlock();
-            Wait.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
+            Await.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
                     () -> "a partial unlock published " + channel.messages());
             lock.unlock();
             assertThat(channel.messages().poll(2, SECONDS)).as("message of the last unlock").isEqualTo("0");
@@ -45,7 +45,7 @@ class ReentrantLockContractIT extends AbstractLockContractIT {
             assertThat(lock.forceUnlock()).isTrue();
             assertThat(channel.messages().poll(2, SECONDS)).as("message of forceUnlock").isEqualTo("0");
             assertThat(lock.forceUnlock()).isFalse();
-            Wait.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
+            Await.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
                     () -> "forceUnlock of a free lock published " + channel.messages());
         }
     }
@@ -64,11 +64,11 @@ class ReentrantLockContractIT extends AbstractLockContractIT {
         });
         Leaks.awaitWaiters(b, 1);
         String channel = RawRedis.lockChannel(name);
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1, "the waiter subscribes");
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1, "the waiter subscribes");
         Set<String> before = raw.pubSubConnectionIds();
 
         raw.killPubSubConnections();
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1
                         && Collections.disjoint(before, raw.pubSubConnectionIds()),
                 () -> "the waiter's client should subscribe again on a new connection; channels: " + raw.channels());
         assertThat(waiter.isDone()).as("the waiter still waits").isFalse();
@@ -93,7 +93,7 @@ class ReentrantLockContractIT extends AbstractLockContractIT {
         });
         Leaks.awaitWaiters(b, 1);
         String channel = RawRedis.lockChannel(name);
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1,
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 1,
                 () -> "subscribers of " + channel + ", channels: " + raw.channels());
 
         // the holder vanishes and somebody else (Redisson, a script) publishes the notification: it must wake up
@@ -103,7 +103,7 @@ class ReentrantLockContractIT extends AbstractLockContractIT {
         long acquiredAt = Workers.get(waiter, Duration.ofSeconds(5));
         assertThat(Duration.ofNanos(acquiredAt - t0).toMillis()).as("ms until the waiter had the lock")
                 .isLessThan(WAKE_UP_MS);
-        Wait.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 0,
+        Await.until(Leaks.SETTLE, () -> raw.subscribers(channel) == 0,
                 "the waiter should unsubscribe once it holds the lock");
         assertFreeOnWire(name);
         // the holder's hold was deleted behind its back: its unlock must fail

@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -105,11 +105,11 @@ class ReentrantLockCostIT {
             }));
         }
         String channel = RawRedis.lockChannel(name);
-        Wait.until(Duration.ofSeconds(5), () -> raw.subscribers(channel) == 1
+        Await.until(Duration.ofSeconds(5), () -> raw.subscribers(channel) == 1
                 && waiterStats(waiterClient).waiters() == count, "all waiters asleep on one subscription");
         assertThat(raw.subscribers(channel)).isEqualTo(1);
         // Let every waiter finish its post-subscription attempt before counting.
-        Wait.until(Duration.ofSeconds(5), () -> {
+        Await.until(Duration.ofSeconds(5), () -> {
             Map<String, Long> before = commandCalls();
             Thread.sleep(100);
             return before.equals(commandCalls());
@@ -117,8 +117,8 @@ class ReentrantLockCostIT {
         resetStats();
 
         holder.unlock();
-        Wait.until(Duration.ofSeconds(2), () -> acquired.get() == 1, "one waiter acquires promptly");
-        Wait.during(Duration.ofMillis(300), () -> acquired.get() == 1, "only one waiter holds");
+        Await.until(Duration.ofSeconds(2), () -> acquired.get() == 1, "one waiter acquires promptly");
+        Await.during(Duration.ofMillis(300), () -> acquired.get() == 1, "only one waiter holds");
 
         assertThat(commandCalls().get("evalsha")).as("unlock + the attempt of the one woken waiter")
                 .isEqualTo(2L);
@@ -126,13 +126,13 @@ class ReentrantLockCostIT {
         for (int released = 1; released < count; released++) {
             int expected = released + 1;
             forceNext(lock);
-            Wait.until(Duration.ofSeconds(2), () -> acquired.get() == expected, "next waiter woken");
+            Await.until(Duration.ofSeconds(2), () -> acquired.get() == expected, "next waiter woken");
         }
         lock.forceUnlock();
         for (Future<?> waiter : waiters) {
             waiter.get(5, TimeUnit.SECONDS);
         }
-        Wait.until(Duration.ofSeconds(2), () -> raw.channels().isEmpty(), "subscription dropped");
+        Await.until(Duration.ofSeconds(2), () -> raw.channels().isEmpty(), "subscription dropped");
     }
 
     private static void forceNext(DistributedLock lock) {

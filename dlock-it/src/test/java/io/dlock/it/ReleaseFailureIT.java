@@ -8,8 +8,8 @@ import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -121,7 +121,7 @@ class ReleaseFailureIT {
         long acquiredAt = Workers.get(waiter, Duration.ofSeconds(20));
         assertThat(Duration.ofNanos(acquiredAt - failedAt).toMillis())
                 .as("ms until another client had the lock").isLessThan(WATCHDOG_MS + SLACK_MS);
-        Wait.until(Duration.ofSeconds(5), () -> raw.keys().stream().noneMatch(k -> k.contains(name)
+        Await.until(Duration.ofSeconds(5), () -> raw.keys().stream().noneMatch(k -> k.contains(name)
                 && !k.startsWith("redisson_lock_token:") && raw.pttl(k) == -1),
                 () -> "a key without TTL: " + raw.keys());
         Leaks.assertClientIdle(a);
@@ -142,14 +142,14 @@ class ReleaseFailureIT {
         allowScripts();
 
         String field = RawRedis.field(a.getId(), Thread.currentThread().getId());
-        Wait.until(Duration.ofMillis(WATCHDOG_MS + SLACK_MS), () -> !lost.isEmpty(),
+        Await.until(Duration.ofMillis(WATCHDOG_MS + SLACK_MS), () -> !lost.isEmpty(),
                 "the owner should be told that its outer hold ended");
         assertThat(lost).singleElement().satisfies(event -> {
             assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED);
             assertThat(event.lockName()).isEqualTo(name);
         });
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
-        Wait.until(Duration.ofSeconds(3), () -> raw.sync().hget(name, field) == null
+        Await.until(Duration.ofSeconds(3), () -> raw.sync().hget(name, field) == null
                         && raw.sync().hget(name, field + ":write") == null,
                 () -> "the hold should be gone from Redis: " + raw.hgetall(name));
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);

@@ -8,8 +8,8 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.SentinelTopology;
 import io.dlock.testkit.RedisExtension;
 import io.dlock.testkit.Topology;
@@ -101,7 +101,7 @@ class SentinelFailoverIT {
         });
         Leaks.awaitWaiters(b, 1);
         try (RawRedis raw = RawRedis.connect(redis.master().uri())) {
-            Wait.until(Leaks.SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) == 1, "the waiter subscribes");
+            Await.until(Leaks.SETTLE, () -> raw.subscribers(RawRedis.lockChannel(name)) == 1, "the waiter subscribes");
             long released = System.nanoTime();
             held.unlock();
             assertThat(Duration.ofNanos(Workers.get(waiter, Duration.ofSeconds(5)) - released).toMillis())
@@ -132,7 +132,7 @@ class SentinelFailoverIT {
                 }
             });
             assertThat(started.await(5, SECONDS)).isTrue();
-            Wait.during(Duration.ofMillis(1500), () -> !patient.isDone(), "lockInterruptibly() should keep trying");
+            Await.during(Duration.ofMillis(1500), () -> !patient.isDone(), "lockInterruptibly() should keep trying");
             thread[0].interrupt();
             assertThat(Workers.get(patient, Duration.ofSeconds(5))).isInstanceOf(InterruptedException.class);
             Leaks.assertClientIdle(tooMany);
@@ -238,7 +238,7 @@ class SentinelFailoverIT {
                 return mine;
             }));
         }
-        Wait.until(Duration.ofSeconds(10), () -> acquisitions.get() >= 20, "the workers get going");
+        Await.until(Duration.ofSeconds(10), () -> acquisitions.get() >= 20, "the workers get going");
 
         int before = acquisitions.get();
         long failoverStarted = System.nanoTime();
@@ -248,7 +248,7 @@ class SentinelFailoverIT {
         redis.awaitHealthy();
         long healthy = System.nanoTime();
         int during = acquisitions.get() - before;
-        Wait.until(Duration.ofSeconds(20), () -> acquisitions.get() >= before + during + 20,
+        Await.until(Duration.ofSeconds(20), () -> acquisitions.get() >= before + during + 20,
                 () -> "the workers go on after the failover: " + acquisitions.get());
         stop.set(true);
         int total = 0;
@@ -264,12 +264,12 @@ class SentinelFailoverIT {
                     RawRedis.field(holderClient.getId(), Thread.currentThread().getId()));
         }
         if (survived) {
-            Wait.during(Duration.ofMillis(2 * RENEWAL_PERIOD_MS), () -> lost.stream()
+            Await.during(Duration.ofMillis(2 * RENEWAL_PERIOD_MS), () -> lost.stream()
                     .noneMatch(e -> e.lockName().equals(name + ":held")), "a surviving hold was reported lost");
             assertThat(held.leaseValidFor()).isPositive();
             held.unlock();
         } else {
-            Wait.until(Duration.ofMillis(WATCHDOG_MS), () -> !lost.stream()
+            Await.until(Duration.ofMillis(WATCHDOG_MS), () -> !lost.stream()
                     .filter(e -> e.lockName().equals(name + ":held")).toList().isEmpty(),
                     "the holder of a hold lost in the failover must be told");
             // told at the first renewal on the new master; the client moves there at most ~5 s after the switch

@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,7 +41,7 @@ class UnsupportedServerIT {
             // nothing was written, and the refused client closed its connections
             try (RawRedis raw = RawRedis.connect(old.uri())) {
                 assertThat(raw.dbsize()).isZero();
-                Wait.until(Duration.ofSeconds(5), () -> raw.sync().clientList().strip().split("\n").length == 1,
+                Await.until(Duration.ofSeconds(5), () -> raw.sync().clientList().strip().split("\n").length == 1,
                         () -> "connections left: " + raw.sync().clientList());
             }
         }

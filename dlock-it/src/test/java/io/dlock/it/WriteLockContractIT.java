@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.it.support.RawRedis;
-import io.dlock.it.support.Wait;
+import io.dlock.redisprocess.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -44,7 +44,7 @@ class WriteLockContractIT extends AbstractLockContractIT {
             lock.lock();
             lock.lock();
             lock.unlock();
-            Wait.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
+            Await.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
                     () -> "a partial unlock published " + channel.messages());
             lock.unlock();
             assertThat(channel.messages().poll(2, SECONDS)).as("message of the last unlock").isEqualTo("1");
@@ -53,7 +53,7 @@ class WriteLockContractIT extends AbstractLockContractIT {
             assertThat(lock.forceUnlock()).isTrue();
             assertThat(channel.messages().poll(2, SECONDS)).as("message of forceUnlock").isEqualTo("1");
             assertThat(lock.forceUnlock()).isFalse();
-            Wait.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
+            Await.during(Duration.ofMillis(200), () -> channel.messages().isEmpty(),
                     () -> "forceUnlock of a free lock published " + channel.messages());
         }
         assertFreeOnWire(name);

@@ -1,6 +1,7 @@
 package io.dlock.spring;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -161,8 +162,8 @@ class DistributedLockedIT {
         assertThat(b.quickProbe()).as("the other instance is kept out").isFalse();
         assertThat(a.quickProbe()).as("so is the next call of the same instance").isFalse();
 
-        Wait.until(Duration.ofSeconds(5), "released after the minimum hold",
-                () -> !observer.getLock("quick").isLocked());
+        Await.until(Duration.ofSeconds(5), () -> !observer.getLock("quick").isLocked(),
+                "released after the minimum hold");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
         assertThat(b.quickProbe()).isTrue();
     }
@@ -181,7 +182,7 @@ class DistributedLockedIT {
     void readersShareAcrossInstancesAndExcludeWriters() throws Exception {
         Future<?> readerA = threads.submit(() -> a.read());
         Future<?> readerB = threads.submit(() -> b.read());
-        Wait.until(Duration.ofSeconds(10), "both readers inside", () -> shared.inside.get() == 2);
+        Await.until(Duration.ofSeconds(10), () -> shared.inside.get() == 2, "both readers inside");
         assertThat(a.write()).as("a writer while readers hold").isFalse();
         shared.release.countDown();
         readerA.get(10, TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package io.dlock.spring;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -180,7 +181,7 @@ class DlockLockRegistryIT {
 
         DistributedLock shortLease = registry.obtain("short");
         shortLease.lock(Duration.ofMillis(300));
-        Wait.until(Duration.ofSeconds(5), "the lease ran out", () -> !second.getLock("short").isLocked());
+        Await.until(Duration.ofSeconds(5), () -> !second.getLock("short").isLocked(), "the lease ran out");
         assertThatThrownBy(shortLease::unlock).isInstanceOf(ConcurrentModificationException.class)
                 .hasMessageContaining("lock 'short'");
         assertThat(shortLease.tryLock()).as("released locally all the same").isTrue();

@@ -1,5 +1,6 @@
 package io.dlock.spring;
 
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
@@ -81,7 +82,7 @@ class ScheduledJobIT {
         try (Instances instances = new Instances(redis.uri())) {
             instances.start(Map.of("job.skewMs", "0"), List.of(ticks), JobConfig.class);
             instances.start(Map.of("job.skewMs", "150"), List.of(ticks), JobConfig.class);
-            Wait.until(Duration.ofSeconds(10), "four ticks ran", () -> ticks.runsPerSecond.size() >= 4);
+            Await.until(Duration.ofSeconds(10), () -> ticks.runsPerSecond.size() >= 4, "four ticks ran");
         }
         assertThat(ticks.runsPerSecond.values()).as("runs per tick: %s", ticks.runsPerSecond)
                 .allSatisfy(runs -> assertThat(runs.get()).isEqualTo(1));

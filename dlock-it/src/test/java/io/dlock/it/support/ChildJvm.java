@@ -1,5 +1,7 @@
 package io.dlock.it.support;
 
+import io.dlock.redisprocess.Await;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -99,7 +101,7 @@ public final class ChildJvm implements AutoCloseable {
     /** Waits until a line of stdout starts with {@code prefix}; fails early if the child exits. */
     public String awaitLine(String prefix, Duration timeout) {
         String[] found = new String[1];
-        Wait.until(timeout, () -> {
+        Await.until(timeout, () -> {
             for (String line : stdout().split("\n")) {
                 if (line.startsWith(prefix)) {
                     found[0] = line.strip();

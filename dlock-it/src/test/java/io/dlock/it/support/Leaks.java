@@ -3,6 +3,7 @@ package io.dlock.it.support;
 import io.dlock.LockClient;
 import io.dlock.internal.Diagnostics;
 import io.dlock.internal.RedisLockClient;
+import io.dlock.redisprocess.Await;
 
 import java.time.Duration;
 
@@ -26,7 +27,7 @@ public final class Leaks {
 
     /** Waits until the client holds, renews, tracks, waits for and subscribes to nothing. */
     public static void assertClientIdle(LockClient client) {
-        Wait.untilAsserted(SETTLE, () -> {
+        Await.untilAsserted(SETTLE, () -> {
             Diagnostics d = diagnostics(client);
             assertThat(d.renewedHolds()).as("renewedHolds of %s (%s)", client.getId(), d).isZero();
             assertThat(d.trackedHolds()).as("trackedHolds of %s (%s)", client.getId(), d).isZero();
@@ -37,12 +38,12 @@ public final class Leaks {
 
     /** Waits until nobody is subscribed to any channel on the server. */
     public static void assertNoSubscriptions(RawRedis raw) {
-        Wait.untilAsserted(SETTLE, () -> assertThat(raw.channels()).as("PUBSUB CHANNELS").isEmpty());
+        Await.untilAsserted(SETTLE, () -> assertThat(raw.channels()).as("PUBSUB CHANNELS").isEmpty());
     }
 
     /** Waits until {@code client} has {@code waiters} acquisitions waiting. */
     public static void awaitWaiters(LockClient client, int waiters) {
-        Wait.until(SETTLE, () -> diagnostics(client).waiters() == waiters,
+        Await.until(SETTLE, () -> diagnostics(client).waiters() == waiters,
                 () -> "expected " + waiters + " waiter(s) in client " + client.getId() + ": " + diagnostics(client));
     }
 }

@@ -2,6 +2,7 @@ package io.dlock.it.support;
 
 import io.dlock.LockClient;
 import io.dlock.internal.RedisLockClient;
+import io.dlock.redisprocess.Await;
 
 
 /**
@@ -28,14 +29,14 @@ public final class LocalQueues {
 
     /** Waits until {@code count} owners of {@code client} wait locally for {@code lockName}. */
     public static void awaitQueued(LockClient client, String lockName, int count) {
-        Wait.until(Leaks.SETTLE, () -> queued(client, lockName) == count,
+        Await.until(Leaks.SETTLE, () -> queued(client, lockName) == count,
                 () -> "expected " + count + " local waiter(s) on " + lockName + ", found " + queued(client, lockName)
                         + "; " + Leaks.diagnostics(client));
     }
 
     /** Waits until {@code client} keeps no local knowledge of any lock. */
     public static void assertNoCohorts(LockClient client) {
-        Wait.until(Leaks.SETTLE, () -> cohortCount(client) == 0,
+        Await.until(Leaks.SETTLE, () -> cohortCount(client) == 0,
                 () -> "local cohorts left in client " + client.getId() + ": " + cohortCount(client));
     }
 }

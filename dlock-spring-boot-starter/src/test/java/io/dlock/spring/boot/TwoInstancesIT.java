@@ -1,6 +1,7 @@
 package io.dlock.spring.boot;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.spring.DistributedLocked;
 import io.dlock.spring.WhenBusy;
@@ -138,7 +139,7 @@ class TwoInstancesIT {
         runsPerTick.clear();
         try (ConfigurableApplicationContext a = instance(SchedulerApp.class, "a", redis);
              ConfigurableApplicationContext b = instance(SchedulerApp.class, "b", redis)) {
-            Wait.until(Duration.ofSeconds(15), "five ticks with both instances up", () -> runsPerTick.size() >= 6);
+            Await.until(Duration.ofSeconds(15), () -> runsPerTick.size() >= 6, "five ticks with both instances up");
         }
         // the first tick may have come before the second instance started; every tick after it ran exactly once
         List<Long> ticks = runsPerTick.keySet().stream().sorted().toList();

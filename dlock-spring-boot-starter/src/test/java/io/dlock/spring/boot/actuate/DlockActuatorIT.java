@@ -4,8 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
-import io.dlock.spring.boot.Wait;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -114,15 +114,15 @@ class DlockActuatorIT {
             assertThat(health.get("details").get("renewals").asString()).isEqualTo("ok");
             redis.pause();
             try {
-                Wait.until(Duration.ofSeconds(30), "health DOWN",
-                        () -> "DOWN".equals(status(app, "/actuator/health/dlock")));
+                Await.until(Duration.ofSeconds(30), () -> "DOWN".equals(status(app, "/actuator/health/dlock")),
+                        "health DOWN");
                 JsonNode down = JSON.readTree(fetch(app, "/actuator/health/dlock").body());
                 assertThat(down.get("details").get("redis").asString()).isEqualTo("unreachable");
             } finally {
                 redis.resume();
             }
-            Wait.until(Duration.ofSeconds(30), "health UP again",
-                    () -> "UP".equals(status(app, "/actuator/health/dlock")));
+            Await.until(Duration.ofSeconds(30), () -> "UP".equals(status(app, "/actuator/health/dlock")),
+                    "health UP again");
         }
     }
 
