@@ -265,7 +265,7 @@ public final class LockClientConfig {
         public Builder redisUri(String redisUri) {
             Objects.requireNonNull(redisUri, "redisUri");
             if (redisUri.isBlank()) {
-                throw new IllegalArgumentException("redisUri is blank");
+                throw new InvalidSettingException("redisUri", "redisUri is blank");
             }
             this.redisUri = redisUri.strip();
             return this;
@@ -324,10 +324,10 @@ public final class LockClientConfig {
          */
         public Builder syncReplicas(int replicas, Duration timeout) {
             if (replicas < 0) {
-                throw new IllegalArgumentException("replicas is negative: " + replicas);
+                throw new InvalidSettingException("syncReplicas", "syncReplicas: replicas is negative: " + replicas);
             }
             this.syncReplicas = replicas;
-            this.syncReplicasTimeout = atLeast(timeout, Duration.ofMillis(1), "timeout");
+            this.syncReplicasTimeout = atLeast(timeout, Duration.ofMillis(1), "syncReplicas");
             return this;
         }
 
@@ -336,12 +336,12 @@ public final class LockClientConfig {
          * {@link LockMetrics} with default settings to it when it connects, and removes them when it closes. Without
          * it (the default) the client records no metrics; {@link LockMetrics} can still be bound later.
          *
-         * @throws IllegalArgumentException when {@code meterRegistry} is not a Micrometer {@code MeterRegistry}
+         * @throws InvalidSettingException when {@code meterRegistry} is not a Micrometer {@code MeterRegistry}
          */
         public Builder meterRegistry(Object meterRegistry) {
             Objects.requireNonNull(meterRegistry, "meterRegistry");
             if (!MeterRegistryType.isMeterRegistry(meterRegistry)) {
-                throw new IllegalArgumentException("meterRegistry: not a Micrometer MeterRegistry: "
+                throw new InvalidSettingException("meterRegistry", "meterRegistry: not a Micrometer MeterRegistry: "
                         + meterRegistry.getClass().getName());
             }
             this.meterRegistry = meterRegistry;
@@ -367,12 +367,12 @@ public final class LockClientConfig {
          * and nothing spins on a single-CPU machine. The cost is at most this much CPU time per call; set zero
          * where CPU time is billed more dearly than latency. Async methods never spin.
          *
-         * @throws IllegalArgumentException if negative or above 10 ms
+         * @throws InvalidSettingException if negative or above 10 ms
          */
         public Builder spinWait(Duration spinWait) {
             Objects.requireNonNull(spinWait, "spinWait");
             if (spinWait.isNegative() || spinWait.compareTo(Duration.ofMillis(10)) > 0) {
-                throw new IllegalArgumentException("spinWait must be between 0 and 10 ms: " + spinWait);
+                throw new InvalidSettingException("spinWait", "spinWait must be between 0 and 10 ms: " + spinWait);
             }
             this.spinWait = spinWait;
             return this;
@@ -390,11 +390,11 @@ public final class LockClientConfig {
          * row the lock is released the usual way and everyone competes again: no client keeps a lock to itself
          * for longer than that many critical sections. Waiters inside a client are served in arrival order.
          *
-         * @throws IllegalArgumentException if negative
+         * @throws InvalidSettingException if negative
          */
         public Builder localHandoffs(int maxInARow) {
             if (maxInARow < 0) {
-                throw new IllegalArgumentException("localHandoffs is negative: " + maxInARow);
+                throw new InvalidSettingException("localHandoffs", "localHandoffs is negative: " + maxInARow);
             }
             this.localHandoffs = maxInARow;
             return this;
@@ -412,12 +412,12 @@ public final class LockClientConfig {
          * {@link LockException} from {@link LockClient#create} naming the channel, instead of locks whose release
          * fails.
          *
-         * @throws IllegalArgumentException if blank
+         * @throws InvalidSettingException if blank
          */
         public Builder probeLockName(String lockName) {
             Objects.requireNonNull(lockName, "probeLockName");
             if (lockName.isBlank()) {
-                throw new IllegalArgumentException("probeLockName is blank");
+                throw new InvalidSettingException("probeLockName", "probeLockName is blank");
             }
             this.probeLockName = lockName;
             return this;
@@ -429,7 +429,7 @@ public final class LockClientConfig {
          *
          * @param file     a PKCS#12 or JKS file
          * @param password its password, or null; copied (clear your array after the call if you wish); never shown
-         * @throws IllegalArgumentException when {@code file} is not a readable file, or {@link #trustedCertificates}
+         * @throws InvalidSettingException when {@code file} is not a readable file, or {@link #trustedCertificates}
          *                                  is set too (at {@link #build()})
          */
         public Builder trustStore(Path file, char[] password) {
@@ -442,7 +442,7 @@ public final class LockClientConfig {
          * TLS: trust the server certificates that these PEM CA certificates (e.g. Redis's {@code tls-ca-cert-file})
          * sign, instead of the JVM's default trust store. Read at connect.
          *
-         * @throws IllegalArgumentException when {@code pemFile} is not a readable file, or {@link #trustStore} is
+         * @throws InvalidSettingException when {@code pemFile} is not a readable file, or {@link #trustStore} is
          *                                  set too (at {@link #build()})
          */
         public Builder trustedCertificates(Path pemFile) {
@@ -456,7 +456,7 @@ public final class LockClientConfig {
          *
          * @param file     a PKCS#12 or JKS file holding one private key and its certificate chain
          * @param password its password (also the key's), or null; copied; never shown
-         * @throws IllegalArgumentException when {@code file} is not a readable file
+         * @throws InvalidSettingException when {@code file} is not a readable file
          */
         public Builder keyStore(Path file, char[] password) {
             this.keyStore = readable(file, "keyStore");
@@ -479,7 +479,7 @@ public final class LockClientConfig {
          * store; for trust material held in memory (a Spring Boot SSL bundle, a secrets manager). Used at every
          * connect.
          *
-         * @throws IllegalArgumentException when {@link #trustStore} or {@link #trustedCertificates} is set too (at
+         * @throws InvalidSettingException when {@link #trustStore} or {@link #trustedCertificates} is set too (at
          *                                  {@link #build()})
          */
         public Builder trustManagerFactory(TrustManagerFactory trustManagers) {
@@ -491,7 +491,7 @@ public final class LockClientConfig {
          * TLS: present the client certificate of these (initialised) key managers (mutual TLS); for key material held
          * in memory. Used at every connect.
          *
-         * @throws IllegalArgumentException when {@link #keyStore} is set too (at {@link #build()})
+         * @throws InvalidSettingException when {@link #keyStore} is set too (at {@link #build()})
          */
         public Builder keyManagerFactory(KeyManagerFactory keyManagers) {
             this.keyManagerFactory = Objects.requireNonNull(keyManagers, "keyManagerFactory");
@@ -499,7 +499,7 @@ public final class LockClientConfig {
         }
 
         /**
-         * @throws IllegalArgumentException when more than one source of trust ({@link #trustStore},
+         * @throws InvalidSettingException when more than one source of trust ({@link #trustStore},
          *                                  {@link #trustedCertificates}, {@link #trustManagerFactory}) or of the
          *                                  client certificate ({@link #keyStore}, {@link #keyManagerFactory}) is set,
          *                                  or when the {@link #commandTimeout} set is a third of the watchdog timeout
@@ -509,14 +509,14 @@ public final class LockClientConfig {
             int trustSources = (trustStore != null ? 1 : 0) + (trustedCertificates != null ? 1 : 0)
                     + (trustManagerFactory != null ? 1 : 0);
             if (trustSources > 1) {
-                throw new IllegalArgumentException(
+                throw new InvalidSettingException("trustStore",
                         "more than one of trustStore, trustedCertificates and trustManagerFactory is set; give one");
             }
             if (keyStore != null && keyManagerFactory != null) {
-                throw new IllegalArgumentException("keyStore and keyManagerFactory are both set; give one");
+                throw new InvalidSettingException("keyStore", "keyStore and keyManagerFactory are both set; give one");
             }
             if (commandTimeout != null && commandTimeout.multipliedBy(3).compareTo(watchdogTimeout) >= 0) {
-                throw new IllegalArgumentException("commandTimeout must be less than a third of watchdogTimeout ("
+                throw new InvalidSettingException("commandTimeout", "commandTimeout must be less than a third of watchdogTimeout ("
                         + watchdogTimeout.toMillis() + " ms), so that a renewal never waits past the next one: "
                         + commandTimeout.toMillis() + " ms");
             }
@@ -526,7 +526,7 @@ public final class LockClientConfig {
         private static Path readable(Path file, String parameter) {
             Objects.requireNonNull(file, parameter);
             if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-                throw new IllegalArgumentException(parameter + " is not a readable file: " + file);
+                throw new InvalidSettingException(parameter, parameter + " is not a readable file: " + file);
             }
             return file;
         }
@@ -534,7 +534,8 @@ public final class LockClientConfig {
         private static Duration atLeast(Duration value, Duration min, String parameter) {
             Objects.requireNonNull(value, parameter);
             if (value.compareTo(min) < 0) {
-                throw new IllegalArgumentException(parameter + " must be at least " + min.toMillis() + " ms: " + value);
+                throw new InvalidSettingException(parameter, parameter + " must be at least " + min.toMillis() + " ms: "
+                        + value);
             }
             return value;
         }

@@ -1,6 +1,7 @@
 package io.dlock.internal;
 
 import io.dlock.LockException;
+import io.dlock.ReplicasNotSyncedException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
@@ -35,7 +36,7 @@ public final class Errors {
                 || t instanceof CancellationException || t instanceof UnsupportedOperationException) {
             return (RuntimeException) t;
         }
-        return new LockException("lock '" + lockName + "': " + operation + " failed: " + describe(t), t);
+        return new LockException(lockName, "lock '" + lockName + "': " + operation + " failed: " + describe(t), t);
     }
 
     /**
@@ -75,15 +76,6 @@ public final class Errors {
     /** Error codes of replies that a failover, a resharding or a busy server cause, and that pass by themselves. */
     private static final String[] TRANSIENT_ERROR_CODES = {"READONLY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN",
             "LOADING", "BUSY"};
-
-    /** An acquisition whose write fewer replicas than {@code syncReplicas} confirmed; the hold was given back. */
-    public static final class ReplicasNotSyncedException extends LockException {
-        private static final long serialVersionUID = 1L;
-
-        public ReplicasNotSyncedException(String message) {
-            super(message);
-        }
-    }
 
     static String describe(Throwable t) {
         if (t instanceof RedisCommandTimeoutException) {

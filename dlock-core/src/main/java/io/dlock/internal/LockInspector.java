@@ -55,7 +55,7 @@ public final class LockInspector {
         List<Object> timeouts = (List<Object>) values.get(4);
         Object token = values.get(5);
         if (!kind.equals("none") && !kind.equals("hash")) {
-            throw new LockException("lock '" + name + "': the key holds a " + kind + ", not a lock");
+            throw new LockException(name, "lock '" + name + "': the key holds a " + kind + ", not a lock", null);
         }
         Map<String, String> hash = new HashMap<>();
         List<String> order = new ArrayList<>();

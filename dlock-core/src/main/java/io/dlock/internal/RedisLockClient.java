@@ -9,6 +9,7 @@ import io.dlock.LeaseLostListener;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.UnsupportedServerException;
 import io.dlock.LockInfo;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
@@ -198,7 +199,7 @@ public final class RedisLockClient implements LockClient {
                 "Redis at " + where + " reports no redis_version in INFO; dlock needs Redis "
                         + ServerVersion.MINIMUM_TEXT + " or later"));
         if (!version.isSupported()) {
-            throw new LockException("Redis at " + where + " is version " + version + ", older than "
+            throw new UnsupportedServerException("Redis at " + where + " is version " + version + ", older than "
                     + ServerVersion.MINIMUM_TEXT + ", the oldest that dlock supports (its lock scripts need "
                     + "commands that older servers lack)");
         }
@@ -275,7 +276,7 @@ public final class RedisLockClient implements LockClient {
             return inspector.inspect(name).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockException("lock '" + name + "': inspect interrupted", e);
+            throw new LockException(name, "lock '" + name + "': inspect interrupted", e);
         } catch (java.util.concurrent.ExecutionException e) {
             throw Errors.toApi(e, name, "inspect");
         }

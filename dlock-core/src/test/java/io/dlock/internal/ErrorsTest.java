@@ -27,7 +27,7 @@ class ErrorsTest {
                 "ERR Error running script: @user_script:3: -LOADING Redis is loading the dataset"))).isTrue();
         assertThat(Errors.isUnavailable(Errors.toApi(new RedisConnectionException("refused"), "a", "acquire")))
                 .as("wrapped in the API's exception").isTrue();
-        assertThat(Errors.isUnavailable(new Errors.ReplicasNotSyncedException("only 0 of 1"))).isTrue();
+        assertThat(Errors.isUnavailable(new io.dlock.ReplicasNotSyncedException("orders", "only 0 of 1"))).isTrue();
     }
 
     @Test

@@ -276,7 +276,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         if (hold == null || hold.acquisitions() == 0) {
             services.cohorts.released(name, ownerId);
         }
-        return new LockException(failure.getMessage() + "; whether the release ran is unknown, so this client "
+        return new LockException(name, failure.getMessage() + "; whether the release ran is unknown, so this client "
                 + "no longer renews the hold: it ends in Redis when its lease runs out (within about " + endsWithinMs
                 + " ms for this client's last renewal)", failure.getCause());
     }

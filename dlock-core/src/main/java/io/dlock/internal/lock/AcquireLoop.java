@@ -132,6 +132,10 @@ final class AcquireLoop {
         return result;
     }
 
+    String lockName() {
+        return lockName;
+    }
+
     /** Completes when the loop has fully ended (subscription closed, late acquisition undone). */
     CompletableFuture<Void> finished() {
         return finished;

@@ -173,8 +173,9 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
         Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
         Long token = hold == null ? null : hold.fencingToken();
         if (token == null) {
-            throw new LockException("fenced lock '" + name + "': the hold ended right after it was acquired (a lease"
-                    + " shorter than a round trip, or a forceUnlock from this client), so it has no token to give");
+            throw new LockException(name, "fenced lock '" + name + "': the hold ended right after it was acquired "
+                    + "(a lease shorter than a round trip, or a forceUnlock from this client), so it has no token to give",
+                    null);
         }
         return token;
     }

@@ -121,13 +121,17 @@ public final class LockServices {
         waiting.add(loop);
         loop.finished().whenComplete((ok, error) -> waiting.remove(loop));
         if (closed) {
-            loop.fail(new LockException("lock client is closed"));
+            loop.fail(closed(loop.lockName(), "the lock client is closed"));
         }
+    }
+
+    private static LockException closed(String lockName, String what) {
+        return new LockException(lockName, "lock '" + lockName + "': " + what, null);
     }
 
     void checkOpen(String lockName) {
         if (closed) {
-            throw new LockException("lock '" + lockName + "': the lock client is closed");
+            throw closed(lockName, "the lock client is closed");
         }
     }
 
@@ -165,7 +169,7 @@ public final class LockServices {
         cohorts.close();
         List<CompletableFuture<Void>> ends = new ArrayList<>();
         for (AcquireLoop loop : waiting) {
-            loop.fail(new LockException("lock client closed while waiting"));
+            loop.fail(closed(loop.lockName(), "the lock client closed while waiting"));
             ends.add(loop.finished());
         }
         return CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0]));

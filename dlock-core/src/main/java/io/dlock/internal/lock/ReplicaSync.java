@@ -1,7 +1,7 @@
 package io.dlock.internal.lock;
 
 import io.dlock.internal.Errors;
-import io.dlock.internal.Errors.ReplicasNotSyncedException;
+import io.dlock.ReplicasNotSyncedException;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -70,7 +70,7 @@ public final class ReplicaSync {
             }
             RuntimeException failure = error != null
                     ? Errors.toApi(error, lockName, "confirm the acquisition on " + replicas + " replica(s)")
-                    : new ReplicasNotSyncedException("lock '" + lockName + "': acquired, but only " + count + " of "
+                    : new ReplicasNotSyncedException(lockName, "lock '" + lockName + "': acquired, but only " + count + " of "
                     + replicas + " replica(s) confirmed it within " + timeoutMillis + " ms (syncReplicas); given back");
             return giveBack.get().<Long>thenApply(ignored -> {
                 throw failure;

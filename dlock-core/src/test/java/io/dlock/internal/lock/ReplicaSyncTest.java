@@ -38,7 +38,7 @@ class ReplicaSyncTest {
         Throwable failure = sync.confirm("orders", "orders", this::giveBack).handle((ok, e) -> e)
                 .toCompletableFuture().join();
         assertThat(givenBack).hasValue(1);
-        assertThat(Errors.unwrap(failure)).isInstanceOf(Errors.ReplicasNotSyncedException.class)
+        assertThat(Errors.unwrap(failure)).isInstanceOf(io.dlock.ReplicasNotSyncedException.class)
                 .hasMessageContaining("orders").hasMessageContaining("1 of 2 replica(s)");
         assertThat(Errors.isUnavailable(failure)).isTrue();
     }

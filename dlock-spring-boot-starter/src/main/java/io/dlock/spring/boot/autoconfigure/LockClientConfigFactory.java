@@ -1,5 +1,6 @@
 package io.dlock.spring.boot.autoconfigure;
 
+import io.dlock.InvalidSettingException;
 import io.dlock.LockClientConfig;
 import io.dlock.internal.Redaction;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -49,8 +50,10 @@ final class LockClientConfigFactory {
         }
         try {
             return b.build();
-        } catch (IllegalArgumentException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("commandTimeout")) {
+        } catch (InvalidSettingException e) {
+            // build() refuses combinations only: the command timeout against the watchdog, or two sources of trust or
+            // of the client certificate (a customizer's own settings are its own to explain)
+            if ("commandTimeout".equals(e.setting())) {
                 throw new InvalidConfigurationPropertyValueException("dlock.command-timeout", p.getCommandTimeout(),
                         e.getMessage() + " (dlock.watchdog-timeout)");
             }

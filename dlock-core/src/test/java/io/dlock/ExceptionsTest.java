@@ -1,0 +1,49 @@
+package io.dlock;
+
+import io.dlock.internal.Errors;
+import io.lettuce.core.RedisCommandExecutionException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** The public exceptions carry what a caller needs to tell failures apart without reading messages. */
+class ExceptionsTest {
+
+    @Test
+    void aRedisFailureOnALockNamesTheLock() {
+        RuntimeException e = Errors.toApi(new RedisCommandExecutionException("WRONGTYPE Operation against a key"),
+                "orders", "acquire");
+        assertThat(e).isInstanceOf(LockException.class).hasMessageStartingWith("lock 'orders': acquire failed");
+        assertThat(((LockException) e).lockName()).isEqualTo("orders");
+        assertThat(new LockException("cannot connect").lockName()).as("a failure of no single lock").isNull();
+    }
+
+    @Test
+    void replicasNotSyncedIsALockFailureOfItsLock() {
+        ReplicasNotSyncedException e = new ReplicasNotSyncedException("orders", "lock 'orders': only 0 of 1");
+        assertThat(e).isInstanceOf(LockException.class);
+        assertThat(e.lockName()).isEqualTo("orders");
+        assertThat(Errors.isUnavailable(e)).as("waits without a limit try again").isTrue();
+    }
+
+    @Test
+    void aRefusedSettingIsNamedAsTheBuilderNamesIt() {
+        InvalidSettingException negative = catchThrowableOfType(
+                () -> LockClientConfig.builder().localHandoffs(-1), InvalidSettingException.class);
+        assertThat(negative.setting()).isEqualTo("localHandoffs");
+        assertThat(negative).isInstanceOf(IllegalArgumentException.class);
+
+        InvalidSettingException tooShort = catchThrowableOfType(
+                () -> LockClientConfig.builder().watchdogTimeout(Duration.ofMillis(5)), InvalidSettingException.class);
+        assertThat(tooShort.setting()).isEqualTo("watchdogTimeout");
+
+        InvalidSettingException conflict = catchThrowableOfType(() -> LockClientConfig.builder()
+                .watchdogTimeout(Duration.ofSeconds(3)).commandTimeout(Duration.ofSeconds(1)).build(),
+                InvalidSettingException.class);
+        assertThat(conflict.setting()).isEqualTo("commandTimeout");
+        assertThat(conflict).hasMessageContaining("a third of watchdogTimeout");
+    }
+}
