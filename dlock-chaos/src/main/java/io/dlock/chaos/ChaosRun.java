@@ -24,11 +24,11 @@ import static io.dlock.chaos.Event.Type.NOTE;
 
 /**
  * One chaos run: starts the locks' {@code redis-server} (the one that is faulted), the {@link FencingStorage}, the
- * worker JVMs (each contending for the lock of every {@link LockKind}) and the {@link Nemesis}; stops everything;
- * checks that nothing was left behind; and hands every event to the {@link Checker}.
+ * worker JVMs (each with several owners contending for the lock of every {@link LockKind}) and the {@link Nemesis};
+ * stops everything; checks that nothing was left behind; and hands every event to the {@link Checker}.
  *
  * <p>Files in {@link ChaosSettings#outDir()}: {@code w<n>.events} (each worker JVM's start and stop),
- * {@code w<n>-<kind>.events} (the history of its loop on one lock kind), {@code w<n>.out/.err},
+ * {@code w<n>-<kind>-t<i>.events} (the history of one of its loops on one lock kind), {@code w<n>.out/.err},
  * {@code nemesis.events}, {@code store.events}, {@code report.txt}, and {@code classpath/} (a copy of dlock's own
  * classes, which the workers run).
  */
@@ -57,8 +57,10 @@ public final class ChaosRun {
         Map<Fault, Integer> injected = Map.of();
         try (EventLog nemesisLog = EventLog.create(out.resolve("nemesis.events"), "nemesis");
              EventLog storeLog = EventLog.create(out.resolve("store.events"), "store")) {
-            nemesisLog.record(NOTE, "seed " + settings.seed() + ", " + settings.workers() + " workers, watchdog "
-                    + settings.watchdogMs() + " ms, command timeout " + settings.commandTimeoutMs() + " ms");
+            nemesisLog.record(NOTE, "seed " + settings.seed() + ", " + settings.workers() + " workers x "
+                    + settings.threads() + " threads per lock kind, local hand-offs " + settings.localHandoffs()
+                    + ", watchdog " + settings.watchdogMs() + " ms, command timeout " + settings.commandTimeoutMs()
+                    + " ms");
             redis = startRedis(nemesisLog);
             redisVersion = redis.version();
             Set<Fault> faults = EnumSet.allOf(Fault.class);

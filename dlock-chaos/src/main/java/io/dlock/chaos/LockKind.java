@@ -3,8 +3,12 @@ package io.dlock.chaos;
 import java.util.Locale;
 
 /**
- * The lock kinds a run exercises, each on its own lock name, all at once: every worker JVM runs one loop per kind
- * ({@link LockLoop}), so that each lock has as many contenders as there are workers.
+ * The lock kinds a run exercises, each on its own lock name, all at once: every worker JVM runs the same number of
+ * loops ({@link LockLoop}, one thread each) per kind, so that each lock has contenders in every worker and several
+ * in each one (owners of one client that hand the lock to each other).
+ *
+ * <p>A loop's event source is {@code w<n>/<label>/t<i>} (worker, kind, thread); the checker also reads the shorter
+ * {@code w<n>/<label>} of histories made by hand.
  */
 public enum LockKind {
     /** {@code client.getLock}: reentrant, not fair. */
@@ -47,18 +51,22 @@ public enum LockKind {
         throw new IllegalArgumentException("no lock kind " + label);
     }
 
-    /** @return the source of the loop of this kind in worker {@code workerId}, e.g. {@code w3/rw} */
-    public String source(String workerId) {
-        return workerId + "/" + label;
+    /** @return the source of loop {@code thread} of this kind in worker {@code workerId}, e.g. {@code w3/rw/t1} */
+    public String source(String workerId, int thread) {
+        return workerId + "/" + label + "/t" + thread;
     }
 
-    /** @return the kind of a loop's event source ({@code w3/rw}), or null for any other source */
+    /** @return the kind of a loop's event source ({@code w3/rw/t1} or {@code w3/rw}), or null for any other source */
     public static LockKind ofSource(String source) {
         int slash = source.indexOf('/');
-        return slash < 0 ? null : ofLabel(source.substring(slash + 1));
+        if (slash < 0) {
+            return null;
+        }
+        int end = source.indexOf('/', slash + 1);
+        return ofLabel(end < 0 ? source.substring(slash + 1) : source.substring(slash + 1, end));
     }
 
-    /** @return the worker process of a loop's event source ({@code w3} for {@code w3/rw}), or the source itself */
+    /** @return the worker process of a loop's event source ({@code w3} for {@code w3/rw/t1}), or the source itself */
     public static String processOf(String source) {
         int slash = source.indexOf('/');
         return slash < 0 ? source : source.substring(0, slash);

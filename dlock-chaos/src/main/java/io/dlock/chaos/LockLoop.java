@@ -33,8 +33,9 @@ import static io.dlock.chaos.Event.Type.WRITE_REJECTED;
 import static io.dlock.chaos.Event.Type.WRITE_START;
 
 /**
- * One thread of a {@link Worker} JVM, looping on the lock of one {@link LockKind} as a user would, recording every
- * step in its own event log (source {@code w<n>/<kind>}).
+ * One thread of a {@link Worker} JVM, an owner of its own, looping on the lock of one {@link LockKind} as a user
+ * would, recording every step in its own event log (source {@code w<n>/<kind>/t<i>}, file
+ * {@code w<n>-<kind>-t<i>.events}). Its HELLO's detail is its hold field, {@code <client id>:<thread id>}.
  *
  * <p>One iteration:
  * <ol>
@@ -68,27 +69,34 @@ final class LockLoop implements Runnable {
     /** The fencing store's client, for the fenced loop only. */
     private final StorageClient store;
     private long holds;
+    /** The owner id of this loop's holds: its thread's id, once it runs. */
+    private volatile long ownerId = -1;
     /** The token of the hold in progress (read by the listener thread), or null. */
     private volatile Long currentToken;
     /** Completed by the listener when the hold in progress is reported lost. */
     private volatile CompletableFuture<Void> currentLost = new CompletableFuture<>();
 
-    LockLoop(String workerId, LockKind kind, LockClient client, long watchdogMs, long stepMaxMs, Path outDir,
-             Path stopFile, long seed, int storePort) {
-        this.source = kind.source(workerId);
+    LockLoop(WorkerArgs args, LockKind kind, int thread, LockClient client) {
+        this.source = kind.source(args.id(), thread);
         this.kind = kind;
         this.client = client;
-        this.watchdogMs = watchdogMs;
-        this.stepMaxMs = stepMaxMs;
-        this.log = EventLog.create(outDir.resolve(workerId + "-" + kind.label() + ".events"), source);
-        this.stopFile = stopFile;
-        this.random = new Random(seed * 7 + kind.ordinal());
-        this.store = kind == LockKind.FENCED ? new StorageClient(storePort, 2000) : null;
+        this.watchdogMs = args.watchdogMs();
+        this.stepMaxMs = args.stepMaxMs();
+        this.log = EventLog.create(args.outDir().resolve(args.id() + "-" + kind.label() + "-t" + thread
+                + ".events"), source);
+        this.stopFile = args.stopFile();
+        this.random = new Random((args.seed() * 7 + kind.ordinal()) * 31 + thread);
+        this.store = kind == LockKind.FENCED ? new StorageClient(args.storePort(), 2000) : null;
     }
 
-    /** Called on the client's executor for every lease-lost event: records it if it is about this loop's lock. */
+    /** @return its event source, {@code w<n>/<kind>/t<i>} */
+    String source() {
+        return source;
+    }
+
+    /** Called on the client's executor for every lease-lost event: records it if it is about this loop's hold. */
     void leaseLost(LeaseLostEvent event) {
-        if (event.lockName().equals(kind.lockName())) {
+        if (event.lockName().equals(kind.lockName()) && event.ownerId() == ownerId) {
             Long token = currentToken;
             log.record(LEASE_LOST, token == null ? Event.NO_TOKEN : token, event.reason().toString());
             currentLost.complete(null);
@@ -97,7 +105,8 @@ final class LockLoop implements Runnable {
 
     @Override
     public void run() {
-        log.record(HELLO, client.getId() + ":" + Thread.currentThread().getId());
+        ownerId = Thread.currentThread().getId();
+        log.record(HELLO, client.getId() + ":" + ownerId);
         try {
             while (!Files.exists(stopFile)) {
                 iteration();

@@ -111,8 +111,9 @@ final class Nemesis {
 
     /** One hold in Redis: the worker, the lock kind and its hash field. */
     record Target(WorkerProcess worker, LockKind kind, String field) {
+        /** @return the loop that holds it, {@code w3/rw/t1} */
         String loop() {
-            return kind.source(worker.id);
+            return worker.loopOf(field);
         }
     }
 

@@ -184,9 +184,10 @@ public final class Report {
     /** The report as text: the tables, then the violations. */
     public String table() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("dlock chaos run: seed %d, %d s of faults (run took %d s), %d workers, watchdog %d ms,"
-                        + " command timeout %d ms, Redis %s%n", settings.seed(), settings.duration().toSeconds(),
-                took.toSeconds(), settings.workers(), settings.watchdogMs(), settings.commandTimeoutMs(),
+        b.append(String.format("dlock chaos run: seed %d, %d s of faults (run took %d s), %d workers x %d threads per"
+                        + " lock kind, local hand-offs %d, watchdog %d ms, command timeout %d ms, Redis %s%n",
+                settings.seed(), settings.duration().toSeconds(), took.toSeconds(), settings.workers(),
+                settings.threads(), settings.localHandoffs(), settings.watchdogMs(), settings.commandTimeoutMs(),
                 redisVersion));
         b.append(String.format("%nfaults injected%n"));
         int total = 0;

@@ -78,7 +78,8 @@ class CheckerTest {
     }
 
     private Report check() {
-        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("unused"), false);
+        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, 1, 8, LEASE_MS, 1000, 80,
+                Path.of("unused"), false);
         return new Checker(BOUNDS).check(events, Map.of(), settings, "test", Duration.ZERO);
     }
 
@@ -320,6 +321,21 @@ class CheckerTest {
     }
 
     @Test
+    void threadsOfOneWorkerAreOwnersOfTheirOwn() {
+        cleanRun();
+        kindHold("w1/plain/t0", "", 1, 200, 400);
+        kindHold("w1/plain/t1", "", 1, 401, 500); // handed over locally: after t0 left
+        assertThat(check().passed()).as(check().table()).isTrue();
+
+        kindHold("w1/plain/t2", "", 1, 450, 600); // inside while t1 still is: same client, other owner
+        Report report = check();
+        assertThat(report.violations(Invariant.NO_OVERLAP)).singleElement().asString()
+                .contains("w1/plain/t1 (hold 1)").contains("w1/plain/t2 (hold 1)");
+        assertThat(report.violations(Invariant.VALID_HOLDS_EXCLUSIVE)).hasSize(1);
+        assertThat(report.violations(LockKind.PLAIN)).isEqualTo(2);
+    }
+
+    @Test
     void aHoldPastItsValidityClaimOverlapsWithoutViolationButARestartEndsEveryClaim() {
         cleanRun();
         // w1 was frozen: its last claim ends at 1200 + 100, it leaves its critical section much later
@@ -358,7 +374,7 @@ class CheckerTest {
         assertThat(lenient.passed()).isTrue();
         assertThat(lenient.knownDefects()).isEqualTo(1);
         assertThat(lenient.table()).contains("REENTERED_AFTER_FAILED_RELEASE");
-        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("u"),
+        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, 1, 8, LEASE_MS, 1000, 80, Path.of("u"),
                 true);
         assertThat(new Checker(BOUNDS).check(events, Map.of(), strict, "test", Duration.ZERO).passed()).isFalse();
     }
