@@ -9,13 +9,14 @@ import java.util.Map;
  * Checks a run's history (all events of all processes, on one monotonic clock) against the invariants. A pure
  * function of the events: unit-tested with made-up histories that break each invariant.
  *
- * <p>Holds are per lock loop (source {@code w<n>/<kind>}): the fencing invariants (1, 2) concern the fenced lock,
- * the others every {@link LockKind}. Two holds <em>conflict</em> when they are on the same lock, in different loops,
- * and not both read holds of the read-write lock.
+ * <p>Holds are per lock loop (source {@code w<n>/<kind>/t<i>}): each loop is an owner of its own, several of them
+ * sharing one client. The fencing invariants (1, 2) concern the fenced lock, the others every {@link LockKind}. Two
+ * holds <em>conflict</em> when they are on the same lock, in different loops (owners, whether of one client or of
+ * two), and not both read holds of the read-write lock.
  *
  * <ol>
  *   <li>{@link Invariant#TOKENS_INCREASE}: an acquisition that completed before another was requested has the
- *       smaller token; no token is issued to two workers. (A worker that gets the token it already had, because
+ *       smaller token; no token is issued to two owners. (An owner that gets the token it already had, because
  *       Redis still had its hold, is a continuation, not a new acquisition.)</li>
  *   <li>{@link Invariant#NO_STALE_WRITE}: in the store's order of decisions, accepted tokens never go down, a
  *       rejection is only ever of a token below the highest accepted, and every accepted token was issued to the
@@ -30,6 +31,10 @@ import java.util.Map;
  *       least that long, so two such intervals meeting means Redis held both. A Redis restart (the data is lost)
  *       ends every claim made before it; a holder frozen past its lease made no claim meanwhile, so its late
  *       critical section is not covered (the store's fencing is what covers it, for the fenced lock).</li>
+ *   <li>{@link Invariant#HOLD_IN_REDIS}, under every fault: an owner inside its critical section finds its hold in
+ *       Redis when it looks past its client ({@code PROBE}) while its client still claims the hold valid; only a
+ *       Redis restart since the hold's request excuses an absence (the data is lost), and a look Redis did not
+ *       answer proves nothing.</li>
  *   <li>{@link Invariant#DEAD_HOLDER_FREED}: a killed holder's hold is gone within its lease plus 1 s.</li>
  *   <li>{@link Invariant#PAUSED_HOLDER_LEARNS}: a holder frozen past its lease does not, once resumed, find its lease
  *       valid again (every validity check it makes after the resume says it is gone), and its lease-lost listener
@@ -44,8 +49,8 @@ import java.util.Map;
  *   <li>{@link Invariant#NOTHING_LEFT}: after the run, no key but the token counter, no subscription, no process.</li>
  * </ol>
  * Each family of invariants has its own class, fed the same {@link History} and the {@link Hold}s built from it:
- * {@link FencingChecks} (1, 2), {@link ExclusionChecks} (3, 4), {@link HolderFaultChecks} (5, 6, 9) and
- * {@link LivenessChecks} (7, 8, 10).
+ * {@link FencingChecks} (1, 2), {@link ExclusionChecks} (3, 4), {@link RedisHoldChecks} (5),
+ * {@link HolderFaultChecks} (6, 7, 10) and {@link LivenessChecks} (8, 9, 11).
  */
 public final class Checker {
 
@@ -55,6 +60,7 @@ public final class Checker {
         NO_STALE_WRITE("store never accepts a stale token"),
         NO_OVERLAP("no overlap while no fault is active"),
         VALID_HOLDS_EXCLUSIVE("holds known valid never overlap"),
+        HOLD_IN_REDIS("owner inside, claimed valid, has its Redis hold"),
         DEAD_HOLDER_FREED("dead holder's lock free within lease + 1 s"),
         PAUSED_HOLDER_LEARNS("paused holder learns of the loss before writing"),
         NO_HANG("no worker hangs"),
@@ -94,6 +100,7 @@ public final class Checker {
         List<Hold> holds = Hold.of(history);
         FencingChecks.check(history, holds.stream().filter(h -> h.kind() == LockKind.FENCED).toList(), report);
         ExclusionChecks.check(history, holds, report);
+        RedisHoldChecks.check(history, report);
         HolderFaultChecks.check(history, report);
         LivenessChecks.check(history, report);
         return report;

@@ -32,7 +32,12 @@ record Hold(String worker, LockKind kind, boolean read, long token, long request
 
     /** @return e.g. {@code w3/rw/t0 (read hold 4)}, for messages */
     String describe() {
-        return worker + (kind == LockKind.FENCED ? " (token " : read ? " (read hold " : " (hold ") + token + ")";
+        return describe(worker, kind, read, token);
+    }
+
+    /** @return e.g. {@code w3/rw/t0 (read hold 4)} or {@code w1/fenced/t2 (token 1007)}, for messages */
+    static String describe(String loop, LockKind kind, boolean read, long token) {
+        return loop + (kind == LockKind.FENCED ? " (token " : read ? " (read hold " : " (hold ") + token + ")";
     }
 
     /**

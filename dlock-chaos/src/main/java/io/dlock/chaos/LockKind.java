@@ -20,6 +20,9 @@ public enum LockKind {
     /** {@code client.getFencedLock}: every hold gets a token, and writes to the fencing store carry it. */
     FENCED("fenced");
 
+    /** What a writer's hold field adds to its owner's field (dlock-core's {@code ReadWriteSide#writerField}). */
+    public static final String WRITER_SUFFIX = ":write";
+
     private final String label;
 
     LockKind(String label) {
@@ -39,6 +42,14 @@ public enum LockKind {
     /** @return the fenced lock's token counter (the only key allowed to outlive a run), else null */
     public String tokenKey() {
         return this == FENCED ? "redisson_lock_token:{" + lockName() + "}" : null;
+    }
+
+    /**
+     * @return the key whose life is the first read hold of the owner with hash field {@code readerField} on the
+     * read-write lock: {@code {chaos:rw}:<field>:rwlock_timeout:1} (dlock-core's {@code rwlock_read_acquire.lua})
+     */
+    public String readTimeoutKey(String readerField) {
+        return "{" + lockName() + "}:" + readerField + ":rwlock_timeout:1";
     }
 
     /** @return the kind of a label, e.g. {@code rw} */

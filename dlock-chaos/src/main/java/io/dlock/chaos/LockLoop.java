@@ -23,6 +23,7 @@ import static io.dlock.chaos.Event.Type.EXIT;
 import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.LEASE_LOST;
 import static io.dlock.chaos.Event.Type.NOT_VALID;
+import static io.dlock.chaos.Event.Type.PROBE;
 import static io.dlock.chaos.Event.Type.STEP;
 import static io.dlock.chaos.Event.Type.UNLOCKED;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
@@ -42,11 +43,12 @@ import static io.dlock.chaos.Event.Type.WRITE_START;
  *   <li>Acquire, one of three ways: wait up to {@value Worker#WAIT_MS} ms with a watchdog lease (most), one no-wait
  *       attempt, or wait with a fixed lease as long as the watchdog timeout (not renewed). The read-write loop takes
  *       the read or the write side, half and half. Right after, a validity check ({@code leaseValidFor()}) is
- *       recorded with the acquisition: it is the hold's first claim of being valid.</li>
+ *       recorded with the acquisition: it is the hold's first claim of being valid. Then a {@link HoldProbe} looks
+ *       in Redis whether it holds the hold ({@code PROBE}).</li>
  *   <li>One to three steps: sleep a little (the critical section's work), check {@code leaseValidFor()}, and only if
  *       at least {@value Worker#MIN_VALID_MS} ms remain, do the step: the fenced loop writes its token to the fencing
- *       store (a rejected write ends the critical section), the others record a {@code STEP}. One hold in three is
- *       <em>careless</em>: its steps skip the check.</li>
+ *       store (a rejected write ends the critical section), the others record a {@code STEP}; then a probe. One hold
+ *       in three is <em>careless</em>: its steps skip the check (not the probe).</li>
  *   <li>A final check, then one {@code unlock()}. A failed unlock ({@code LockException}: timeout, dropped
  *       connection) is recorded and not retried, as a user would do: the client no longer renews that hold, so it
  *       ends with its lease, which the {@link Checker} and the {@link Nemesis} verify.</li>
@@ -68,9 +70,13 @@ final class LockLoop implements Runnable {
     private final Random random;
     /** The fencing store's client, for the fenced loop only. */
     private final StorageClient store;
+    /** The loop's own look at Redis. */
+    private final HoldProbe probe;
     private long holds;
     /** The owner id of this loop's holds: its thread's id, once it runs. */
     private volatile long ownerId = -1;
+    /** Its hold field, {@code <client id>:<owner id>}, once it runs. */
+    private String ownerField;
     /** The token of the hold in progress (read by the listener thread), or null. */
     private volatile Long currentToken;
     /** Completed by the listener when the hold in progress is reported lost. */
@@ -87,6 +93,7 @@ final class LockLoop implements Runnable {
         this.stopFile = args.stopFile();
         this.random = new Random((args.seed() * 7 + kind.ordinal()) * 31 + thread);
         this.store = kind == LockKind.FENCED ? new StorageClient(args.storePort(), 2000) : null;
+        this.probe = new HoldProbe(args.redisUri(), args.commandTimeoutMs(), kind);
     }
 
     /** @return its event source, {@code w<n>/<kind>/t<i>} */
@@ -106,7 +113,8 @@ final class LockLoop implements Runnable {
     @Override
     public void run() {
         ownerId = Thread.currentThread().getId();
-        log.record(HELLO, client.getId() + ":" + ownerId);
+        ownerField = client.getId() + ":" + ownerId;
+        log.record(HELLO, ownerField);
         try {
             while (!Files.exists(stopFile)) {
                 iteration();
@@ -117,23 +125,24 @@ final class LockLoop implements Runnable {
             if (store != null) {
                 store.close();
             }
+            probe.close();
             log.record(BYE, "");
             log.close();
         }
     }
 
     /** The lock one hold takes: the kind's lock, or one side of the read-write lock. */
-    private record Side(DistributedLock lock, String name) {
+    private record Side(DistributedLock lock, String name, boolean read) {
     }
 
     private Side side() {
         return switch (kind) {
-            case PLAIN -> new Side(client.getLock(kind.lockName()), "");
-            case FAIR -> new Side(client.getFairLock(kind.lockName()), "");
-            case FENCED -> new Side(client.getFencedLock(kind.lockName()), "");
+            case PLAIN -> new Side(client.getLock(kind.lockName()), "", false);
+            case FAIR -> new Side(client.getFairLock(kind.lockName()), "", false);
+            case FENCED -> new Side(client.getFencedLock(kind.lockName()), "", false);
             case READ_WRITE -> random.nextBoolean()
-                    ? new Side(client.getReadWriteLock(kind.lockName()).writeLock(), " write")
-                    : new Side(client.getReadWriteLock(kind.lockName()).readLock(), " read");
+                    ? new Side(client.getReadWriteLock(kind.lockName()).writeLock(), " write", false)
+                    : new Side(client.getReadWriteLock(kind.lockName()).readLock(), " read", true);
         };
     }
 
@@ -163,10 +172,11 @@ final class LockLoop implements Runnable {
         currentToken = token;
         boolean careful = random.nextInt(3) != 0;
         log.record(ACQUIRED, token, mode + (careful ? "" : " unchecked") + " " + checks(checkedAt, validMs));
+        probe(token, side);
         if (careful) {
-            criticalSection(side.lock(), token);
+            criticalSection(side, token);
         } else {
-            carelessCriticalSection(token);
+            carelessCriticalSection(side, token);
         }
         release(side.lock(), token);
         currentToken = null;
@@ -188,7 +198,8 @@ final class LockLoop implements Runnable {
         return got ? ++holds : null;
     }
 
-    private void criticalSection(DistributedLock lock, long token) throws InterruptedException {
+    private void criticalSection(Side side, long token) throws InterruptedException {
+        DistributedLock lock = side.lock();
         int steps = 1 + random.nextInt(3);
         for (int i = 0; i < steps; i++) {
             Thread.sleep(stepSleep());
@@ -198,7 +209,9 @@ final class LockLoop implements Runnable {
                 lost(token, checkedAt, validMs);
                 return;
             }
-            if (!step(token, checks(checkedAt, validMs))) {
+            boolean goOn = step(token, checks(checkedAt, validMs));
+            probe(token, side);
+            if (!goOn) {
                 break;
             }
         }
@@ -215,11 +228,13 @@ final class LockLoop implements Runnable {
      * A holder that never looks at its lease (as most users of other libraries): for the fenced lock only the
      * store's fencing stands between its late writes and the data. Its steps say {@code unchecked}.
      */
-    private void carelessCriticalSection(long token) throws InterruptedException {
+    private void carelessCriticalSection(Side side, long token) throws InterruptedException {
         int steps = 1 + random.nextInt(3);
         for (int i = 0; i < steps; i++) {
             Thread.sleep(stepSleep());
-            if (!step(token, "unchecked")) {
+            boolean goOn = step(token, "unchecked");
+            probe(token, side);
+            if (!goOn) {
                 break;
             }
         }
@@ -245,6 +260,11 @@ final class LockLoop implements Runnable {
             log.record(WRITE_ERROR, token, e.toString());
             return false;
         }
+    }
+
+    /** Looks in Redis, past the client, whether it holds this owner's hold now, and records what it found. */
+    private void probe(long token, Side side) {
+        log.record(PROBE, token, probe.look(ownerField, side.read()).detail());
     }
 
     private long stepSleep() {

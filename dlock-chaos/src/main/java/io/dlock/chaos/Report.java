@@ -215,6 +215,9 @@ public final class Report {
         kindRow(b, "lease-lost notifications", Event.Type.LEASE_LOST);
         kindRow(b, "releases hit by release-drop", kind -> kindCounts.get(kind)
                 .getOrDefault("releases hit by release-drop", 0));
+        kindRow(b, "Redis probes inside a hold", Event.Type.PROBE);
+        kindRow(b, "probes: hold absent from Redis", kind -> kindCounts.get(kind)
+                .getOrDefault(RedisHoldChecks.ABSENT, 0));
         kindRow(b, "lock operations (calls)", this::operations);
         kindRow(b, "violations", this::violations);
         b.append(String.format("%nother figures%n"));

@@ -19,8 +19,6 @@ import java.util.stream.Stream;
 
 /** One worker JVM as seen from the orchestrator: its process, its event log and its loops' hold fields. */
 final class WorkerProcess {
-    /** What a writer's hold field adds to its owner's ({@code ReadWriteSide#writerField} in dlock-core). */
-    private static final String WRITE_SUFFIX = ":write";
     final String id;
     final Process process;
     final Path eventLog;
@@ -169,8 +167,8 @@ final class WorkerProcess {
      * ignored), or this worker's id when no loop of it has said so
      */
     String loopOf(String field) {
-        String owner = field.endsWith(WRITE_SUFFIX) ? field.substring(0, field.length() - WRITE_SUFFIX.length())
-                : field;
+        String owner = field.endsWith(LockKind.WRITER_SUFFIX)
+                ? field.substring(0, field.length() - LockKind.WRITER_SUFFIX.length()) : field;
         String loop = loopsByField.get(owner);
         if (loop == null) {
             readLoopHellos();
