@@ -21,6 +21,8 @@ public final class Report {
     private static final int SHOWN = 10;
     /** A lock loop's name in a violation's text. */
     private static final Pattern LOOP = Pattern.compile("\\bw\\d+/(\\w+)");
+    /** Hand-offs between owners of one client, as the workers that stopped cleanly counted them. */
+    private static final String HANDOFFS = "local hand-offs (dlock.handoffs, clean stops)";
     /** The events that end one lock call: an operation each. */
     private static final List<Event.Type> OPERATION_OUTCOMES = List.of(Event.Type.ACQUIRED,
             Event.Type.ACQUIRE_TIMEOUT, Event.Type.ACQUIRE_ERROR, Event.Type.UNLOCKED, Event.Type.UNLOCK_NOT_HELD,
@@ -66,6 +68,9 @@ public final class Report {
             LockKind kind = LockKind.ofSource(e.source());
             if (kind != null) {
                 kindTypes.get(kind).merge(e.type(), 1, Integer::sum);
+            } else if (e.type() == Event.Type.BYE) {
+                HandoffCount.parse(e.detail()).forEach((k, n) -> kindCounts.get(k).merge(HANDOFFS, n.intValue(),
+                        Integer::sum));
             }
         }
     }
@@ -218,6 +223,7 @@ public final class Report {
         kindRow(b, "Redis probes inside a hold", Event.Type.PROBE);
         kindRow(b, "probes: hold absent from Redis", kind -> kindCounts.get(kind)
                 .getOrDefault(RedisHoldChecks.ABSENT, 0));
+        kindRow(b, "local hand-offs (workers that stopped)", kind -> kindCounts.get(kind).getOrDefault(HANDOFFS, 0));
         kindRow(b, "lock operations (calls)", this::operations);
         kindRow(b, "violations", this::violations);
         b.append(String.format("%nother figures%n"));

@@ -17,7 +17,7 @@ import static io.dlock.chaos.Event.Type.HELLO;
  * its kind's lock until the stop file appears. Owners of one client that contend for one lock wait for each other
  * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
  * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
- * BYE; each loop has its own log.
+ * BYE (detail: its hand-offs per kind, {@link HandoffCount}); each loop has its own log.
  *
  * <p>Usage: see {@link WorkerArgs#USAGE}. Exits by itself when the JVM that started it is gone.
  */
@@ -47,12 +47,14 @@ public final class Worker {
         }
         dieWithParent();
         EventLog log = EventLog.create(args.outDir().resolve(args.id() + ".events"), args.id());
+        HandoffCount handoffs = new HandoffCount();
         LockClient client = connect(LockClientConfig.builder()
                 .redisUri(args.redisUri())
                 .watchdogTimeout(Duration.ofMillis(args.watchdogMs()))
                 .commandTimeout(Duration.ofMillis(args.commandTimeoutMs()))
                 .fairLockWaitTimeout(Duration.ofMillis(FAIR_WAIT_TIMEOUT_MS))
                 .localHandoffs(args.localHandoffs())
+                .meterRegistry(handoffs.registry())
                 .build());
         List<LockLoop> loops = new ArrayList<>();
         for (LockKind kind : LockKind.values()) {
@@ -71,8 +73,9 @@ public final class Worker {
         for (Thread t : threads) {
             t.join();
         }
+        String handedOff = handoffs.detail();
         client.close();
-        log.record(BYE, "");
+        log.record(BYE, handedOff);
         log.close();
         System.exit(0);
     }

@@ -16,6 +16,7 @@ import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
 import static io.dlock.chaos.Event.Type.RELEASE_FREED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
+import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.EXIT;
 import static io.dlock.chaos.Event.Type.EXITED;
 import static io.dlock.chaos.Event.Type.FAULT_END;
@@ -97,11 +98,14 @@ class CheckerTest {
     @Test
     void cleanHistoryPasses() {
         cleanRun();
+        at(300, "w1", BYE, "handoffs plain=7 fair=0 rw=2 fenced=0");
+        at(300, "w2", BYE, "handoffs plain=5 fair=0 rw=0 fenced=0");
         Report report = check();
         assertThat(report.passed()).as(report.table()).isTrue();
         assertThat(report.checked(Invariant.TOKENS_INCREASE)).isEqualTo(3);
         assertThat(report.checked(Invariant.NO_STALE_WRITE)).isEqualTo(3);
-        assertThat(report.table()).contains("PASSED");
+        assertThat(report.table()).contains("PASSED")
+                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +14");
     }
 
     @Test
