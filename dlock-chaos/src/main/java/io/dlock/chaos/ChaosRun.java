@@ -88,7 +88,9 @@ public final class ChaosRun {
             injected = nemesis.run(System.nanoTime() + settings.duration().toNanos());
 
             stopWorkers(live, nemesisLog);
-            checkRedisLeftovers(redis, nemesisLog);
+            List<WorkerProcess> killed = new ArrayList<>(everyWorker);
+            killed.removeAll(live);
+            checkRedisLeftovers(redis, killed, nemesisLog);
             storage.close();
             redis.close();
             checkProcessLeftovers(nemesisLog);
@@ -183,9 +185,10 @@ public final class ChaosRun {
 
     /**
      * Holds of killed workers expire within a lease, a killed fair-lock waiter's slot within the fair wait timeout:
-     * after that only the fenced lock's token counter may remain.
+     * after that only the fenced lock's token counter may remain, and the fair queue's places of killed waiters while
+     * their deadlines last ({@link FairQueueRemains}).
      */
-    private void checkRedisLeftovers(RedisServer redis, EventLog log) {
+    private void checkRedisLeftovers(RedisServer redis, List<WorkerProcess> killed, EventLog log) {
         RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
         long deadline = System.nanoTime()
                 + Duration.ofMillis(Math.max(settings.graceMs(), Worker.FAIR_WAIT_TIMEOUT_MS + 1000)).toNanos();
@@ -204,6 +207,17 @@ public final class ChaosRun {
             }
             WorkerProcess.sleep(50);
         } while (System.nanoTime() - deadline < 0);
+        try {
+            String excuse = FairQueueRemains.excuse(admin, extra, field -> killed.stream()
+                    .filter(w -> w.owns(field)).findFirst().map(w -> w.loopOf(field)).orElse(null),
+                    Worker.FAIR_WAIT_TIMEOUT_MS);
+            if (excuse != null) {
+                extra.removeAll(FairQueueRemains.keys());
+                log.record(NOTE, excuse);
+            }
+        } catch (IOException e) {
+            log.record(NOTE, "cannot read the fair queue's remains: " + e);
+        }
         for (String key : extra) {
             log.record(LEFTOVER, "key " + key);
         }
