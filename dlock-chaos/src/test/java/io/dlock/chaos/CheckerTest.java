@@ -3,11 +3,7 @@ package io.dlock.chaos;
 import io.dlock.chaos.Checker.Invariant;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
@@ -28,8 +24,6 @@ import static io.dlock.chaos.Event.Type.LEASE_LOST;
 import static io.dlock.chaos.Event.Type.LEFTOVER;
 import static io.dlock.chaos.Event.Type.NOT_FREED;
 import static io.dlock.chaos.Event.Type.NOT_VALID;
-import static io.dlock.chaos.Event.Type.PROBE;
-import static io.dlock.chaos.Event.Type.STEP;
 import static io.dlock.chaos.Event.Type.REDIS_DOWN;
 import static io.dlock.chaos.Event.Type.REDIS_UP;
 import static io.dlock.chaos.Event.Type.STORE_ACCEPTED;
@@ -44,23 +38,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  * green chaos run means something).
  */
 class CheckerTest {
-    private static final long MS = 1_000_000L;
-    private static final long LEASE_MS = 2000;
-    private static final Checker.Bounds BOUNDS = new Checker.Bounds(LEASE_MS, LEASE_MS + 1000, 2500, 10_000);
-    
+    private static final long MS = TestHistory.MS;
+    private static final long LEASE_MS = TestHistory.LEASE_MS;
 
-    private final List<Event> events = new ArrayList<>();
+    private final TestHistory history = new TestHistory();
+    private final List<Event> events = history.events;
 
     private void at(long ms, String source, Event.Type type, long token, String detail) {
-        events.add(new Event(ms * MS, source, type, token, detail));
+        history.at(ms, source, type, token, detail);
     }
 
     private void at(long ms, String source, Event.Type type, String detail) {
-        at(ms, source, type, Event.NO_TOKEN, detail);
+        history.at(ms, source, type, detail);
     }
 
     private static String checks(long atMs, long validMs) {
-        return "checkedAt=" + atMs * MS + " validMs=" + validMs;
+        return TestHistory.checks(atMs, validMs);
     }
 
     /** A well-behaved hold: acquire, one accepted write, exit, unlock. */
@@ -76,14 +69,11 @@ class CheckerTest {
     }
 
     private void fault(long startMs, long endMs, String what) {
-        at(startMs, "nemesis", FAULT_START, what);
-        at(endMs, "nemesis", FAULT_END, what.split(" ")[0]);
+        history.fault(startMs, endMs, what);
     }
 
     private Report check() {
-        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, 1, 8, LEASE_MS, 1000, 80,
-                Path.of("unused"), false);
-        return new Checker(BOUNDS).check(events, Map.of(), settings, "test", Duration.ZERO);
+        return history.check();
     }
 
     /** Two clean holds and a few workers' greetings. */
@@ -363,65 +353,6 @@ class CheckerTest {
         assertThat(check().violations(Invariant.VALID_HOLDS_EXCLUSIVE)).isEmpty();
     }
 
-    /** A probe of {@code source}'s hold {@code n} answered at {@code ms}: held, absent or unknown. */
-    private void probe(long ms, String source, long n, String verdict) {
-        at(ms, source, PROBE, n, verdict + " field=c1:" + source.charAt(source.length() - 1) + " sentAt="
-                + (ms - 1) * MS + (verdict.equals("absent") ? " missing=field" : verdict.equals("unknown")
-                ? " error=java.net.SocketTimeoutException: Read timed out" : ""));
-    }
-
-    /** Loop {@code source}'s hold {@code n}: claimed valid 1900 ms at acquisition, a step, a probe after each. */
-    private void probedHold(String source, long n, long acquiredMs, String firstProbe, String secondProbe) {
-        at(acquiredMs - 1, source, ACQUIRE_START, "wait");
-        at(acquiredMs, source, ACQUIRED, n, "wait " + checks(acquiredMs, 1900));
-        probe(acquiredMs + 2, source, n, firstProbe);
-        at(acquiredMs + 50, source, STEP, n, checks(acquiredMs + 50, 1850));
-        probe(acquiredMs + 52, source, n, secondProbe);
-        at(acquiredMs + 100, source, EXIT, n, checks(acquiredMs + 100, 1800));
-        at(acquiredMs + 101, source, UNLOCKED, n, "");
-    }
-
-    @Test
-    void anOwnerInsideWhoseHoldRedisDoesNotHaveIsCaught() {
-        cleanRun();
-        probedHold("w1/plain/t0", 1, 1000, "held", "unknown"); // Redis did not answer: proves nothing
-        probedHold("w1/rw/t1", 1, 1000, "held", "held");
-        // a claim of 50 ms, long over when Redis answered: the lease may have run out (frozen holder)
-        at(1999, "w2/fair/t0", ACQUIRE_START, "wait");
-        at(2000, "w2/fair/t0", ACQUIRED, 1, "wait " + checks(2000, 50));
-        probe(2300, "w2/fair/t0", 1, "absent");
-        at(2301, "w2/fair/t0", EXIT, 1, "lost");
-        Report clean = check();
-        assertThat(clean.passed()).as(clean.table()).isTrue();
-        assertThat(clean.checked(Invariant.HOLD_IN_REDIS)).isEqualTo(5);
-        assertThat(clean.table()).contains("probes: Redis did not answer (unknown)")
-                .contains("probes: hold absent after its validity claim ran out (not judged)");
-
-        probedHold("w1/plain/t1", 2, 3000, "held", "absent"); // handed over, then gone while claimed valid
-        Report report = check();
-        assertThat(report.violations(Invariant.HOLD_IN_REDIS)).singleElement().asString()
-                .contains("w1/plain/t1 (hold 2), acquired t=3000ms").contains("claimed valid until t=4900ms")
-                .contains("absent field=c1:1 missing=field").contains("answered by t=3052ms");
-        assertThat(report.violations(LockKind.PLAIN)).isEqualTo(1);
-        assertThat(report.passed()).isFalse();
-    }
-
-    @Test
-    void aHoldLostInARedisRestartIsNoViolationButOneTakenAfterItIs() {
-        cleanRun();
-        fault(1020, 1200, "redis-restart redis");
-        at(1030, "nemesis", REDIS_DOWN, "redis-restart");
-        at(1190, "nemesis", REDIS_UP, "redis-restart");
-        probedHold("w1/fenced/t0", 2000, 1000, "held", "absent"); // acquired before the restart: its data was lost
-        Report report = check();
-        assertThat(report.violations(Invariant.HOLD_IN_REDIS)).isEmpty();
-        assertThat(report.table()).contains("probes: hold absent after a Redis restart (data lost, exempt)");
-
-        probedHold("w2/fenced/t0", 2001, 1500, "absent", "held"); // requested after the restart: nothing excuses it
-        assertThat(check().violations(Invariant.HOLD_IN_REDIS)).singleElement().asString()
-                .contains("w2/fenced/t0 (token 2001)");
-    }
-
     @Test
     void aDroppedReleaseWhoseHoldStaysIsCaughtAndAKnownDefectOnlyCountsUnlessStrict() {
         cleanRun();
@@ -439,9 +370,7 @@ class CheckerTest {
         assertThat(lenient.passed()).isTrue();
         assertThat(lenient.knownDefects()).isEqualTo(1);
         assertThat(lenient.table()).contains("REENTERED_AFTER_FAILED_RELEASE");
-        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, 1, 8, LEASE_MS, 1000, 80, Path.of("u"),
-                true);
-        assertThat(new Checker(BOUNDS).check(events, Map.of(), strict, "test", Duration.ZERO).passed()).isFalse();
+        assertThat(history.check(true).passed()).isFalse();
     }
 
     @Test
