@@ -184,9 +184,9 @@ public final class ChaosRun {
     }
 
     /**
-     * Holds of killed workers expire within a lease, a killed fair-lock waiter's slot within the fair wait timeout:
-     * after that only the fenced lock's token counter may remain, and the fair queue's places of killed waiters while
-     * their deadlines last ({@link FairQueueRemains}).
+     * Holds of killed workers expire within a lease: after that (or a fair wait slot) only the fenced lock's token
+     * counter may remain, and the fair queue's places of killed waiters in keys that expire ({@link FairQueueRemains}:
+     * with every fair loop of the run in line, a place can last that many slots).
      */
     private void checkRedisLeftovers(RedisServer redis, List<WorkerProcess> killed, EventLog log) {
         RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
@@ -208,12 +208,12 @@ public final class ChaosRun {
             WorkerProcess.sleep(50);
         } while (System.nanoTime() - deadline < 0);
         try {
-            String excuse = FairQueueRemains.excuse(admin, extra, field -> killed.stream()
+            FairQueueRemains.Verdict queue = FairQueueRemains.judge(admin, extra, field -> killed.stream()
                     .filter(w -> w.owns(field)).findFirst().map(w -> w.loopOf(field)).orElse(null),
-                    Worker.FAIR_WAIT_TIMEOUT_MS);
-            if (excuse != null) {
+                    (everyWorker.size() * (long) settings.threads() + 2) * Worker.FAIR_WAIT_TIMEOUT_MS);
+            if (queue != null) {
                 extra.removeAll(FairQueueRemains.keys());
-                log.record(NOTE, excuse);
+                log.record(queue.leak() ? LEFTOVER : NOTE, queue.why());
             }
         } catch (IOException e) {
             log.record(NOTE, "cannot read the fair queue's remains: " + e);
