@@ -74,7 +74,7 @@ final class RedisHoldChecks {
             return;
         }
         report.countForKind(kind, ABSENT);
-        if (claimEnd - probe.nanos() <= 0) {
+        if (claimEnd == Long.MIN_VALUE || claimEnd - probe.nanos() <= 0) { // no claim, or it ran out
             report.count("probes: hold absent after its validity claim ran out (not judged)");
             return;
         }

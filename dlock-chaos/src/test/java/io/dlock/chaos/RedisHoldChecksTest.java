@@ -70,9 +70,14 @@ class RedisHoldChecksTest {
         at(2000, "w2/fair/t0", ACQUIRED, 1, "wait " + checks(2000, 50));
         probe(2300, "w2/fair/t0", 1, "absent");
         at(2301, "w2/fair/t0", EXIT, 1, "lost");
+        // no claim at all: the careless holder's only check found the lease gone
+        at(2399, "w2/fair/t0", ACQUIRE_START, "wait");
+        at(2400, "w2/fair/t0", ACQUIRED, 2, "wait unchecked " + checks(2400, 0));
+        probe(2450, "w2/fair/t0", 2, "absent");
+        at(2451, "w2/fair/t0", EXIT, 2, "unchecked");
         Report clean = check();
         assertThat(clean.passed()).as(clean.table()).isTrue();
-        assertThat(clean.checked(Invariant.HOLD_IN_REDIS)).isEqualTo(5);
+        assertThat(clean.checked(Invariant.HOLD_IN_REDIS)).isEqualTo(6);
         assertThat(clean.table()).contains("probes: Redis did not answer (unknown)")
                 .contains("probes: hold absent after its validity claim ran out (not judged)");
 
