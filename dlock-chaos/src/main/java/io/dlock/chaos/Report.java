@@ -69,7 +69,7 @@ public final class Report {
             if (kind != null) {
                 kindTypes.get(kind).merge(e.type(), 1, Integer::sum);
             } else if (e.type() == Event.Type.BYE) {
-                HandoffCount.parse(e.detail()).forEach((k, n) -> kindCounts.get(k).merge(HANDOFFS, n.intValue(),
+                HandoffCounts.parse(e.detail()).forEach((k, n) -> kindCounts.get(k).merge(HANDOFFS, n.intValue(),
                         Integer::sum));
             }
         }

@@ -17,7 +17,7 @@ import static io.dlock.chaos.Event.Type.HELLO;
  * its kind's lock until the stop file appears. Owners of one client that contend for one lock wait for each other
  * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
  * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
- * BYE (detail: its hand-offs per kind, {@link HandoffCount}); each loop has its own log.
+ * BYE (detail: its hand-offs per kind, {@link HandoffCounts}); each loop has its own log.
  *
  * <p>Usage: see {@link WorkerArgs#USAGE}. Exits by itself when the JVM that started it is gone.
  */
@@ -47,7 +47,7 @@ public final class Worker {
         }
         dieWithParent();
         EventLog log = EventLog.create(args.outDir().resolve(args.id() + ".events"), args.id());
-        HandoffCount handoffs = new HandoffCount();
+        HandoffMeter handoffs = new HandoffMeter();
         LockClient client = connect(LockClientConfig.builder()
                 .redisUri(args.redisUri())
                 .watchdogTimeout(Duration.ofMillis(args.watchdogMs()))

@@ -10,11 +10,10 @@ import java.util.Map;
 /**
  * A worker client's local hand-offs per lock kind, read from dlock's own meter {@code dlock.handoffs} (a releasing
  * owner handed the lock straight to a waiting owner of the same client), which the client records in
- * {@link #registry()} once given it ({@code LockClientConfig.Builder#meterRegistry}). The worker writes the counts
- * into its BYE; a killed worker's are lost.
+ * {@link #registry()} once given it ({@code LockClientConfig.Builder#meterRegistry}). Worker side only: the checking
+ * side reads the counts back with {@link HandoffCounts}, without Micrometer.
  */
-final class HandoffCount {
-    private static final String PREFIX = "handoffs";
+final class HandoffMeter {
     private static final String METER = "dlock.handoffs";
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -24,36 +23,16 @@ final class HandoffCount {
         return registry;
     }
 
-    /** @return {@code handoffs plain=<n> fair=<n> rw=<n> fenced=<n>}: the counts so far */
+    /** @return the counts so far, as {@link HandoffCounts#format} writes them */
     String detail() {
         Map<LockKind, Long> counts = new EnumMap<>(LockKind.class);
-        for (LockKind kind : LockKind.values()) {
-            counts.put(kind, 0L);
-        }
         for (Counter c : registry.find(METER).counters()) {
             LockKind kind = ofMeterTag(c.getId().getTag("kind"));
             if (kind != null) {
                 counts.merge(kind, Math.round(c.count()), Long::sum);
             }
         }
-        StringBuilder b = new StringBuilder(PREFIX);
-        counts.forEach((kind, n) -> b.append(' ').append(kind.label()).append('=').append(n));
-        return b.toString();
-    }
-
-    /** @return the counts in a BYE detail written by {@link #detail()}, none when it has none */
-    static Map<LockKind, Long> parse(String detail) {
-        Map<LockKind, Long> counts = new EnumMap<>(LockKind.class);
-        if (!detail.startsWith(PREFIX + " ")) {
-            return counts;
-        }
-        for (String pair : detail.substring(PREFIX.length() + 1).split(" ")) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                counts.put(LockKind.ofLabel(pair.substring(0, eq)), Long.parseLong(pair.substring(eq + 1)));
-            }
-        }
-        return counts;
+        return HandoffCounts.format(counts);
     }
 
     /** dlock's meter tags tell the read-write lock's sides apart ({@code read}, {@code write}); the suite does not. */
