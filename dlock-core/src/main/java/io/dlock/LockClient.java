@@ -110,6 +110,14 @@ public interface LockClient extends AutoCloseable {
     /** @return this client's UUID, the prefix of every owner field it writes */
     String getId();
 
+    /**
+     * The settings this client runs with, defaults filled in (the command timeout as derived from the watchdog when
+     * none was set), so that tools (a health check, an actuator endpoint) read what the client does rather than
+     * re-reading their own properties. Its {@code toString()} hides the URI's password; the accessors do not: do not
+     * hand it to untrusted code. Non-blocking, thread-safe, also after {@link #close()}.
+     */
+    LockClientConfig config();
+
     /** Adds a listener told about holds of this client that were lost; see {@link LeaseLostListener}. */
     void addLeaseLostListener(LeaseLostListener listener);
 

@@ -24,11 +24,11 @@ import static io.dlock.chaos.Event.Type.NOTE;
 
 /**
  * One chaos run: starts the locks' {@code redis-server} (the one that is faulted), the {@link FencingStorage}, the
- * worker JVMs (each contending for the lock of every {@link LockKind}) and the {@link Nemesis}; stops everything;
- * checks that nothing was left behind; and hands every event to the {@link Checker}.
+ * worker JVMs (each with several owners contending for the lock of every {@link LockKind}) and the {@link Nemesis};
+ * stops everything; checks that nothing was left behind; and hands every event to the {@link Checker}.
  *
  * <p>Files in {@link ChaosSettings#outDir()}: {@code w<n>.events} (each worker JVM's start and stop),
- * {@code w<n>-<kind>.events} (the history of its loop on one lock kind), {@code w<n>.out/.err},
+ * {@code w<n>-<kind>-t<i>.events} (the history of one of its loops on one lock kind), {@code w<n>.out/.err},
  * {@code nemesis.events}, {@code store.events}, {@code report.txt}, and {@code classpath/} (a copy of dlock's own
  * classes, which the workers run).
  */
@@ -57,8 +57,10 @@ public final class ChaosRun {
         Map<Fault, Integer> injected = Map.of();
         try (EventLog nemesisLog = EventLog.create(out.resolve("nemesis.events"), "nemesis");
              EventLog storeLog = EventLog.create(out.resolve("store.events"), "store")) {
-            nemesisLog.record(NOTE, "seed " + settings.seed() + ", " + settings.workers() + " workers, watchdog "
-                    + settings.watchdogMs() + " ms, command timeout " + settings.commandTimeoutMs() + " ms");
+            nemesisLog.record(NOTE, "seed " + settings.seed() + ", " + settings.workers() + " workers x "
+                    + settings.threads() + " threads per lock kind, local hand-offs " + settings.localHandoffs()
+                    + ", watchdog " + settings.watchdogMs() + " ms, command timeout " + settings.commandTimeoutMs()
+                    + " ms");
             redis = startRedis(nemesisLog);
             redisVersion = redis.version();
             Set<Fault> faults = EnumSet.allOf(Fault.class);
@@ -86,7 +88,9 @@ public final class ChaosRun {
             injected = nemesis.run(System.nanoTime() + settings.duration().toNanos());
 
             stopWorkers(live, nemesisLog);
-            checkRedisLeftovers(redis, nemesisLog);
+            List<WorkerProcess> killed = new ArrayList<>(everyWorker);
+            killed.removeAll(live);
+            checkRedisLeftovers(redis, killed, nemesisLog);
             storage.close();
             redis.close();
             checkProcessLeftovers(nemesisLog);
@@ -181,10 +185,11 @@ public final class ChaosRun {
     }
 
     /**
-     * Holds of killed workers expire within a lease, a killed fair-lock waiter's slot within the fair wait timeout:
-     * after that only the fenced lock's token counter may remain.
+     * Holds of killed workers expire within a lease: after that (or a fair wait slot) only the fenced lock's token
+     * counter may remain, and the fair queue's places of killed waiters in keys that expire ({@link FairQueueRemains}:
+     * with every fair loop of the run in line, a place can last that many slots).
      */
-    private void checkRedisLeftovers(RedisServer redis, EventLog log) {
+    private void checkRedisLeftovers(RedisServer redis, List<WorkerProcess> killed, EventLog log) {
         RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
         long deadline = System.nanoTime()
                 + Duration.ofMillis(Math.max(settings.graceMs(), Worker.FAIR_WAIT_TIMEOUT_MS + 1000)).toNanos();
@@ -203,6 +208,17 @@ public final class ChaosRun {
             }
             WorkerProcess.sleep(50);
         } while (System.nanoTime() - deadline < 0);
+        try {
+            FairQueueRemains.Verdict queue = FairQueueRemains.judge(admin, extra, field -> killed.stream()
+                    .filter(w -> w.owns(field)).findFirst().map(w -> w.loopOf(field)).orElse(null),
+                    (everyWorker.size() * (long) settings.threads() + 2) * Worker.FAIR_WAIT_TIMEOUT_MS);
+            if (queue != null) {
+                extra.removeAll(FairQueueRemains.keys());
+                log.record(queue.leak() ? LEFTOVER : NOTE, queue.why());
+            }
+        } catch (IOException e) {
+            log.record(NOTE, "cannot read the fair queue's remains: " + e);
+        }
         for (String key : extra) {
             log.record(LEFTOVER, "key " + key);
         }

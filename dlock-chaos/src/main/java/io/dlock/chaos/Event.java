@@ -48,6 +48,12 @@ public record Event(long nanos, String source, Type type, long token, String det
         WRITE_ERROR,
         /** A step of a critical section of a lock without a fencing store; detail: its validity check. */
         STEP,
+        /**
+         * Inside a hold (right after ACQUIRED, after each step), the loop looked in Redis itself, past the client
+         * ({@link HoldProbe}); detail: {@code held|absent|unknown field=<hold field> sentAt=<ns>} and, for absent,
+         * what was missing, for unknown, the error. Redis answered between {@code sentAt} and this event.
+         */
+        PROBE,
         /** The client's LeaseLostListener fired; detail: reason; token: the hold the worker was in, if any. */
         LEASE_LOST,
         /** Leaves the critical section with {@code token}, about to unlock. */

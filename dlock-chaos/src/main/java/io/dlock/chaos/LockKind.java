@@ -3,8 +3,12 @@ package io.dlock.chaos;
 import java.util.Locale;
 
 /**
- * The lock kinds a run exercises, each on its own lock name, all at once: every worker JVM runs one loop per kind
- * ({@link LockLoop}), so that each lock has as many contenders as there are workers.
+ * The lock kinds a run exercises, each on its own lock name, all at once: every worker JVM runs the same number of
+ * loops ({@link LockLoop}, one thread each) per kind, so that each lock has contenders in every worker and several
+ * in each one (owners of one client that hand the lock to each other).
+ *
+ * <p>A loop's event source is {@code w<n>/<label>/t<i>} (worker, kind, thread); the checker also reads the shorter
+ * {@code w<n>/<label>} of histories made by hand.
  */
 public enum LockKind {
     /** {@code client.getLock}: reentrant, not fair. */
@@ -15,6 +19,9 @@ public enum LockKind {
     READ_WRITE("rw"),
     /** {@code client.getFencedLock}: every hold gets a token, and writes to the fencing store carry it. */
     FENCED("fenced");
+
+    /** What a writer's hold field adds to its owner's field (dlock-core's {@code ReadWriteSide#writerField}). */
+    public static final String WRITER_SUFFIX = ":write";
 
     private final String label;
 
@@ -37,6 +44,14 @@ public enum LockKind {
         return this == FENCED ? "redisson_lock_token:{" + lockName() + "}" : null;
     }
 
+    /**
+     * @return the key whose life is the first read hold of the owner with hash field {@code readerField} on the
+     * read-write lock: {@code {chaos:rw}:<field>:rwlock_timeout:1} (dlock-core's {@code rwlock_read_acquire.lua})
+     */
+    public String readTimeoutKey(String readerField) {
+        return "{" + lockName() + "}:" + readerField + ":rwlock_timeout:1";
+    }
+
     /** @return the kind of a label, e.g. {@code rw} */
     public static LockKind ofLabel(String label) {
         for (LockKind kind : values()) {
@@ -47,18 +62,22 @@ public enum LockKind {
         throw new IllegalArgumentException("no lock kind " + label);
     }
 
-    /** @return the source of the loop of this kind in worker {@code workerId}, e.g. {@code w3/rw} */
-    public String source(String workerId) {
-        return workerId + "/" + label;
+    /** @return the source of loop {@code thread} of this kind in worker {@code workerId}, e.g. {@code w3/rw/t1} */
+    public String source(String workerId, int thread) {
+        return workerId + "/" + label + "/t" + thread;
     }
 
-    /** @return the kind of a loop's event source ({@code w3/rw}), or null for any other source */
+    /** @return the kind of a loop's event source ({@code w3/rw/t1} or {@code w3/rw}), or null for any other source */
     public static LockKind ofSource(String source) {
         int slash = source.indexOf('/');
-        return slash < 0 ? null : ofLabel(source.substring(slash + 1));
+        if (slash < 0) {
+            return null;
+        }
+        int end = source.indexOf('/', slash + 1);
+        return ofLabel(end < 0 ? source.substring(slash + 1) : source.substring(slash + 1, end));
     }
 
-    /** @return the worker process of a loop's event source ({@code w3} for {@code w3/rw}), or the source itself */
+    /** @return the worker process of a loop's event source ({@code w3} for {@code w3/rw/t1}), or the source itself */
     public static String processOf(String source) {
         int slash = source.indexOf('/');
         return slash < 0 ? source : source.substring(0, slash);

@@ -23,6 +23,7 @@ import static io.dlock.chaos.Event.Type.EXIT;
 import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.LEASE_LOST;
 import static io.dlock.chaos.Event.Type.NOT_VALID;
+import static io.dlock.chaos.Event.Type.PROBE;
 import static io.dlock.chaos.Event.Type.STEP;
 import static io.dlock.chaos.Event.Type.UNLOCKED;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
@@ -33,19 +34,21 @@ import static io.dlock.chaos.Event.Type.WRITE_REJECTED;
 import static io.dlock.chaos.Event.Type.WRITE_START;
 
 /**
- * One thread of a {@link Worker} JVM, looping on the lock of one {@link LockKind} as a user would, recording every
- * step in its own event log (source {@code w<n>/<kind>}).
+ * One thread of a {@link Worker} JVM, an owner of its own, looping on the lock of one {@link LockKind} as a user
+ * would, recording every step in its own event log (source {@code w<n>/<kind>/t<i>}, file
+ * {@code w<n>-<kind>-t<i>.events}). Its HELLO's detail is its hold field, {@code <client id>:<thread id>}.
  *
  * <p>One iteration:
  * <ol>
  *   <li>Acquire, one of three ways: wait up to {@value Worker#WAIT_MS} ms with a watchdog lease (most), one no-wait
  *       attempt, or wait with a fixed lease as long as the watchdog timeout (not renewed). The read-write loop takes
  *       the read or the write side, half and half. Right after, a validity check ({@code leaseValidFor()}) is
- *       recorded with the acquisition: it is the hold's first claim of being valid.</li>
+ *       recorded with the acquisition: it is the hold's first claim of being valid. Then a {@link HoldProbe} looks
+ *       in Redis whether it holds the hold ({@code PROBE}).</li>
  *   <li>One to three steps: sleep a little (the critical section's work), check {@code leaseValidFor()}, and only if
  *       at least {@value Worker#MIN_VALID_MS} ms remain, do the step: the fenced loop writes its token to the fencing
- *       store (a rejected write ends the critical section), the others record a {@code STEP}. One hold in three is
- *       <em>careless</em>: its steps skip the check.</li>
+ *       store (a rejected write ends the critical section), the others record a {@code STEP}; then a probe. One hold
+ *       in three is <em>careless</em>: its steps skip the check (not the probe).</li>
  *   <li>A final check, then one {@code unlock()}. A failed unlock ({@code LockException}: timeout, dropped
  *       connection) is recorded and not retried, as a user would do: the client no longer renews that hold, so it
  *       ends with its lease, which the {@link Checker} and the {@link Nemesis} verify.</li>
@@ -67,28 +70,40 @@ final class LockLoop implements Runnable {
     private final Random random;
     /** The fencing store's client, for the fenced loop only. */
     private final StorageClient store;
+    /** The loop's own look at Redis. */
+    private final HoldProbe probe;
     private long holds;
+    /** The owner id of this loop's holds: its thread's id, once it runs. */
+    private volatile long ownerId = -1;
+    /** Its hold field, {@code <client id>:<owner id>}, once it runs. */
+    private String ownerField;
     /** The token of the hold in progress (read by the listener thread), or null. */
     private volatile Long currentToken;
     /** Completed by the listener when the hold in progress is reported lost. */
     private volatile CompletableFuture<Void> currentLost = new CompletableFuture<>();
 
-    LockLoop(String workerId, LockKind kind, LockClient client, long watchdogMs, long stepMaxMs, Path outDir,
-             Path stopFile, long seed, int storePort) {
-        this.source = kind.source(workerId);
+    LockLoop(WorkerArgs args, LockKind kind, int thread, LockClient client) {
+        this.source = kind.source(args.id(), thread);
         this.kind = kind;
         this.client = client;
-        this.watchdogMs = watchdogMs;
-        this.stepMaxMs = stepMaxMs;
-        this.log = EventLog.create(outDir.resolve(workerId + "-" + kind.label() + ".events"), source);
-        this.stopFile = stopFile;
-        this.random = new Random(seed * 7 + kind.ordinal());
-        this.store = kind == LockKind.FENCED ? new StorageClient(storePort, 2000) : null;
+        this.watchdogMs = args.watchdogMs();
+        this.stepMaxMs = args.stepMaxMs();
+        this.log = EventLog.create(args.outDir().resolve(args.id() + "-" + kind.label() + "-t" + thread
+                + ".events"), source);
+        this.stopFile = args.stopFile();
+        this.random = new Random((args.seed() * 7 + kind.ordinal()) * 31 + thread);
+        this.store = kind == LockKind.FENCED ? new StorageClient(args.storePort(), 2000) : null;
+        this.probe = new HoldProbe(args.redisUri(), args.commandTimeoutMs(), kind);
     }
 
-    /** Called on the client's executor for every lease-lost event: records it if it is about this loop's lock. */
+    /** @return its event source, {@code w<n>/<kind>/t<i>} */
+    String source() {
+        return source;
+    }
+
+    /** Called on the client's executor for every lease-lost event: records it if it is about this loop's hold. */
     void leaseLost(LeaseLostEvent event) {
-        if (event.lockName().equals(kind.lockName())) {
+        if (event.lockName().equals(kind.lockName()) && event.ownerId() == ownerId) {
             Long token = currentToken;
             log.record(LEASE_LOST, token == null ? Event.NO_TOKEN : token, event.reason().toString());
             currentLost.complete(null);
@@ -97,7 +112,9 @@ final class LockLoop implements Runnable {
 
     @Override
     public void run() {
-        log.record(HELLO, client.getId() + ":" + Thread.currentThread().getId());
+        ownerId = Thread.currentThread().getId();
+        ownerField = client.getId() + ":" + ownerId;
+        log.record(HELLO, ownerField);
         try {
             while (!Files.exists(stopFile)) {
                 iteration();
@@ -108,23 +125,24 @@ final class LockLoop implements Runnable {
             if (store != null) {
                 store.close();
             }
+            probe.close();
             log.record(BYE, "");
             log.close();
         }
     }
 
     /** The lock one hold takes: the kind's lock, or one side of the read-write lock. */
-    private record Side(DistributedLock lock, String name) {
+    private record Side(DistributedLock lock, String name, boolean read) {
     }
 
     private Side side() {
         return switch (kind) {
-            case PLAIN -> new Side(client.getLock(kind.lockName()), "");
-            case FAIR -> new Side(client.getFairLock(kind.lockName()), "");
-            case FENCED -> new Side(client.getFencedLock(kind.lockName()), "");
+            case PLAIN -> new Side(client.getLock(kind.lockName()), "", false);
+            case FAIR -> new Side(client.getFairLock(kind.lockName()), "", false);
+            case FENCED -> new Side(client.getFencedLock(kind.lockName()), "", false);
             case READ_WRITE -> random.nextBoolean()
-                    ? new Side(client.getReadWriteLock(kind.lockName()).writeLock(), " write")
-                    : new Side(client.getReadWriteLock(kind.lockName()).readLock(), " read");
+                    ? new Side(client.getReadWriteLock(kind.lockName()).writeLock(), " write", false)
+                    : new Side(client.getReadWriteLock(kind.lockName()).readLock(), " read", true);
         };
     }
 
@@ -154,10 +172,11 @@ final class LockLoop implements Runnable {
         currentToken = token;
         boolean careful = random.nextInt(3) != 0;
         log.record(ACQUIRED, token, mode + (careful ? "" : " unchecked") + " " + checks(checkedAt, validMs));
+        probe(token, side);
         if (careful) {
-            criticalSection(side.lock(), token);
+            criticalSection(side, token);
         } else {
-            carelessCriticalSection(token);
+            carelessCriticalSection(side, token);
         }
         release(side.lock(), token);
         currentToken = null;
@@ -179,7 +198,8 @@ final class LockLoop implements Runnable {
         return got ? ++holds : null;
     }
 
-    private void criticalSection(DistributedLock lock, long token) throws InterruptedException {
+    private void criticalSection(Side side, long token) throws InterruptedException {
+        DistributedLock lock = side.lock();
         int steps = 1 + random.nextInt(3);
         for (int i = 0; i < steps; i++) {
             Thread.sleep(stepSleep());
@@ -189,7 +209,9 @@ final class LockLoop implements Runnable {
                 lost(token, checkedAt, validMs);
                 return;
             }
-            if (!step(token, checks(checkedAt, validMs))) {
+            boolean goOn = step(token, checks(checkedAt, validMs));
+            probe(token, side);
+            if (!goOn) {
                 break;
             }
         }
@@ -206,11 +228,13 @@ final class LockLoop implements Runnable {
      * A holder that never looks at its lease (as most users of other libraries): for the fenced lock only the
      * store's fencing stands between its late writes and the data. Its steps say {@code unchecked}.
      */
-    private void carelessCriticalSection(long token) throws InterruptedException {
+    private void carelessCriticalSection(Side side, long token) throws InterruptedException {
         int steps = 1 + random.nextInt(3);
         for (int i = 0; i < steps; i++) {
             Thread.sleep(stepSleep());
-            if (!step(token, "unchecked")) {
+            boolean goOn = step(token, "unchecked");
+            probe(token, side);
+            if (!goOn) {
                 break;
             }
         }
@@ -236,6 +260,11 @@ final class LockLoop implements Runnable {
             log.record(WRITE_ERROR, token, e.toString());
             return false;
         }
+    }
+
+    /** Looks in Redis, past the client, whether it holds this owner's hold now, and records what it found. */
+    private void probe(long token, Side side) {
+        log.record(PROBE, token, probe.look(ownerField, side.read()).detail());
     }
 
     private long stepSleep() {

@@ -111,8 +111,9 @@ final class Nemesis {
 
     /** One hold in Redis: the worker, the lock kind and its hash field. */
     record Target(WorkerProcess worker, LockKind kind, String field) {
+        /** @return the loop that holds it, {@code w3/rw/t1} */
         String loop() {
-            return kind.source(worker.id);
+            return worker.loopOf(field);
         }
     }
 
@@ -158,9 +159,8 @@ final class Nemesis {
         if (Long.valueOf(0).equals(admin.call("HEXISTS", t.kind().lockName(), t.field()))) {
             return true;
         }
-        if (t.kind() == LockKind.READ_WRITE && !t.field().endsWith(":write")) {
-            String timeoutKey = "{" + t.kind().lockName() + "}:" + t.field() + ":rwlock_timeout:1";
-            return Long.valueOf(0).equals(admin.call("EXISTS", timeoutKey));
+        if (t.kind() == LockKind.READ_WRITE && !t.field().endsWith(LockKind.WRITER_SUFFIX)) {
+            return Long.valueOf(0).equals(admin.call("EXISTS", t.kind().readTimeoutKey(t.field())));
         }
         return false;
     }

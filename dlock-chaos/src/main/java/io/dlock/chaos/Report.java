@@ -21,6 +21,8 @@ public final class Report {
     private static final int SHOWN = 10;
     /** A lock loop's name in a violation's text. */
     private static final Pattern LOOP = Pattern.compile("\\bw\\d+/(\\w+)");
+    /** Hand-offs between owners of one client, as the workers that stopped cleanly counted them. */
+    private static final String HANDOFFS = "local hand-offs (dlock.handoffs, clean stops)";
     /** The events that end one lock call: an operation each. */
     private static final List<Event.Type> OPERATION_OUTCOMES = List.of(Event.Type.ACQUIRED,
             Event.Type.ACQUIRE_TIMEOUT, Event.Type.ACQUIRE_ERROR, Event.Type.UNLOCKED, Event.Type.UNLOCK_NOT_HELD,
@@ -66,6 +68,9 @@ public final class Report {
             LockKind kind = LockKind.ofSource(e.source());
             if (kind != null) {
                 kindTypes.get(kind).merge(e.type(), 1, Integer::sum);
+            } else if (e.type() == Event.Type.BYE) {
+                HandoffCounts.parse(e.detail()).forEach((k, n) -> kindCounts.get(k).merge(HANDOFFS, n.intValue(),
+                        Integer::sum));
             }
         }
     }
@@ -184,9 +189,10 @@ public final class Report {
     /** The report as text: the tables, then the violations. */
     public String table() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("dlock chaos run: seed %d, %d s of faults (run took %d s), %d workers, watchdog %d ms,"
-                        + " command timeout %d ms, Redis %s%n", settings.seed(), settings.duration().toSeconds(),
-                took.toSeconds(), settings.workers(), settings.watchdogMs(), settings.commandTimeoutMs(),
+        b.append(String.format("dlock chaos run: seed %d, %d s of faults (run took %d s), %d workers x %d threads per"
+                        + " lock kind, local hand-offs %d, watchdog %d ms, command timeout %d ms, Redis %s%n",
+                settings.seed(), settings.duration().toSeconds(), took.toSeconds(), settings.workers(),
+                settings.threads(), settings.localHandoffs(), settings.watchdogMs(), settings.commandTimeoutMs(),
                 redisVersion));
         b.append(String.format("%nfaults injected%n"));
         int total = 0;
@@ -214,6 +220,10 @@ public final class Report {
         kindRow(b, "lease-lost notifications", Event.Type.LEASE_LOST);
         kindRow(b, "releases hit by release-drop", kind -> kindCounts.get(kind)
                 .getOrDefault("releases hit by release-drop", 0));
+        kindRow(b, "Redis probes inside a hold", Event.Type.PROBE);
+        kindRow(b, "probes: hold absent from Redis", kind -> kindCounts.get(kind)
+                .getOrDefault(RedisHoldChecks.ABSENT, 0));
+        kindRow(b, "local hand-offs (workers that stopped)", kind -> kindCounts.get(kind).getOrDefault(HANDOFFS, 0));
         kindRow(b, "lock operations (calls)", this::operations);
         kindRow(b, "violations", this::violations);
         b.append(String.format("%nother figures%n"));

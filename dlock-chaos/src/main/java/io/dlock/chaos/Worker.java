@@ -4,7 +4,6 @@ import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,12 +12,14 @@ import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.HELLO;
 
 /**
- * A worker JVM: one {@link LockClient} and one {@link LockLoop} thread per {@link LockKind}, each looping on its
- * kind's lock until the stop file appears. The JVM's own event log ({@code w<n>.events}) holds its HELLO (detail:
- * the client id, the prefix of every hold field it writes) and its BYE; each loop has its own log.
+ * A worker JVM: one {@link LockClient} (default configuration but for the timeouts and {@code localHandoffs}) and,
+ * per {@link LockKind}, {@link WorkerArgs#threads()} {@link LockLoop} threads, each an owner of its own, looping on
+ * its kind's lock until the stop file appears. Owners of one client that contend for one lock wait for each other
+ * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
+ * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
+ * BYE (detail: its hand-offs per kind, {@link HandoffCounts}); each loop has its own log.
  *
- * <p>Usage: {@code Worker <id> <redisUri> <storePort> <watchdogMs> <commandTimeoutMs> <outDir> <stopFile> <seed>
- * <stepMaxMs>}. Exits by itself when the JVM that started it is gone.
+ * <p>Usage: see {@link WorkerArgs#USAGE}. Exits by itself when the JVM that started it is gone.
  */
 public final class Worker {
     /** Below this, a holder does not start a step (a store write takes well under a millisecond on loopback). */
@@ -36,40 +37,45 @@ public final class Worker {
     }
 
     public static void main(String[] a) throws Exception {
-        if (a.length != 9) {
-            System.err.println("usage: Worker <id> <redisUri> <storePort> <watchdogMs> <commandTimeoutMs> <outDir>"
-                    + " <stopFile> <seed> <stepMaxMs>");
+        WorkerArgs args;
+        try {
+            args = WorkerArgs.parse(a);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
             System.exit(2);
+            return;
         }
         dieWithParent();
-        String id = a[0];
-        long watchdogMs = Long.parseLong(a[3]);
-        Path outDir = Path.of(a[5]);
-        EventLog log = EventLog.create(outDir.resolve(id + ".events"), id);
+        EventLog log = EventLog.create(args.outDir().resolve(args.id() + ".events"), args.id());
+        HandoffMeter handoffs = new HandoffMeter();
         LockClient client = connect(LockClientConfig.builder()
-                .redisUri(a[1])
-                .watchdogTimeout(Duration.ofMillis(watchdogMs))
-                .commandTimeout(Duration.ofMillis(Long.parseLong(a[4])))
+                .redisUri(args.redisUri())
+                .watchdogTimeout(Duration.ofMillis(args.watchdogMs()))
+                .commandTimeout(Duration.ofMillis(args.commandTimeoutMs()))
                 .fairLockWaitTimeout(Duration.ofMillis(FAIR_WAIT_TIMEOUT_MS))
+                .localHandoffs(args.localHandoffs())
+                .meterRegistry(handoffs.registry())
                 .build());
         List<LockLoop> loops = new ArrayList<>();
         for (LockKind kind : LockKind.values()) {
-            loops.add(new LockLoop(id, kind, client, watchdogMs, Long.parseLong(a[8]), outDir, Path.of(a[6]),
-                    Long.parseLong(a[7]), Integer.parseInt(a[2])));
+            for (int t = 0; t < args.threads(); t++) {
+                loops.add(new LockLoop(args, kind, t, client));
+            }
         }
         client.addLeaseLostListener(event -> loops.forEach(loop -> loop.leaseLost(event)));
         log.record(HELLO, client.getId());
         List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < loops.size(); i++) {
-            Thread t = new Thread(loops.get(i), id + "-" + LockKind.values()[i].label());
+        for (LockLoop loop : loops) {
+            Thread t = new Thread(loop, loop.source());
             threads.add(t);
             t.start();
         }
         for (Thread t : threads) {
             t.join();
         }
+        String handedOff = handoffs.detail();
         client.close();
-        log.record(BYE, "");
+        log.record(BYE, handedOff);
         log.close();
         System.exit(0);
     }

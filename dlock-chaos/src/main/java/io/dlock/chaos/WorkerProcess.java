@@ -9,18 +9,23 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
+import java.util.stream.Stream;
 
-/** One worker JVM as seen from the orchestrator: its process, its event log and its hold field. */
+/** One worker JVM as seen from the orchestrator: its process, its event log and its loops' hold fields. */
 final class WorkerProcess {
     final String id;
     final Process process;
     final Path eventLog;
     /** Its client id, the prefix of every hold field it writes ({@code <client id>:<owner id>…}), once known. */
     private volatile String clientId;
+    /** Its loops by hold field ({@code <client id>:<thread id>} → {@code w3/rw/t1}), as their HELLOs say. */
+    private final Map<String, String> loopsByField = new ConcurrentHashMap<>();
 
     private WorkerProcess(String id, Process process, Path eventLog) {
         this.id = id;
@@ -42,15 +47,8 @@ final class WorkerProcess {
         command.add("-cp");
         command.add(classPath);
         command.add(Worker.class.getName());
-        command.add(id);
-        command.add(redisUri);
-        command.add(Integer.toString(storePort));
-        command.add(Long.toString(settings.watchdogMs()));
-        command.add(Long.toString(settings.commandTimeoutMs()));
-        command.add(outDir.toString());
-        command.add(stopFile.toString());
-        command.add(Long.toString(seed));
-        command.add(Long.toString(settings.stepMaxMs()));
+        command.addAll(new WorkerArgs(id, redisUri, storePort, settings.watchdogMs(), settings.commandTimeoutMs(),
+                outDir, stopFile, seed, settings.stepMaxMs(), settings.threads(), settings.localHandoffs()).toArgs());
         try {
             Process process = new ProcessBuilder(command)
                     .redirectOutput(outDir.resolve(id + ".out").toFile())
@@ -162,6 +160,41 @@ final class WorkerProcess {
     boolean owns(String field) {
         String id = clientId;
         return id != null && field.startsWith(id + ":");
+    }
+
+    /**
+     * @return the loop ({@code w3/rw/t1}) whose hold field is {@code field} (a writer's {@code :write} suffix
+     * ignored), or this worker's id when no loop of it has said so
+     */
+    String loopOf(String field) {
+        String owner = field.endsWith(LockKind.WRITER_SUFFIX)
+                ? field.substring(0, field.length() - LockKind.WRITER_SUFFIX.length()) : field;
+        String loop = loopsByField.get(owner);
+        if (loop == null) {
+            readLoopHellos();
+            loop = loopsByField.getOrDefault(owner, id);
+        }
+        return loop;
+    }
+
+    /** Each loop says HELLO, with its hold field, in its own file ({@code w3-rw-t1.events}) before its first hold. */
+    private void readLoopHellos() {
+        try (Stream<Path> files = Files.list(eventLog.getParent())) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                if (!name.startsWith(id + "-") || !name.endsWith(".events")) {
+                    continue;
+                }
+                for (Event e : EventLog.read(file)) {
+                    if (e.type() == Event.Type.HELLO) {
+                        loopsByField.put(e.detail(), e.source());
+                        break;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + eventLog.getParent(), e);
+        }
     }
 
     long pid() {

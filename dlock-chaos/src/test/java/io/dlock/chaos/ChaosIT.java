@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The chaos suite against real processes: worker JVMs (each on the plain, fair, read-write and fenced locks), a
- * faulted redis-server, the fencing store and the nemesis.
+ * The chaos suite against real processes: worker JVMs (each with several owners on the plain, fair, read-write and
+ * fenced locks), a faulted redis-server, the fencing store and the nemesis.
  * Short mode in {@code mvn verify} (one minute of faults, every kind at least once); the long mode with
  * {@code -Dchaos.minutes=N} (see README.md). The JUnit timeout is left to failsafe's: a run bounds itself.
  */
@@ -16,9 +16,7 @@ class ChaosIT {
 
     @Test
     void noInvariantIsViolatedUnderFaults() {
-        ChaosSettings settings = ChaosMain.settings(System.getProperty("chaos.minutes"),
-                System.getProperty("chaos.seconds"), System.getProperty("chaos.seed"),
-                System.getProperty("chaos.workers"), System.getProperty("chaos.stepMs"), Path.of("target", "chaos"));
+        ChaosSettings settings = ChaosMain.fromProperties(Path.of("target", "chaos"));
         Report report = new ChaosRun(settings).run();
         System.out.print(report.table());
 

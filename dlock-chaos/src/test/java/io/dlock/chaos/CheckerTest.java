@@ -3,11 +3,7 @@ package io.dlock.chaos;
 import io.dlock.chaos.Checker.Invariant;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
@@ -16,6 +12,7 @@ import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
 import static io.dlock.chaos.Event.Type.RELEASE_FREED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
+import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.EXIT;
 import static io.dlock.chaos.Event.Type.EXITED;
 import static io.dlock.chaos.Event.Type.FAULT_END;
@@ -41,23 +38,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  * green chaos run means something).
  */
 class CheckerTest {
-    private static final long MS = 1_000_000L;
-    private static final long LEASE_MS = 2000;
-    private static final Checker.Bounds BOUNDS = new Checker.Bounds(LEASE_MS, LEASE_MS + 1000, 2500, 10_000);
-    
+    private static final long MS = TestHistory.MS;
+    private static final long LEASE_MS = TestHistory.LEASE_MS;
 
-    private final List<Event> events = new ArrayList<>();
+    private final TestHistory history = new TestHistory();
+    private final List<Event> events = history.events;
 
     private void at(long ms, String source, Event.Type type, long token, String detail) {
-        events.add(new Event(ms * MS, source, type, token, detail));
+        history.at(ms, source, type, token, detail);
     }
 
     private void at(long ms, String source, Event.Type type, String detail) {
-        at(ms, source, type, Event.NO_TOKEN, detail);
+        history.at(ms, source, type, detail);
     }
 
     private static String checks(long atMs, long validMs) {
-        return "checkedAt=" + atMs * MS + " validMs=" + validMs;
+        return TestHistory.checks(atMs, validMs);
     }
 
     /** A well-behaved hold: acquire, one accepted write, exit, unlock. */
@@ -73,13 +69,11 @@ class CheckerTest {
     }
 
     private void fault(long startMs, long endMs, String what) {
-        at(startMs, "nemesis", FAULT_START, what);
-        at(endMs, "nemesis", FAULT_END, what.split(" ")[0]);
+        history.fault(startMs, endMs, what);
     }
 
     private Report check() {
-        ChaosSettings settings = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("unused"), false);
-        return new Checker(BOUNDS).check(events, Map.of(), settings, "test", Duration.ZERO);
+        return history.check();
     }
 
     /** Two clean holds and a few workers' greetings. */
@@ -94,11 +88,14 @@ class CheckerTest {
     @Test
     void cleanHistoryPasses() {
         cleanRun();
+        at(300, "w1", BYE, "handoffs plain=7 fair=0 rw=2 fenced=0");
+        at(300, "w2", BYE, "handoffs plain=5 fair=0 rw=0 fenced=0");
         Report report = check();
         assertThat(report.passed()).as(report.table()).isTrue();
         assertThat(report.checked(Invariant.TOKENS_INCREASE)).isEqualTo(3);
         assertThat(report.checked(Invariant.NO_STALE_WRITE)).isEqualTo(3);
-        assertThat(report.table()).contains("PASSED");
+        assertThat(report.table()).contains("PASSED")
+                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +14");
     }
 
     @Test
@@ -320,6 +317,21 @@ class CheckerTest {
     }
 
     @Test
+    void threadsOfOneWorkerAreOwnersOfTheirOwn() {
+        cleanRun();
+        kindHold("w1/plain/t0", "", 1, 200, 400);
+        kindHold("w1/plain/t1", "", 1, 401, 500); // handed over locally: after t0 left
+        assertThat(check().passed()).as(check().table()).isTrue();
+
+        kindHold("w1/plain/t2", "", 1, 450, 600); // inside while t1 still is: same client, other owner
+        Report report = check();
+        assertThat(report.violations(Invariant.NO_OVERLAP)).singleElement().asString()
+                .contains("w1/plain/t1 (hold 1)").contains("w1/plain/t2 (hold 1)");
+        assertThat(report.violations(Invariant.VALID_HOLDS_EXCLUSIVE)).hasSize(1);
+        assertThat(report.violations(LockKind.PLAIN)).isEqualTo(2);
+    }
+
+    @Test
     void aHoldPastItsValidityClaimOverlapsWithoutViolationButARestartEndsEveryClaim() {
         cleanRun();
         // w1 was frozen: its last claim ends at 1200 + 100, it leaves its critical section much later
@@ -358,9 +370,7 @@ class CheckerTest {
         assertThat(lenient.passed()).isTrue();
         assertThat(lenient.knownDefects()).isEqualTo(1);
         assertThat(lenient.table()).contains("REENTERED_AFTER_FAILED_RELEASE");
-        ChaosSettings strict = new ChaosSettings(Duration.ofSeconds(1), 1, 3, LEASE_MS, 1000, 80, Path.of("u"),
-                true);
-        assertThat(new Checker(BOUNDS).check(events, Map.of(), strict, "test", Duration.ZERO).passed()).isFalse();
+        assertThat(history.check(true).passed()).isFalse();
     }
 
     @Test

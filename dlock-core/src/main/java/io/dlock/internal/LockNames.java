@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * Validates lock names and derives the Redis names that belong to a lock, exactly as Redisson derives them
- * (redisson-protocol.md §1.1, §8): {@code prefix:{NAME}}, or {@code prefix:NAME} when NAME already contains a
+ * (docs/protocol.md §1.1, §8): {@code prefix:{NAME}}, or {@code prefix:NAME} when NAME already contains a
  * brace, so that every key and channel of a lock hashes to the lock's own Cluster slot.
  */
 public final class LockNames {

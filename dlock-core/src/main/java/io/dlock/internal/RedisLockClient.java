@@ -344,6 +344,7 @@ public final class RedisLockClient implements LockClient {
         return services.events();
     }
 
+    @Override
     public LockClientConfig config() {
         return config;
     }

@@ -25,7 +25,7 @@
 --            least once per slot never reaches the head with a deadline in the past; the lock is taken only when it
 --            is free and the caller is first in line (or nobody waits); the hash always has a TTL; empty keys do
 --            not exist; after a queued attempt the queue keys live at least one slot past the latest deadline.
--- Wire protocol: Redisson's fair-lock acquire (redisson-protocol.md §3.2): the same keys, the same stale-head
+-- Wire protocol: Redisson's fair-lock acquire (docs/protocol.md §3.2): the same keys, the same stale-head
 --            cleanup (an expired head is dropped from both keys) and the same acquisition: dequeue, then move every
 --            remaining deadline earlier by the acquirer's slot, then HSET field 1 and PEXPIRE. Queued waiters get the
 --            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised

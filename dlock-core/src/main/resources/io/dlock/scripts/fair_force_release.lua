@@ -11,7 +11,7 @@
 --          0 when there was none.
 --
 -- Invariant: the queue is kept (waiters keep their places); expired heads are dropped before the wake-up.
--- Wire protocol: Redisson's fair-lock forceUnlock (redisson-protocol.md §3.5).
+-- Wire protocol: Redisson's fair-lock forceUnlock (docs/protocol.md §3.5).
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.

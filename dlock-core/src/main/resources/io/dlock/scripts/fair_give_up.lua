@@ -14,7 +14,7 @@
 -- Invariant: the waiters behind it keep their order and move one slot earlier; when it was first in line (or had
 --            already been dropped as expired) and the lock is free, the new first in line is woken: nobody else
 --            would tell it that its turn has come.
--- Wire protocol: Redisson's acquireFailed (redisson-protocol.md §3.3): every deadline behind the waiter moves
+-- Wire protocol: Redisson's acquireFailed (docs/protocol.md §3.3): every deadline behind the waiter moves
 --            earlier by its slot, then it is removed from both keys. The wake-up of the new head is an addition;
 --            it is the usual "0" on that waiter's own channel, which a Redisson waiter treats as an unlock.
 

@@ -26,7 +26,7 @@
 --            of the queue is woken, after expired heads are dropped, so the wake-up reaches a waiter that can take the
 --            lock. The publish runs before the lock is freed (only expired heads may have been dropped by then, as
 --            any later script would drop them).
--- Wire protocol: Redisson's fair-lock unlock (redisson-protocol.md §3.4), except that releasing a lock the owner
+-- Wire protocol: Redisson's fair-lock unlock (docs/protocol.md §3.4), except that releasing a lock the owner
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
 

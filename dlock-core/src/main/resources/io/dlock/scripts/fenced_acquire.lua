@@ -23,7 +23,7 @@
 -- ARGV[3] can only come from an attempt of this owner whose reply was lost: this acquisition is that one (the count
 -- becomes ARGV[3] + 1, never less than the acquisitions the client still counts on), so a lost reply cannot leave a
 -- count that the owner's unlocks never bring to zero; with ARGV[3] = 0 it is a fresh acquisition and takes a token.
--- Wire protocol: the hash and its predicate are the reentrant lock's (redisson-protocol.md §2.2), so plain dlock
+-- Wire protocol: the hash and its predicate are the reentrant lock's (docs/protocol.md §2.2), so plain dlock
 -- locks, Redisson RLock and RFencedLock holders of the same name exclude each other. The counter is Redisson
 -- RFencedLock's (§5.1, §9 item 7), which INCRs it on each of its acquisitions and so continues from our values.
 

@@ -12,7 +12,7 @@
 --            the timeouts with scores (ZRANGE 0 -1 WITHSCORES), or {} when absent or not a zset,
 --            the token counter as a string, or false }
 --
--- Invariant: writes nothing. Wire protocol: reads the layouts of redisson-protocol.md §2.1, §3.1, §4.1, §5.1.
+-- Invariant: writes nothing. Wire protocol: reads the layouts of docs/protocol.md §2.1, §3.1, §4.1, §5.1.
 local function type_of(key)
     local t = redis.call('type', key)
     if type(t) == 'table' then

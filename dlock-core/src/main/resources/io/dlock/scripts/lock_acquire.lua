@@ -12,7 +12,7 @@
 -- come from an attempt of this owner that ran but whose reply was lost (command timeout, cut connection): this
 -- acquisition is that one, so the count becomes ARGV[3] + 1, never more than the client knows, never less than the
 -- acquisitions it still counts on.
--- Wire protocol: same predicate and layout as Redisson's RLock acquire (redisson-protocol.md §2.2), so a Redisson
+-- Wire protocol: same predicate and layout as Redisson's RLock acquire (docs/protocol.md §2.2), so a Redisson
 -- client and a dlock client exclude each other on one name. A key of another type fails with WRONGTYPE.
 
 -- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL

@@ -6,7 +6,7 @@
 -- ARGV[3]  the unlock channel (not a key: an ACL key pattern must not have to match it)
 --
 -- Returns  1 when a lock was removed (and the message published), 0 when there was none.
--- Wire protocol: Redisson's forceUnlock (redisson-protocol.md §2.4).
+-- Wire protocol: Redisson's forceUnlock (docs/protocol.md §2.4).
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.

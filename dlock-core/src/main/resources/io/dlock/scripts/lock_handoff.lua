@@ -11,7 +11,7 @@
 --
 -- Invariant: the hash has exactly one owner field at every moment; the lock is never free in between, so no other
 -- client can take it during the hand-off, and none is woken (nothing is published: the lock stays held).
--- Wire protocol: the result is the layout of a lock that ARGV[2] acquired (redisson-protocol.md §2), so Redisson
+-- Wire protocol: the result is the layout of a lock that ARGV[2] acquired (docs/protocol.md §2), so Redisson
 -- clients see an ordinary held lock and keep waiting for its unlock message.
 
 -- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL

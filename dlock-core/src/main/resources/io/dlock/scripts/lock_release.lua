@@ -20,7 +20,7 @@
 --            write that frees the lock: a publish that fails (a user without the channel's permission) aborts the
 --            script with the lock unchanged, never after freeing it. Subscribers still act only after the script,
 --            when the lock is free.
--- Wire protocol: Redisson's RLock unlock (redisson-protocol.md §2.3): DEL and publish ASCII "0" on the channel (in
+-- Wire protocol: Redisson's RLock unlock (docs/protocol.md §2.3): DEL and publish ASCII "0" on the channel (in
 --            the other order, which no subscriber can tell apart).
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where

@@ -10,7 +10,7 @@
 -- Invariants: a hold that is gone is never brought back; only hashes holding the owner's field are extended; a TTL
 -- is never shortened (a watchdog hold re-entered with a longer fixed lease keeps that lease: the client's view of
 -- the hold, which a renewal never shortens either, stays within what Redis keeps).
--- Wire protocol: Redisson's batched LockTask renewal (redisson-protocol.md §1.6) extends per key too, but resets the
+-- Wire protocol: Redisson's batched LockTask renewal (docs/protocol.md §1.6) extends per key too, but resets the
 -- TTL to the watchdog timeout even when it was longer.
 local lease = tonumber(ARGV[1])
 local renewed = {}

@@ -14,7 +14,7 @@
 -- Invariant: each side removes only its own mode, so a read-held lock survives writeLock().forceUnlock() and a
 -- write-held one (the writer's own read holds included) survives readLock().forceUnlock(). Waiting-writer marks are
 -- kept: the writers still wait, and go first.
--- Wire protocol: Redisson's forceUnlock of either side (redisson-protocol.md §4.6) removes only its own mode too;
+-- Wire protocol: Redisson's forceUnlock of either side (docs/protocol.md §4.6) removes only its own mode too;
 -- Redisson leaves the read holds' timeout keys to expire, dlock deletes them. Message "1" is Redisson's "wake all".
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where

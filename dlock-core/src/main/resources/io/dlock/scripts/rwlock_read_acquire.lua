@@ -20,7 +20,7 @@
 -- Writer preference (dlock only): a new reader waits while a live writer mark exists; a re-entering reader and the
 -- write holder itself never wait for marks (they are what the writers wait for). Marks whose deadline passed are
 -- dropped here, so a crashed writer holds readers back for one mark life at most.
--- Wire protocol: Redisson's read acquire (redisson-protocol.md §4.2): fields, "mode", timeout key names and TTL
+-- Wire protocol: Redisson's read acquire (docs/protocol.md §4.2): fields, "mode", timeout key names and TTL
 -- rule are the same; Redisson never reads KEYS[3].
 
 -- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL

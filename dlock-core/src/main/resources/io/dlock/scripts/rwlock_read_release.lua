@@ -22,7 +22,7 @@
 -- Redisson's); when none is live the hash is deleted and "0" published (Redisson wakes one waiter per client, dlock
 -- wakes its read-write waiters). While the owner also writes ("write" mode) the hash and its TTL are left alone.
 -- The publish runs before any write: a publish that fails aborts the script with the lock unchanged.
--- Wire protocol: Redisson's read unlock (redisson-protocol.md §4.3), without the unlock latch.
+-- Wire protocol: Redisson's read unlock (docs/protocol.md §4.3), without the unlock latch.
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.

@@ -11,7 +11,7 @@
 -- Invariants: only this client's holds are extended, never shortened, never brought back; afterwards each touched
 -- hash's TTL is the longest PTTL of its live read holds (all owners), or the hash's own PTTL if that is longer while
 -- a writer (this owner) holds it. Expired holds of crashed clients therefore stop counting.
--- Wire protocol: Redisson's ReadLockTask (redisson-protocol.md §1.6, 4.4.0+ variant that renews only its own
+-- Wire protocol: Redisson's ReadLockTask (docs/protocol.md §1.6, 4.4.0+ variant that renews only its own
 -- fields).
 local function longest_live_read(hash, root)
     local longest = 0

@@ -6,7 +6,7 @@
 --          exist (mode "read", or mode "write" with a reader field besides the writer's: the writer also reads);
 --          pttl = PTTL of NAME (-2 absent, -1 no expiry).
 --
--- Wire protocol: Redisson's isLocked of the write side (mode = write) and of the read side (redisson-protocol.md
+-- Wire protocol: Redisson's isLocked of the write side (mode = write) and of the read side (docs/protocol.md
 -- §4.6, 3.24.1+ rule).
 local mode = redis.call('hget', KEYS[1], 'mode')
 local write, read = 0, 0

@@ -22,7 +22,7 @@
 --
 -- Invariants: at most one writer field; a writer is never granted while any other owner holds the hash. Re-entry
 -- resets the TTL (Redisson adds the lease to it instead).
--- Wire protocol: Redisson's write acquire (redisson-protocol.md §4.4); Redisson never reads KEYS[3].
+-- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
 -- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
 -- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).

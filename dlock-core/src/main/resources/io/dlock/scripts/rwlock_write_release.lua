@@ -24,7 +24,7 @@
 --
 -- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none. The publish runs before any
 -- write: a publish that fails aborts the script with the lock unchanged.
--- Wire protocol: Redisson's write unlock (redisson-protocol.md §4.5), without the unlock latch; on a downgrade
+-- Wire protocol: Redisson's write unlock (docs/protocol.md §4.5), without the unlock latch; on a downgrade
 -- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where

@@ -11,7 +11,7 @@
 -- Invariant: when the last live mark goes while nobody writes, "0" is published so that dlock readers held back only
 -- by the marks enter at once instead of at the end of their sleep.
 -- Wire protocol: an extra "0" on redisson_rwlock:{NAME} makes at most one Redisson waiter per client retry once
--- (redisson-protocol.md §9.3); Redisson never reads KEYS[1].
+-- (docs/protocol.md §9.3); Redisson never reads KEYS[1].
 
 -- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
 -- Redisson may listen with either), anything else is called as it is.

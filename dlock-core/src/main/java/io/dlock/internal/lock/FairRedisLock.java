@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The reentrant fair lock: granted in FIFO order among waiters of every client, wire-compatible with Redisson's
  * {@code RedissonFairLock}, so that Redisson and dlock waiters of one name queue in one line and wake each other.
  *
- * <h2>Key layout (redisson-protocol.md §3.1)</h2>
+ * <h2>Key layout (docs/protocol.md §3.1)</h2>
  * <ul>
  *   <li>{@code NAME}: the same hash as the plain lock, {@code <client id>:<owner id>} → hold count, always with a
  *       TTL (the lease, or the watchdog timeout renewed every third of it).</li>

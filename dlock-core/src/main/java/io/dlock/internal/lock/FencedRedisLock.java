@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * The fenced lock: the reentrant lock ({@link ReentrantRedisLock}, same hash, field, TTL rules and channel) whose
  * every acquisition that is not a re-entry takes a fencing token.
  *
- * <h2>Key layout (redisson-protocol.md §2.1, §5.1)</h2>
+ * <h2>Key layout (docs/protocol.md §2.1, §5.1)</h2>
  * <ul>
  *   <li>{@code NAME}, {@code redisson_lock__channel:{NAME}}: exactly the reentrant lock's, so a fenced holder
  *       excludes (and is excluded by) plain dlock locks and Redisson {@code RLock}/{@code RFencedLock} holders of

@@ -3,7 +3,7 @@ package io.dlock.internal.lock;
 import io.dlock.internal.LockNames;
 
 /**
- * The Redis names of one read-write lock (redisson-protocol.md §4.1), derived once from its name.
+ * The Redis names of one read-write lock (docs/protocol.md §4.1), derived once from its name.
  *
  * @param name        the lock hash
  * @param timeoutRoot the root of the per-hold timeout keys {@code <root>:<reader field>:rwlock_timeout:<n>}:

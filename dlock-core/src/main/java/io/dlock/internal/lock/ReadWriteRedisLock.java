@@ -9,7 +9,7 @@ import io.dlock.internal.LockNames;
  * share one lock, a writer of either excludes readers and writers of both, and each one's release wakes the other's
  * waiters.
  *
- * <h2>Key layout (redisson-protocol.md §4.1)</h2>
+ * <h2>Key layout (docs/protocol.md §4.1)</h2>
  * <ul>
  *   <li>{@code NAME}: a hash. Field {@code mode} = {@code read} or {@code write}; one field per reader,
  *       {@code <client id>:<owner id>} → its read hold count; at most one writer field,

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The reentrant, non-fair lock, wire-compatible with Redisson's {@code RLock}.
  *
- * <h2>Key layout (redisson-protocol.md §2)</h2>
+ * <h2>Key layout (docs/protocol.md §2)</h2>
  * <ul>
  *   <li>{@code NAME}: a hash with one field per holding owner, {@code <client id>:<owner id>} → hold count. An
  *       exclusive lock has at most one field. The hash always has a TTL: the owner's lease, or the watchdog

@@ -10,10 +10,10 @@ public final class Scripts {
     public static final LuaScript LOCK_HANDOFF = LuaScript.load("lock_handoff");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
 
-    // fenced lock (redisson-protocol.md §5.1): the reentrant lock's release, renewal and force scripts, plus this
+    // fenced lock (docs/protocol.md §5.1): the reentrant lock's release, renewal and force scripts, plus this
     public static final LuaScript FENCED_ACQUIRE = LuaScript.load("fenced_acquire");
 
-    // read-write lock (redisson-protocol.md §4)
+    // read-write lock (docs/protocol.md §4)
     public static final LuaScript RWLOCK_READ_ACQUIRE = LuaScript.load("rwlock_read_acquire");
     public static final LuaScript RWLOCK_READ_RELEASE = LuaScript.load("rwlock_read_release");
     public static final LuaScript RWLOCK_READ_RENEW = LuaScript.load("rwlock_read_renew");
@@ -23,7 +23,7 @@ public final class Scripts {
     public static final LuaScript RWLOCK_FORCE_RELEASE = LuaScript.load("rwlock_force_release");
     public static final LuaScript RWLOCK_STATE = LuaScript.load("rwlock_state");
 
-    // fair lock (redisson-protocol.md §3)
+    // fair lock (docs/protocol.md §3)
     public static final LuaScript FAIR_ACQUIRE = LuaScript.load("fair_acquire");
     public static final LuaScript FAIR_RELEASE = LuaScript.load("fair_release");
     public static final LuaScript FAIR_GIVE_UP = LuaScript.load("fair_give_up");

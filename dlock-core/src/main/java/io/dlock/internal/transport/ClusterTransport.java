@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * <h2>Commands</h2>
  * Lettuce's cluster connection sends each command to the master of its first key's slot and follows {@code MOVED} and
  * {@code ASK}. Every key a dlock script touches carries the lock's hash tag ({@code prefix:{NAME}},
- * redisson-protocol.md §8), so a script never spans slots. The topology is refreshed every
+ * docs/protocol.md §8), so a script never spans slots. The topology is refreshed every
  * {@value #TOPOLOGY_REFRESH_SECONDS} s, and at once (at most once a second) on redirections, uncovered slots and the
  * first failed reconnect to a node, so that a failover is noticed within moments of the cluster electing the replica.
  * Until then commands for the lost master's slots fail (within the command timeout) like any unavailability.

@@ -42,7 +42,7 @@ class FairRedisLockTest {
             String header = script.text().lines().takeWhile(line -> line.startsWith("--")).reduce("",
                     (a, b) -> a + b + "\n");
             assertThat(header).as(script.name()).contains("KEYS[1]", "ARGV[1]", "Returns", "Invariant",
-                    "Wire protocol", "redisson-protocol.md §3");
+                    "Wire protocol", "docs/protocol.md §3");
         }
     }
 }

@@ -35,18 +35,18 @@ public class DlockHealthIndicator extends AbstractHealthIndicator implements Aut
     private final LeaseLostListener listener = this::leaseLost;
 
     /**
-     * @param probeLockName   a lock name the client may read (its {@code probeLockName}); inspected at each check
-     * @param watchdogTimeout the client's watchdog timeout
+     * Checks {@code client} with its own settings ({@link LockClient#config()}): the probe lock name it may read, and
+     * its watchdog timeout, so that a client customised in code is judged by what it does.
      */
-    public DlockHealthIndicator(LockClient client, String probeLockName, Duration watchdogTimeout) {
-        this(client, probeLockName, watchdogTimeout, Clock.systemUTC());
+    public DlockHealthIndicator(LockClient client) {
+        this(client, Clock.systemUTC());
     }
 
-    DlockHealthIndicator(LockClient client, String probeLockName, Duration watchdogTimeout, Clock clock) {
+    DlockHealthIndicator(LockClient client, Clock clock) {
         super("dlock health check failed");
         this.client = Objects.requireNonNull(client, "client");
-        this.probeLockName = Objects.requireNonNull(probeLockName, "probeLockName");
-        this.watchdogTimeout = Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
+        this.probeLockName = client.config().probeLockName();
+        this.watchdogTimeout = client.config().watchdogTimeout();
         this.clock = clock;
         client.addLeaseLostListener(listener);
     }

@@ -11,8 +11,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code dlock} health indicator ({@link DlockHealthIndicator}) when Spring Boot's health support is present and
- * {@code management.health.dlock.enabled} is not false. It checks the client with the {@code dlock.*} settings
- * (probe lock name, watchdog timeout), also for a {@code LockClient} the application defined itself.
+ * {@code management.health.dlock.enabled} is not false. It judges the client by the client's own settings
+ * ({@link LockClient#config()}: probe lock name, watchdog timeout), also for a {@code LockClient} the application
+ * defined or customised itself.
  */
 @AutoConfiguration(after = DlockAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
@@ -22,7 +23,7 @@ public class DlockHealthContributorAutoConfiguration {
     @Bean(name = "dlockHealthIndicator")
     @ConditionalOnBean(LockClient.class)
     @ConditionalOnMissingBean(name = "dlockHealthIndicator")
-    DlockHealthIndicator dlockHealthIndicator(LockClient client, DlockProperties properties) {
-        return new DlockHealthIndicator(client, properties.getProbeLockName(), properties.getWatchdogTimeout());
+    DlockHealthIndicator dlockHealthIndicator(LockClient client) {
+        return new DlockHealthIndicator(client);
     }
 }

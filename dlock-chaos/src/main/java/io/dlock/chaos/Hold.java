@@ -1,0 +1,85 @@
+package io.dlock.chaos;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.dlock.chaos.Event.Type.ACQUIRED;
+import static io.dlock.chaos.Event.Type.ACQUIRE_START;
+import static io.dlock.chaos.Event.Type.EXIT;
+
+/**
+ * One hold: from acquisition to leaving the critical section.
+ *
+ * @param worker     the lock loop, the hold's owner ({@code w3/rw/t0})
+ * @param kind       its lock kind
+ * @param read       a read hold of the read-write lock
+ * @param token      the fencing token (fenced lock) or the loop's hold number
+ * @param validUntil the end of its longest validity claim ({@link Long#MIN_VALUE} when it made none)
+ */
+record Hold(String worker, LockKind kind, boolean read, long token, long requested, long acquired, long end,
+            long validUntil) {
+
+    /** Two holds conflict when they are on one lock, of different owners, and not both read holds. */
+    boolean conflictsWith(Hold other) {
+        return kind == other.kind && !worker.equals(other.worker) && !(read && other.read);
+    }
+
+    /** @return the end of the interval in which the hold is known valid (before {@link #acquired} if none) */
+    long knownValidUntil() {
+        return validUntil == Long.MIN_VALUE ? acquired - 1 : Math.min(end, validUntil);
+    }
+
+    /** @return e.g. {@code w3/rw/t0 (read hold 4)}, for messages */
+    String describe() {
+        return describe(worker, kind, read, token);
+    }
+
+    /** @return e.g. {@code w3/rw/t0 (read hold 4)} or {@code w1/fenced/t2 (token 1007)}, for messages */
+    static String describe(String loop, LockKind kind, boolean read, long token) {
+        return loop + (kind == LockKind.FENCED ? " (token " : read ? " (read hold " : " (hold ") + token + ")";
+    }
+
+    /**
+     * @return every hold of the run; one still open when its loop's events end (killed or hung inside) lasts until
+     * its process was gone
+     */
+    static List<Hold> of(History history) {
+        List<Hold> holds = new ArrayList<>();
+        for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
+            String worker = loop.getKey();
+            List<Event> events = loop.getValue();
+            LockKind kind = LockKind.ofSource(worker);
+            long requested = Long.MIN_VALUE;
+            Event acquired = null;
+            long validUntil = Long.MIN_VALUE;
+            for (Event e : events) {
+                if (e.type() == ACQUIRE_START) {
+                    requested = e.nanos();
+                } else if (e.type() == ACQUIRED) {
+                    acquired = e;
+                    validUntil = Claims.claimEnd(e, Long.MIN_VALUE);
+                } else if (acquired != null && e.token() == acquired.token()) {
+                    validUntil = Claims.claimEnd(e, validUntil);
+                    if (e.type() == EXIT) {
+                        holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested,
+                                acquired.nanos(), e.nanos(), validUntil));
+                        acquired = null;
+                    }
+                }
+            }
+            if (acquired != null) {
+                long last = events.get(events.size() - 1).nanos();
+                long gone = history.exitedAt.getOrDefault(LockKind.processOf(worker), last);
+                holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested, acquired.nanos(),
+                        Math.max(last, gone), validUntil));
+            }
+        }
+        return holds;
+    }
+
+    /** @return whether an ACQUIRED event is of the read side of the read-write lock */
+    static boolean isRead(Event acquired) {
+        return List.of(acquired.detail().split(" ")).contains("read");
+    }
+}

@@ -1,0 +1,19 @@
+/**
+ * Hold records and the watchdog. Not API; may change without notice.
+ *
+ * <ul>
+ *   <li>{@link io.dlock.internal.lease.Hold}: what a client knows about one owner's hold on one lock: the lease of
+ *       each outstanding acquisition, whether the watchdog renews it, and until when it is known to be valid on the
+ *       monotonic clock (the source of {@code leaseValidFor()}).</li>
+ *   <li>{@link io.dlock.internal.lease.LeaseRenewer}: the registry of a client's holds and its watchdog: renews
+ *       watchdog holds in batches every third of the watchdog timeout, and reports each hold that is lost (removed,
+ *       expired, renewal failed) exactly once.</li>
+ *   <li>{@link io.dlock.internal.lease.RenewalSender}: how one kind of hold is renewed (implemented in
+ *       {@code io.dlock.internal.lock}).</li>
+ *   <li>{@link io.dlock.internal.lease.TaskScheduler}: the injectable timer, so that renewal logic is tested without
+ *       real time.</li>
+ * </ul>
+ * Thread-safe; nothing here blocks. Design notes: the Javadoc of {@code LeaseRenewer} and
+ * {@code docs/architecture.md} section 6.
+ */
+package io.dlock.internal.lease;

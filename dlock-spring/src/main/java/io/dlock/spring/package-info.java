@@ -1,0 +1,20 @@
+/**
+ * dlock for Spring applications, without Spring Boot: methods run under a distributed lock by annotation, and a Spring
+ * Integration lock registry whose locks are dlock locks.
+ *
+ * <p>What applications use, all of it public API of the module {@code dlock-spring}:
+ * <ul>
+ *   <li>{@link io.dlock.spring.DistributedLocked} on a method, with {@link io.dlock.spring.LockKind} (which lock),
+ *       {@link io.dlock.spring.WhenBusy} (what happens when the lock stays busy) and
+ *       {@link io.dlock.spring.LockBusyException}; turned on by {@link io.dlock.spring.EnableDistributedLocking} (or by
+ *       the Spring Boot starter), which registers a {@link io.dlock.spring.DistributedLockedAdvisor} that may also be
+ *       declared as a bean directly;</li>
+ *   <li>{@link io.dlock.spring.DlockLockRegistry}, a Spring Integration {@code LockRegistry} that replaces
+ *       {@code RedisLockRegistry}.</li>
+ * </ul>
+ * Every other class of this package is package-private: how an annotated call is parsed, intercepted and released
+ * (including the delayed release of a minimum hold), and the registry's lock objects. They may change without notice.
+ *
+ * <p>Both need one {@link io.dlock.LockClient} from the application; neither closes it. See the module's README.
+ */
+package io.dlock.spring;
