@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
- * dlock against Redisson 4.7 in one run, on one {@code redis-server} that the test kit starts (loopback, no
+ * dlock against Redisson 4.7 in one run, on one {@code redis-server} that dlock-redis-process starts (loopback, no
  * persistence). Every scenario runs for each library alternately, several rounds, so that machine noise hits both
  * alike; the report gives medians, the spread across rounds and the dlock/Redisson ratio.
  *

@@ -1,7 +1,7 @@
 package io.dlock.chaos;
 
+import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import io.dlock.testkit.RedisServer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

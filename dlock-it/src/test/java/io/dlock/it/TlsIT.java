@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * TLS ({@code rediss://}) against real TLS {@code redis-server}s started by the test kit with freshly generated
+ * TLS ({@code rediss://}) against real TLS {@code redis-server}s started by dlock-redis-process with freshly generated
  * certificates: one that asks no client certificate, one that requires it (mutual TLS). Skipped, with the reason,
  * where the binary was built without TLS.
  */
