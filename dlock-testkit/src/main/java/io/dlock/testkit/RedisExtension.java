@@ -77,7 +77,7 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RedisExtension.class);
     private static final String SERVER_KEY = "redis-server";
     private static final AtomicLong CLIENT_KEYS = new AtomicLong();
-    /** Whether this JVM has reaped orphans yet (once per JVM, not per class loader of a test engine). */
+    /** Whether orphans were reaped yet: once per JVM (strictly, per class loader of this class; one in practice). */
     private static final AtomicBoolean ORPHANS_REAPED = new AtomicBoolean();
 
     /** Created by JUnit through {@code @ExtendWith(RedisExtension.class)}. */
