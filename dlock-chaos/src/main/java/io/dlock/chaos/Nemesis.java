@@ -303,7 +303,12 @@ final class Nemesis {
             log.write(new Event(killedAt, "nemesis", CONNECTIONS_KILLED, Event.NO_TOKEN,
                     killed + " connections, " + present.size() + " holds in Redis"));
         } finally {
-            log.record(REDIS_UP, Fault.RELEASE_DROP.label());
+            // Redis lifts the pause by itself at sent + ms; under load this thread may get here later than that, and
+            // requests answered in between must not count as answered "while Redis could not answer"
+            long pauseEnds = sent + ms * 1_000_000L;
+            long now = System.nanoTime();
+            log.write(new Event(now - pauseEnds > 0 ? pauseEnds : now, "nemesis", REDIS_UP, Event.NO_TOKEN,
+                    Fault.RELEASE_DROP.label()));
             admin.call("CLIENT", "UNPAUSE");
             log.record(FAULT_END, Fault.RELEASE_DROP.label());
         }
