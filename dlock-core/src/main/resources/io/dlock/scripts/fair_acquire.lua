@@ -31,11 +31,11 @@
 --            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised
 --            on every attempt as above; Redisson's scripts read it as one of their own.
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 -- The queue keys expire one slot after the latest deadline they hold, so that waiters that died in line cannot

@@ -18,16 +18,7 @@
 --            earlier by its slot, then it is removed from both keys. The wake-up of the new head is an addition;
 --            it is the usual "0" on that waiter's own channel, which a Redisson waiter treats as an unlock.
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 local field = ARGV[1]
 local slot = tonumber(ARGV[2])

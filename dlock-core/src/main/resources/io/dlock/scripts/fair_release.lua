@@ -30,16 +30,7 @@
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 local field = ARGV[1]
 local now = tonumber(ARGV[3])

@@ -23,16 +23,7 @@
 -- Wire protocol: Redisson's RLock unlock (docs/protocol.md §2.3): DEL and publish ASCII "0" on the channel (in
 --            the other order, which no subscriber can tell apart).
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 local count = redis.call('hget', KEYS[1], ARGV[1])
 if count == false then

@@ -17,16 +17,7 @@
 -- Wire protocol: Redisson's forceUnlock of either side (docs/protocol.md §4.6) removes only its own mode too;
 -- Redisson leaves the read holds' timeout keys to expire, dlock deletes them. Message "1" is Redisson's "wake all".
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 if redis.call('hget', KEYS[1], 'mode') ~= ARGV[2] then
     return 0

@@ -23,11 +23,11 @@
 -- Wire protocol: Redisson's read acquire (docs/protocol.md §4.2): fields, "mode", timeout key names and TTL
 -- rule are the same; Redisson never reads KEYS[3].
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')

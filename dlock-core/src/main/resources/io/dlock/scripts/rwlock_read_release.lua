@@ -24,16 +24,7 @@
 -- The publish runs before any write: a publish that fails aborts the script with the lock unchanged.
 -- Wire protocol: Redisson's read unlock (docs/protocol.md §4.3), without the unlock latch.
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 -- The longest PTTL of the live read holds, counting only the first own_count holds of own_field.
 local function longest_live_read(hash, root, own_field, own_count)

@@ -24,11 +24,11 @@
 -- resets the TTL (Redisson adds the lease to it instead).
 -- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')

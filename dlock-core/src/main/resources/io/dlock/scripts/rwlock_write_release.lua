@@ -27,16 +27,7 @@
 -- Wire protocol: Redisson's write unlock (docs/protocol.md §4.5), without the unlock latch; on a downgrade
 -- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 local function longest_live_read(hash, root)
     local longest = 0

@@ -13,16 +13,7 @@
 -- Wire protocol: an extra "0" on redisson_rwlock:{NAME} makes at most one Redisson waiter per client retry once
 -- (docs/protocol.md §9.3); Redisson never reads KEYS[1].
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
     return 0

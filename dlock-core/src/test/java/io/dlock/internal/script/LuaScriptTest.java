@@ -1,5 +1,6 @@
 package io.dlock.internal.script;
 
+import io.dlock.DistributedLock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -12,6 +13,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LuaScriptTest {
 
     private static final Pattern LOCAL_FUNCTION = Pattern.compile("(?m)^local function ([a-z_]+)\\(");
+    private static final Pattern FRAGMENT = Pattern.compile("(?m)^-- fragment lib/([a-z0-9_]+)\\.lua$");
 
     @Test
     void theShaIsThatOfTheExpandedTextWhichEvalSends() throws Exception {
@@ -36,11 +40,26 @@ class LuaScriptTest {
     }
 
     @Test
+    void theLeaseBoundIsDistributedLockMaxLeaseInMilliseconds() {
+        assertThat(ScriptConstants.VALUES).containsEntry("MAX_LEASE_MS",
+                Long.toString(DistributedLock.MAX_LEASE.toMillis()));
+        for (LuaScript script : List.of(Scripts.LOCK_ACQUIRE, Scripts.LOCK_HANDOFF, Scripts.FENCED_ACQUIRE,
+                Scripts.FAIR_ACQUIRE, Scripts.RWLOCK_READ_ACQUIRE, Scripts.RWLOCK_WRITE_ACQUIRE)) {
+            assertThat(script.text()).as(script.name())
+                    .contains("lease_ms > " + DistributedLock.MAX_LEASE.toMillis() + " then")
+                    .contains("local refusal = invalid_lease(ARGV[");
+        }
+    }
+
+    @Test
     void everyShippedScriptIsExpandedCompletelyAndNamedByItsSha() throws Exception {
         for (LuaScript script : shippedScripts()) {
             String text = script.text();
             assertThat(text).as(script.name()).doesNotContain("--#", "${").startsWith("-- ");
             assertThat(script.sha()).as(script.name()).isEqualTo(sha1(text));
+            // the lease bound comes from Java only: no resource spells it
+            assertThat(resource(script.name() + ".lua")).as(script.name())
+                    .doesNotContain(Long.toString(DistributedLock.MAX_LEASE.toMillis()));
         }
     }
 
@@ -65,6 +84,29 @@ class LuaScriptTest {
                         script.name(), function).doesNotContainPattern(call(function));
             }
             assertThat(defined.size()).as(script.name()).isLessThan(200);
+        }
+    }
+
+    @Test
+    void everyFragmentAScriptCallsIsIncludedOnce() throws IOException {
+        Set<String> fragments = new TreeSet<>();
+        for (LuaScript script : shippedScripts()) {
+            Matcher marker = FRAGMENT.matcher(script.text());
+            while (marker.find()) {
+                fragments.add(marker.group(1));
+            }
+        }
+        assertThat(fragments).isNotEmpty();
+        for (String fragment : fragments) {
+            assertThat(code(resource("lib/" + fragment + ".lua"))).as(fragment)
+                    .containsOnlyOnce("local function " + fragment + "(");
+            for (LuaScript script : shippedScripts()) {
+                if (Pattern.compile(call(fragment)).matcher(code(script.text())).find()) {
+                    assertThat(script.text()).as("%s uses %s", script.name(), fragment)
+                            .containsOnlyOnce("-- fragment lib/" + fragment + ".lua\n")
+                            .containsOnlyOnce("local function " + fragment + "(");
+                }
+            }
         }
     }
 
