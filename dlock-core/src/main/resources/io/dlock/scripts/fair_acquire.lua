@@ -32,6 +32,7 @@
 --            on every attempt as above; Redisson's scripts read it as one of their own.
 
 --#include invalid_lease
+--#include drop_expired_heads
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -62,18 +63,7 @@ local now = tonumber(ARGV[4])
 local max_sleep = tonumber(ARGV[6])
 
 -- Drop heads whose deadline has passed (or that have none): they stopped waiting without leaving.
-local head = redis.call('lindex', KEYS[2], 0)
-local head_deadline = nil
-while head do
-    local score = redis.call('zscore', KEYS[3], head)
-    if score and tonumber(score) > now then
-        head_deadline = tonumber(score)
-        break
-    end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    head = redis.call('lindex', KEYS[2], 0)
-end
+local head, head_deadline = drop_expired_heads(KEYS[2], KEYS[3], now)
 
 local locked = redis.call('exists', KEYS[1]) == 1
 if not locked and (not head or head == field) then

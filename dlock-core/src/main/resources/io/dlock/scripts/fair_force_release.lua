@@ -14,6 +14,7 @@
 -- Wire protocol: Redisson's fair-lock forceUnlock (docs/protocol.md §3.5).
 
 --#include notify
+--#include drop_expired_heads
 
 -- A key of another type is not a lock: refused with nothing changed (never deleted as if it were one).
 local key_type = redis.call('type', KEYS[1])['ok']
@@ -23,16 +24,7 @@ end
 
 local now = tonumber(ARGV[1])
 
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-    local score = redis.call('zscore', KEYS[3], head)
-    if score and tonumber(score) > now then
-        break
-    end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    head = redis.call('lindex', KEYS[2], 0)
-end
+local head = drop_expired_heads(KEYS[2], KEYS[3], now)
 
 -- publish first: a publish that fails aborts the script before the lock is removed
 if redis.call('exists', KEYS[1]) == 1 then

@@ -19,26 +19,13 @@
 --            it is the usual "0" on that waiter's own channel, which a Redisson waiter treats as an unlock.
 
 --#include notify
+--#include drop_expired_heads
 
 local field = ARGV[1]
 local slot = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 
-local function drop_expired_heads()
-    local head = redis.call('lindex', KEYS[2], 0)
-    while head do
-        local score = redis.call('zscore', KEYS[3], head)
-        if score and tonumber(score) > now then
-            return head
-        end
-        redis.call('zrem', KEYS[3], head)
-        redis.call('lpop', KEYS[2])
-        head = redis.call('lindex', KEYS[2], 0)
-    end
-    return nil
-end
-
-drop_expired_heads()
+drop_expired_heads(KEYS[2], KEYS[3], now)
 local position = redis.call('lpos', KEYS[2], field)
 redis.call('zrem', KEYS[3], field)
 if position then
@@ -50,7 +37,7 @@ if position then
 end
 -- First in line (or already dropped as expired) while the lock is free: the next one may not know its turn came.
 if (not position or position == 0) and redis.call('exists', KEYS[1]) == 0 then
-    local head = drop_expired_heads()
+    local head = drop_expired_heads(KEYS[2], KEYS[3], now)
     if head then
         notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
     end

@@ -31,20 +31,12 @@
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
 
 --#include notify
+--#include drop_expired_heads
 
 local field = ARGV[1]
 local now = tonumber(ARGV[3])
 
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-    local score = redis.call('zscore', KEYS[3], head)
-    if score and tonumber(score) > now then
-        break
-    end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    head = redis.call('lindex', KEYS[2], 0)
-end
+local head = drop_expired_heads(KEYS[2], KEYS[3], now)
 
 local count = redis.call('hget', KEYS[1], field)
 if count == false then
