@@ -33,6 +33,7 @@
 
 --#include invalid_lease
 --#include drop_expired_heads
+--#include add_hold
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -80,16 +81,10 @@ if not locked and (not head or head == field) then
     return nil
 end
 
--- A count above what the client knows can only come from an attempt of this owner that ran but whose reply was
--- lost: this acquisition is that one, so the count becomes known + 1, never more than the client knows.
+-- A re-entry: one more hold, by the known-count rule.
 local count = redis.call('hget', KEYS[1], field)
 if locked and count then
-    local known = tonumber(ARGV[7])
-    if known and tonumber(count) > known then
-        redis.call('hset', KEYS[1], field, known + 1)
-    else
-        redis.call('hincrby', KEYS[1], field, 1)
-    end
+    add_hold(KEYS[1], field, count, tonumber(ARGV[7]))
     redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
 end

@@ -32,6 +32,8 @@
 
 --#include notify
 --#include drop_expired_heads
+--#include holds_left
+--#include keep_holds
 
 local field = ARGV[1]
 local now = tonumber(ARGV[3])
@@ -46,18 +48,12 @@ if count == false then
     return nil
 end
 count = tonumber(count)
-local remaining = tonumber(ARGV[6])
-if not remaining or remaining < 0 then
-    remaining = count - 1
-end
-if ARGV[7] == 'drop-unknown' and count <= remaining then
+local remaining = holds_left(count, ARGV[6], ARGV[7])
+if not remaining then
     return 0
 end
 if remaining > 0 then
-    if remaining ~= count then
-        redis.call('hset', KEYS[1], field, remaining)
-    end
-    redis.call('pexpire', KEYS[1], ARGV[2])
+    keep_holds(KEYS[1], field, count, remaining, ARGV[2])
     return 0
 end
 -- publish first: a publish that fails aborts the script before the lock is freed

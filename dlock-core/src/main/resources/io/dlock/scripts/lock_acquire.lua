@@ -16,6 +16,7 @@
 -- client and a dlock client exclude each other on one name. A key of another type fails with WRONGTYPE.
 
 --#include invalid_lease
+--#include add_hold
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -26,11 +27,6 @@ local count = redis.call('hget', KEYS[1], ARGV[2])
 if count == false and redis.call('exists', KEYS[1]) == 1 then
     return redis.call('pttl', KEYS[1])
 end
-local known = tonumber(ARGV[3])
-if count ~= false and tonumber(count) > known then
-    redis.call('hset', KEYS[1], ARGV[2], known + 1)
-else
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-end
+add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[3]))
 redis.call('pexpire', KEYS[1], ARGV[1])
 return nil

@@ -24,24 +24,20 @@
 --            the other order, which no subscriber can tell apart).
 
 --#include notify
+--#include holds_left
+--#include keep_holds
 
 local count = redis.call('hget', KEYS[1], ARGV[1])
 if count == false then
     return nil
 end
 count = tonumber(count)
-local remaining = tonumber(ARGV[5])
-if remaining < 0 then
-    remaining = count - 1
-end
-if ARGV[6] == 'drop-unknown' and count <= remaining then
+local remaining = holds_left(count, ARGV[5], ARGV[6])
+if not remaining then
     return 0
 end
 if remaining > 0 then
-    if remaining ~= count then
-        redis.call('hset', KEYS[1], ARGV[1], remaining)
-    end
-    redis.call('pexpire', KEYS[1], ARGV[2])
+    keep_holds(KEYS[1], ARGV[1], count, remaining, ARGV[2])
     return 0
 end
 notify(ARGV[3], ARGV[4], '0')

@@ -24,6 +24,7 @@
 -- rule are the same; Redisson never reads KEYS[3].
 
 --#include invalid_lease
+--#include add_hold
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -56,18 +57,14 @@ end
 local root = KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:'
 local known = tonumber(ARGV[4])
 local current = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
-local count
 if known and current > known then
     -- holds above what the client knows can only come from attempts of this owner whose replies were lost: this
-    -- acquisition is hold known + 1 (its timeout key is set again below), and any further ones are dropped
+    -- acquisition is hold known + 1 (add_hold; its timeout key is set again below), and any further ones are dropped
     for n = current, known + 2, -1 do
         redis.call('del', root .. n)
     end
-    count = known + 1
-    redis.call('hset', KEYS[1], ARGV[2], count)
-else
-    count = redis.call('hincrby', KEYS[1], ARGV[2], 1)
 end
+local count = add_hold(KEYS[1], ARGV[2], current, known)
 redis.call('set', root .. count, '1', 'px', ARGV[1])
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])

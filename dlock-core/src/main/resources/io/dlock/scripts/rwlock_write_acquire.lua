@@ -25,6 +25,7 @@
 -- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
 --#include invalid_lease
+--#include add_hold
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -62,14 +63,8 @@ local reads = tonumber(redis.call('hget', KEYS[1], ARGV[3]) or '0') or 0
 local root = KEYS[2] .. ':' .. ARGV[3] .. ':rwlock_timeout:'
 local count = mode == 'write' and redis.call('hget', KEYS[1], ARGV[2])
 if count then
-    -- a count above what the client knows can only come from an attempt of this owner whose reply was lost: this
-    -- acquisition is that one, so the count becomes known + 1
-    local known = tonumber(ARGV[5])
-    if known and tonumber(count) > known then
-        redis.call('hset', KEYS[1], ARGV[2], known + 1)
-    else
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    end
+    -- a re-entry: one more write hold, by the known-count rule
+    add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[5]))
     local ttl = tonumber(ARGV[1])
     for n = reads, 1, -1 do
         local pttl = redis.call('pttl', root .. n)

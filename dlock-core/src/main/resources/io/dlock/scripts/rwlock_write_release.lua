@@ -28,6 +28,7 @@
 -- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
 
 --#include notify
+--#include holds_left
 
 local function longest_live_read(hash, root)
     local longest = 0
@@ -50,11 +51,8 @@ if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[
     return nil
 end
 local count = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
-local left = tonumber(ARGV[6])
-if not left or left < 0 then
-    left = count - 1
-end
-if ARGV[7] == 'drop-unknown' and count <= left then
+local left = holds_left(count, ARGV[6], ARGV[7])
+if not left then
     return 0
 end
 if left > 0 then
