@@ -18,20 +18,15 @@
 -- Redisson leaves the read holds' timeout keys to expire, dlock deletes them. Message "1" is Redisson's "wake all".
 
 --#include notify
+--#include read_hold_timeouts
 
 if redis.call('hget', KEYS[1], 'mode') ~= ARGV[2] then
     return 0
 end
 -- publish first: a publish that fails aborts the script before the lock is removed
 notify(ARGV[1], ARGV[3], '1')
-local all = redis.call('hgetall', KEYS[1])
-for i = 1, #all, 2 do
-    local field, count = all[i], tonumber(all[i + 1])
-    if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-        for n = count, 1, -1 do
-            redis.call('del', KEYS[2] .. ':' .. field .. ':rwlock_timeout:' .. n)
-        end
-    end
+for _, key in ipairs(read_hold_timeouts(KEYS[1], KEYS[2])) do
+    redis.call('del', key)
 end
 redis.call('del', KEYS[1])
 return 1

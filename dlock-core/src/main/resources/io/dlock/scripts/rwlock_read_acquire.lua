@@ -24,6 +24,7 @@
 -- rule are the same; Redisson never reads KEYS[3].
 
 --#include invalid_lease
+--#include drop_expired_marks
 --#include add_hold
 
 local refusal = invalid_lease(ARGV[1])
@@ -40,9 +41,7 @@ if mode == 'write' then
 elseif mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     -- re-entry of a reader
 elseif mode == 'read' or redis.call('exists', KEYS[1]) == 0 then
-    local t = redis.call('time')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    local now = drop_expired_marks(KEYS[3])
     local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
     if #latest > 0 then
         return math.max(1, tonumber(latest[2]) - now)

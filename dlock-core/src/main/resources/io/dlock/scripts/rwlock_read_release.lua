@@ -25,27 +25,7 @@
 -- Wire protocol: Redisson's read unlock (docs/protocol.md §4.3), without the unlock latch.
 
 --#include notify
-
--- The longest PTTL of the live read holds, counting only the first own_count holds of own_field.
-local function longest_live_read(hash, root, own_field, own_count)
-    local longest = 0
-    local all = redis.call('hgetall', hash)
-    for i = 1, #all, 2 do
-        local field, count = all[i], tonumber(all[i + 1])
-        if field == own_field then
-            count = own_count
-        end
-        if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-            for n = count, 1, -1 do
-                local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
-                if pttl > longest then
-                    longest = pttl
-                end
-            end
-        end
-    end
-    return longest
-end
+--#include longest_live_read
 
 local mode = redis.call('hget', KEYS[1], 'mode')
 local count = mode and tonumber(redis.call('hget', KEYS[1], ARGV[1]))

@@ -26,6 +26,8 @@
 
 --#include invalid_lease
 --#include add_hold
+--#include drop_expired_marks
+--#include write_hold_ttl
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -65,14 +67,7 @@ local count = mode == 'write' and redis.call('hget', KEYS[1], ARGV[2])
 if count then
     -- a re-entry: one more write hold, by the known-count rule
     add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[5]))
-    local ttl = tonumber(ARGV[1])
-    for n = reads, 1, -1 do
-        local pttl = redis.call('pttl', root .. n)
-        if pttl > ttl then
-            ttl = pttl
-        end
-    end
-    redis.call('pexpire', KEYS[1], ttl)
+    redis.call('pexpire', KEYS[1], write_hold_ttl(root, reads, tonumber(ARGV[1])))
     redis.call('zrem', KEYS[3], ARGV[2])
     return nil
 end
@@ -84,9 +79,7 @@ end
 local pttl = redis.call('pttl', KEYS[1])
 local life = tonumber(ARGV[4])
 if life > 0 then
-    local t = redis.call('time')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    local now = drop_expired_marks(KEYS[3])
     redis.call('zadd', KEYS[3], now + life, ARGV[2])
     local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
     redis.call('pexpire', KEYS[3], math.max(1, tonumber(latest[2]) - now))

@@ -14,13 +14,12 @@
 -- (docs/protocol.md §9.3); Redisson never reads KEYS[1].
 
 --#include notify
+--#include drop_expired_marks
 
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
     return 0
 end
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+drop_expired_marks(KEYS[1])
 if redis.call('zcard', KEYS[1]) == 0 and redis.pcall('hget', KEYS[2], 'mode') ~= 'write' then
     notify(ARGV[2], ARGV[3], '0')
 end
