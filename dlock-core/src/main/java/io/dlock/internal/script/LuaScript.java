@@ -20,7 +20,8 @@ import java.util.HexFormat;
  *   <li>A directive is a whole line starting in column 1; the fragment's name is lower case, digits and {@code _}.
  *       It stands at the top level of its file (outside any function or block) before the first use of what the
  *       fragment defines: the fragment's text takes its place, between the comment lines
- *       {@code -- fragment lib/notify.lua} and {@code -- end of fragment lib/notify.lua}.</li>
+ *       {@code -- fragment lib/notify.lua} and {@code -- end of fragment lib/notify.lua}, without the fragment's
+ *       header (its leading comment lines), which documents it in its own file.</li>
  *   <li>Fragments may include fragments. A fragment already included into the script (directly or through another
  *       fragment) is not included again: the later directive becomes the comment
  *       {@code -- fragment lib/notify.lua: included above}.</li>
@@ -38,8 +39,8 @@ import java.util.HexFormat;
  *
  * <p>A fragment only defines {@code local function}s (one, named like the fragment, unless it says otherwise) and
  * runs nothing by itself, so including it once, before its first use, is always right. It reaches keys only
- * through its arguments and opens with a header: what it defines, its arguments and result, and which part of
- * {@code docs/protocol.md} it keeps. Fragments change the layout of a script's text, never its keys, arguments,
+ * through its arguments and opens with a header: what it defines, its arguments and result, the invariant it keeps
+ * and which part of {@code docs/protocol.md} it follows. Fragments change the layout of a script's text, never its keys, arguments,
  * replies, channels or messages, which each script's own header states. Each defined function is one more local of
  * the script's main chunk, of which Lua allows 200.
  */

@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 
 /**
  * Turns a script resource into the text Redis runs: each {@code --#include <fragment>} line replaced by the
- * fragment {@code lib/<fragment>.lua} (once per script), each {@code ${NAME}} by its constant. The rules are those
- * of {@link LuaScript} (see there); this class only applies them.
+ * fragment {@code lib/<fragment>.lua} without its header (once per script), each {@code ${NAME}} by its constant.
+ * The rules are those of {@link LuaScript} (see there); this class only applies them.
  *
  * <p>Immutable and thread-safe: every {@link #expand} call reads its resources afresh and keeps its state to itself.
  * A script without directives or placeholders comes out exactly as it was read.
@@ -68,7 +68,7 @@ final class ScriptExpander {
             throw new IllegalStateException("missing script resource " + root + path);
         }
         Expansion expansion = new Expansion(script);
-        expansion.append(path, text);
+        expansion.append(path, text, false);
         return String.join("\n", expansion.lines);
     }
 
@@ -85,11 +85,20 @@ final class ScriptExpander {
             this.script = script;
         }
 
-        void append(String path, String text) {
+        /**
+         * @param header whether the text opens with a header to leave out: the comment lines before its first other
+         *               line (a fragment's documentation, which stays in its file)
+         */
+        void append(String path, String text, boolean header) {
             String[] fileLines = substitute(path, text).split("\n", -1);
+            boolean inHeader = header;
             for (int i = 0; i < fileLines.length; i++) {
                 String line = fileLines[i];
-                if (!line.stripLeading().startsWith(DIRECTIVE)) {
+                inHeader = inHeader && line.startsWith("--") && !isDirective(line);
+                if (inHeader) {
+                    continue;
+                }
+                if (!isDirective(line)) {
                     lines.add(line);
                     continue;
                 }
@@ -121,12 +130,15 @@ final class ScriptExpander {
             }
             open.add(fragment);
             lines.add("-- fragment " + path);
-            append(path, text.endsWith("\n") ? text.substring(0, text.length() - 1) : text);
+            append(path, text.endsWith("\n") ? text.substring(0, text.length() - 1) : text, true);
             lines.add("-- end of fragment " + path);
             open.remove(open.size() - 1);
         }
 
         private String substitute(String path, String text) {
+            if (!text.contains("${")) {
+                return text;
+            }
             Matcher placeholder = PLACEHOLDER.matcher(text);
             StringBuilder out = new StringBuilder(text.length());
             while (placeholder.find()) {
@@ -144,6 +156,15 @@ final class ScriptExpander {
         private IllegalStateException failure(String what) {
             return new IllegalStateException("cannot load script '" + script + "': " + what);
         }
+    }
+
+    /** Whether {@code line}, after any indentation, starts with {@link #DIRECTIVE} (without copying it). */
+    private static boolean isDirective(String line) {
+        int start = 0;
+        while (start < line.length() && Character.isWhitespace(line.charAt(start))) {
+            start++;
+        }
+        return line.startsWith(DIRECTIVE, start);
     }
 
     private static String fragmentPath(String fragment) {

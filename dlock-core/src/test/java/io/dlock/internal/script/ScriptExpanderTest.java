@@ -25,13 +25,12 @@ class ScriptExpanderTest {
     @Test
     void anIncludeIsReplacedByItsFragmentBetweenMarkerLines() {
         files.put("s.lua", "-- s: header\n\n--#include one\n\nreturn one()\n");
-        files.put("lib/one.lua", "-- one: returns 1\nlocal function one()\n    return 1\nend\n");
+        files.put("lib/one.lua", "local function one()\n    return 1\nend\n");
 
         assertThat(expand("s")).isEqualTo("""
                 -- s: header
 
                 -- fragment lib/one.lua
-                -- one: returns 1
                 local function one()
                     return 1
                 end
@@ -39,6 +38,37 @@ class ScriptExpanderTest {
 
                 return one()
                 """);
+    }
+
+    @Test
+    void aFragmentsHeaderStaysInItsFileButItsOtherCommentsAreIncluded() {
+        files.put("s.lua", "-- s: header, kept\n--#include one\nreturn one()");
+        files.put("lib/one.lua", """
+                -- one: returns 1
+                --
+                -- (its contract, in the fragment's file only)
+                --#include two
+                -- kept: not part of the header
+                local function one()
+                    -- kept too
+                    return two()
+                end
+                """);
+        files.put("lib/two.lua", "-- two: header\nlocal function two() return 1 end\n");
+
+        assertThat(expand("s")).isEqualTo("""
+                -- s: header, kept
+                -- fragment lib/one.lua
+                -- fragment lib/two.lua
+                local function two() return 1 end
+                -- end of fragment lib/two.lua
+                -- kept: not part of the header
+                local function one()
+                    -- kept too
+                    return two()
+                end
+                -- end of fragment lib/one.lua
+                return one()""");
     }
 
     @Test
