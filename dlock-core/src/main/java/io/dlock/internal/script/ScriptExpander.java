@@ -10,17 +10,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Turns a script resource into the text Redis runs: each {@code --#include <fragment>} line replaced by the
  * fragment {@code lib/<fragment>.lua} without its header (once per script), each {@code ${NAME}} by its constant.
  * The rules are those of {@link LuaScript} (see there); this class only applies them.
  *
- * <p>Immutable and thread-safe: every {@link #expand} call reads its resources afresh and keeps its state to itself.
- * A script without directives or placeholders comes out exactly as it was read.
+ * <p>Thread-safe: each {@link #expand} call reads its script and keeps its state to itself; fragment texts are read
+ * once and kept, since several scripts include each (resources do not change while the JVM runs). A script without
+ * directives or placeholders comes out exactly as it was read. The work is one pass over each text, without regular
+ * expressions: it runs once per script and JVM, on cold code, inside the first lock operation.
  */
 final class ScriptExpander {
 
@@ -29,12 +30,14 @@ final class ScriptExpander {
 
     /** Every line starting with this (after any indentation) is a directive; only {@link #INCLUDE} is one. */
     private static final String DIRECTIVE = "--#";
-    private static final Pattern INCLUDE = Pattern.compile("--#include ([a-z][a-z0-9_]*)");
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]*)}");
+    private static final String INCLUDE = "--#include ";
+    private static final String PLACEHOLDER_START = "${";
 
     private final String root;
     private final Function<String, String> resources;
     private final Map<String, String> constants;
+    /** Fragment texts by path, read once: each is included by several scripts. */
+    private final Map<String, String> fragments = new ConcurrentHashMap<>();
 
     /**
      * @param root      where the resources live, for messages only
@@ -69,14 +72,15 @@ final class ScriptExpander {
         }
         Expansion expansion = new Expansion(script);
         expansion.append(path, text, false);
-        return String.join("\n", expansion.lines);
+        return expansion.out.toString();
     }
 
     /** The state of one script's expansion. */
     private final class Expansion {
         private final String script;
-        private final List<String> lines = new ArrayList<>();
-        /** Fragments already in {@link #lines}, or being appended. */
+        private final StringBuilder out = new StringBuilder(8192);
+        private boolean empty = true;
+        /** Fragments already in {@link #out}, or being appended. */
         private final Set<String> included = new HashSet<>();
         /** Fragments being appended, outermost first: a directive naming one of them closes a cycle. */
         private final List<String> open = new ArrayList<>();
@@ -86,71 +90,93 @@ final class ScriptExpander {
         }
 
         /**
+         * Appends {@code text} line by line, expanding its directives.
+         *
          * @param header whether the text opens with a header to leave out: the comment lines before its first other
          *               line (a fragment's documentation, which stays in its file)
          */
         void append(String path, String text, boolean header) {
-            String[] fileLines = substitute(path, text).split("\n", -1);
+            String body = substitute(path, text);
             boolean inHeader = header;
-            for (int i = 0; i < fileLines.length; i++) {
-                String line = fileLines[i];
-                inHeader = inHeader && line.startsWith("--") && !isDirective(line);
-                if (inHeader) {
-                    continue;
+            int lineNumber = 0;
+            for (int start = 0; start <= body.length(); ) {
+                int end = body.indexOf('\n', start);
+                end = end < 0 ? body.length() : end;
+                lineNumber++;
+                boolean directive = body.startsWith(DIRECTIVE, skipIndentation(body, start, end));
+                inHeader = inHeader && !directive && body.startsWith("--", start);
+                if (directive) {
+                    include(fragmentOf(body.substring(start, end), path, lineNumber), path, lineNumber);
+                } else if (!inHeader) {
+                    newLine().append(body, start, end);
                 }
-                if (!isDirective(line)) {
-                    lines.add(line);
-                    continue;
-                }
-                Matcher include = INCLUDE.matcher(line.stripTrailing());
-                if (!include.matches()) {
-                    throw failure("malformed directive '" + line.strip() + "' in " + path + " line " + (i + 1)
-                            + ": the only directive is a line '--#include <fragment>' starting in column 1, the"
-                            + " fragment named in lower case, digits and '_'");
-                }
-                include(include.group(1), path, i + 1);
+                start = end + 1;
             }
         }
 
+        /** Starts a line of the output: lines are separated by '\n', as in the files. */
+        private StringBuilder newLine() {
+            if (!empty) {
+                out.append('\n');
+            }
+            empty = false;
+            return out;
+        }
+
+        /** The fragment a directive line names, if it is well formed. */
+        private String fragmentOf(String line, String path, int lineNumber) {
+            String name = line.startsWith(INCLUDE) ? line.substring(INCLUDE.length()).stripTrailing() : "";
+            if (!isFragmentName(name)) {
+                throw failure("malformed directive '" + line.strip() + "' in " + path + " line " + lineNumber
+                        + ": the only directive is a line '--#include <fragment>' starting in column 1, the"
+                        + " fragment named in lower case, digits and '_'");
+            }
+            return name;
+        }
+
         private void include(String fragment, String from, int line) {
-            String path = fragmentPath(fragment);
+            String path = "lib/" + fragment + ".lua";
             if (open.contains(fragment)) {
                 List<String> cycle = open.subList(open.indexOf(fragment), open.size());
                 throw failure("include cycle: fragment '" + fragment + "' includes itself ("
                         + String.join(" -> ", cycle) + " -> " + fragment + ", at " + from + " line " + line + ")");
             }
             if (!included.add(fragment)) {
-                lines.add("-- fragment " + path + ": included above");
+                newLine().append("-- fragment ").append(path).append(": included above");
                 return;
             }
-            String text = resources.apply(path);
+            String text = fragments.computeIfAbsent(path, resources);
             if (text == null) {
                 throw failure("unknown fragment '" + fragment + "' included at " + from + " line " + line
                         + " (no resource " + root + path + ")");
             }
             open.add(fragment);
-            lines.add("-- fragment " + path);
+            newLine().append("-- fragment ").append(path);
             append(path, text.endsWith("\n") ? text.substring(0, text.length() - 1) : text, true);
-            lines.add("-- end of fragment " + path);
+            newLine().append("-- end of fragment ").append(path);
             open.remove(open.size() - 1);
         }
 
         private String substitute(String path, String text) {
-            if (!text.contains("${")) {
+            int placeholder = text.indexOf(PLACEHOLDER_START);
+            if (placeholder < 0) {
                 return text;
             }
-            Matcher placeholder = PLACEHOLDER.matcher(text);
-            StringBuilder out = new StringBuilder(text.length());
-            while (placeholder.find()) {
-                String value = constants.get(placeholder.group(1));
+            StringBuilder substituted = new StringBuilder(text.length());
+            int done = 0;
+            for (; placeholder >= 0; placeholder = text.indexOf(PLACEHOLDER_START, done)) {
+                int close = text.indexOf('}', placeholder);
+                String name = close < 0 ? null : text.substring(placeholder + PLACEHOLDER_START.length(), close);
+                String value = name == null ? null : constants.get(name);
                 if (value == null) {
-                    throw failure("unknown placeholder '" + placeholder.group() + "' in " + path + " (known: "
-                            + new TreeSet<>(constants.keySet()) + ")");
+                    String shown = close < 0 ? text.substring(placeholder) : text.substring(placeholder, close + 1);
+                    throw failure("unknown placeholder '" + shown.lines().findFirst().orElse("") + "' in " + path
+                            + " (known: " + new TreeSet<>(constants.keySet()) + ")");
                 }
-                placeholder.appendReplacement(out, Matcher.quoteReplacement(value));
+                substituted.append(text, done, placeholder).append(value);
+                done = close + 1;
             }
-            placeholder.appendTail(out);
-            return out.toString();
+            return substituted.append(text, done, text.length()).toString();
         }
 
         private IllegalStateException failure(String what) {
@@ -158,17 +184,27 @@ final class ScriptExpander {
         }
     }
 
-    /** Whether {@code line}, after any indentation, starts with {@link #DIRECTIVE} (without copying it). */
-    private static boolean isDirective(String line) {
-        int start = 0;
-        while (start < line.length() && Character.isWhitespace(line.charAt(start))) {
-            start++;
+    /** The index of the first character of the line [start, end) that is not white space. */
+    private static int skipIndentation(String text, int start, int end) {
+        int i = start;
+        while (i < end && Character.isWhitespace(text.charAt(i))) {
+            i++;
         }
-        return line.startsWith(DIRECTIVE, start);
+        return i;
     }
 
-    private static String fragmentPath(String fragment) {
-        return "lib/" + fragment + ".lua";
+    /** Lower case letter first, then lower case letters, digits and '_'. */
+    private static boolean isFragmentName(String name) {
+        if (name.isEmpty() || name.charAt(0) < 'a' || name.charAt(0) > 'z') {
+            return false;
+        }
+        for (int i = 1; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String readResource(String resource) {
