@@ -202,6 +202,15 @@ class ScriptExpanderTest {
     }
 
     @Test
+    void anUnterminatedPlaceholderFails() {
+        files.put("s.lua", "local a = 1\nreturn ${LIMIT\n");
+
+        assertThatThrownBy(() -> expand("s")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("script 's'").hasMessageContaining("unknown placeholder '${LIMIT'")
+                .hasMessageContaining("in s.lua");
+    }
+
+    @Test
     void aMissingScriptFails() {
         assertThatThrownBy(() -> expand("absent")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("missing script resource mem:absent.lua");
