@@ -7,8 +7,8 @@ import java.util.HexFormat;
 
 /**
  * A Lua script shipped as a resource under {@code io/dlock/scripts/}, with the SHA-1 that Redis knows it by.
- * Immutable; script text is never built at run time: it is fixed when the script is loaded (once per JVM, by
- * {@link Scripts}).
+ * Immutable and thread-safe; script text is never built at run time: it is fixed when the script is loaded (once
+ * per JVM, by {@link Scripts}).
  *
  * <h2>Shared fragments</h2>
  * Code that several scripts need (the publish helper, the lease bound, the fair queue's stale-head cleanup, ...)
@@ -49,12 +49,12 @@ public final class LuaScript {
 
     private final String name;
     private final String text;
-    private final String sha;
+    /** {@link #sha()}, computed on first use: a process sends only some of the scripts, and hashing is cold work. */
+    private volatile String sha;
 
     private LuaScript(String name, String text) {
         this.name = name;
         this.text = text;
-        this.sha = sha1Hex(text);
     }
 
     /**
@@ -82,7 +82,13 @@ public final class LuaScript {
 
     /** The SHA-1 of {@link #text()}, in lower-case hex: what {@code EVALSHA} names. */
     public String sha() {
-        return sha;
+        String known = sha;
+        if (known == null) {
+            // two threads may both compute it: the same value, so either write is right
+            known = sha1Hex(text);
+            sha = known;
+        }
+        return known;
     }
 
     private static String sha1Hex(String text) {
@@ -96,6 +102,6 @@ public final class LuaScript {
 
     @Override
     public String toString() {
-        return name + "(" + sha + ")";
+        return name + "(" + sha() + ")";
     }
 }
