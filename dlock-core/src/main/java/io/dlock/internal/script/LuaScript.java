@@ -40,9 +40,9 @@ import java.util.HexFormat;
  * <p>A fragment only defines {@code local function}s (one, named like the fragment, unless it says otherwise) and
  * runs nothing by itself, so including it once, before its first use, is always right. It reaches keys only
  * through its arguments and opens with a header: what it defines, its arguments and result, the invariant it keeps
- * and which part of {@code docs/protocol.md} it follows. Fragments change the layout of a script's text, never its keys, arguments,
- * replies, channels or messages, which each script's own header states. Each defined function is one more local of
- * the script's main chunk, of which Lua allows 200.
+ * and which part of {@code docs/protocol.md} it follows. Fragments change the layout of a script's text, never its
+ * keys, arguments, replies, channels or messages, which each script's own header states. Each defined function is
+ * one more local of the script's main chunk, of which Lua allows 200.
  */
 public final class LuaScript {
     private static final ScriptExpander CLASSPATH = ScriptExpander.onClasspath();
