@@ -31,11 +31,13 @@
 --            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised
 --            on every attempt as above; Redisson's scripts read it as one of their own.
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+--#include drop_expired_heads
+--#include add_hold
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 -- The queue keys expire one slot after the latest deadline they hold, so that waiters that died in line cannot
@@ -62,18 +64,7 @@ local now = tonumber(ARGV[4])
 local max_sleep = tonumber(ARGV[6])
 
 -- Drop heads whose deadline has passed (or that have none): they stopped waiting without leaving.
-local head = redis.call('lindex', KEYS[2], 0)
-local head_deadline = nil
-while head do
-    local score = redis.call('zscore', KEYS[3], head)
-    if score and tonumber(score) > now then
-        head_deadline = tonumber(score)
-        break
-    end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    head = redis.call('lindex', KEYS[2], 0)
-end
+local head, head_deadline = drop_expired_heads(KEYS[2], KEYS[3], now)
 
 local locked = redis.call('exists', KEYS[1]) == 1
 if not locked and (not head or head == field) then
@@ -90,16 +81,10 @@ if not locked and (not head or head == field) then
     return nil
 end
 
--- A count above what the client knows can only come from an attempt of this owner that ran but whose reply was
--- lost: this acquisition is that one, so the count becomes known + 1, never more than the client knows.
+-- A re-entry: one more hold, by the known-count rule.
 local count = redis.call('hget', KEYS[1], field)
 if locked and count then
-    local known = tonumber(ARGV[7])
-    if known and tonumber(count) > known then
-        redis.call('hset', KEYS[1], field, known + 1)
-    else
-        redis.call('hincrby', KEYS[1], field, 1)
-    end
+    add_hold(KEYS[1], field, count, tonumber(ARGV[7]))
     redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
 end

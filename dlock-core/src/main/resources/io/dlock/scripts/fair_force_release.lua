@@ -13,16 +13,8 @@
 -- Invariant: the queue is kept (waiters keep their places); expired heads are dropped before the wake-up.
 -- Wire protocol: Redisson's fair-lock forceUnlock (docs/protocol.md §3.5).
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
+--#include drop_expired_heads
 
 -- A key of another type is not a lock: refused with nothing changed (never deleted as if it were one).
 local key_type = redis.call('type', KEYS[1])['ok']
@@ -32,16 +24,7 @@ end
 
 local now = tonumber(ARGV[1])
 
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-    local score = redis.call('zscore', KEYS[3], head)
-    if score and tonumber(score) > now then
-        break
-    end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    head = redis.call('lindex', KEYS[2], 0)
-end
+local head = drop_expired_heads(KEYS[2], KEYS[3], now)
 
 -- publish first: a publish that fails aborts the script before the lock is removed
 if redis.call('exists', KEYS[1]) == 1 then

@@ -18,36 +18,14 @@
 --            earlier by its slot, then it is removed from both keys. The wake-up of the new head is an addition;
 --            it is the usual "0" on that waiter's own channel, which a Redisson waiter treats as an unlock.
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
+--#include drop_expired_heads
 
 local field = ARGV[1]
 local slot = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 
-local function drop_expired_heads()
-    local head = redis.call('lindex', KEYS[2], 0)
-    while head do
-        local score = redis.call('zscore', KEYS[3], head)
-        if score and tonumber(score) > now then
-            return head
-        end
-        redis.call('zrem', KEYS[3], head)
-        redis.call('lpop', KEYS[2])
-        head = redis.call('lindex', KEYS[2], 0)
-    end
-    return nil
-end
-
-drop_expired_heads()
+drop_expired_heads(KEYS[2], KEYS[3], now)
 local position = redis.call('lpos', KEYS[2], field)
 redis.call('zrem', KEYS[3], field)
 if position then
@@ -59,7 +37,7 @@ if position then
 end
 -- First in line (or already dropped as expired) while the lock is free: the next one may not know its turn came.
 if (not position or position == 0) and redis.call('exists', KEYS[1]) == 0 then
-    local head = drop_expired_heads()
+    local head = drop_expired_heads(KEYS[2], KEYS[3], now)
     if head then
         notify(ARGV[4], ARGV[5] .. ':' .. head, '0')
     end

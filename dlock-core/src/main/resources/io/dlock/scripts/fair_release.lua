@@ -30,30 +30,15 @@
 --            does not hold answers nil even when the lock is free (Redisson answers 1 there, silently). No unlock
 --            latch: Redisson never reads latches it did not write (§1.5, §9.8).
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
+--#include drop_expired_heads
+--#include holds_left
+--#include keep_holds
 
 local field = ARGV[1]
 local now = tonumber(ARGV[3])
 
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-    local score = redis.call('zscore', KEYS[3], head)
-    if score and tonumber(score) > now then
-        break
-    end
-    redis.call('zrem', KEYS[3], head)
-    redis.call('lpop', KEYS[2])
-    head = redis.call('lindex', KEYS[2], 0)
-end
+local head = drop_expired_heads(KEYS[2], KEYS[3], now)
 
 local count = redis.call('hget', KEYS[1], field)
 if count == false then
@@ -63,18 +48,12 @@ if count == false then
     return nil
 end
 count = tonumber(count)
-local remaining = tonumber(ARGV[6])
-if not remaining or remaining < 0 then
-    remaining = count - 1
-end
-if ARGV[7] == 'drop-unknown' and count <= remaining then
+local remaining = holds_left(count, ARGV[6], ARGV[7])
+if not remaining then
     return 0
 end
 if remaining > 0 then
-    if remaining ~= count then
-        redis.call('hset', KEYS[1], field, remaining)
-    end
-    redis.call('pexpire', KEYS[1], ARGV[2])
+    keep_holds(KEYS[1], field, count, remaining, ARGV[2])
     return 0
 end
 -- publish first: a publish that fails aborts the script before the lock is freed

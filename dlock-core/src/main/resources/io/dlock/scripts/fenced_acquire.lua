@@ -27,11 +27,11 @@
 -- locks, Redisson RLock and RFencedLock holders of the same name exclude each other. The counter is Redisson
 -- RFencedLock's (§5.1, §9 item 7), which INCRs it on each of its acquisitions and so continues from our values.
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 if redis.replicate_commands then

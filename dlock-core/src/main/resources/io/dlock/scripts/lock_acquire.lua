@@ -15,22 +15,18 @@
 -- Wire protocol: same predicate and layout as Redisson's RLock acquire (docs/protocol.md §2.2), so a Redisson
 -- client and a dlock client exclude each other on one name. A key of another type fails with WRONGTYPE.
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+--#include add_hold
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 local count = redis.call('hget', KEYS[1], ARGV[2])
 if count == false and redis.call('exists', KEYS[1]) == 1 then
     return redis.call('pttl', KEYS[1])
 end
-local known = tonumber(ARGV[3])
-if count ~= false and tonumber(count) > known then
-    redis.call('hset', KEYS[1], ARGV[2], known + 1)
-else
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
-end
+add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[3]))
 redis.call('pexpire', KEYS[1], ARGV[1])
 return nil

@@ -8,16 +8,7 @@
 -- Returns  1 when a lock was removed (and the message published), 0 when there was none.
 -- Wire protocol: Redisson's forceUnlock (docs/protocol.md §2.4).
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
 
 -- A key of another type is not a lock: refused with nothing changed (never deleted as if it were one).
 local key_type = redis.call('type', KEYS[1])['ok']

@@ -14,11 +14,11 @@
 -- Wire protocol: the result is the layout of a lock that ARGV[2] acquired (docs/protocol.md §2), so Redisson
 -- clients see an ordinary held lock and keep waiting for its unlock message.
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[3])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[3]) .. ' ms')
+--#include invalid_lease
+
+local refusal = invalid_lease(ARGV[3])
+if refusal then
+    return refusal
 end
 
 local count = redis.call('hget', KEYS[1], ARGV[1])

@@ -23,34 +23,21 @@
 -- Wire protocol: Redisson's RLock unlock (docs/protocol.md §2.3): DEL and publish ASCII "0" on the channel (in
 --            the other order, which no subscriber can tell apart).
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
+--#include holds_left
+--#include keep_holds
 
 local count = redis.call('hget', KEYS[1], ARGV[1])
 if count == false then
     return nil
 end
 count = tonumber(count)
-local remaining = tonumber(ARGV[5])
-if remaining < 0 then
-    remaining = count - 1
-end
-if ARGV[6] == 'drop-unknown' and count <= remaining then
+local remaining = holds_left(count, ARGV[5], ARGV[6])
+if not remaining then
     return 0
 end
 if remaining > 0 then
-    if remaining ~= count then
-        redis.call('hset', KEYS[1], ARGV[1], remaining)
-    end
-    redis.call('pexpire', KEYS[1], ARGV[2])
+    keep_holds(KEYS[1], ARGV[1], count, remaining, ARGV[2])
     return 0
 end
 notify(ARGV[3], ARGV[4], '0')

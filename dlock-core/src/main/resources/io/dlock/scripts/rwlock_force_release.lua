@@ -17,30 +17,16 @@
 -- Wire protocol: Redisson's forceUnlock of either side (docs/protocol.md §4.6) removes only its own mode too;
 -- Redisson leaves the read holds' timeout keys to expire, dlock deletes them. Message "1" is Redisson's "wake all".
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
+--#include read_hold_timeouts
 
 if redis.call('hget', KEYS[1], 'mode') ~= ARGV[2] then
     return 0
 end
 -- publish first: a publish that fails aborts the script before the lock is removed
 notify(ARGV[1], ARGV[3], '1')
-local all = redis.call('hgetall', KEYS[1])
-for i = 1, #all, 2 do
-    local field, count = all[i], tonumber(all[i + 1])
-    if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-        for n = count, 1, -1 do
-            redis.call('del', KEYS[2] .. ':' .. field .. ':rwlock_timeout:' .. n)
-        end
-    end
+for _, key in ipairs(read_hold_timeouts(KEYS[1], KEYS[2])) do
+    redis.call('del', key)
 end
 redis.call('del', KEYS[1])
 return 1

@@ -23,11 +23,13 @@
 -- Wire protocol: Redisson's read acquire (docs/protocol.md §4.2): fields, "mode", timeout key names and TTL
 -- rule are the same; Redisson never reads KEYS[3].
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+--#include drop_expired_marks
+--#include add_hold
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -39,9 +41,7 @@ if mode == 'write' then
 elseif mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     -- re-entry of a reader
 elseif mode == 'read' or redis.call('exists', KEYS[1]) == 0 then
-    local t = redis.call('time')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    local now = drop_expired_marks(KEYS[3])
     local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
     if #latest > 0 then
         return math.max(1, tonumber(latest[2]) - now)
@@ -56,18 +56,14 @@ end
 local root = KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:'
 local known = tonumber(ARGV[4])
 local current = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
-local count
 if known and current > known then
     -- holds above what the client knows can only come from attempts of this owner whose replies were lost: this
-    -- acquisition is hold known + 1 (its timeout key is set again below), and any further ones are dropped
+    -- acquisition is hold known + 1 (add_hold; its timeout key is set again below), and any further ones are dropped
     for n = current, known + 2, -1 do
         redis.call('del', root .. n)
     end
-    count = known + 1
-    redis.call('hset', KEYS[1], ARGV[2], count)
-else
-    count = redis.call('hincrby', KEYS[1], ARGV[2], 1)
 end
+local count = add_hold(KEYS[1], ARGV[2], current, known)
 redis.call('set', root .. count, '1', 'px', ARGV[1])
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])

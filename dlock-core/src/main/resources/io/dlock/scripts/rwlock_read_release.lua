@@ -24,37 +24,8 @@
 -- The publish runs before any write: a publish that fails aborts the script with the lock unchanged.
 -- Wire protocol: Redisson's read unlock (docs/protocol.md §4.3), without the unlock latch.
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
-
--- The longest PTTL of the live read holds, counting only the first own_count holds of own_field.
-local function longest_live_read(hash, root, own_field, own_count)
-    local longest = 0
-    local all = redis.call('hgetall', hash)
-    for i = 1, #all, 2 do
-        local field, count = all[i], tonumber(all[i + 1])
-        if field == own_field then
-            count = own_count
-        end
-        if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-            for n = count, 1, -1 do
-                local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
-                if pttl > longest then
-                    longest = pttl
-                end
-            end
-        end
-    end
-    return longest
-end
+--#include notify
+--#include longest_live_read
 
 local mode = redis.call('hget', KEYS[1], 'mode')
 local count = mode and tonumber(redis.call('hget', KEYS[1], ARGV[1]))

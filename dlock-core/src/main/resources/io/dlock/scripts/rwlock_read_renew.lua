@@ -13,22 +13,8 @@
 -- a writer (this owner) holds it. Expired holds of crashed clients therefore stop counting.
 -- Wire protocol: Redisson's ReadLockTask (docs/protocol.md §1.6, 4.4.0+ variant that renews only its own
 -- fields).
-local function longest_live_read(hash, root)
-    local longest = 0
-    local all = redis.call('hgetall', hash)
-    for i = 1, #all, 2 do
-        local field, count = all[i], tonumber(all[i + 1])
-        if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-            for n = count, 1, -1 do
-                local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
-                if pttl > longest then
-                    longest = pttl
-                end
-            end
-        end
-    end
-    return longest
-end
+
+--#include longest_live_read
 
 local lease = tonumber(ARGV[1])
 local renewed = {}

@@ -24,11 +24,14 @@
 -- resets the TTL (Redisson adds the lease to it instead).
 -- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
--- Refuses a lease that PEXPIRE would not apply before anything is written, so that no hold is left without a TTL
--- (the client checks it too: DistributedLock.MAX_LEASE, 36,500 days).
-local lease_ms = tonumber(ARGV[1])
-if not lease_ms or lease_ms < 1 or lease_ms > 3153600000000 then
-    return redis.error_reply('ERR dlock: invalid lease: ' .. tostring(ARGV[1]) .. ' ms')
+--#include invalid_lease
+--#include add_hold
+--#include drop_expired_marks
+--#include write_hold_ttl
+
+local refusal = invalid_lease(ARGV[1])
+if refusal then
+    return refusal
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -62,22 +65,9 @@ local reads = tonumber(redis.call('hget', KEYS[1], ARGV[3]) or '0') or 0
 local root = KEYS[2] .. ':' .. ARGV[3] .. ':rwlock_timeout:'
 local count = mode == 'write' and redis.call('hget', KEYS[1], ARGV[2])
 if count then
-    -- a count above what the client knows can only come from an attempt of this owner whose reply was lost: this
-    -- acquisition is that one, so the count becomes known + 1
-    local known = tonumber(ARGV[5])
-    if known and tonumber(count) > known then
-        redis.call('hset', KEYS[1], ARGV[2], known + 1)
-    else
-        redis.call('hincrby', KEYS[1], ARGV[2], 1)
-    end
-    local ttl = tonumber(ARGV[1])
-    for n = reads, 1, -1 do
-        local pttl = redis.call('pttl', root .. n)
-        if pttl > ttl then
-            ttl = pttl
-        end
-    end
-    redis.call('pexpire', KEYS[1], ttl)
+    -- a re-entry: one more write hold, by the known-count rule
+    add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[5]))
+    redis.call('pexpire', KEYS[1], write_hold_ttl(root, reads, tonumber(ARGV[1])))
     redis.call('zrem', KEYS[3], ARGV[2])
     return nil
 end
@@ -89,9 +79,7 @@ end
 local pttl = redis.call('pttl', KEYS[1])
 local life = tonumber(ARGV[4])
 if life > 0 then
-    local t = redis.call('time')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    local now = drop_expired_marks(KEYS[3])
     redis.call('zadd', KEYS[3], now + life, ARGV[2])
     local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
     redis.call('pexpire', KEYS[3], math.max(1, tonumber(latest[2]) - now))

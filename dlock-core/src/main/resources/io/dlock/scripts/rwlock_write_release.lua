@@ -27,58 +27,24 @@
 -- Wire protocol: Redisson's write unlock (docs/protocol.md §4.5), without the unlock latch; on a downgrade
 -- Redisson publishes nothing, dlock publishes "1" so that readers of either library enter at once.
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
-
-local function longest_live_read(hash, root)
-    local longest = 0
-    local all = redis.call('hgetall', hash)
-    for i = 1, #all, 2 do
-        local field, count = all[i], tonumber(all[i + 1])
-        if field ~= 'mode' and count ~= nil and string.sub(field, -6) ~= ':write' then
-            for n = count, 1, -1 do
-                local pttl = redis.call('pttl', root .. ':' .. field .. ':rwlock_timeout:' .. n)
-                if pttl > longest then
-                    longest = pttl
-                end
-            end
-        end
-    end
-    return longest
-end
+--#include notify
+--#include longest_live_read
+--#include holds_left
+--#include keep_holds
+--#include write_hold_ttl
 
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
     return nil
 end
 local count = tonumber(redis.call('hget', KEYS[1], ARGV[1]))
-local left = tonumber(ARGV[6])
-if not left or left < 0 then
-    left = count - 1
-end
-if ARGV[7] == 'drop-unknown' and count <= left then
+local left = holds_left(count, ARGV[6], ARGV[7])
+if not left then
     return 0
 end
 if left > 0 then
-    if left ~= count then
-        redis.call('hset', KEYS[1], ARGV[1], left)
-    end
-    local ttl = tonumber(ARGV[3])
     local reads = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
-    for n = reads, 1, -1 do
-        local pttl = redis.call('pttl', KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:' .. n)
-        if pttl > ttl then
-            ttl = pttl
-        end
-    end
-    redis.call('pexpire', KEYS[1], ttl)
+    local timeouts = KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:'
+    keep_holds(KEYS[1], ARGV[1], count, left, write_hold_ttl(timeouts, reads, tonumber(ARGV[3])))
     return 0
 end
 -- the writer field is not a read hold: the longest live read is the same before and after it goes

@@ -13,23 +13,13 @@
 -- Wire protocol: an extra "0" on redisson_rwlock:{NAME} makes at most one Redisson waiter per client retry once
 -- (docs/protocol.md §9.3); Redisson never reads KEYS[1].
 
--- Publishes on a channel; the command "both" sends PUBLISH and SPUBLISH (a cluster with sharded pub/sub, where
--- Redisson may listen with either), anything else is called as it is.
-local function notify(command, channel, message)
-    if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
-    end
-end
+--#include notify
+--#include drop_expired_marks
 
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
     return 0
 end
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+drop_expired_marks(KEYS[1])
 if redis.call('zcard', KEYS[1]) == 0 and redis.pcall('hget', KEYS[2], 'mode') ~= 'write' then
     notify(ARGV[2], ARGV[3], '0')
 end

@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.internal.script.LuaScript;
 import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
@@ -18,9 +19,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -149,7 +147,7 @@ class LeaseBoundsIT {
 
     /** Each acquire script refuses a lease PEXPIRE would not apply, before it writes anything. */
     @Test
-    void everyAcquireScriptRefusesABadLeaseBeforeWriting() throws IOException {
+    void everyAcquireScriptRefusesABadLeaseBeforeWriting() {
         String[][] calls = {
                 {"lock_acquire", "1", name, "9223372036854775807", "c:1", "0"},
                 {"fenced_acquire", "2", name, "redisson_lock_token:{" + name + "}", "-5", "c:1", "0", "0"},
@@ -173,10 +171,8 @@ class LeaseBoundsIT {
         }
     }
 
-    private static String script(String name) throws IOException {
-        try (InputStream in = LeaseBoundsIT.class.getResourceAsStream("/io/dlock/scripts/" + name + ".lua")) {
-            assertThat(in).as(name).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+    /** The text the client sends: the resource with its fragments included (the resource alone is not runnable). */
+    private static String script(String name) {
+        return LuaScript.load(name).text();
     }
 }

@@ -1,0 +1,14 @@
+-- Fragment drop_expired_marks: the read-write lock's waiting-writer marks (dlock only) by the server's clock.
+--
+-- drop_expired_marks(marks) removes from `marks` (dlock_rwlock_writers:{NAME}, a sorted set: writer field -> deadline,
+-- server time in ms) every mark whose deadline is not after the server's clock, and returns that clock (Redis TIME,
+-- in ms).
+--
+-- Invariant: a writer that died while marked holds readers back for one mark life at most. Wire protocol: Redisson
+-- never reads the marks (docs/protocol.md §4.1).
+local function drop_expired_marks(marks)
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    redis.call('zremrangebyscore', marks, '-inf', now)
+    return now
+end
