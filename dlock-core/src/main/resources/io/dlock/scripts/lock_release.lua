@@ -10,7 +10,8 @@
 -- ARGV[6]  "release" (one hold less: the unlock), or "drop-unknown" (an acquisition gave up after an attempt whose
 --          reply never came: only a count above ARGV[5], left by that attempt, is brought down to it)
 --
--- Returns  1 when the owner's last hold was released (hash deleted, "0" published: wake one waiter),
+-- Returns  1 + n when the owner's last hold was released (hash deleted, "0" published: wake one waiter), where n is
+--          the number of subscribers the message reached (the releasing client tells its own from other clients'),
 --          0 when holds remain (count set to ARGV[5], TTL reset to ARGV[2]) or nothing was to be dropped,
 --          nil when the owner holds nothing (never held, expired, or removed).
 --
@@ -40,6 +41,6 @@ if remaining > 0 then
     keep_holds(KEYS[1], ARGV[1], count, remaining, ARGV[2])
     return 0
 end
-notify(ARGV[3], ARGV[4], '0')
+local receivers = notify(ARGV[3], ARGV[4], '0')
 redis.call('del', KEYS[1])
-return 1
+return 1 + receivers

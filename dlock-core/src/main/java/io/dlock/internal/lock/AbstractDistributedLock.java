@@ -69,8 +69,9 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     }
 
     /**
-     * Sends the release script for one hold of {@code ownerId}. Its reply: 1 = the owner's last hold went, 0 = holds
-     * remain, nil = the owner held none.
+     * Sends the release script for one hold of {@code ownerId}. Its reply: 1 or more = the owner's last hold went
+     * (kinds with local hand-offs add the number of subscribers its unlock message reached), 0 = holds remain, nil =
+     * the owner held none.
      *
      * @param hold this client's record of the hold (its leases decide the TTL after a partial release), or null
      */
@@ -143,15 +144,18 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     /**
      * For exclusive kinds with a {@link LocalCohort}: when {@code ownerId} releases its last acquisition and another
      * owner of this client waits behind it, lets {@code handOff} move the lock to the first of them; otherwise (or
-     * when the script moves nothing) releases with {@code release}. Replies like a release: 1 = the owner's last hold
-     * is gone, 0 = holds remain, nil = the owner held nothing. Keeps the cohort informed either way.
+     * when the script moves nothing) releases with {@code release}. Replies like a release: 1 + n = the owner's last
+     * hold is gone and its unlock message reached n subscribers (a hand-off counts as 1), 0 = holds remain, nil = the
+     * owner held nothing. Keeps the cohort informed either way: when the message reached other clients' waiters,
+     * this client's owners give them a head start ({@link LocalCohort#released(long, boolean, long)}).
      */
     protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, HandOffScript handOff,
                                                              Supplier<CompletableFuture<Long>> release) {
         LocalCohort cohort = services.cohorts.find(name);
         LocalCohort.Waiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
+        long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
         if (next == null) {
-            return releaseInRedis(ownerId, release);
+            return releaseInRedis(ownerId, release, messagesBefore);
         }
         String nextField = ownerField(next.ownerId);
         long sentAt = services.renewer.nanoTime();
@@ -188,14 +192,23 @@ public abstract class AbstractDistributedLock implements DistributedLock {
                 services.cohorts.released(name, ownerId);
                 return CompletableFuture.<Long>completedFuture(null);
             }
-            return releaseInRedis(ownerId, release);
+            return releaseInRedis(ownerId, release, messagesBefore);
         }).thenCompose(f -> f);
     }
 
-    private CompletableFuture<Long> releaseInRedis(long ownerId, Supplier<CompletableFuture<Long>> release) {
+    /**
+     * @param messagesBefore the cohort's unlock message count before the release: the head start given to other
+     *                       clients ends early once a message beyond this release's own arrives
+     */
+    private CompletableFuture<Long> releaseInRedis(long ownerId, Supplier<CompletableFuture<Long>> release,
+                                                   long messagesBefore) {
         return release.get().thenApply(released -> {
-            if (released == null || released == 1L) {
+            if (released == null) {
                 services.cohorts.released(name, ownerId);
+            } else if (released >= 1L) {
+                // this client's own subscription, when it has one, is among the receivers
+                long own = services.wakeups.listensTo(wakeupChannel(ownerId)) ? 1 : 0;
+                services.cohorts.released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
             }
             return released;
         });
@@ -239,7 +252,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
                         + " (never acquired, already released, or its lease expired)");
             }
             if (hold != null) {
-                services.renewer.releaseDone(hold, released == 1L);
+                services.renewer.releaseDone(hold, released >= 1L);
             }
             return null;
         });

@@ -27,7 +27,16 @@ import java.util.function.LongSupplier;
  *       exclusion. A waiter's own timer never sleeps longer than {@code recheckNanos} either.</li>
  *   <li>Waiters are served first in, first out. Consecutive hand-offs are capped ({@code maxHandoffs}): then the
  *       lock is released in Redis and published as usual, so that other clients (which wait on the pub/sub channel)
- *       get their chance; a client never keeps a lock to itself for longer than that many critical sections.</li>
+ *       get their chance.</li>
+ *   <li>Other clients get that chance for real: when a release's unlock message reached subscribers other than this
+ *       client ({@link #released(long, boolean, long)}), this client's owners give them a head start of
+ *       {@code headStartNanos} before any of them asks Redis again (their attempts queue here meanwhile; a waiter
+ *       woken by the message itself, a single {@code tryLock()} and a grant in Redis are not held back). Without it,
+ *       a waiter of this client, awake and next in line, would send its attempt the moment the release reply came
+ *       back, and nearly always beat a waiter of another client, which first has to receive the message, wake up
+ *       and send its own: a client with several busy threads would keep the lock to itself for seconds. With it, a
+ *       client keeps a lock that others wait for for at most {@code maxHandoffs + 1} critical sections in a row,
+ *       give or take the other clients' reaction time.</li>
  *   <li>A waiter's turn completes exactly once, and only after the waiter left every place that could complete it:
  *       the queue, or the hand-off reservation ({@link #reserveHandoff}). A hand-off's target is reserved before its
  *       script is sent and stays reserved until the script's outcome is handled, so while Redis may already hold the
@@ -70,6 +79,7 @@ final class LocalCohort {
     private final LongSupplier nanoTime;
     private final long recheckNanos;
     private final int maxHandoffs;
+    private final long headStartNanos;
 
     private long holder = NONE;
     private Hold holderHold;
@@ -80,25 +90,43 @@ final class LocalCohort {
      * but that outcome ({@link #handedOff}, {@link #handoffFailed}) ends its wait.
      */
     private Waiter handingOff;
+    /**
+     * While other clients have their head start after a release that woke them: owners of this client queue instead
+     * of asking Redis, and the first of them asks when it ends ({@link #headStartOver}).
+     */
+    private boolean givingWay;
+    private Runnable cancelHeadStart = () -> { };
+    /** Unlock messages this client received on the lock's channel since this cohort exists. */
+    private long unlockMessages;
+    /** A head start also ends once {@link #unlockMessages} reaches this: the lock went through Redis once more. */
+    private long headStartEndsAtMessage;
     /** Set once this cohort left its registry; callers holding it then fetch a fresh one. */
     private boolean retired;
 
-    LocalCohort(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs) {
+    /**
+     * @param recheckNanos   the longest a waiter trusts a local holder before asking Redis again
+     * @param maxHandoffs    the most hand-offs in a row before the lock goes back through Redis
+     * @param headStartNanos how long owners of this client hold back after a release that woke other clients' waiters
+     */
+    LocalCohort(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs,
+                long headStartNanos) {
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
         this.recheckNanos = recheckNanos;
         this.maxHandoffs = maxHandoffs;
+        this.headStartNanos = headStartNanos;
     }
 
     /**
-     * Queues {@code ownerId} when another owner of this client holds the lock.
+     * Queues {@code ownerId} when another owner of this client holds the lock, or while other clients have their
+     * head start.
      *
      * @param maxWaitNanos the caller's time left ({@code Long.MAX_VALUE} without limit)
      * @return the waiter's turn, or null when no other local owner holds the lock (attempt in Redis); a retired
      *         cohort also answers null
      */
     synchronized Waiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
-        if (retired || !hasLiveHolder() || holder == ownerId) {
+        if (retired || !(givingWay || hasLiveHolder()) || holder == ownerId) {
             return null;
         }
         long now = nanoTime.getAsLong();
@@ -110,7 +138,7 @@ final class LocalCohort {
 
     /** Wakes {@code waiter} at its deadline, its holder's known lease end or the recheck, whichever comes first. */
     private void scheduleCheck(Waiter waiter, long now) {
-        long sleep = Math.min(holderHold.validForNanos(now), recheckNanos);
+        long sleep = holderHold == null ? recheckNanos : Math.min(holderHold.validForNanos(now), recheckNanos);
         if (waiter.deadlineNanos != null) {
             sleep = Math.min(sleep, waiter.deadlineNanos - now);
         }
@@ -118,8 +146,8 @@ final class LocalCohort {
     }
 
     /**
-     * A waiter's timer: it keeps its place while a live local holder remains and its caller still waits; otherwise
-     * it leaves the queue and asks Redis (which also settles its deadline).
+     * A waiter's timer: it keeps its place while a live local holder remains (or other clients have their head start)
+     * and its caller still waits; otherwise it leaves the queue and asks Redis (which also settles its deadline).
      */
     private void check(Waiter waiter) {
         synchronized (this) {
@@ -128,7 +156,7 @@ final class LocalCohort {
             }
             long now = nanoTime.getAsLong();
             boolean timeLeft = waiter.deadlineNanos == null || waiter.deadlineNanos - now > 0;
-            if (timeLeft && hasLiveHolder()) {
+            if (timeLeft && (givingWay || hasLiveHolder())) {
                 scheduleCheck(waiter, now);
                 return;
             }
@@ -162,6 +190,7 @@ final class LocalCohort {
         if (holder != ownerId) {
             handoffsInARow = 0;
         }
+        stopGivingWay();
         holder = ownerId;
         holderHold = hold;
         return true;
@@ -234,10 +263,26 @@ final class LocalCohort {
     }
 
     /**
-     * {@code ownerId} no longer holds the lock (released in Redis, lost, or not held after all): if it was the
-     * holder, the first waiter attempts in Redis now; the others stay queued for whoever gets it next.
+     * {@code ownerId} no longer holds the lock (lost, or not held after all): as {@link #released(long, boolean, long)}
+     * without other clients to give way to.
      */
     void released(long ownerId) {
+        released(ownerId, false, 0);
+    }
+
+    /**
+     * {@code ownerId} no longer holds the lock (released in Redis, lost, or not held after all): if it was the
+     * holder, the first waiter attempts in Redis now, or, when {@code othersWoken}, once other clients had their head
+     * start; the others stay queued for whoever gets it next. The head start lasts {@code headStartNanos} at most,
+     * and ends as soon as this client has received {@code endsAtMessage} unlock messages on the lock's channel
+     * ({@link #unlockMessages()} before the release, plus this client's own copy of the release's message, plus
+     * one): another client had the lock and released it already, and its waiters and this client's now race on equal
+     * terms.
+     *
+     * @param othersWoken   the release's unlock message reached waiters of other clients
+     * @param endsAtMessage the {@link #unlockMessages()} count that ends the head start early
+     */
+    void released(long ownerId, boolean othersWoken, long endsAtMessage) {
         Waiter first;
         synchronized (this) {
             if (holder != ownerId) {
@@ -246,10 +291,60 @@ final class LocalCohort {
             holder = NONE;
             holderHold = null;
             handoffsInARow = 0;
+            if (othersWoken && headStartNanos > 0 && !retired) {
+                stopGivingWay();
+                givingWay = true;
+                headStartEndsAtMessage = endsAtMessage;
+                cancelHeadStart = scheduler.schedule(this::headStartOver, headStartNanos);
+                return;
+            }
             first = waiters.pollFirst();
         }
         if (first != null) {
             finish(first, Turn.ATTEMPT_IN_REDIS);
+        }
+    }
+
+    /** Other clients had their head start: the first waiter asks Redis (unless an owner of this client holds it). */
+    private void headStartOver() {
+        Waiter first;
+        synchronized (this) {
+            if (!givingWay) {
+                return;
+            }
+            givingWay = false;
+            if (hasLiveHolder()) {
+                return;
+            }
+            first = waiters.pollFirst();
+        }
+        if (first != null) {
+            finish(first, Turn.ATTEMPT_IN_REDIS);
+        }
+    }
+
+    /** @return how many unlock messages on the lock's channel this client received since this cohort exists */
+    synchronized long unlockMessages() {
+        return unlockMessages;
+    }
+
+    /** An unlock message arrived on the lock's channel: counted; it may end a head start ({@link #released}). */
+    void unlockMessageArrived() {
+        synchronized (this) {
+            unlockMessages++;
+            if (!givingWay || unlockMessages < headStartEndsAtMessage) {
+                return;
+            }
+            cancelHeadStart.run();
+        }
+        headStartOver();
+    }
+
+    /** Ends a head start early (this client got the lock after all, or everybody goes to Redis anyway). */
+    private void stopGivingWay() {
+        if (givingWay) {
+            givingWay = false;
+            cancelHeadStart.run();
         }
     }
 
@@ -260,7 +355,7 @@ final class LocalCohort {
     void passOn() {
         Waiter next;
         synchronized (this) {
-            if (hasLiveHolder()) {
+            if (givingWay || hasLiveHolder()) {
                 return;
             }
             next = waiters.pollFirst();
@@ -277,6 +372,7 @@ final class LocalCohort {
             holder = NONE;
             holderHold = null;
             handoffsInARow = 0;
+            stopGivingWay();
             all = List.copyOf(waiters);
             waiters.clear();
         }
@@ -285,12 +381,17 @@ final class LocalCohort {
 
     /**
      * A Redis attempt found the lock busy. If no owner of this client holds it, another client does: the local
-     * queue would only delay waiters, so all of them go to Redis (and its pub/sub wake-ups) instead.
+     * queue would only delay waiters, so all of them go to Redis (and its pub/sub wake-ups) instead. A head start
+     * ends there: another client took its chance.
      */
     void busyInRedis() {
         List<Waiter> all;
         synchronized (this) {
-            if (hasLiveHolder() || waiters.isEmpty()) {
+            if (hasLiveHolder()) {
+                return;
+            }
+            stopGivingWay();
+            if (waiters.isEmpty()) {
                 return;
             }
             all = List.copyOf(waiters);
@@ -322,6 +423,7 @@ final class LocalCohort {
             holder = NONE;
             holderHold = null;
             handoffsInARow = 0;
+            stopGivingWay();
             all = List.copyOf(waiters);
             waiters.clear();
         }
@@ -333,7 +435,7 @@ final class LocalCohort {
      * out or was lost counts as none); a retired cohort answers nothing and is not used again.
      */
     synchronized boolean retireIfIdle() {
-        if (!hasLiveHolder() && waiters.isEmpty() && handingOff == null) {
+        if (!hasLiveHolder() && waiters.isEmpty() && handingOff == null && !givingWay) {
             retired = true;
         }
         return retired;
@@ -354,6 +456,7 @@ final class LocalCohort {
             b.append(waiter.ownerId).append(' ');
         }
         b.append("] handingOff=").append(handingOff == null ? "none" : Long.toString(handingOff.ownerId));
+        b.append(givingWay ? " givingWay" : "");
         return b.append(retired ? " retired" : "").toString();
     }
 

@@ -30,6 +30,7 @@ final class LocalCohorts {
     private final LongSupplier nanoTime;
     private final long recheckNanos;
     private final int maxHandoffs;
+    private final long headStartNanos;
     private final BiFunction<String, String, CompletableFuture<Boolean>> fieldExists;
     private volatile boolean closed;
     private volatile Runnable cancelSweep = () -> { };
@@ -37,14 +38,17 @@ final class LocalCohorts {
     /**
      * @param recheckNanos the longest a waiter trusts a local holder before asking Redis again
      * @param maxHandoffs  the most hand-offs in a row before the lock goes back through Redis (0 = none)
+     * @param headStartNanos how long this client's owners hold back after a release that woke other clients
+     *                     ({@link LocalCohort#released(long, boolean, long)})
      * @param fieldExists  (key, field) → whether the hash field exists in Redis ({@code HEXISTS})
      */
     LocalCohorts(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs,
-                 BiFunction<String, String, CompletableFuture<Boolean>> fieldExists) {
+                 long headStartNanos, BiFunction<String, String, CompletableFuture<Boolean>> fieldExists) {
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
         this.recheckNanos = recheckNanos;
         this.maxHandoffs = maxHandoffs;
+        this.headStartNanos = headStartNanos;
         this.fieldExists = fieldExists;
     }
 
@@ -82,11 +86,15 @@ final class LocalCohorts {
         });
     }
 
-    /** An unlock message arrived on {@code channel}: checks the holder of each cohort with waiters on it. */
+    /**
+     * An unlock message arrived on {@code channel}: each cohort on it counts it (it may end a head start) and has its
+     * holder checked if owners wait behind it.
+     */
     void unlockMessage(String channel) {
         for (String name : LockNames.namesOfLockChannel(channel)) {
             LocalCohort cohort = byName.get(name);
             if (cohort != null) {
+                cohort.unlockMessageArrived();
                 verifyHolder(cohort);
             }
         }
@@ -131,7 +139,7 @@ final class LocalCohorts {
     void acquired(String name, long ownerId, Hold hold) {
         while (true) {
             LocalCohort cohort = byName.computeIfAbsent(name,
-                    n -> new LocalCohort(scheduler, nanoTime, recheckNanos, maxHandoffs));
+                    n -> new LocalCohort(scheduler, nanoTime, recheckNanos, maxHandoffs, headStartNanos));
             if (cohort.acquired(ownerId, hold)) {
                 return;
             }
@@ -141,9 +149,18 @@ final class LocalCohorts {
 
     /** {@code ownerId} no longer holds {@code name}: wakes the next local waiter, drops the cohort when idle. */
     void released(String name, long ownerId) {
+        released(name, ownerId, false, 0);
+    }
+
+    /**
+     * {@code ownerId} released {@code name} in Redis: wakes the next local waiter, after other clients' head start
+     * when the unlock message reached some ({@code othersWoken}; {@link LocalCohort#released(long, boolean, long)});
+     * drops the cohort when idle.
+     */
+    void released(String name, long ownerId, boolean othersWoken, long headStartEndsAtMessage) {
         LocalCohort cohort = byName.get(name);
         if (cohort != null) {
-            cohort.released(ownerId);
+            cohort.released(ownerId, othersWoken, headStartEndsAtMessage);
             tidy(name, cohort);
         }
     }

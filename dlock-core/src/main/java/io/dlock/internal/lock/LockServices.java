@@ -42,6 +42,15 @@ public final class LockServices {
     /** Paces and logs the retries of acquisitions without a wait limit while Redis is unavailable. */
     final Outage outage;
     /** What this client knows of its own owners' exclusive holds and waits ({@link LocalCohort}). */
+    /**
+     * How long a client's owners hold back after a release whose unlock message reached other clients' waiters, so
+     * that one of those (which must first receive the message, wake and send its attempt) gets the lock rather than
+     * an owner of this client that is awake and next in line ({@link LocalCohort}). Costs nothing when nobody else
+     * waits; when others wait, it ends at the next unlock message (another client had the lock and let go already),
+     * so it runs its full length only when the woken waiters do not take the lock.
+     */
+    static final long OTHER_CLIENTS_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     final LocalCohorts cohorts;
     /** Blocking waits of the sync API (spin-then-park). */
     final SyncWaits waits;
@@ -78,7 +87,7 @@ public final class LockServices {
         this.waits = waits;
         this.cohorts = new LocalCohorts(scheduler, renewer::nanoTime,
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
-                maxLocalHandoffs, (key, field) -> redis.hexists(key, field).toCompletableFuture());
+                maxLocalHandoffs, OTHER_CLIENTS_HEAD_START_NANOS, (key, field) -> redis.hexists(key, field).toCompletableFuture());
         this.cohorts.start();
         renewer.reportTo(events);
     }

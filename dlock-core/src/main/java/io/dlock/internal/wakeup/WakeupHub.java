@@ -91,6 +91,14 @@ public final class WakeupHub {
         channels.values().forEach(WakeupChannel::wakeAll);
     }
 
+    /**
+     * @return whether this client subscribes to {@code channel} now (as far as it knows: a subscribe or unsubscribe
+     *         may still be on its way to Redis)
+     */
+    public boolean listensTo(String channel) {
+        return channels.containsKey(channel);
+    }
+
     /** @return channels currently subscribed */
     public int subscriptionCount() {
         return channels.size();

@@ -9,9 +9,7 @@
 -- them). Wire protocol: the publish command and how Redisson listens, docs/protocol.md §1.3.
 local function notify(command, channel, message)
     if command == 'both' then
-        redis.call('publish', channel, message)
-        redis.call('spublish', channel, message)
-    else
-        redis.call(command, channel, message)
+        return redis.call('publish', channel, message) + redis.call('spublish', channel, message)
     end
+    return redis.call(command, channel, message)
 end

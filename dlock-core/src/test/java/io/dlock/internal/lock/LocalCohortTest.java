@@ -34,6 +34,9 @@ class LocalCohortTest {
     private static final String NAME = "orders";
     private static final long WATCHDOG_MS = 30_000;
     private static final long RECHECK_MS = 1_000;
+    private static final long HEAD_START_MS = 10;
+    /** A head start that only its timer ends. */
+    private static final long NO_EARLY_END = Long.MAX_VALUE;
     private static final long FOREVER = Long.MAX_VALUE;
     private static final long MS = 1_000_000L;
 
@@ -45,7 +48,7 @@ class LocalCohortTest {
             CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
 
     private LocalCohort cohort(int maxHandoffs) {
-        return new LocalCohort(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs);
+        return new LocalCohort(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs, HEAD_START_MS * MS);
     }
 
     /** The first hand-off candidate of {@code owner}'s release, reserved (as a release does before it sends the script). */
@@ -177,6 +180,94 @@ class LocalCohortTest {
         assertThat(handOff(cohort, 4, h4)).isSameAs(w5);
         assertHandedOver(w2);
         assertHandedOver(w3);
+    }
+
+    @Test
+    void afterAReleaseThatWokeOtherClientsThisClientsOwnersGiveThemAHeadStart() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+
+        releaseDone(h1);
+        cohort.released(1, true, NO_EARLY_END);
+        assertStillWaiting(w2);
+        LocalCohort.Waiter again = cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER);
+        assertThat(again).as("the releaser's next lock() queues too, behind the head start").isNotNull();
+        assertThat(cohort.heldByAnotherLocalOwner(4)).as("a single tryLock() still asks Redis").isFalse();
+
+        time.advanceMillis(HEAD_START_MS - 1);
+        assertStillWaiting(w2);
+        time.advanceMillis(1);
+        assertSentToRedis(w2);
+        assertStillWaiting(w3);
+        assertStillWaiting(again);
+        assertThat(cohort.describe()).doesNotContain("givingWay");
+    }
+
+    @Test
+    void aReleaseThatWokeNobodyElseSendsTheNextWaiterToRedisAtOnce() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        releaseDone(h1);
+        cohort.released(1, false, NO_EARLY_END);
+        assertSentToRedis(w2);
+        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER)).as("no holder, no head start").isNull();
+    }
+
+    @Test
+    void aHeadStartEndsWhenAnotherClientTookTheLockOrThisOneGotIt() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        releaseDone(h1);
+        cohort.released(1, true, NO_EARLY_END);
+
+        // an owner woken by the unlock message itself lost the race in Redis: another client holds the lock
+        cohort.busyInRedis();
+        assertSentToRedis(w2);
+        assertSentToRedis(w3);
+        assertThat(time.pending()).as("the head start's timer is cancelled").isZero();
+
+        LocalCohort.Waiter w4;
+        Hold h2 = acquire(cohort, 2);
+        w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        releaseDone(h2);
+        cohort.released(2, true, NO_EARLY_END);
+        Hold h5 = acquire(cohort, 5);
+        assertThat(cohort.describe()).as("a grant in Redis ends the head start").doesNotContain("givingWay");
+        assertThat(take(cohort, 5, h5)).as("the waiter stays queued behind the new holder").isSameAs(w4);
+    }
+
+    @Test
+    void aHeadStartEndsAtTheFirstUnlockMessageAfterTheReleasesOwn() {
+        LocalCohort cohort = cohort(8);
+        cohort.unlockMessageArrived();
+        Hold h1 = acquire(cohort, 1);
+        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        long before = cohort.unlockMessages();
+        assertThat(before).isEqualTo(1);
+        releaseDone(h1);
+        // the client listens on the channel: its own copy of the release's message is one, the next one ends it
+        cohort.released(1, true, before + 1 + 1);
+        cohort.unlockMessageArrived();
+        assertStillWaiting(w2);
+        cohort.unlockMessageArrived();
+        assertSentToRedis(w2);
+        assertThat(time.pending()).as("the head start's timer is cancelled").isZero();
+    }
+
+    @Test
+    void aCohortIsNotRetiredWhileItGivesWay() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        releaseDone(h1);
+        cohort.released(1, true, NO_EARLY_END);
+        assertThat(cohort.retireIfIdle()).isFalse();
+        time.advanceMillis(HEAD_START_MS);
+        assertThat(cohort.retireIfIdle()).isTrue();
     }
 
     @Test
@@ -435,7 +526,7 @@ class LocalCohortTest {
 
     @Test
     void theRegistryKeepsACohortOnlyWhileSomebodyHoldsOrWaits() {
-        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8,
+        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, HEAD_START_MS * MS,
                 (key, field) -> CompletableFuture.completedFuture(true));
         assertThat(cohorts.find(NAME)).isNull();
         Hold h1 = grant(1, Hold.WATCHDOG);
@@ -532,7 +623,7 @@ class LocalCohortTest {
     void theSweepSendsWaitersOfAVanishedHolderToRedisAndDropsCohortsOfExpiredHolds() {
         Set<String> inRedis = ConcurrentHashMap.newKeySet();
         List<String> checked = new CopyOnWriteArrayList<>();
-        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, (key, field) -> {
+        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, HEAD_START_MS * MS, (key, field) -> {
             checked.add(key + " " + field);
             return CompletableFuture.completedFuture(inRedis.contains(field));
         });
@@ -570,7 +661,7 @@ class LocalCohortTest {
     void anUnlockMessageChecksTheLocalHolderAtOnce() {
         Set<String> inRedis = ConcurrentHashMap.newKeySet();
         List<String> checked = new CopyOnWriteArrayList<>();
-        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, (key, field) -> {
+        LocalCohorts cohorts = new LocalCohorts(time, time::nanoTime, RECHECK_MS * MS, 8, HEAD_START_MS * MS, (key, field) -> {
             checked.add(key + " " + field);
             return CompletableFuture.completedFuture(inRedis.contains(field));
         });
