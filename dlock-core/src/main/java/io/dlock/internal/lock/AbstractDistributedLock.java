@@ -152,7 +152,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, HandOffScript handOff,
                                                              Supplier<CompletableFuture<Long>> release) {
         LocalCohort cohort = services.cohorts.find(name);
-        LocalCohort.Waiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
+        LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
         long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
         if (next == null) {
             return releaseInRedis(ownerId, release, messagesBefore);

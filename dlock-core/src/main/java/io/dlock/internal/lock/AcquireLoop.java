@@ -48,10 +48,10 @@ final class AcquireLoop {
         boolean heldLocally();
 
         /** @return a place behind the local holder, or null when none holds it (attempt in Redis) */
-        LocalCohort.Waiter queue(long maxWaitNanos);
+        LocalWaiter queue(long maxWaitNanos);
 
         /** Leaves the queue (unless a hand-off already chose this waiter). */
-        void leave(LocalCohort.Waiter waiter);
+        void leave(LocalWaiter waiter);
 
         /** A Redis attempt found the lock busy. */
         void busyInRedis();
@@ -84,7 +84,7 @@ final class AcquireLoop {
     private Subscription subscription;
     private volatile CompletableFuture<Boolean> sleeping;
     /** This loop's place behind a local holder while it has one. */
-    private volatile LocalCohort.Waiter queued;
+    private volatile LocalWaiter queued;
     private boolean unusedWakeup;
     /** The last Redis attempt was sent after the subscription was confirmed (no unlock message can have been lost). */
     private boolean attemptedWhileSubscribed;
@@ -169,7 +169,7 @@ final class AcquireLoop {
         if (sleep != null) {
             sleep.complete(false);
         }
-        LocalCohort.Waiter waiter = queued;
+        LocalWaiter waiter = queued;
         if (waiter != null) {
             gate.leave(waiter);
         }
@@ -208,7 +208,7 @@ final class AcquireLoop {
             return true;
         }
         long leftMs = remainingMillis();
-        LocalCohort.Waiter waiter = gate.queue(leftMs == Long.MAX_VALUE ? Long.MAX_VALUE
+        LocalWaiter waiter = gate.queue(leftMs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : TimeUnit.MILLISECONDS.toNanos(leftMs));
         if (waiter == null) {
             return false;
@@ -239,8 +239,8 @@ final class AcquireLoop {
      * The local wait ended. A hand-over is an acquisition like a granted attempt: if the caller gave up meanwhile,
      * {@link #afterAttempt} gives the lock back ({@code undo}), in order with whatever else this loop does.
      */
-    private void afterLocalTurn(LocalCohort.Turn turn) {
-        if (turn == LocalCohort.Turn.HANDED_OVER) {
+    private void afterLocalTurn(LocalWaiter.Turn turn) {
+        if (turn == LocalWaiter.Turn.HANDED_OVER) {
             afterAttempt(null, null);
         } else if (result.isDone()) {
             gate.passOn();

@@ -24,13 +24,13 @@ final class CohortGate implements AcquireLoop.LocalGate {
     }
 
     @Override
-    public LocalCohort.Waiter queue(long maxWaitNanos) {
+    public LocalWaiter queue(long maxWaitNanos) {
         LocalCohort cohort = cohorts.find(name);
         return cohort == null ? null : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos);
     }
 
     @Override
-    public void leave(LocalCohort.Waiter waiter) {
+    public void leave(LocalWaiter waiter) {
         LocalCohort cohort = cohorts.find(name);
         if (cohort != null) {
             cohort.leave(waiter);

@@ -6,7 +6,6 @@ import io.dlock.internal.lease.TaskScheduler;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -28,15 +27,11 @@ import java.util.function.LongSupplier;
  *   <li>Waiters are served first in, first out. Consecutive hand-offs are capped ({@code maxHandoffs}): then the
  *       lock is released in Redis and published as usual, so that other clients (which wait on the pub/sub channel)
  *       get their chance.</li>
- *   <li>Other clients get that chance for real: when a release's unlock message reached subscribers other than this
- *       client ({@link #released(long, boolean, long)}), this client's owners give them a head start of
- *       {@code headStartNanos} before any of them asks Redis again (their attempts queue here meanwhile; a waiter
- *       woken by the message itself, a single {@code tryLock()} and a grant in Redis are not held back). Without it,
- *       a waiter of this client, awake and next in line, would send its attempt the moment the release reply came
- *       back, and nearly always beat a waiter of another client, which first has to receive the message, wake up
- *       and send its own: a client with several busy threads would keep the lock to itself for seconds. With it, a
- *       client keeps a lock that others wait for for at most {@code maxHandoffs + 1} critical sections in a row,
- *       give or take the other clients' reaction time.</li>
+ *   <li>Other clients get that chance for real: after a release whose unlock message reached other clients'
+ *       waiters, this client's owners give them a {@link HeadStart} before any of them asks Redis again (only a
+ *       waiter woken by the message itself and a single {@code tryLock()} are not held back); otherwise an owner of
+ *       this client, awake and next in line, would nearly always win the freed lock back (docs/architecture.md §5).
+ *       </li>
  *   <li>A waiter's turn completes exactly once, and only after the waiter left every place that could complete it:
  *       the queue, or the hand-off reservation ({@link #reserveHandoff}). A hand-off's target is reserved before its
  *       script is sent and stays reserved until the script's outcome is handled, so while Redis may already hold the
@@ -48,58 +43,23 @@ import java.util.function.LongSupplier;
  * </ul>
  */
 final class LocalCohort {
-    /** How a local wait ends. */
-    enum Turn {
-        /** The lock was handed to this waiter's owner (recorded with the renewer): it holds it, Redis was not asked. */
-        HANDED_OVER,
-        /** The waiter should attempt in Redis (holder gone, time up, caller gone, hand-off failed). */
-        ATTEMPT_IN_REDIS
-    }
-
-    private static final long NONE = Long.MIN_VALUE;
-
-    /** One owner of this client waiting behind a local holder. */
-    static final class Waiter {
-        final long ownerId;
-        final long leaseMs;
-        /** Completes exactly once, when the waiter leaves the queue or its reserved hand-off is settled. */
-        final CompletableFuture<Turn> turn = new CompletableFuture<>();
-        /** When the waiter's caller stops waiting ({@link System#nanoTime} scale), or null without limit. */
-        private final Long deadlineNanos;
-        private volatile Runnable cancelTimeout = () -> { };
-
-        Waiter(long ownerId, long leaseMs, Long deadlineNanos) {
-            this.ownerId = ownerId;
-            this.leaseMs = leaseMs;
-            this.deadlineNanos = deadlineNanos;
-        }
-    }
-
     private final TaskScheduler scheduler;
     private final LongSupplier nanoTime;
     private final long recheckNanos;
     private final int maxHandoffs;
-    private final long headStartNanos;
 
-    private long holder = NONE;
-    private Hold holderHold;
-    private int handoffsInARow;
-    private final Deque<Waiter> waiters = new ArrayDeque<>();
+    private final LocalHolder holder;
+    private final Deque<LocalWaiter> waiters = new ArrayDeque<>();
     /**
      * The waiter a hand-off script was sent for, until its outcome is known. It is out of {@link #waiters}: nothing
      * but that outcome ({@link #handedOff}, {@link #handoffFailed}) ends its wait.
      */
-    private Waiter handingOff;
+    private LocalWaiter handingOff;
     /**
-     * While other clients have their head start after a release that woke them: owners of this client queue instead
+     * Other clients' head start after a release that woke them: while it runs, owners of this client queue instead
      * of asking Redis, and the first of them asks when it ends ({@link #headStartOver}).
      */
-    private boolean givingWay;
-    private Runnable cancelHeadStart = () -> { };
-    /** Unlock messages this client received on the lock's channel since this cohort exists. */
-    private long unlockMessages;
-    /** A head start also ends once {@link #unlockMessages} reaches this: the lock went through Redis once more. */
-    private long headStartEndsAtMessage;
+    private final HeadStart headStart;
     /** Set once this cohort left its registry; callers holding it then fetch a fresh one. */
     private boolean retired;
 
@@ -114,7 +74,8 @@ final class LocalCohort {
         this.nanoTime = nanoTime;
         this.recheckNanos = recheckNanos;
         this.maxHandoffs = maxHandoffs;
-        this.headStartNanos = headStartNanos;
+        this.headStart = new HeadStart(scheduler, headStartNanos);
+        this.holder = new LocalHolder(nanoTime);
     }
 
     /**
@@ -125,20 +86,22 @@ final class LocalCohort {
      * @return the waiter's turn, or null when no other local owner holds the lock (attempt in Redis); a retired
      *         cohort also answers null
      */
-    synchronized Waiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
-        if (retired || !(givingWay || hasLiveHolder()) || holder == ownerId) {
+    synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
+        if (retired || !(headStart.running() || hasLiveHolder()) || holder.is(ownerId)) {
             return null;
         }
         long now = nanoTime.getAsLong();
-        Waiter waiter = new Waiter(ownerId, leaseMs, maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos);
+        Long deadline = maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos;
+        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline);
         waiters.addLast(waiter);
         scheduleCheck(waiter, now);
         return waiter;
     }
 
     /** Wakes {@code waiter} at its deadline, its holder's known lease end or the recheck, whichever comes first. */
-    private void scheduleCheck(Waiter waiter, long now) {
-        long sleep = holderHold == null ? recheckNanos : Math.min(holderHold.validForNanos(now), recheckNanos);
+    private void scheduleCheck(LocalWaiter waiter, long now) {
+        Hold held = holder.hold();
+        long sleep = held == null ? recheckNanos : Math.min(held.validForNanos(now), recheckNanos);
         if (waiter.deadlineNanos != null) {
             sleep = Math.min(sleep, waiter.deadlineNanos - now);
         }
@@ -149,33 +112,33 @@ final class LocalCohort {
      * A waiter's timer: it keeps its place while a live local holder remains (or other clients have their head start)
      * and its caller still waits; otherwise it leaves the queue and asks Redis (which also settles its deadline).
      */
-    private void check(Waiter waiter) {
+    private void check(LocalWaiter waiter) {
         synchronized (this) {
             if (!waiters.contains(waiter)) {
                 return;
             }
             long now = nanoTime.getAsLong();
             boolean timeLeft = waiter.deadlineNanos == null || waiter.deadlineNanos - now > 0;
-            if (timeLeft && (givingWay || hasLiveHolder())) {
+            if (timeLeft && (headStart.running() || hasLiveHolder())) {
                 scheduleCheck(waiter, now);
                 return;
             }
             waiters.remove(waiter);
         }
-        finish(waiter, Turn.ATTEMPT_IN_REDIS);
+        sendToRedis(waiter);
     }
 
     /**
      * Takes {@code waiter} out of the queue (timeout, abandon) unless a hand-off already chose it: then the hand-off's
      * outcome ends its wait, and if that is the lock, the waiter's own acquisition gives it back (its caller is gone).
      */
-    void leave(Waiter waiter) {
+    void leave(LocalWaiter waiter) {
         synchronized (this) {
             if (!waiters.remove(waiter)) {
                 return;
             }
         }
-        finish(waiter, Turn.ATTEMPT_IN_REDIS);
+        sendToRedis(waiter);
     }
 
     /**
@@ -187,18 +150,14 @@ final class LocalCohort {
         if (retired) {
             return false;
         }
-        if (holder != ownerId) {
-            handoffsInARow = 0;
-        }
-        stopGivingWay();
-        holder = ownerId;
-        holderHold = hold;
+        headStart.stop();
+        holder.granted(ownerId, hold);
         return true;
     }
 
     /** @return whether an owner of this client other than {@code ownerId} holds the lock, as far as it knows */
     synchronized boolean heldByAnotherLocalOwner(long ownerId) {
-        return !retired && hasLiveHolder() && holder != ownerId;
+        return !retired && hasLiveHolder() && !holder.is(ownerId);
     }
 
     /**
@@ -208,22 +167,19 @@ final class LocalCohort {
      * the hand-offs in a row are used up.
      *
      * <p>Why before: once the script has run, Redis holds the lock for the waiter, whatever this client does next.
-     * If the waiter were still queued until the reply is handled, anything that ends a wait in between (an unlock
-     * message whose check finds the releaser's field gone because the script moved it, the waiter's deadline, its
-     * caller giving up, a busy attempt of another owner) would send it to Redis, where its attempt adopts the field
-     * the hand-off gave it and it enters; the hand-off's reply, finding it gone from the queue, would then release
-     * "its" hold on its behalf, and Redis would be free while the waiter is inside (issue 18: two owners at once). A
-     * reserved waiter's wait ends only with the hand-off's outcome, so exactly one party acts on the hold: the
-     * waiter's own acquisition, which gives it back itself if its caller is gone by then.
+     * A waiter still queued until the reply is handled could be sent to Redis by anything that ends a wait in between
+     * (an unlock message whose check finds the releaser's field gone, its deadline, its caller giving up, a busy
+     * attempt), adopt the field the hand-off gave it and enter, while the hand-off's reply released "its" hold on its
+     * behalf: Redis free, owner inside (issue 18; docs/architecture.md §5, "The reservation rule").
      *
      * <p>The caller must settle the reservation with {@link #handedOff} or {@link #handoffFailed}.
      */
-    synchronized Waiter reserveHandoff(long ownerId, Hold hold) {
-        if (retired || holder != ownerId || hold == null || hold.acquisitions() != 1
-                || handingOff != null || handoffsInARow >= maxHandoffs) {
+    synchronized LocalWaiter reserveHandoff(long ownerId, Hold hold) {
+        if (retired || !holder.is(ownerId) || hold == null || hold.acquisitions() != 1
+                || handingOff != null || holder.handoffsInARow() >= maxHandoffs) {
             return null;
         }
-        Waiter next = waiters.pollFirst();
+        LocalWaiter next = waiters.pollFirst();
         if (next != null) {
             next.cancelTimeout.run();
             handingOff = next;
@@ -232,34 +188,27 @@ final class LocalCohort {
     }
 
     /** The hand-off script moved the lock to the {@link #reserveHandoff reserved} {@code waiter}, recorded as {@code hold}. */
-    void handedOff(Waiter waiter, Hold hold) {
+    void handedOff(LocalWaiter waiter, Hold hold) {
         synchronized (this) {
             settle(waiter);
-            holder = waiter.ownerId;
-            holderHold = hold;
-            handoffsInARow++;
+            holder.handedTo(waiter.ownerId, hold);
         }
-        finish(waiter, Turn.HANDED_OVER);
+        finish(waiter, LocalWaiter.Turn.HANDED_OVER);
     }
 
     /** The hand-off did not happen (or its outcome is unknown): the {@link #reserveHandoff reserved} waiter asks Redis. */
-    void handoffFailed(Waiter waiter) {
+    void handoffFailed(LocalWaiter waiter) {
         synchronized (this) {
             settle(waiter);
         }
-        finish(waiter, Turn.ATTEMPT_IN_REDIS);
+        sendToRedis(waiter);
     }
 
-    private void settle(Waiter waiter) {
+    private void settle(LocalWaiter waiter) {
         if (handingOff != waiter) {
             throw new IllegalStateException("hand-off to owner " + waiter.ownerId + " was not reserved");
         }
         handingOff = null;
-    }
-
-    /** @return whether a hand-off script is under way (its outcome not handled yet) */
-    synchronized boolean handingOff() {
-        return handingOff != null;
     }
 
     /**
@@ -272,111 +221,80 @@ final class LocalCohort {
 
     /**
      * {@code ownerId} no longer holds the lock (released in Redis, lost, or not held after all): if it was the
-     * holder, the first waiter attempts in Redis now, or, when {@code othersWoken}, once other clients had their head
-     * start; the others stay queued for whoever gets it next. The head start lasts {@code headStartNanos} at most,
-     * and ends as soon as this client has received {@code endsAtMessage} unlock messages on the lock's channel
-     * ({@link #unlockMessages()} before the release, plus this client's own copy of the release's message, plus
-     * one): another client had the lock and released it already, and its waiters and this client's now race on equal
-     * terms.
+     * holder, the first waiter attempts in Redis now, or, when {@code othersWoken}, once other clients had their
+     * {@link HeadStart}; the others stay queued for whoever gets it next.
      *
      * @param othersWoken   the release's unlock message reached waiters of other clients
-     * @param endsAtMessage the {@link #unlockMessages()} count that ends the head start early
+     * @param endsAtMessage the {@link #unlockMessages()} count that ends the head start early: the count before the
+     *                      release, plus this client's own copy of the release's message, plus one
      */
     void released(long ownerId, boolean othersWoken, long endsAtMessage) {
-        Waiter first;
+        LocalWaiter first;
         synchronized (this) {
-            if (holder != ownerId) {
+            if (!holder.is(ownerId)) {
                 return;
             }
-            holder = NONE;
-            holderHold = null;
-            handoffsInARow = 0;
-            if (othersWoken && headStartNanos > 0 && !retired) {
-                stopGivingWay();
-                givingWay = true;
-                headStartEndsAtMessage = endsAtMessage;
-                cancelHeadStart = scheduler.schedule(this::headStartOver, headStartNanos);
+            holder.forget();
+            if (othersWoken && headStart.enabled() && !retired) {
+                headStart.start(endsAtMessage, this::headStartOver);
                 return;
             }
             first = waiters.pollFirst();
         }
-        if (first != null) {
-            finish(first, Turn.ATTEMPT_IN_REDIS);
-        }
+        sendToRedis(first);
     }
 
     /** Other clients had their head start: the first waiter asks Redis (unless an owner of this client holds it). */
     private void headStartOver() {
-        Waiter first;
         synchronized (this) {
-            if (!givingWay) {
+            if (!headStart.running()) {
                 return;
             }
-            givingWay = false;
-            if (hasLiveHolder()) {
-                return;
-            }
-            first = waiters.pollFirst();
+            headStart.stop();
         }
-        if (first != null) {
-            finish(first, Turn.ATTEMPT_IN_REDIS);
-        }
+        passOn();
     }
 
     /** @return how many unlock messages on the lock's channel this client received since this cohort exists */
     synchronized long unlockMessages() {
-        return unlockMessages;
+        return headStart.messages();
     }
 
     /** An unlock message arrived on the lock's channel: counted; it may end a head start ({@link #released}). */
     void unlockMessageArrived() {
         synchronized (this) {
-            unlockMessages++;
-            if (!givingWay || unlockMessages < headStartEndsAtMessage) {
+            if (!headStart.messageArrived()) {
                 return;
             }
-            cancelHeadStart.run();
         }
-        headStartOver();
-    }
-
-    /** Ends a head start early (this client got the lock after all, or everybody goes to Redis anyway). */
-    private void stopGivingWay() {
-        if (givingWay) {
-            givingWay = false;
-            cancelHeadStart.run();
-        }
+        passOn();
     }
 
     /**
-     * A waiter was told to attempt in Redis but no longer will (its caller gave up meanwhile): the next waiter gets
-     * that turn, unless a live local holder exists (then it stays queued behind that one).
+     * A waiter was told to attempt in Redis but no longer will (its caller gave up meanwhile), or a head start ended:
+     * the next waiter gets that turn, unless a live local holder exists (then it stays queued behind that one) or a
+     * head start runs.
      */
     void passOn() {
-        Waiter next;
+        LocalWaiter next;
         synchronized (this) {
-            if (givingWay || hasLiveHolder()) {
+            if (headStart.running() || hasLiveHolder()) {
                 return;
             }
             next = waiters.pollFirst();
         }
-        if (next != null) {
-            finish(next, Turn.ATTEMPT_IN_REDIS);
-        }
+        sendToRedis(next);
     }
 
     /** Forgets the holder and sends every waiter to Redis (force-unlock by this client). */
     void clear() {
-        List<Waiter> all;
+        List<LocalWaiter> all;
         synchronized (this) {
-            holder = NONE;
-            holderHold = null;
-            handoffsInARow = 0;
-            stopGivingWay();
-            all = List.copyOf(waiters);
-            waiters.clear();
+            holder.forget();
+            headStart.stop();
+            all = takeAll();
         }
-        all.forEach(waiter -> finish(waiter, Turn.ATTEMPT_IN_REDIS));
+        all.forEach(LocalCohort::sendToRedis);
     }
 
     /**
@@ -385,19 +303,18 @@ final class LocalCohort {
      * ends there: another client took its chance.
      */
     void busyInRedis() {
-        List<Waiter> all;
+        List<LocalWaiter> all;
         synchronized (this) {
             if (hasLiveHolder()) {
                 return;
             }
-            stopGivingWay();
+            headStart.stop();
             if (waiters.isEmpty()) {
                 return;
             }
-            all = List.copyOf(waiters);
-            waiters.clear();
+            all = takeAll();
         }
-        all.forEach(waiter -> finish(waiter, Turn.ATTEMPT_IN_REDIS));
+        all.forEach(LocalCohort::sendToRedis);
     }
 
     /**
@@ -405,7 +322,7 @@ final class LocalCohort {
      *         null
      */
     synchronized Hold holdToVerify() {
-        return !retired && handingOff == null && !waiters.isEmpty() && hasLiveHolder() ? holderHold : null;
+        return !retired && handingOff == null && !waiters.isEmpty() && hasLiveHolder() ? holder.hold() : null;
     }
 
     /**
@@ -415,19 +332,16 @@ final class LocalCohort {
      * who holds the lock now.
      */
     void holderGone(Hold hold) {
-        List<Waiter> all;
+        List<LocalWaiter> all;
         synchronized (this) {
-            if (holderHold != hold || handingOff != null) {
+            if (holder.hold() != hold || handingOff != null) {
                 return;
             }
-            holder = NONE;
-            holderHold = null;
-            handoffsInARow = 0;
-            stopGivingWay();
-            all = List.copyOf(waiters);
-            waiters.clear();
+            holder.forget();
+            headStart.stop();
+            all = takeAll();
         }
-        all.forEach(waiter -> finish(waiter, Turn.ATTEMPT_IN_REDIS));
+        all.forEach(LocalCohort::sendToRedis);
     }
 
     /**
@@ -435,7 +349,7 @@ final class LocalCohort {
      * out or was lost counts as none); a retired cohort answers nothing and is not used again.
      */
     synchronized boolean retireIfIdle() {
-        if (!hasLiveHolder() && waiters.isEmpty() && handingOff == null && !givingWay) {
+        if (!hasLiveHolder() && waiters.isEmpty() && handingOff == null && !headStart.running()) {
             retired = true;
         }
         return retired;
@@ -450,30 +364,34 @@ final class LocalCohort {
      * interleavings and must tell states apart.
      */
     synchronized String describe() {
-        StringBuilder b = new StringBuilder("holder=").append(holder == NONE ? "none" : Long.toString(holder))
-                .append(" streak=").append(handoffsInARow).append(" waiters=[");
-        for (Waiter waiter : waiters) {
+        StringBuilder b = new StringBuilder("holder=").append(holder).append(" waiters=[");
+        for (LocalWaiter waiter : waiters) {
             b.append(waiter.ownerId).append(' ');
         }
         b.append("] handingOff=").append(handingOff == null ? "none" : Long.toString(handingOff.ownerId));
-        b.append(givingWay ? " givingWay" : "");
+        b.append(headStart.running() ? " givingWay" : "");
         return b.append(retired ? " retired" : "").toString();
     }
 
     private boolean hasLiveHolder() {
-        if (holder == NONE) {
-            return false;
-        }
-        if (holderHold.validForNanos(nanoTime.getAsLong()) > 0) {
-            return true;
-        }
-        holder = NONE;
-        holderHold = null;
-        handoffsInARow = 0;
-        return false;
+        return holder.live();
     }
 
-    private static void finish(Waiter waiter, Turn value) {
+    /** Takes every waiter out of the queue (the caller sends them to Redis outside the monitor). */
+    private List<LocalWaiter> takeAll() {
+        List<LocalWaiter> all = List.copyOf(waiters);
+        waiters.clear();
+        return all;
+    }
+
+    /** Ends {@code waiter}'s wait (if any): it attempts in Redis. */
+    private static void sendToRedis(LocalWaiter waiter) {
+        if (waiter != null) {
+            finish(waiter, LocalWaiter.Turn.ATTEMPT_IN_REDIS);
+        }
+    }
+
+    private static void finish(LocalWaiter waiter, LocalWaiter.Turn value) {
         waiter.cancelTimeout.run();
         waiter.turn.complete(value);
     }

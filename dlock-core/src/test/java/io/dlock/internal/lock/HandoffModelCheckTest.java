@@ -195,7 +195,7 @@ class HandoffModelCheckTest {
         final String field;
         int cyclesLeft;
         Phase phase = Phase.IDLE;
-        LocalCohort.Waiter waiter;
+        LocalWaiter waiter;
         /** Its caller gave up waiting: a hand-over that still comes is given back. */
         boolean abandoned;
 
@@ -382,7 +382,7 @@ class HandoffModelCheckTest {
 
         /** AcquireLoop#attemptNow: wait behind a local holder if there is one, else attempt in Redis. */
         private void attemptNow(Owner o) {
-            LocalCohort.Waiter waiter = gate(o).queue(Long.MAX_VALUE);
+            LocalWaiter waiter = gate(o).queue(Long.MAX_VALUE);
             if (waiter != null) {
                 o.waiter = waiter;
                 o.phase = Phase.WAITING;
@@ -403,7 +403,7 @@ class HandoffModelCheckTest {
                     acquired(o);
                 } else {
                     gate(o).busyInRedis();
-                    LocalCohort.Waiter waiter = gate(o).queue(Long.MAX_VALUE);
+                    LocalWaiter waiter = gate(o).queue(Long.MAX_VALUE);
                     o.waiter = waiter;
                     o.phase = waiter != null ? Phase.WAITING : o.abandoned ? finishCycle(o) : Phase.BLOCKED;
                 }
@@ -412,9 +412,9 @@ class HandoffModelCheckTest {
 
         /** AcquireLoop#afterLocalTurn. */
         private void afterTurn(Owner o) {
-            LocalCohort.Turn turn = o.waiter.turn.join();
+            LocalWaiter.Turn turn = o.waiter.turn.join();
             o.waiter = null;
-            if (turn == LocalCohort.Turn.HANDED_OVER) {
+            if (turn == LocalWaiter.Turn.HANDED_OVER) {
                 acquired(o);
             } else if (o.abandoned) {
                 gate(o).passOn();
@@ -465,7 +465,7 @@ class HandoffModelCheckTest {
                 renewer.releaseStarted(hold);
             }
             LocalCohort cohort = cohorts.find(NAME);
-            LocalCohort.Waiter next = cohort == null ? null : cohort.reserveHandoff(o.id, hold);
+            LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(o.id, hold);
             if (next == null) {
                 releaseInRedis(o, hold);
                 return;

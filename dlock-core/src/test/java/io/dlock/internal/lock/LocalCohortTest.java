@@ -52,7 +52,7 @@ class LocalCohortTest {
     }
 
     /** The first hand-off candidate of {@code owner}'s release, reserved (as a release does before it sends the script). */
-    private static LocalCohort.Waiter take(LocalCohort cohort, long owner, Hold hold) {
+    private static LocalWaiter take(LocalCohort cohort, long owner, Hold hold) {
         return cohort.reserveHandoff(owner, hold);
     }
 
@@ -75,8 +75,8 @@ class LocalCohortTest {
     }
 
     /** Hands the lock from {@code from} to the next waiter, as a successful hand-off script reply does. */
-    private LocalCohort.Waiter handOff(LocalCohort cohort, long from, Hold fromHold) {
-        LocalCohort.Waiter next = take(cohort, from, fromHold);
+    private LocalWaiter handOff(LocalCohort cohort, long from, Hold fromHold) {
+        LocalWaiter next = take(cohort, from, fromHold);
         assertThat(next).as("hand-off target of owner %d", from).isNotNull();
         Hold nextHold = grant(next.ownerId, next.leaseMs);
         releaseDone(fromHold);
@@ -84,15 +84,15 @@ class LocalCohortTest {
         return next;
     }
 
-    private static void assertHandedOver(LocalCohort.Waiter waiter) {
-        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalCohort.Turn.HANDED_OVER);
+    private static void assertHandedOver(LocalWaiter waiter) {
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalWaiter.Turn.HANDED_OVER);
     }
 
-    private static void assertSentToRedis(LocalCohort.Waiter waiter) {
-        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalCohort.Turn.ATTEMPT_IN_REDIS);
+    private static void assertSentToRedis(LocalWaiter waiter) {
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalWaiter.Turn.ATTEMPT_IN_REDIS);
     }
 
-    private static void assertStillWaiting(LocalCohort.Waiter waiter) {
+    private static void assertStillWaiting(LocalWaiter waiter) {
         assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isNotDone();
     }
 
@@ -118,9 +118,9 @@ class LocalCohortTest {
     void handOffsServeTheWaitersInArrivalOrder() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, 5_000, FOREVER);
-        LocalCohort.Waiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, 5_000, FOREVER);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
 
         assertThat(take(cohort, 1, first)).isSameAs(b);
         Hold bHold = grant(2, Hold.WATCHDOG);
@@ -133,7 +133,7 @@ class LocalCohortTest {
         assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
         assertThat(take(cohort, 1, first)).as("owner 1 no longer holds: nothing to hand off").isNull();
 
-        LocalCohort.Waiter toC = handOff(cohort, 2, bHold);
+        LocalWaiter toC = handOff(cohort, 2, bHold);
         assertThat(toC).isSameAs(c);
         assertThat(toC.leaseMs).as("the waiter's own lease goes with it").isEqualTo(5_000);
         assertHandedOver(c);
@@ -149,7 +149,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
         Hold reentered = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         assertThat(reentered.acquisitions()).isEqualTo(2);
         assertThat(take(cohort, 1, reentered)).as("a partial release keeps the lock").isNull();
         assertThat(take(cohort, 1, null)).as("a hold this client does not track").isNull();
@@ -160,10 +160,10 @@ class LocalCohortTest {
     void handOffsInARowAreCappedAndTheCountRestartsAfterAReleaseThroughRedis() {
         LocalCohort cohort = cohort(2);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER);
 
         handOff(cohort, 1, h1);
         handOff(cohort, 2, renewer.find(NAME, "client:2"));
@@ -186,13 +186,13 @@ class LocalCohortTest {
     void afterAReleaseThatWokeOtherClientsThisClientsOwnersGiveThemAHeadStart() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
 
         releaseDone(h1);
         cohort.released(1, true, NO_EARLY_END);
         assertStillWaiting(w2);
-        LocalCohort.Waiter again = cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER);
+        LocalWaiter again = cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER);
         assertThat(again).as("the releaser's next lock() queues too, behind the head start").isNotNull();
         assertThat(cohort.heldByAnotherLocalOwner(4)).as("a single tryLock() still asks Redis").isFalse();
 
@@ -209,7 +209,7 @@ class LocalCohortTest {
     void aReleaseThatWokeNobodyElseSendsTheNextWaiterToRedisAtOnce() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         releaseDone(h1);
         cohort.released(1, false, NO_EARLY_END);
         assertSentToRedis(w2);
@@ -220,8 +220,8 @@ class LocalCohortTest {
     void aHeadStartEndsWhenAnotherClientTookTheLockOrThisOneGotIt() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         releaseDone(h1);
         cohort.released(1, true, NO_EARLY_END);
 
@@ -231,7 +231,7 @@ class LocalCohortTest {
         assertSentToRedis(w3);
         assertThat(time.pending()).as("the head start's timer is cancelled").isZero();
 
-        LocalCohort.Waiter w4;
+        LocalWaiter w4;
         Hold h2 = acquire(cohort, 2);
         w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
         releaseDone(h2);
@@ -246,7 +246,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         cohort.unlockMessageArrived();
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         long before = cohort.unlockMessages();
         assertThat(before).isEqualTo(1);
         releaseDone(h1);
@@ -290,7 +290,7 @@ class LocalCohortTest {
     void withACapOfZeroNothingIsEverHandedOff() {
         LocalCohort cohort = cohort(0);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         assertThat(b).as("waiting locally still saves the doomed attempts").isNotNull();
         assertThat(take(cohort, 1, h1)).isNull();
         releaseDone(h1);
@@ -302,8 +302,8 @@ class LocalCohortTest {
     void aWaiterThatLeavesBeforeItIsChosenIsSkipped() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         cohort.leave(b);
         assertSentToRedis(b);
         cohort.leave(b);
@@ -315,8 +315,8 @@ class LocalCohortTest {
     void aWaiterChosenForAHandOffCanNoLongerLeave() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         assertThat(take(cohort, 1, h1)).isSameAs(b);
 
         cohort.leave(b);
@@ -335,7 +335,7 @@ class LocalCohortTest {
     void aWaiterTrustsTheHolderNoLongerThanItsOwnWait() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalCohort.Waiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 300 * MS);
+        LocalWaiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 300 * MS);
         time.advanceMillis(299);
         assertStillWaiting(w);
         time.advanceMillis(1);
@@ -351,8 +351,8 @@ class LocalCohortTest {
     void aWaiterLooksAgainAtTheHolderAfterTheRecheckPeriod() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalCohort.Waiter forever = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter longWait = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, 5_000 * MS);
+        LocalWaiter forever = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter longWait = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, 5_000 * MS);
         time.advanceMillis(RECHECK_MS / 2);
         renewer.discardAll(NAME);
         time.advanceMillis(RECHECK_MS / 2 - 1);
@@ -372,7 +372,7 @@ class LocalCohortTest {
         // known valid for 500 ms minus the margin (1% + 2 ms): 493 ms
         assertThat(leased.validForNanos(time.nanoTime())).isEqualTo(493 * MS);
         time.advanceMillis(100);
-        LocalCohort.Waiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         time.advanceMillis(392);
         assertStillWaiting(w);
         time.advanceMillis(1);
@@ -383,9 +383,9 @@ class LocalCohortTest {
     void busyInRedisSendsTheWaitersThereOnlyWhenNoLocalOwnerHoldsTheLock() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
         cohort.busyInRedis();
         assertStillWaiting(b);
         assertStillWaiting(c);
@@ -408,8 +408,8 @@ class LocalCohortTest {
     void releasedWakesOnlyTheFirstWaiterAndOnlyForTheHolder() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
 
         cohort.released(2);
         assertStillWaiting(b);
@@ -432,9 +432,9 @@ class LocalCohortTest {
     void aTurnTheFirstWaiterCannotUseGoesToTheNextOneUnlessALocalOwnerHoldsTheLock() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
         cohort.passOn();
         assertStillWaiting(b);
         assertThat(cohort.heldByAnotherLocalOwner(2)).as("nothing to pass on while owner 1 holds it").isTrue();
@@ -452,8 +452,8 @@ class LocalCohortTest {
     void clearSendsEveryWaiterToRedisAndForgetsTheHolder() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         cohort.clear();
         assertSentToRedis(b);
         assertSentToRedis(c);
@@ -467,7 +467,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
         assertThat(cohort.retireIfIdle()).as("held").isFalse();
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         releaseDone(h1);
         cohort.released(1);
         assertSentToRedis(b);
@@ -484,7 +484,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold leased = grant(1, 200);
         cohort.acquired(1, leased);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
 
         time.advanceMillis(200);
@@ -498,8 +498,8 @@ class LocalCohortTest {
     void aHolderWhoseHoldEndedCountsAsNone() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         // the renewer forgot the hold (force-unlocked elsewhere in this client, found not held …) before the cohort
         // heard of it: the cohort must not keep anybody waiting behind it
         renewer.discardAll(NAME);
@@ -534,7 +534,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohorts.find(NAME);
         assertThat(cohort).isNotNull();
         assertThat(cohorts.size()).isEqualTo(1);
-        LocalCohort.Waiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
 
         releaseDone(h1);
         cohorts.released(NAME, 1);
@@ -566,12 +566,12 @@ class LocalCohortTest {
             }
 
             @Override
-            public LocalCohort.Waiter queue(long maxWaitNanos) {
+            public LocalWaiter queue(long maxWaitNanos) {
                 return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, maxWaitNanos);
             }
 
             @Override
-            public void leave(LocalCohort.Waiter waiter) {
+            public void leave(LocalWaiter waiter) {
                 cohort.leave(waiter);
             }
 
@@ -630,7 +630,7 @@ class LocalCohortTest {
         Hold h1 = grant(1, Hold.WATCHDOG);
         inRedis.add(h1.field());
         cohorts.acquired(NAME, 1, h1);
-        LocalCohort.Waiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
 
         cohorts.sweep();
         assertThat(checked).containsExactly(NAME + " " + h1.field());
@@ -671,7 +671,7 @@ class LocalCohortTest {
         cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
         assertThat(checked).as("nobody waits: nothing to check").isEmpty();
 
-        LocalCohort.Waiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
         assertThat(checked).containsExactly(NAME + " " + h1.field());
         assertThat(b.turn).as("a late message of an earlier release: the holder is still there").isNotDone();
@@ -782,8 +782,8 @@ class LocalCohortTest {
     void aReservedHandOffTargetIsNotSentToRedisWhenTheReleasersFieldIsFoundGone() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalCohort.Waiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         assertThat(cohort.reserveHandoff(1, h1)).isSameAs(w2);
         assertThat(cohort.holdToVerify()).as("nothing to verify while a hand-off is under way").isNull();
 
@@ -806,7 +806,7 @@ class LocalCohortTest {
     void aReservedHandOffTargetWaitsForTheOutcomeWhateverElseHappens() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalCohort.Waiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 50 * MS);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 50 * MS);
         assertThat(cohort.reserveHandoff(1, h1)).isSameAs(w2);
         time.advanceMillis(100);
         cohort.leave(w2);
