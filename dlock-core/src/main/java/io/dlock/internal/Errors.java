@@ -7,12 +7,26 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 
 /** Turns what Redis and Lettuce throw into the exceptions of the public API. */
 public final class Errors {
     private Errors() {
+    }
+
+    /**
+     * Calls {@code send}, turning a synchronous throw (a closed connection, a bad argument) into a failed future, so
+     * that callers handle every failure in one place, on the future.
+     */
+    public static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> send) {
+        try {
+            return send.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Strips the {@link CompletionException}/{@link ExecutionException} wrappers of futures. */

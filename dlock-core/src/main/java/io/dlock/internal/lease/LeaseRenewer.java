@@ -13,7 +13,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
@@ -51,9 +50,6 @@ public final class LeaseRenewer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
 
-    private record HoldId(String key, String field) {
-    }
-
     private final long watchdogMs;
     private final long periodNanos;
     private final TaskScheduler scheduler;
@@ -61,7 +57,8 @@ public final class LeaseRenewer implements AutoCloseable {
     private final Clock clock;
     private final Consumer<LeaseLostEvent> lostSink;
     private final ToIntFunction<String> slotOf;
-    private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
+    /** This client's holds: the renewer's records, and what the lock kinds keep beside them. */
+    private final HoldTable holds;
 
     private final Object tickLock = new Object();
     private volatile boolean closed;
@@ -93,6 +90,12 @@ public final class LeaseRenewer implements AutoCloseable {
         this.nanoTime = nanoTime;
         this.clock = clock;
         this.lostSink = lostSink;
+        this.holds = new HoldTable(nanoTime, watchdogMs);
+    }
+
+    /** @return this client's hold table, which this renewer walks */
+    public HoldTable holds() {
+        return holds;
     }
 
     /** Reports hold endings and renewals to {@code events} (metrics) from now on. */
@@ -123,17 +126,17 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public Hold acquired(String lockName, String key, String field, long ownerId, long leaseMs, long sentAtNanos,
                          RenewalSender renewal) {
-        HoldId id = new HoldId(key, field);
+        HoldTable.HoldId id = new HoldTable.HoldId(key, field);
         long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
         while (true) {
-            Hold hold = holds.computeIfAbsent(id, k -> new Hold(lockName, key, field, ownerId, renewal));
+            Hold hold = holds.recordOrCreate(id, () -> new Hold(lockName, key, field, ownerId, renewal));
             synchronized (hold) {
                 if (hold.isActive() && !ranOut(hold)) {
                     hold.granted(leaseMs, effective, sentAtNanos);
                     return hold;
                 }
             }
-            holds.remove(id, hold);
+            holds.removeRecord(hold);
         }
     }
 
@@ -144,7 +147,7 @@ public final class LeaseRenewer implements AutoCloseable {
      *         no longer keeps.
      */
     public Hold find(String key, String field) {
-        Hold hold = holds.get(new HoldId(key, field));
+        Hold hold = holds.record(new HoldTable.HoldId(key, field));
         return hold != null && hold.isActive() && !ranOut(hold) ? hold : null;
     }
 
@@ -173,7 +176,7 @@ public final class LeaseRenewer implements AutoCloseable {
     /** A release finished: the last hold ({@code full}) or one of several. */
     public void releaseDone(Hold hold, boolean full) {
         if (hold.releaseDone(full, watchdogMs)) {
-            holds.remove(new HoldId(hold.key(), hold.field()), hold);
+            holds.removeRecord(hold);
             events.get().holdReleased(hold);
         }
     }
@@ -190,13 +193,13 @@ public final class LeaseRenewer implements AutoCloseable {
     /** Redis says the owner holds nothing: forget the record without a loss report (the caller gets an exception). */
     public void discard(Hold hold) {
         hold.discard();
-        holds.remove(new HoldId(hold.key(), hold.field()), hold);
+        holds.removeRecord(hold);
         events.get().holdDiscarded(hold);
     }
 
     /** Forgets every hold on {@code key} without a loss report (this client force-unlocked it). */
     public void discardAll(String key) {
-        for (Hold hold : holds.values()) {
+        for (Hold hold : holds.records()) {
             if (hold.key().equals(key)) {
                 discard(hold);
             }
@@ -205,14 +208,14 @@ public final class LeaseRenewer implements AutoCloseable {
 
     /** @return holds renewed by the watchdog */
     public int renewedCount() {
-        return (int) holds.values().stream().filter(Hold::isWatchdogRenewed).count();
+        return (int) holds.records().stream().filter(Hold::isWatchdogRenewed).count();
     }
 
     /** @return the holds granted and still known valid now (a snapshot, for reporting) */
     public List<Hold> validHolds() {
         long now = nanoTime.getAsLong();
         List<Hold> valid = new ArrayList<>();
-        for (Hold hold : holds.values()) {
+        for (Hold hold : holds.records()) {
             if (hold.isActive() && hold.acquisitions() > 0 && hold.validForNanos(now) > 0) {
                 valid.add(hold);
             }
@@ -222,7 +225,7 @@ public final class LeaseRenewer implements AutoCloseable {
 
     /** @return holds tracked (watchdog or fixed lease) */
     public int trackedCount() {
-        return (int) holds.values().stream().filter(Hold::isActive).count();
+        return (int) holds.records().stream().filter(Hold::isActive).count();
     }
 
     /**
@@ -238,7 +241,7 @@ public final class LeaseRenewer implements AutoCloseable {
         scheduleTick(struggling ? periodNanos / 3 : periodNanos);
         long now = nanoTime.getAsLong();
         List<Hold> due = new ArrayList<>();
-        for (Hold hold : holds.values()) {
+        for (Hold hold : holds.records()) {
             if (!hold.isActive() || hold.hasPendingRelease()) {
                 continue;
             }
@@ -321,7 +324,7 @@ public final class LeaseRenewer implements AutoCloseable {
         if (!hold.markLost()) {
             return;
         }
-        holds.remove(new HoldId(hold.key(), hold.field()), hold);
+        holds.removeRecord(hold);
         events.get().holdLost(hold, reason);
         log.warn("lock '{}': hold of owner {} lost ({})", hold.lockName(), hold.field(), reason);
         try {
@@ -364,9 +367,9 @@ public final class LeaseRenewer implements AutoCloseable {
             closed = true;
             cancelNextTick.run();
         }
-        for (Hold hold : holds.values()) {
+        for (Hold hold : holds.records()) {
             lose(hold, LeaseLostEvent.Reason.RENEWAL_FAILED);
         }
-        holds.clear();
+        holds.records().forEach(holds::removeRecord);
     }
 }

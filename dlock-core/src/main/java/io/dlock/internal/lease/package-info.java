@@ -5,7 +5,10 @@
  *   <li>{@link io.dlock.internal.lease.Hold}: what a client knows about one owner's hold on one lock: the lease of
  *       each outstanding acquisition, whether the watchdog renews it, and until when it is known to be valid on the
  *       monotonic clock (the source of {@code leaseValidFor()}).</li>
- *   <li>{@link io.dlock.internal.lease.LeaseRenewer}: the registry of a client's holds and its watchdog: renews
+ *   <li>{@link io.dlock.internal.lease.HoldTable}: everything a client knows about its holds, keyed by (key, field):
+ *       the {@code Hold}, attempts awaiting their reply or never answered, marks left in Redis while waiting; what the
+ *       scripts are told (known count, current lease, count after a release).</li>
+ *   <li>{@link io.dlock.internal.lease.LeaseRenewer}: the watchdog over the hold table: renews
  *       watchdog holds in batches every third of the watchdog timeout, and reports each hold that is lost (removed,
  *       expired, renewal failed) exactly once.</li>
  *   <li>{@link io.dlock.internal.lease.RenewalSender}: how one kind of hold is renewed (implemented in

@@ -4,6 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.LockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
+import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.metrics.LockEvents;
 import io.dlock.internal.metrics.LockKind;
 
@@ -131,6 +133,19 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         return ownerField(ownerId);
     }
 
+    /** The entry of {@code ownerId}'s hold in the client's {@link HoldTable}. */
+    protected final HoldId holdId(long ownerId) {
+        return new HoldId(holdKey(), holdField(ownerId));
+    }
+
+    /**
+     * The release scripts' count argument: the owner's count after the release as this client knows it, or
+     * {@code -1} when it knows of no hold (the script then takes one off).
+     */
+    protected final String countAfterReleaseArg(long ownerId, Hold hold) {
+        return Long.toString(services.holds.countAfterRelease(holdId(ownerId), hold).orElse(-1));
+    }
+
     // ---- the shared machinery ----
 
     /**
@@ -182,7 +197,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
             // that ran although its reply was lost gave the receiver a count its client does not know of: its next
             // attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
             if (error != null) {
-                services.pending.mayHaveRun(name, nextField);
+                services.holds.mayHaveRun(new HoldId(holdKey(), nextField));
             }
             cohort.handoffFailed(next);
             if (error != null) {

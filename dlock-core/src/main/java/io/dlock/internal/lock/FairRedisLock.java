@@ -2,13 +2,13 @@ package io.dlock.internal.lock;
 
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The reentrant fair lock: granted in FIFO order among waiters of every client, wire-compatible with Redisson's
@@ -128,8 +128,6 @@ public final class FairRedisLock extends AbstractDistributedLock {
     private final String channelPrefix;
     private final String slot;
     private final String maxSleep;
-    /** Owners of this instance whose waiting acquisition may have put them in the queue: only they need a give-up. */
-    private final Set<Long> mayBeQueued = ConcurrentHashMap.newKeySet();
 
     public FairRedisLock(LockServices services, String name) {
         super(services, LockNames.requireValid(name));
@@ -170,18 +168,18 @@ public final class FairRedisLock extends AbstractDistributedLock {
         String field = ownerField(ownerId);
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
         boolean mayQueue = waitMillis != 0;
+        HoldId id = holdId(ownerId);
         if (mayQueue) {
-            mayBeQueued.add(ownerId);
+            services.holds.mark(id, Mark.FAIR_QUEUE_PLACE);
         }
-        long known = services.knownAcquisitions(name, field);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(name, field,
-                () -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
+        return services.pending.<Long>track(id,
+                known -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
                         Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
                         mayQueue ? "1" : "0", maxSleep, Long.toString(known)),
                 sleep -> {
                     if (sleep == null) {
-                        mayBeQueued.remove(ownerId);
+                        services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
                         services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
                                 services.hashFieldRenewal).markFair();
                     }
@@ -198,20 +196,17 @@ public final class FairRedisLock extends AbstractDistributedLock {
     protected CompletableFuture<Void> giveUp(long ownerId) {
         String field = ownerField(ownerId);
         CompletableFuture<Void> left = CompletableFuture.completedFuture(null);
-        if (mayBeQueued.remove(ownerId)) {
+        if (services.holds.unmark(holdId(ownerId), Mark.FAIR_QUEUE_PLACE)) {
             CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_GIVE_UP, ScriptOutputType.INTEGER,
                     keys, field, slot, Long.toString(services.clock.millis()), services.publishCommand,
                     channelPrefix);
             left = mapErrors(reply.thenApply(removed -> (Void) null), "leave the queue");
         }
-        if (!services.pending.unanswered(name, field)) {
-            return left;
-        }
         return left.handle((ok, error) -> error).thenCompose(leaveError -> services.pending
-                .dropUnknown(name, field, () -> services.scripts.runByText(Scripts.FAIR_RELEASE,
-                        ScriptOutputType.INTEGER, keys, field, Long.toString(services.currentLease(name, field)),
+                .dropIfUnanswered(holdId(ownerId), (lease, known) -> services.scripts.runByText(Scripts.FAIR_RELEASE,
+                        ScriptOutputType.INTEGER, keys, field, Long.toString(lease),
                         Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
-                        Long.toString(services.knownAcquisitions(name, field)), "drop-unknown"))
+                        Long.toString(known), "drop-unknown"))
                 .thenApply(ignored -> {
                     if (leaveError != null) {
                         throw new CompletionException(leaveError);
@@ -227,7 +222,7 @@ public final class FairRedisLock extends AbstractDistributedLock {
                 : services.renewer.watchdogMs();
         return services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
                 Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
-                Long.toString(services.remainingAfterRelease(name, field, hold)), "release");
+                countAfterReleaseArg(ownerId, hold), "release");
     }
 
     @Override

@@ -83,10 +83,9 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
         Hold known = services.renewer.find(name, field);
         boolean hasToken = known != null && known.fencingToken() != null;
-        long knownCount = services.knownAcquisitions(name, field);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<List<Object>>track(name, field,
-                () -> services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
+        return services.pending.<List<Object>>track(holdId(ownerId),
+                knownCount -> services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
                         Long.toString(effectiveLease), field, Long.toString(knownCount), hasToken ? "1" : "0"),
                 values -> recordReply(values, ownerId, field, leaseMs, sentAt));
     }

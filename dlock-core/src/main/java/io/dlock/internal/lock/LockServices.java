@@ -1,7 +1,7 @@
 package io.dlock.internal.lock;
 
 import io.dlock.LockException;
-import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.metrics.EventSink;
@@ -41,7 +41,6 @@ public final class LockServices {
     final ReplicaSync replicaSync;
     /** Paces and logs the retries of acquisitions without a wait limit while Redis is unavailable. */
     final Outage outage;
-    /** What this client knows of its own owners' exclusive holds and waits ({@link LocalCohort}). */
     /**
      * How long a client's owners hold back after a release whose unlock message reached other clients' waiters, so
      * that one of those (which must first receive the message, wake and send its attempt) gets the lock rather than
@@ -51,11 +50,14 @@ public final class LockServices {
      */
     static final long OTHER_CLIENTS_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    /** What this client knows of its own owners' exclusive holds and waits ({@link LocalCohort}). */
     final LocalCohorts cohorts;
     /** Blocking waits of the sync API (spin-then-park). */
     final SyncWaits waits;
-    /** Acquire attempts awaiting (or that never got) their reply, for the reentrant and fenced locks. */
-    final PendingAcquisitions pending = new PendingAcquisitions();
+    /** Everything this client knows about its holds (the renewer's table). */
+    final HoldTable holds;
+    /** The lost-reply rule over {@link #holds}, for every kind. */
+    final PendingAcquisitions pending;
     /** Where locks and the renewer report events for metrics; reports nowhere until metrics are attached. */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
@@ -76,6 +78,8 @@ public final class LockServices {
         this.scripts = scripts;
         this.wakeups = wakeups;
         this.renewer = renewer;
+        this.holds = renewer.holds();
+        this.pending = new PendingAcquisitions(holds);
         this.executor = executor;
         this.publishCommand = publishCommand;
         this.hashFieldRenewal = new HashFieldRenewal(scripts);
@@ -95,35 +99,6 @@ public final class LockServices {
     /** @return where this client's locks and renewer report events for metrics */
     public EventSink events() {
         return events;
-    }
-
-    /**
-     * The hold count of {@code field} on {@code key} as this client knows it: the acquisitions of its hold record
-     * plus attempts still awaiting their reply.
-     */
-    long knownAcquisitions(String key, String field) {
-        Hold hold = renewer.find(key, field);
-        return (hold == null ? 0 : hold.acquisitions()) + pending.inFlight(key, field);
-    }
-
-    /** The lease the hold of {@code field} on {@code key} has now; the watchdog timeout when this client knows none. */
-    long currentLease(String key, String field) {
-        Hold hold = renewer.find(key, field);
-        long watchdog = renewer.watchdogMs();
-        return hold == null ? watchdog : hold.currentLease(watchdog);
-    }
-
-    /**
-     * The owner's hold count once the release being sent is done, as this client knows it (so that a release script
-     * also takes away a count that a lost acquire reply left), or -1 when it knows of no hold (the script then takes
-     * one off).
-     */
-    long remainingAfterRelease(String key, String field, Hold hold) {
-        int inFlight = pending.inFlight(key, field);
-        if (hold == null) {
-            return inFlight == 0 ? -1 : inFlight;
-        }
-        return hold.acquisitionsAfterPendingReleases() + inFlight;
     }
 
     void register(AcquireLoop loop) {

@@ -22,10 +22,9 @@ final class RedisReadLock extends ReadWriteSide {
     @Override
     protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String reader = readerField(ownerId);
-        long known = services.knownAcquisitions(name, reader);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(name, reader,
-                () -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+        return services.pending.<Long>track(holdId(ownerId),
+                known -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
                         Long.toString(effectiveLease(leaseMs)), reader, writerField(ownerId), Long.toString(known)),
                 sleepMs -> {
                     if (sleepMs == null) {
@@ -39,13 +38,9 @@ final class RedisReadLock extends ReadWriteSide {
     /** After an attempt whose reply never came, drops the read hold that attempt may have taken. */
     @Override
     protected CompletableFuture<Void> giveUp(long ownerId) {
-        String reader = readerField(ownerId);
-        if (!services.pending.unanswered(name, reader)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return services.pending.dropUnknown(name, reader, () -> services.scripts.runByText(Scripts.RWLOCK_READ_RELEASE,
-                ScriptOutputType.INTEGER, releaseKeys, reader, services.publishCommand, keys.channel(),
-                Long.toString(services.knownAcquisitions(name, reader)), "drop-unknown"));
+        return services.pending.dropIfUnanswered(holdId(ownerId), (lease, known) -> services.scripts.runByText(
+                Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, releaseKeys, readerField(ownerId),
+                services.publishCommand, keys.channel(), Long.toString(known), "drop-unknown"));
     }
 
     @Override
@@ -53,7 +48,7 @@ final class RedisReadLock extends ReadWriteSide {
         String reader = readerField(ownerId);
         return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
                 reader, services.publishCommand, keys.channel(),
-                Long.toString(services.remainingAfterRelease(name, reader, hold)), "release");
+                countAfterReleaseArg(ownerId, hold), "release");
     }
 
     @Override

@@ -1,12 +1,12 @@
 package io.dlock.internal.lock;
 
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The write side of a {@link ReadWriteRedisLock} (design notes there). A hold is the writer field
@@ -20,8 +20,6 @@ final class RedisWriteLock extends ReadWriteSide {
 
     private final String[] acquireKeys;
     private final String[] withdrawKeys;
-    /** Owners whose attempts (may) have left a waiting mark that is not withdrawn yet. */
-    private final Set<Long> marked = ConcurrentHashMap.newKeySet();
 
     RedisWriteLock(LockServices services, ReadWriteKeys keys) {
         super(services, keys);
@@ -40,29 +38,29 @@ final class RedisWriteLock extends ReadWriteSide {
         String reader = readerField(ownerId);
         boolean waits = waitMillis != 0;
         long refreshMs = markRefreshMs();
+        HoldId id = holdId(ownerId);
         if (waits) {
-            marked.add(ownerId);
+            services.holds.mark(id, Mark.WRITER_MARK);
         }
-        long known = services.knownAcquisitions(name, writer);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(name, writer,
-                () -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+        return services.pending.<Long>track(id,
+                known -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
                         Long.toString(effectiveLease(leaseMs)), writer, reader,
                         Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
-                        Long.toString(services.knownAcquisitions(name, reader))),
+                        Long.toString(services.holds.knownCount(new HoldId(name, reader)))),
                 ttl -> onReply(ttl, ownerId, leaseMs, sentAt, waits, refreshMs));
     }
 
     /** @return null when acquired (recorded), else how long to sleep at most; throws on a refused upgrade */
     private Long onReply(Long ttl, long ownerId, long leaseMs, long sentAt, boolean waits, long refreshMs) {
         if (ttl == null) {
-            marked.remove(ownerId);
+            services.holds.unmark(holdId(ownerId), Mark.WRITER_MARK);
             services.renewer.acquired(name, name, writerField(ownerId), ownerId, leaseMs, sentAt,
                     services.hashFieldRenewal);
             return null;
         }
         if (ttl == UPGRADE_REFUSED) {
-            marked.remove(ownerId);
+            services.holds.unmark(holdId(ownerId), Mark.WRITER_MARK);
             throw new IllegalMonitorStateException("lock '" + name + "': owner " + readerField(ownerId)
                     + " holds the read lock but not the write lock; upgrading would wait forever (release the"
                     + " read holds first, or take the write lock first and then read)");
@@ -79,18 +77,14 @@ final class RedisWriteLock extends ReadWriteSide {
     protected CompletableFuture<Void> giveUp(long ownerId) {
         String writer = writerField(ownerId);
         CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
-        if (marked.remove(ownerId)) {
+        if (services.holds.unmark(holdId(ownerId), Mark.WRITER_MARK)) {
             withdrawn = services.scripts.<Long>run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
                     withdrawKeys, writer, services.publishCommand, keys.channel()).handle((removed, error) -> null);
         }
-        if (!services.pending.unanswered(name, writer)) {
-            return withdrawn;
-        }
-        return withdrawn.thenCompose(ignored -> services.pending.dropUnknown(name, writer,
-                () -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
-                        writer, readerField(ownerId), Long.toString(services.currentLease(name, writer)),
-                        services.publishCommand, keys.channel(), Long.toString(services.knownAcquisitions(name, writer)),
-                        "drop-unknown")));
+        return withdrawn.thenCompose(ignored -> services.pending.dropIfUnanswered(holdId(ownerId),
+                (lease, known) -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER,
+                        releaseKeys, writer, readerField(ownerId), Long.toString(lease), services.publishCommand,
+                        keys.channel(), Long.toString(known), "drop-unknown")));
     }
 
     @Override
@@ -100,7 +94,7 @@ final class RedisWriteLock extends ReadWriteSide {
                 : services.renewer.watchdogMs();
         return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, releaseKeys,
                 writer, readerField(ownerId), Long.toString(lease), services.publishCommand, keys.channel(),
-                Long.toString(services.remainingAfterRelease(name, writer, hold)), "release");
+                countAfterReleaseArg(ownerId, hold), "release");
     }
 
     @Override

@@ -46,10 +46,9 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = ownerField(ownerId);
         long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
-        long known = services.knownAcquisitions(name, field);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(name, field,
-                () -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
+        return services.pending.<Long>track(holdId(ownerId),
+                known -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
                         Long.toString(effectiveLease), field, Long.toString(known)),
                 ttl -> {
                     if (ttl == null) {
@@ -68,14 +67,9 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
      */
     @Override
     protected CompletableFuture<Void> giveUp(long ownerId) {
-        String field = ownerField(ownerId);
-        if (!services.pending.unanswered(name, field)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return services.pending.dropUnknown(name, field, () -> services.scripts.runByText(Scripts.LOCK_RELEASE,
-                ScriptOutputType.INTEGER, lockKey, field, Long.toString(services.currentLease(name, field)),
-                services.publishCommand, channel, Long.toString(services.knownAcquisitions(name, field)),
-                "drop-unknown"));
+        return services.pending.dropIfUnanswered(holdId(ownerId), (lease, known) -> services.scripts.runByText(
+                Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), Long.toString(lease),
+                services.publishCommand, channel, Long.toString(known), "drop-unknown"));
     }
 
     @Override
@@ -93,7 +87,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
                 ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
                 () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey,
                         ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand, channel,
-                        Long.toString(services.remainingAfterRelease(name, ownerField(ownerId), hold)), "release"));
+                        countAfterReleaseArg(ownerId, hold), "release"));
     }
 
     @Override

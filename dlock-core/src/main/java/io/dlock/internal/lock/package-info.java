@@ -14,8 +14,9 @@
  *       TTL, attempt again), holding no thread while it waits.</li>
  *   <li>{@code LocalCohort} and {@code LocalCohorts}: what a client knows of its own owners of a plain lock, so that
  *       they wait behind each other inside the client and hand the lock over in one script call.</li>
- *   <li>{@code PendingAcquisitions}: attempts whose reply is outstanding or was lost, so that the scripts get the hold
- *       count the client knows.</li>
+ *   <li>{@code PendingAcquisitions}: the lost-reply rule for every kind (attempts tracked in the client's
+ *       {@link io.dlock.internal.lease.HoldTable}, so that the scripts get the hold count the client knows, and the
+ *       drop after a give-up that followed an unanswered attempt).</li>
  *   <li>{@link io.dlock.internal.lock.LockServices}: what every lock of one client shares;
  *       {@link io.dlock.internal.lock.ReplicaSync} ({@code syncReplicas}), {@link io.dlock.internal.lock.SyncWaits}
  *       (blocking waits of the sync API), and the renewal senders

@@ -1,0 +1,211 @@
+package io.dlock.internal.lease;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Everything one client knows about its holds, in one place, keyed by ({@code key}, {@code field}) — the Redis key
+ * whose field is an owner's hold and that field: the granted {@link Hold} (count, leases, validity), acquire attempts
+ * still awaiting their reply, whether the last one ended without an answer (it may have run in Redis), and the marks
+ * an owner may have left in Redis while it waits (a fair lock's queue place, a writer's mark).
+ *
+ * <p>The {@link LeaseRenewer} walks its holds; the lock kinds read and keep the rest; local hand-offs read the holds.
+ * An entry exists while anything is known about it and disappears when nothing is. Plain in-memory state, no Redis.
+ *
+ * <p>Thread-safe: each entry changes atomically ({@link ConcurrentHashMap#compute}); a {@link Hold} guards its own
+ * state.
+ */
+public final class HoldTable {
+    /** Names one hold: the Redis key whose hash field holds it, and that field ({@code <client id>:<owner id>}…). */
+    public record HoldId(String key, String field) {
+    }
+
+    /** Something an owner may have left in Redis while it waited, which its give-up must remove. */
+    public enum Mark {
+        /** A fair lock: the owner may have a place in the lock's queue and timeout set. */
+        FAIR_QUEUE_PLACE,
+        /** A read-write lock: the owner may have left the writer-waiting mark that holds new readers back. */
+        WRITER_MARK
+    }
+
+    private static final class Entry {
+        Hold hold;
+        int inFlight;
+        boolean unanswered;
+        final Set<Mark> marks = EnumSet.noneOf(Mark.class);
+
+        boolean empty() {
+            return hold == null && inFlight == 0 && !unanswered && marks.isEmpty();
+        }
+    }
+
+    private final ConcurrentHashMap<HoldId, Entry> entries = new ConcurrentHashMap<>();
+    private final LongSupplier nanoTime;
+    private final long watchdogMs;
+
+    HoldTable(LongSupplier nanoTime, long watchdogMs) {
+        this.nanoTime = nanoTime;
+        this.watchdogMs = watchdogMs;
+    }
+
+    // ---- the granted holds (the renewer's records) ----
+
+    /** @return the hold record of {@code id} as stored (possibly ended or run out), or null */
+    Hold record(HoldId id) {
+        Entry entry = entries.get(id);
+        return entry == null ? null : entry.hold;
+    }
+
+    /** @return the hold record of {@code id}, created with {@code create} when there is none */
+    Hold recordOrCreate(HoldId id, Supplier<Hold> create) {
+        Hold[] result = new Hold[1];
+        entries.compute(id, (k, entry) -> {
+            Entry e = entry != null ? entry : new Entry();
+            if (e.hold == null) {
+                e.hold = create.get();
+            }
+            result[0] = e.hold;
+            return e;
+        });
+        return result[0];
+    }
+
+    /** Forgets {@code hold} if it is still the record of its id. */
+    void removeRecord(Hold hold) {
+        update(new HoldId(hold.key(), hold.field()), e -> {
+            if (e.hold == hold) {
+                e.hold = null;
+            }
+        });
+    }
+
+    /** @return every hold record (a snapshot) */
+    List<Hold> records() {
+        List<Hold> all = new ArrayList<>();
+        entries.values().forEach(entry -> {
+            Hold hold = entry.hold;
+            if (hold != null) {
+                all.add(hold);
+            }
+        });
+        return all;
+    }
+
+    // ---- attempts whose outcome is not known yet ----
+
+    /** An acquire attempt for {@code id} is being sent. */
+    public void attemptStarted(HoldId id) {
+        update(id, e -> e.inFlight++);
+    }
+
+    /**
+     * An attempt's reply arrived (and, if it acquired, the hold was recorded first), or it failed.
+     *
+     * @param answered false when it failed without an answer from Redis (it may have run)
+     */
+    public void attemptEnded(HoldId id, boolean answered) {
+        update(id, e -> {
+            e.unanswered = !answered;
+            e.inFlight = Math.max(0, e.inFlight - 1);
+        });
+    }
+
+    /**
+     * A script that may have given the hold a count (a hand-off to this owner) failed without an answer: treated as an
+     * unanswered attempt (the owner's give-up drops what it may have left, its next attempt adopts it).
+     */
+    public void mayHaveRun(HoldId id) {
+        update(id, e -> e.unanswered = true);
+    }
+
+    /** What the last unanswered attempt may have left was dealt with (dropped, or adopted by a later attempt). */
+    public void settled(HoldId id) {
+        update(id, e -> e.unanswered = false);
+    }
+
+    /** @return whether the last attempt for {@code id} ended without an answer and nothing answered since */
+    public boolean unanswered(HoldId id) {
+        Entry entry = entries.get(id);
+        return entry != null && entry.unanswered;
+    }
+
+    /** @return attempts for {@code id} still awaiting their reply */
+    public int inFlight(HoldId id) {
+        Entry entry = entries.get(id);
+        return entry == null ? 0 : entry.inFlight;
+    }
+
+    // ---- marks left in Redis while waiting ----
+
+    /** The owner of {@code id} may now have left {@code mark} in Redis. */
+    public void mark(HoldId id, Mark mark) {
+        update(id, e -> e.marks.add(mark));
+    }
+
+    /** @return whether {@code id} had {@code mark} (which is now cleared) */
+    public boolean unmark(HoldId id, Mark mark) {
+        boolean[] had = new boolean[1];
+        update(id, e -> had[0] = e.marks.remove(mark));
+        return had[0];
+    }
+
+    // ---- what the scripts are told ----
+
+    /**
+     * @return the hold count of {@code id} as this client knows it: the acquisitions of its live hold plus attempts
+     *         still awaiting their reply (the acquire scripts adopt a count above it, left by a lost reply)
+     */
+    public long knownCount(HoldId id) {
+        Hold hold = live(id);
+        return (hold == null ? 0 : hold.acquisitions()) + inFlight(id);
+    }
+
+    /** @return the lease (ms) {@code id}'s hold has now; the watchdog timeout when this client knows none */
+    public long currentLease(HoldId id) {
+        Hold hold = live(id);
+        return hold == null ? watchdogMs : hold.currentLease(watchdogMs);
+    }
+
+    /**
+     * @return the owner's count once the release being sent is done, as this client knows it (so that a release also
+     *         takes away a count a lost acquire reply left), or empty when it knows of no hold (the script then takes
+     *         one off)
+     */
+    public OptionalLong countAfterRelease(HoldId id, Hold hold) {
+        int inFlight = inFlight(id);
+        if (hold == null) {
+            return inFlight == 0 ? OptionalLong.empty() : OptionalLong.of(inFlight);
+        }
+        return OptionalLong.of(hold.acquisitionsAfterPendingReleases() + inFlight);
+    }
+
+    /** @return entries with anything known (tests: the table must not grow without bound) */
+    public int size() {
+        return entries.size();
+    }
+
+    /** The hold of {@code id} if it is active and not run out (the renewer reports a run-out one at its next look). */
+    private Hold live(HoldId id) {
+        Hold hold = record(id);
+        if (hold == null || !hold.isActive()) {
+            return null;
+        }
+        boolean ranOut = hold.acquisitions() > 0 && !hold.hasPendingRelease()
+                && hold.validForNanos(nanoTime.getAsLong()) <= 0;
+        return ranOut ? null : hold;
+    }
+
+    private void update(HoldId id, java.util.function.Consumer<Entry> change) {
+        entries.compute(id, (k, entry) -> {
+            Entry e = entry != null ? entry : new Entry();
+            change.accept(e);
+            return e.empty() ? null : e;
+        });
+    }
+}
