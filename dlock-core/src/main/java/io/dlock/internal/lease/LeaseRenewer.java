@@ -1,6 +1,7 @@
 package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.internal.Errors;
 import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.metrics.LockEvents;
 import org.slf4j.Logger;
@@ -286,12 +287,7 @@ public final class LeaseRenewer implements AutoCloseable {
     /** @return a future of whether the batch succeeded; never fails */
     private CompletableFuture<Boolean> renewBatch(RenewalSender sender, List<Hold> batch, long sentAtNanos) {
         List<Hold> holdsOfBatch = List.copyOf(batch);
-        CompletableFuture<List<Boolean>> reply;
-        try {
-            reply = sender.renew(holdsOfBatch, watchdogMs);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<List<Boolean>> reply = Errors.call(() -> sender.renew(holdsOfBatch, watchdogMs));
         return reply.handle((alive, error) -> {
             LockEvents report = events.get();
             if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {

@@ -174,13 +174,8 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         }
         String nextField = ownerField(next.ownerId);
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply;
-        try {
-            reply = handOff.send(nextField,
-                    next.leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Long> reply = Errors.call(() -> handOff.send(nextField,
+                next.leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs));
         return reply.handle((moved, error) -> {
             if (error == null && moved != null && moved == 1L) {
                 Hold nextHold = services.renewer.acquired(name, holdKey(), nextField, next.ownerId, next.leaseMs,
@@ -248,12 +243,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         if (hold != null) {
             services.renewer.releaseStarted(hold);
         }
-        CompletableFuture<Long> reply;
-        try {
-            reply = sendRelease(ownerId, hold);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Long> reply = Errors.call(() -> sendRelease(ownerId, hold));
         return reply.handle((released, error) -> {
             if (error != null) {
                 throw releaseFailed(ownerId, hold, error);
@@ -378,12 +368,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
 
     /** Releases a hold that could not be confirmed; if that fails too, stops tracking it (it expires on its own). */
     private CompletableFuture<Void> giveBack(long ownerId) {
-        CompletableFuture<Void> released;
-        try {
-            released = release(ownerId);
-        } catch (RuntimeException e) {
-            released = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Void> released = Errors.call(() -> release(ownerId));
         return released.handle((ok, error) -> {
             if (error != null) {
                 Hold hold = services.renewer.find(holdKey(), holdField(ownerId));

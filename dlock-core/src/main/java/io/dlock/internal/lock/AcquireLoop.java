@@ -185,12 +185,7 @@ final class AcquireLoop {
     private void attemptInRedis() {
         unusedWakeup = false;
         attemptedWhileSubscribed = subscription != null && subscription.ready().isDone();
-        CompletableFuture<Long> reply;
-        try {
-            reply = attempt.get();
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Long> reply = Errors.call(() -> attempt.get());
         reply.whenComplete(this::afterAttempt);
     }
 
@@ -351,12 +346,7 @@ final class AcquireLoop {
      */
     private void giveUpThen(Runnable completeResult) {
         closeSubscription();
-        CompletableFuture<?> done;
-        try {
-            done = giveUp.get();
-        } catch (RuntimeException e) {
-            done = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<?> done = Errors.call(() -> giveUp.get());
         done.whenComplete((ok, error) -> {
             completeResult.run();
             finished.complete(null);
@@ -381,12 +371,7 @@ final class AcquireLoop {
             finished.complete(null);
             return;
         }
-        CompletableFuture<?> done;
-        try {
-            done = cleanup.get();
-        } catch (RuntimeException e) {
-            done = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<?> done = Errors.call(() -> cleanup.get());
         done.whenComplete((ok, error) -> finished.complete(null));
     }
 

@@ -1,7 +1,7 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.Errors;
 import io.dlock.ReplicasNotSyncedException;
+import io.dlock.internal.Errors;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -58,12 +58,7 @@ public final class ReplicaSync {
      * @return completes with null (the attempt's "acquired") when confirmed, else fails once the hold was given back
      */
     CompletableFuture<Long> confirm(String lockName, String key, Supplier<CompletableFuture<Void>> giveBack) {
-        CompletableFuture<Long> acked;
-        try {
-            acked = wait.waitFor(key, replicas, timeoutMillis);
-        } catch (RuntimeException e) {
-            acked = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Long> acked = Errors.call(() -> wait.waitFor(key, replicas, timeoutMillis));
         return acked.handle((count, error) -> {
             if (error == null && count != null && count >= replicas) {
                 return CompletableFuture.<Long>completedFuture(null);
