@@ -1,5 +1,7 @@
 package io.dlock.chaos;
 
+import io.dlock.redisprocess.Resp;
+
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -70,7 +72,7 @@ final class HoldProbe implements AutoCloseable {
         long sentAt = System.nanoTime();
         try {
             return lookOnce(field, read, sentAt);
-        } catch (SocketTimeoutException | Resp.ErrorReply e) {
+        } catch (SocketTimeoutException | Resp.ErrorReplyException e) {
             return unknown(field, sentAt, e);
         } catch (IOException e) {
             if (!reused) {

@@ -1,5 +1,7 @@
 package io.dlock.chaos;
 
+import io.dlock.redisprocess.Resp;
+
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -23,7 +25,7 @@ final class RedisAdmin {
     /**
      * Sends one command and reads its reply: a String (simple or bulk), a Long, a List of those, or null.
      *
-     * @throws Resp.ErrorReply when Redis answers with an error
+     * @throws Resp.ErrorReplyException when Redis answers with an error
      * @throws IOException when it cannot be reached or does not answer within {@code timeout}
      */
     Object call(Duration timeout, String... args) throws IOException {

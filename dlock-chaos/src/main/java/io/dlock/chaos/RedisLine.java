@@ -1,5 +1,7 @@
 package io.dlock.chaos;
 
+import io.dlock.redisprocess.Resp;
+
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -32,7 +34,7 @@ final class RedisLine implements AutoCloseable {
     /**
      * Sends one command and reads its reply: a String (simple or bulk), a Long, a List of those, or null.
      *
-     * @throws Resp.ErrorReply when Redis answers with an error (the connection stays open)
+     * @throws Resp.ErrorReplyException when Redis answers with an error (the connection stays open)
      * @throws IOException     when Redis cannot be reached, the connection breaks, or no reply comes in time
      */
     Object call(String... args) throws IOException {
@@ -49,7 +51,7 @@ final class RedisLine implements AutoCloseable {
             out.write(Resp.encode(args));
             out.flush();
             return Resp.read(in);
-        } catch (Resp.ErrorReply e) {
+        } catch (Resp.ErrorReplyException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
             close();

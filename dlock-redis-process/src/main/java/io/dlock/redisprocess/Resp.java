@@ -99,7 +99,7 @@ public final class Resp {
                 OutputStream out = socket.getOutputStream();
                 out.write(encode(args));
                 out.flush();
-                return readReply(new BufferedInputStream(socket.getInputStream()));
+                return readReply(new BufferedInputStream(socket.getInputStream()), true);
             } finally {
                 socket.close();
             }
@@ -119,7 +119,11 @@ public final class Resp {
         return "unknown";
     }
 
-    static byte[] encode(String... args) {
+    /**
+     * Encodes one command as RESP2 (an array of bulk strings), ready to write to a connection of the caller's (for
+     * callers that keep a connection open, such as a long-running probe).
+     */
+    public static byte[] encode(String... args) {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         writeAscii(buf, "*" + args.length + "\r\n");
         for (String arg : args) {
@@ -135,7 +139,19 @@ public final class Resp {
         buf.writeBytes(s.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private static Object readReply(InputStream in) throws IOException {
+    /**
+     * Reads one reply from a connection of the caller's: a simple string as text, an integer as a {@code Long}, a
+     * bulk string as text ({@code null} when null), an array as a {@code List<Object>} of the same (nested arrays
+     * included).
+     *
+     * @throws ErrorReplyException when the server answers with an error (the connection stays usable)
+     * @throws IOException when the stream ends or breaks first
+     */
+    public static Object read(InputStream in) throws IOException {
+        return readReply(in, false);
+    }
+
+    private static Object readReply(InputStream in, boolean integersAsText) throws IOException {
         String line = readLine(in);
         if (line.isEmpty()) {
             throw new IOException("empty reply line");
@@ -144,8 +160,9 @@ public final class Resp {
         String rest = line.substring(1);
         switch (type) {
             case '+':
-            case ':':
                 return rest;
+            case ':':
+                return integersAsText ? rest : (Object) Long.parseLong(rest);
             case '-':
                 throw new ErrorReplyException(rest);
             case '$': {
@@ -166,7 +183,7 @@ public final class Resp {
                 }
                 List<Object> elements = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
-                    elements.add(readReply(in));
+                    elements.add(readReply(in, integersAsText));
                 }
                 return elements;
             }
