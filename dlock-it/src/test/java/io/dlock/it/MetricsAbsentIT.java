@@ -51,11 +51,11 @@ class MetricsAbsentIT {
                 // a non-registry is refused without loading Micrometer
             }
             LockClientConfig config = LockClientConfig.builder().redisUri(args[0])
-                    .watchdogTimeout(Duration.ofMillis(600)).build();
+                    .watchdogTimeout(Duration.ofSeconds(3)).build(); // command timeout 750 ms: a cold JVM connects
             try (LockClient client = LockClient.create(config)) {
                 DistributedLock plain = client.getLock("absent:plain");
                 plain.lock();
-                Thread.sleep(500); // a renewal round or two
+                Thread.sleep(1_200); // a renewal round
                 plain.unlock();
                 DistributedLock fair = client.getFairLock("absent:fair");
                 if (!fair.tryLock(1, SECONDS)) {
