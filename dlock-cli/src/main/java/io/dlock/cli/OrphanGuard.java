@@ -45,7 +45,10 @@ final class OrphanGuard {
                 kids[$pp]+=" $p"
               done
               tree=$root; q=($root)
-              while (( ${#q[@]} )); do p=${q[0]}; q=("${q[@]:1}"); for c in ${kids[$p]:-}; do tree+=" $c"; q+=($c); done; done
+              while (( ${#q[@]} )); do
+                p=${q[0]}; q=("${q[@]:1}")
+                for c in ${kids[$p]:-}; do tree+=" $c"; q+=($c); done
+              done
             }
             by_token() {  # the processes whose environment holds this run's token (the pid never arrived)
               local f p e; root=

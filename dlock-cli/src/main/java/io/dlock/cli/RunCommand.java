@@ -141,7 +141,7 @@ final class RunCommand extends BaseCommand {
                 : read ? client.getReadWriteLock(lockName).readLock()
                 : write ? client.getReadWriteLock(lockName).writeLock()
                 : client.getLock(lockName);
-        LockedRun.Settings settings = new LockedRun.Settings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
+        RunSettings settings = new RunSettings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
                 StopPlan.of(leaseLength, killAfter), conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode,
                 quiet, Logging.isVerbose());
         return new LockedRun(client, lock, settings, cmd, err()).run();

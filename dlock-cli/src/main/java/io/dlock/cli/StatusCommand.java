@@ -52,7 +52,8 @@ final class StatusCommand extends BaseCommand {
                         throw e;
                     }
                     code = ExitCodes.FAILED;
-                    lines.add(json ? "  {\"name\":" + Json.string(name) + ",\"error\":" + Json.string(e.getMessage()) + "}"
+                    lines.add(json
+                            ? "  {\"name\":" + Json.string(name) + ",\"error\":" + Json.string(e.getMessage()) + "}"
                             : name + "\n  error    " + e.getMessage() + "\n");
                 }
             }

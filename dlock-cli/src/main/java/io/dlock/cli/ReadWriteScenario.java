@@ -1,0 +1,73 @@
+package io.dlock.cli;
+
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
+/** The read-write lock: two readers (two clients) hold it at once; a writer waits until both have left. */
+final class ReadWriteScenario implements DemoScenario {
+    private static final long LEASE = DistributedLock.LEASE_WATCHDOG;
+
+    @Override
+    public String title() {
+        return "Read-write lock: readers share, a writer waits for them";
+    }
+
+    @Override
+    public boolean run(ScenarioContext context) throws Exception {
+        LockClient r1 = context.newClient(null);
+        LockClient r2 = context.newClient(null);
+        LockClient w = context.newClient(null);
+        String name = context.key("rw");
+        DistributedReadWriteLock rw1 = r1.getReadWriteLock(name);
+        DistributedReadWriteLock rw2 = r2.getReadWriteLock(name);
+        DistributedReadWriteLock rwW = w.getReadWriteLock(name);
+        boolean read1 = rw1.readLock().tryLockAsync(0, LEASE, MILLISECONDS, 1).get(5, TimeUnit.SECONDS);
+        boolean read2 = rw2.readLock().tryLockAsync(0, LEASE, MILLISECONDS, 1).get(5, TimeUnit.SECONDS);
+        context.say("two readers (two clients) -> " + LockInfoFormat.summary(r1.inspect(name)));
+        context.check("both readers hold it at once", read1 && read2 && r1.inspect(name).holders().size() == 2);
+        CompletableFuture<Void> writer = rwW.writeLock().lockAsync(LEASE, MILLISECONDS, 1);
+        boolean waited = holdsFor(() -> !writer.isDone(), Duration.ofMillis(500));
+        context.say("a writer asks for it        -> still " + LockInfoFormat.summary(r1.inspect(name)));
+        context.check("the writer waits while readers hold it", waited);
+        rw1.readLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
+        boolean stillWaiting = holdsFor(() -> !writer.isDone(), Duration.ofMillis(300));
+        context.say("first reader releases       -> " + LockInfoFormat.summary(r1.inspect(name)));
+        context.check("the writer still waits for the second reader", stillWaiting);
+        long released = System.nanoTime();
+        rw2.readLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
+        boolean got;
+        try {
+            writer.get(5, TimeUnit.SECONDS);
+            got = true;
+        } catch (TimeoutException e) {
+            got = false;
+        }
+        long afterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+        context.say("second reader releases      -> " + LockInfoFormat.summary(r1.inspect(name)));
+        context.check("the writer gets it once the last reader left (" + DurationText.formatMillis(afterMs) + " later)",
+                got);
+        if (got) {
+            rwW.writeLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
+        }
+        return true;
+    }
+
+    /** @return whether {@code condition} stayed true, checked every 10 ms, for {@code duration} */
+    private static boolean holdsFor(Await.Condition condition, Duration duration) {
+        try {
+            Await.during(duration, condition, "condition holds");
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+}
