@@ -56,6 +56,8 @@ public final class LockServices {
     final SyncWaits waits;
     /** Acquire attempts awaiting (or that never got) their reply, for the reentrant and fenced locks. */
     final PendingAcquisitions pending = new PendingAcquisitions();
+    /** Cleanups of cancelled acquisitions, which the same owner's next acquisition waits for. */
+    final AbandonedCleanups abandoned = new AbandonedCleanups();
     /** Where locks and the renewer report events for metrics; reports nowhere until metrics are attached. */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
