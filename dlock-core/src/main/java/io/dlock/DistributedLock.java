@@ -11,8 +11,21 @@ import java.util.concurrent.locks.Lock;
  * {@link java.util.concurrent.locks.ReentrantLock}: an owner may take it again and must release it as many times.
  *
  * <p><b>Owner.</b> A hold belongs to an <em>owner</em>: this client's {@link LockClient#getId() id} plus an
- * owner id. The synchronous methods use {@code Thread.currentThread().getId()} as owner id; the asynchronous twins
- * default to it too, and have overloads taking an explicit {@code ownerId} so that work can hop threads.
+ * owner id. A lock object from the client acts for the <em>calling thread</em> (owner id
+ * {@code Thread.currentThread().getId()}), in its synchronous and asynchronous methods alike. For work that hops
+ * threads, {@link #as(LockOwner)} gives a view of the same lock whose every method acts for one owner instead, such as
+ * a handle from {@link LockClient#newOwner()}: it may lock on one thread and unlock on another, and two handles
+ * exclude each other also on one thread. The overloads taking a {@code long ownerId} or {@code threadId}
+ * ({@link #lockAsync(long, TimeUnit, long)}, {@link #tryLockAsync(long, long, TimeUnit, long)},
+ * {@link #unlockAsync(long)}, {@link #isHeldByThread(long)}) are Redisson's forms of the same, kept for code written
+ * against Redisson's {@code RLock}.
+ *
+ * <p><b>One owner's acquisitions in order.</b> When an asynchronous acquisition is abandoned by cancelling its future,
+ * it cleans up afterwards (it leaves a fair lock's queue, withdraws a waiting writer's mark, or gives back a hold that
+ * it got just as it was cancelled). A later acquisition by the same owner of the same lock (and side) starts only once
+ * that cleanup is done, so the two never race; it waits at most about the command timeout for it. Besides that, calls
+ * of one owner are not ordered for it: an owner should not run two acquisitions or releases of one lock at the same
+ * time (as a thread cannot), and releasing a hold while its acquisition is still under way is an error.
  *
  * <p><b>Lease.</b> Every hold has a lease in Redis, so that a crashed holder never blocks others forever.
  * Acquired with {@link #LEASE_WATCHDOG} (the default), the lease is the client's
@@ -78,6 +91,24 @@ public interface DistributedLock extends Lock {
     String getName();
 
     /**
+     * A view of this lock whose every method acts for {@code owner} instead of the calling thread: {@code lock},
+     * {@code lockInterruptibly}, {@code tryLock}, {@code unlock}, {@code extendLease} and their async twins acquire,
+     * release and extend that owner's holds; {@link #isHeldByCurrentThread()}, {@link #getHoldCount()} and
+     * {@link #leaseValidFor()} answer for that owner. Blocking, interrupts and errors are as documented on each
+     * method; the caller's thread only decides where a sync call blocks. The methods that concern no owner
+     * ({@code getName}, {@code forceUnlock}, {@code isLocked}, {@code remainTimeToLive}) and the forms with an explicit
+     * {@code ownerId}/{@code threadId} act as on this lock; {@code as} on a view gives a view for the new owner.
+     *
+     * <p>The hold lives in Redis and in the client, not in the view: any number of views of one owner may exist, on
+     * any lock object of the same name and kind, and each sees the others' holds. Holds are reentrant per owner. A
+     * {@link FencedLock}'s view is a {@link FencedLock} whose tokens are the owner's. Never blocks; cheap; the view is
+     * immutable and thread-safe.
+     *
+     * @throws NullPointerException when {@code owner} is null
+     */
+    DistributedLock as(LockOwner owner);
+
+    /**
      * Acquires the lock with a watchdog lease, blocking until it is held. An interrupt does not stop the wait: the
      * thread keeps waiting and its interrupt flag is set again on return. While Redis is unavailable it keeps trying
      * (see the class comment).
@@ -124,7 +155,7 @@ public interface DistributedLock extends Lock {
     /**
      * One attempt to acquire the lock with a watchdog lease; never waits for other holders (one round trip).
      *
-     * @return whether the lock is now held by the current thread
+     * @return whether the lock is now held by the current thread (on a view of {@link #as}: by its owner)
      */
     @Override
     boolean tryLock();
@@ -174,8 +205,8 @@ public interface DistributedLock extends Lock {
      * Releases one hold of the current thread; the last release frees the lock and wakes waiters. Blocks for one
      * round trip.
      *
-     * @throws IllegalMonitorStateException when the current thread holds no hold in Redis (also when its lease
-     *                                      expired); the message names the lock and the caller's owner id
+     * @throws IllegalMonitorStateException when the current thread (on a view: its owner) holds no hold in Redis
+     *                                      (also when its lease expired); the message names the lock and the owner
      * @throws LockException                when Redis fails
      */
     @Override
@@ -203,13 +234,19 @@ public interface DistributedLock extends Lock {
     /** @return whether anybody holds the lock (one round trip) */
     boolean isLocked();
 
-    /** @return whether the current thread holds the lock (one round trip) */
+    /**
+     * @return whether the current thread (on a view of {@link #as}: its owner) holds the lock (one round trip)
+     */
     boolean isHeldByCurrentThread();
 
-    /** @return whether the owner {@code threadId} of this client holds the lock (one round trip) */
+    /**
+     * Redisson's form, for an owner id of this client: {@code as(LockOwner.of(threadId)).isHeldByCurrentThread()}.
+     *
+     * @return whether the owner {@code threadId} of this client holds the lock (one round trip)
+     */
     boolean isHeldByThread(long threadId);
 
-    /** @return the current thread's hold count, 0 if it holds none (one round trip) */
+    /** @return the current thread's (on a view: its owner's) hold count, 0 if it holds none (one round trip) */
     int getHoldCount();
 
     /**
@@ -240,14 +277,46 @@ public interface DistributedLock extends Lock {
     Duration leaseValidFor();
 
     /**
-     * {@link #leaseValidFor()} for the owner {@code ownerId} of this client (the owner id of the async forms), for a
-     * thread that watches a hold it does not own. No round trip; thread-safe. (A name of its own rather than an
-     * overload, so that {@code lock::leaseValidFor} stays an exact method reference.)
+     * {@link #leaseValidFor()} for the owner {@code ownerId} of this client. No round trip; thread-safe.
      *
      * @return a positive duration, or {@link Duration#ZERO} when that owner holds nothing, the hold was found lost, or
      * the counted lease has run out
+     * @deprecated use {@code as(LockOwner.of(ownerId)).leaseValidFor()}, which says the same through the owner API;
+     *             this form goes once no caller of the project uses it
      */
+    @Deprecated
     Duration leaseValidForOwner(long ownerId);
+
+    /**
+     * Sets the current thread's (on a view of {@link #as}: its owner's) hold to expire {@code lease} from now, in one
+     * atomic script that changes nothing unless the owner still holds the lock in Redis. On the plain, fenced and fair
+     * lock and the write side of a read-write lock it sets the lock's TTL (a write hold never below the owner's own
+     * read holds); on the read side it sets each of the owner's live read holds, and the lock's TTL becomes that of
+     * the longest live read hold. A lease shorter than what was left is allowed: the hold then ends sooner.
+     *
+     * <p>Afterwards the hold has a fixed lease: a watchdog hold is no longer renewed and ends {@code lease} from now
+     * unless extended again or released, and every acquisition of a re-entered hold counts as taken with
+     * {@code lease} (a partial {@code unlock()} sets the TTL to {@code lease} again). {@link #leaseValidFor()} follows,
+     * counted from when the request was <em>sent</em>, so the holder never believes in the hold longer than Redis
+     * keeps it. Unlike unlocking and acquiring again, the lock is never free in between. Blocks for one round trip;
+     * thread-safe.
+     *
+     * @param lease the new lease, at least 1 ms and at most {@link #MAX_LEASE}
+     * @throws NullPointerException         when {@code lease} is null
+     * @throws IllegalArgumentException     when {@code lease} is out of that range; nothing is sent
+     * @throws IllegalMonitorStateException when this client knows of no valid hold of the owner: never acquired,
+     *                                      released, removed by this client's {@code forceUnlock}, or its lease ran
+     *                                      out by the client's count ({@code leaseValidFor()} is zero); nothing is
+     *                                      sent. The message names the lock and the owner
+     * @throws LockLostException            when the client counted on the hold but Redis no longer has it (its lease
+     *                                      ran out there, another client's {@code forceUnlock}, a failover, a
+     *                                      restart); the client drops the hold and tells its
+     *                                      {@link LeaseLostListener}s. The message names the lock
+     * @throws LockException                when Redis fails or does not answer within the command timeout: the hold
+     *                                      may or may not have been extended, so {@code leaseValidFor()} counts the
+     *                                      sooner of the old lease and the new one; a watchdog hold stays renewed
+     */
+    void extendLease(Duration lease);
 
     /** @throws UnsupportedOperationException always: distributed conditions are not supported */
     @Override
@@ -255,32 +324,52 @@ public interface DistributedLock extends Lock {
 
     // ---- asynchronous twins: never block, complete on the client's executor ----
 
-    /** Async {@link #lock()} for the current thread; completes when held. */
+    /**
+     * Async {@link #lock()} for the current thread (on a view of {@link #as}: its owner); completes when held.
+     * Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is released again
+     * (see "one owner's acquisitions in order" in the class comment).
+     */
     CompletableFuture<Void> lockAsync();
 
-    /** Async {@link #lock(long, TimeUnit)} for the current thread. */
+    /** Async {@link #lock(long, TimeUnit)} for the current thread (on a view: its owner); cancellable as above. */
     CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit);
 
     /**
-     * Async {@link #lock(long, TimeUnit)} for an explicit owner. Cancelling the returned future abandons the wait;
-     * if the lock was acquired at that moment it is released again.
+     * Redisson's form of {@code as(LockOwner.of(ownerId)).lockAsync(leaseTime, unit)}: async
+     * {@link #lock(long, TimeUnit)} for the owner {@code ownerId} of this client, whatever owner this lock or view
+     * acts for. Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is
+     * released again.
      */
     CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId);
 
-    /** Async {@link #tryLock()} for the current thread. */
+    /** Async {@link #tryLock()} for the current thread (on a view: its owner). */
     CompletableFuture<Boolean> tryLockAsync();
 
-    /** Async {@link #tryLock(long, long, TimeUnit)} for the current thread. */
+    /** Async {@link #tryLock(long, long, TimeUnit)} for the current thread (on a view: its owner); cancellable. */
     CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
 
-    /** Async {@link #tryLock(long, long, TimeUnit)} for an explicit owner. */
+    /**
+     * Redisson's form of {@code as(LockOwner.of(ownerId)).tryLockAsync(waitTime, leaseTime, unit)}, whatever owner
+     * this lock or view acts for.
+     */
     CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId);
 
-    /** Async {@link #unlock()} for the current thread; fails with {@link IllegalMonitorStateException} as unlock. */
+    /**
+     * Async {@link #unlock()} for the current thread (on a view: its owner); fails with
+     * {@link IllegalMonitorStateException} as unlock.
+     */
     CompletableFuture<Void> unlockAsync();
 
-    /** Async {@link #unlock()} for an explicit owner. */
+    /**
+     * Redisson's form of {@code as(LockOwner.of(ownerId)).unlockAsync()}, whatever owner this lock or view acts for.
+     */
     CompletableFuture<Void> unlockAsync(long ownerId);
+
+    /**
+     * Async {@link #extendLease(Duration)} for the current thread (on a view: its owner); the future fails with the
+     * exceptions listed there, except that an invalid {@code lease} is thrown at once.
+     */
+    CompletableFuture<Void> extendLeaseAsync(Duration lease);
 
     /** Async {@link #forceUnlock()}. */
     CompletableFuture<Boolean> forceUnlockAsync();

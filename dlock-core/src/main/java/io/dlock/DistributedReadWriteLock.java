@@ -22,4 +22,12 @@ public interface DistributedReadWriteLock extends ReadWriteLock {
     /** @return the exclusive (write) side */
     @Override
     DistributedLock writeLock();
+
+    /**
+     * This lock for {@code owner}: both sides act for it ({@link DistributedLock#as}), so that one owner's read and
+     * write holds can be taken, downgraded and released from any thread. Never blocks; cheap.
+     *
+     * @throws NullPointerException when {@code owner} is null
+     */
+    DistributedReadWriteLock as(LockOwner owner);
 }

@@ -39,10 +39,15 @@ import java.util.concurrent.TimeUnit;
  * acquisition then adopts that hold with a new token instead of counting a re-entry on it.
  *
  * <p>Thread-safety, errors and waiting are as for {@link DistributedLock}; in particular a Redis failure is a
- * {@link LockException}. There are no asynchronous token methods yet: use {@link #lockAsync(long, TimeUnit, long)}
- * and the like for an explicit owner; {@link #getToken()} reads the current thread's hold only.
+ * {@link LockException}. The token methods act for the calling thread, or on a view of {@link #as(LockOwner)} for
+ * its owner (whose hold may be taken and its token read on different threads). There are no asynchronous token
+ * methods yet: after an async acquisition through a view, {@link #getToken()} of the view reads the token.
  */
 public interface FencedLock extends DistributedLock {
+
+    /** As {@link DistributedLock#as(LockOwner)}: a view for {@code owner}, whose tokens are that owner's. */
+    @Override
+    FencedLock as(LockOwner owner);
 
     /**
      * As {@link #lock()} (watchdog lease, blocks until held), returning the hold's token.
@@ -73,7 +78,7 @@ public interface FencedLock extends DistributedLock {
     Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
-     * The token of the current thread's hold, without a round trip.
+     * The token of the current thread's (on a view: its owner's) hold, without a round trip.
      *
      * @return the token, or null when the current thread holds nothing, or its hold was found lost or is no longer
      * known valid ({@link #leaseValidFor()} is zero): a null here means "do not write"

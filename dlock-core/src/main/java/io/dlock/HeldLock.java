@@ -8,7 +8,8 @@ import java.util.Objects;
  *
  * @param name               the lock's name
  * @param kind               which kind of lock is held
- * @param ownerId            the owner of the hold (a thread id for the sync methods)
+ * @param ownerId            the owner of the hold: a thread id for a lock object, {@link LockOwner#id()} for a view
+ *                           of {@link DistributedLock#as}
  * @param holdCount          how many times the owner holds it (re-entries included)
  * @param leaseValidFor      how much longer the hold is known to be valid, as {@link DistributedLock#leaseValidFor()}
  *                           says; positive

@@ -7,7 +7,8 @@ import java.util.Objects;
  * A hold that was lost.
  *
  * @param lockName the lock's name
- * @param ownerId  the owner id of the hold (a thread id for the synchronous API)
+ * @param ownerId  the owner id of the hold: a thread id for a lock object, {@link LockOwner#id()} for a view of
+ *                 {@link DistributedLock#as}
  * @param reason   why the hold counts as lost
  * @param at       when this client found out
  */

@@ -107,6 +107,16 @@ public interface LockClient extends AutoCloseable {
      */
     java.util.List<HeldLock> heldLocks();
 
+    /**
+     * A new owner for {@link DistributedLock#as(LockOwner)}: one that is not a thread, so that a hold can be taken on
+     * one thread and used or released on others. Its id is negative and never handed out before in this JVM, so it is
+     * never the owner of a thread's holds (thread ids are positive) nor of another new owner's. Never blocks, needs no
+     * open client, thread-safe. See {@link LockOwner}.
+     */
+    default LockOwner newOwner() {
+        return LockOwner.fresh();
+    }
+
     /** @return this client's UUID, the prefix of every owner field it writes */
     String getId();
 

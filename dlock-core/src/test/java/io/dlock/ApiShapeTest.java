@@ -19,7 +19,8 @@ class ApiShapeTest {
     void everyBlockingLockOperationHasAnAsyncTwin() {
         Set<String> methods = Arrays.stream(DistributedLock.class.getMethods()).map(Method::getName)
                 .collect(Collectors.toSet());
-        for (String blocking : List.of("lock", "tryLock", "unlock", "forceUnlock", "isLocked", "remainTimeToLive")) {
+        for (String blocking : List.of("lock", "tryLock", "unlock", "extendLease", "forceUnlock", "isLocked",
+                "remainTimeToLive")) {
             assertThat(methods).as("async twin of " + blocking).contains(blocking + "Async");
         }
         for (Method m : DistributedLock.class.getMethods()) {

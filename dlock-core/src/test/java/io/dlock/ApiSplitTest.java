@@ -54,7 +54,7 @@ class ApiSplitTest {
     void theApiPackageHoldsTheDocumentedTypes() throws Exception {
         assertThat(apiClasses()).extracting(Class::getSimpleName).contains("LockClient", "LockClientConfig",
                 "DistributedLock", "DistributedReadWriteLock", "FencedLock", "LockInfo", "LockException",
-                "LeaseLostListener", "LeaseLostEvent");
+                "LeaseLostListener", "LeaseLostEvent", "LockOwner", "LockLostException");
     }
 
     private static void check(List<String> leaks, String where, Class<?> type) {

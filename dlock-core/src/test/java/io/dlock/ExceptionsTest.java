@@ -30,6 +30,14 @@ class ExceptionsTest {
     }
 
     @Test
+    void aLostHoldIsALockFailureOfItsLockThatDoesNotPassByItself() {
+        LockLostException e = new LockLostException("orders", "lock 'orders': the hold of owner c:1 is gone");
+        assertThat(e).isInstanceOf(LockException.class).hasMessageContaining("'orders'");
+        assertThat(e.lockName()).isEqualTo("orders");
+        assertThat(Errors.isUnavailable(e)).as("not a Redis outage to wait out").isFalse();
+    }
+
+    @Test
     void aRefusedSettingIsNamedAsTheBuilderNamesIt() {
         InvalidSettingException negative = catchThrowableOfType(
                 () -> LockClientConfig.builder().localHandoffs(-1), InvalidSettingException.class);

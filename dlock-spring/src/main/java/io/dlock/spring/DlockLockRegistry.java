@@ -34,7 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>Leases.</b> Built without a lease, holds use dlock's watchdog: renewed while held, expiring a watchdog timeout
  * (30 s by default, see {@link io.dlock.LockClientConfig}) after the holder died. Built with a lease, every hold gets
  * that fixed lease ({@link DistributedLock#lock(Duration)} and {@link DistributedLock#tryLock(Duration, Duration)}
- * choose another per hold) and {@link #renewLock} extends it.
+ * choose another per hold) and {@link #renewLock} extends it, never letting the lock go in between.
  *
  * <p><b>Cache.</b> Lock objects are cached per key; {@link #expireUnusedOlderThan(long)} drops those not held in this
  * JVM and last acquired longer ago. Dropping is always safe: the hold in Redis belongs to the thread, so an old and a
@@ -119,9 +119,13 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
 
     /**
      * Renews the current thread's hold of {@code lockKey} with this registry's lease: sets its time to live to the
-     * lease, counted from now. With the watchdog (no lease) the hold is renewed anyway; this only checks it.
+     * lease, counted from now, in one atomic step that never frees the lock
+     * ({@link io.dlock.DistributedLock#extendLease}). With the watchdog (no lease) the hold is renewed anyway; this
+     * only checks it. Blocks for one round trip.
      *
      * @throws IllegalStateException when the current thread does not hold the lock, or its hold is gone from Redis
+     *                               (its lease ran out, or it was removed): the lock is not taken again
+     * @throws io.dlock.LockException when Redis fails; the hold may or may not have been renewed
      */
     @Override
     public void renewLock(Object lockKey) {
@@ -130,11 +134,15 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
 
     /**
      * Renews the current thread's hold of {@code lockKey}: its time to live becomes {@code ttl}, counted from now
-     * (also when shorter than what was left). With the watchdog (no lease) the hold is renewed anyway and keeps the
-     * watchdog's lease; this only checks it.
+     * (also when shorter than what was left), in one atomic step that never frees the lock
+     * ({@link io.dlock.DistributedLock#extendLease}). The hold then has that fixed lease, also in a registry with the
+     * watchdog: the watchdog no longer renews it (the thread's next acquisition after its unlock is renewed again).
+     * Blocks for one round trip.
      *
      * @throws IllegalStateException    when the current thread does not hold the lock, or its hold is gone from Redis
+     *                                  (its lease ran out, or it was removed): the lock is not taken again
      * @throws IllegalArgumentException when {@code ttl} is shorter than 1 ms or out of range
+     * @throws io.dlock.LockException   when Redis fails; the hold may or may not have been renewed
      */
     @Override
     public void renewLock(Object lockKey, Duration ttl) {

@@ -1,5 +1,6 @@
 package io.dlock.spring;
 
+import io.dlock.LockLostException;
 import org.springframework.integration.support.locks.DistributedLock;
 
 import java.time.Duration;
@@ -15,11 +16,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li>The Redis hold exists exactly while {@code local} is held: it is taken by the thread's outermost acquisition
  *       (after the local one) and released by its last {@code unlock()} (before the local one). Re-entries count only
- *       locally, so they cost no round trip.</li>
+ *       locally, so they cost no round trip; the Redis hold always counts exactly one acquisition.</li>
  *   <li>The Redis hold's owner is the holding thread (dlock's sync API), so two objects of one key (after a cache
  *       expiry) still exclude each other's threads in Redis.</li>
- *   <li>{@code renewals} (guarded by {@code local}) is 0 or 1: how many extra Redis acquisitions {@link #renew} added
- *       on top of the outer one; the last {@code unlock()} releases them first.</li>
+ *   <li>{@link #renew} changes only the hold's lease in Redis ({@link io.dlock.DistributedLock#extendLease}), in one
+ *       atomic step that never frees the lock; it never acquires, so a hold that is gone stays gone.</li>
  * </ul>
  */
 final class DlockRegistryLock implements DistributedLock {
@@ -27,7 +28,6 @@ final class DlockRegistryLock implements DistributedLock {
     /** Null: the watchdog. */
     private final Duration defaultLease;
     private final ReentrantLock local = new ReentrantLock();
-    private int renewals;
     private volatile long lastUsedNanos = System.nanoTime();
 
     DlockRegistryLock(io.dlock.DistributedLock lock, Duration defaultLease) {
@@ -144,8 +144,7 @@ final class DlockRegistryLock implements DistributedLock {
     }
 
     /**
-     * Releases one hold of the current thread; the last one releases the lock in Redis (one round trip per renewal
-     * re-entry plus one).
+     * Releases one hold of the current thread; the last one releases the lock in Redis (one round trip).
      *
      * @throws IllegalStateException           when the current thread does not hold the lock
      * @throws ConcurrentModificationException when the hold was gone from Redis (lease ran out, or removed); the
@@ -161,12 +160,8 @@ final class DlockRegistryLock implements DistributedLock {
             return;
         }
         try {
-            for (; renewals > 0; renewals--) {
-                lock.unlock();
-            }
             lock.unlock();
         } catch (IllegalMonitorStateException e) {
-            renewals = 0;
             throw new ConcurrentModificationException("lock '" + lock.getName() + "' was no longer held in Redis "
                     + "when unlocked (its lease ran out, or it was removed): what it protected may have been "
                     + "changed by someone else meanwhile", e);
@@ -176,9 +171,14 @@ final class DlockRegistryLock implements DistributedLock {
     }
 
     /**
-     * Sets the current thread's hold's time to live to {@code lease} from now (a re-entry with that lease in Redis,
-     * after releasing the previous renewal's re-entry, so at most one is outstanding); with the watchdog (null), only
-     * checks the hold.
+     * Sets the current thread's hold's time to live to {@code lease} from now, with
+     * {@link io.dlock.DistributedLock#extendLease}: one atomic step in Redis that fails, rather than acquires again,
+     * when the hold is gone, so the lock is never free in between. Afterwards the hold has that fixed lease (a
+     * watchdog hold is no longer renewed). With {@code lease} null (a watchdog registry's {@code renewLock(key)}),
+     * only checks the hold: the watchdog renews it anyway.
+     *
+     * @throws IllegalStateException when the current thread does not hold the lock, or its hold is gone from Redis
+     *                               (or its lease ran out by the client's count)
      */
     void renew(Duration lease) {
         if (!local.isHeldByCurrentThread()) {
@@ -192,27 +192,11 @@ final class DlockRegistryLock implements DistributedLock {
             }
             return;
         }
-        if (lock.leaseValidFor().isZero()) {
-            // counted conservatively (never past the real expiry): re-acquiring now would hide a gap in the hold
-            throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its lease has run out");
-        }
         try {
-            if (renewals > 0) {
-                lock.unlock();  // back to the outer hold alone: its TTL becomes the outer lease, from now
-                renewals--;
-            }
-            if (!lock.tryLock(0, lease.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its hold is gone "
-                        + "from Redis and someone else holds it");
-            }
-            renewals++;
-        } catch (IllegalMonitorStateException e) {
-            renewals = 0;
-            throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its hold is gone from "
-                    + "Redis", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("lock '" + lock.getName() + "': interrupted while renewing", e);
+            lock.extendLease(lease);
+        } catch (IllegalMonitorStateException | LockLostException e) {
+            throw new IllegalStateException("lock '" + lock.getName() + "': cannot renew, its hold is gone ("
+                    + e.getMessage() + "): what it protected may have been changed by someone else meanwhile", e);
         }
     }
 

@@ -10,21 +10,18 @@ import org.springframework.beans.factory.BeanFactory;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
  * Runs one {@link DistributedLocked} call under its lock.
  *
  * <h2>One call, one owner</h2>
- * Each call acquires with an owner id of its own (negative, so never a thread id of the sync API), through the async
- * methods' explicit owner. So the release can be sent by another thread (the {@link MinimumHoldReleaser}), and a hold
- * kept for its minimum time is not re-entered by the next call of the same thread. Nested calls on one thread for
- * the same lock name and kind run inside the outer hold ({@link #HELD}) instead of waiting for themselves.
+ * Each call acquires as an owner of its own ({@link LockClient#newOwner()}, never a thread), through the lock's view
+ * for that owner ({@link DistributedLock#as}). So the release can be sent by another thread (the
+ * {@link MinimumHoldReleaser}), and a hold kept for its minimum time is not re-entered by the next call of the same
+ * thread. Nested calls on one thread for the same lock name and kind run inside the outer hold ({@link #HELD}) instead
+ * of waiting for themselves.
  *
  * <h2>Order of events</h2>
  * evaluate the name (fails: nothing acquired) → acquire within the wait time (busy: throw or skip; interrupted:
@@ -35,9 +32,6 @@ import java.util.function.Supplier;
  * <p>Thread-safe; the calling thread blocks only while acquiring (up to the wait time) and releasing (one round trip).
  */
 final class LockedMethodInterceptor implements MethodInterceptor {
-    /** Owner ids of calls: negative, so they never meet the thread ids that the sync API uses as owners. */
-    private static final AtomicLong NEXT_OWNER = new AtomicLong(Long.MIN_VALUE);
-
     /** Per thread, "kind:name" of the locks held by the thread's calls in progress; removed when empty. */
     private static final ThreadLocal<Set<String>> HELD = new ThreadLocal<>();
 
@@ -78,9 +72,9 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         if (held != null && held.contains(heldKey)) {
             return invocation.proceed();
         }
-        DistributedLock lock = spec.kind().of(client.get(), name);
-        long owner = NEXT_OWNER.getAndIncrement();
-        if (!acquire(lock, owner, spec)) {
+        LockClient lockClient = client.get();
+        DistributedLock lock = spec.kind().of(lockClient, name).as(lockClient.newOwner());
+        if (!acquire(lock, spec)) {
             return busy(spec, name);
         }
         long acquiredAt = System.nanoTime();
@@ -91,37 +85,30 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         } catch (Throwable methodFailure) {
             leave(heldKey);
             try {
-                release(lock, owner, acquiredAt, spec);
+                release(lock, acquiredAt, spec);
             } catch (RuntimeException releaseFailure) {
                 methodFailure.addSuppressed(releaseFailure);
             }
             throw methodFailure;
         }
         leave(heldKey);
-        release(lock, owner, acquiredAt, spec);
+        release(lock, acquiredAt, spec);
         return result;
     }
 
     /**
-     * @return whether {@code owner} now holds the lock
-     * @throws LockBusyException when interrupted (nothing is left held; the interrupt flag is set again)
+     * @param lock the lock's view for the call's owner
+     * @return whether the call's owner now holds the lock
+     * @throws LockBusyException when interrupted (the view's {@code tryLock} leaves nothing held or queued; the
+     *                           interrupt flag is set again)
      */
-    private boolean acquire(DistributedLock lock, long owner, LockedMethod spec) {
-        CompletableFuture<Boolean> acquired = lock.tryLockAsync(spec.waitMs(), spec.leaseMs(),
-                TimeUnit.MILLISECONDS, owner);
+    private boolean acquire(DistributedLock lock, LockedMethod spec) {
         try {
-            return acquired.get();
+            return lock.tryLock(spec.waitMs(), spec.leaseMs(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            acquired.cancel(false);
-            // the acquisition may have completed just before the cancel: then nobody else would release it
-            if (!acquired.isCancelled() && Boolean.TRUE.equals(acquired.getNow(false))) {
-                lock.unlockAsync(owner);
-            }
             Thread.currentThread().interrupt();
             throw new LockBusyException(lock.getName(), spec.waitTime(), "lock '" + lock.getName() + "' for "
                     + spec.description() + ": interrupted while waiting for it; the method did not run", e);
-        } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
         }
     }
 
@@ -136,18 +123,14 @@ final class LockedMethodInterceptor implements MethodInterceptor {
                 + spec.description() + " is held by someone else " + waited + "; the method did not run");
     }
 
-    /** Releases now, or schedules the release when the minimum hold is not over yet. */
-    private void release(DistributedLock lock, long owner, long acquiredAt, LockedMethod spec) {
+    /** Releases the view's hold now, or schedules the release when the minimum hold is not over yet. */
+    private void release(DistributedLock lock, long acquiredAt, LockedMethod spec) {
         long remainingNanos = TimeUnit.MILLISECONDS.toNanos(spec.minHoldMs()) - (System.nanoTime() - acquiredAt);
         if (remainingNanos > 0) {
-            releaser.releaseLater(lock, owner, remainingNanos);
+            releaser.releaseLater(lock, remainingNanos);
             return;
         }
-        try {
-            lock.unlockAsync(owner).join();
-        } catch (CompletionException e) {
-            throw unwrap(e.getCause());
-        }
+        lock.unlock();
     }
 
     private static void enter(String heldKey) {
@@ -165,15 +148,5 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         if (held.isEmpty()) {
             HELD.remove();
         }
-    }
-
-    private static RuntimeException unwrap(Throwable cause) {
-        if (cause instanceof RuntimeException runtime) {
-            return runtime;
-        }
-        if (cause instanceof Error error) {
-            throw error;
-        }
-        return new IllegalStateException(cause);
     }
 }

@@ -34,9 +34,13 @@ final class MinimumHoldReleaser {
         timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(true);
     }
 
-    /** Releases {@code ownerId}'s hold of {@code lock} in {@code delayNanos}; never blocks. */
-    void releaseLater(DistributedLock lock, long ownerId, long delayNanos) {
-        Runnable release = () -> lock.unlockAsync(ownerId).whenComplete((done, error) -> {
+    /**
+     * Releases the hold of {@code lock}'s owner in {@code delayNanos}; never blocks.
+     *
+     * @param lock the lock's view for the owner whose hold it is ({@link DistributedLock#as})
+     */
+    void releaseLater(DistributedLock lock, long delayNanos) {
+        Runnable release = () -> lock.unlockAsync().whenComplete((done, error) -> {
             if (error != null) {
                 log.warn("lock '{}': release after the minimum hold failed ({}); the hold expires with its lease",
                         lock.getName(), error.toString());

@@ -188,6 +188,107 @@ class DlockLockRegistryIT {
         shortLease.unlock();
     }
 
+    /**
+     * The lease is 400 ms and the holder keeps the lock for 3 s only by renewing it (both forms) every 100 ms, while
+     * a registry of another instance tries to take it all the time: it never gets in while the holder holds, and the
+     * lock stays locked after every renewal. Once the holder lets go, the other instance gets it.
+     */
+    @Test
+    void renewLockNeverLetsTheLockGoInBetween(LockClient first, LockClient second) throws Throwable {
+        DlockLockRegistry holderRegistry = new DlockLockRegistry(first, Duration.ofMillis(400));
+        DlockLockRegistry otherRegistry = new DlockLockRegistry(second, Duration.ofMillis(400));
+        AtomicInteger holderInside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger renewals = new AtomicInteger();
+        CountDownLatch held = new CountDownLatch(1);
+        Future<?> holder = threads.submit(() -> {
+            Lock lock = holderRegistry.obtain("renewed");
+            lock.lock();
+            holderInside.set(1);
+            held.countDown();
+            try {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+                for (int i = 0; System.nanoTime() - end < 0; i++) {
+                    if (i % 2 == 0) {
+                        holderRegistry.renewLock("renewed");
+                    } else {
+                        holderRegistry.renewLock("renewed", Duration.ofMillis(400));
+                    }
+                    renewals.incrementAndGet();
+                    assertThat(first.getLock("renewed").isLocked()).isTrue();
+                    Thread.sleep(100);
+                }
+            } finally {
+                holderInside.set(0);
+                lock.unlock();
+            }
+            return null;
+        });
+        assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<Integer> contender = threads.submit(() -> {
+            Lock lock = otherRegistry.obtain("renewed");
+            int attempts = 0;
+            while (!lock.tryLock()) {
+                attempts++;
+                Thread.sleep(5);
+            }
+            try {
+                if (holderInside.get() != 0) {
+                    overlaps.incrementAndGet();
+                }
+            } finally {
+                lock.unlock();
+            }
+            return attempts;
+        });
+        unwrap(holder);
+        assertThat(contender.get(10, TimeUnit.SECONDS)).as("attempts while the holder held").isGreaterThan(100);
+        assertThat(overlaps.get()).isZero();
+        assertThat(renewals.get()).isGreaterThan(10);
+    }
+
+    @Test
+    void renewLockFailsOnceTheHoldIsGoneAndDoesNotTakeItAgain(LockClient first, LockClient second) {
+        DlockLockRegistry registry = new DlockLockRegistry(first, Duration.ofMillis(300));
+        Lock lock = registry.obtain("expiring");
+        lock.lock();
+        try {
+            Await.until(Duration.ofSeconds(5), () -> !second.getLock("expiring").isLocked(), "the lease runs out");
+            assertThatThrownBy(() -> registry.renewLock("expiring")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("lock 'expiring'").hasMessageContaining("cannot renew");
+            assertThatThrownBy(() -> registry.renewLock("expiring", Duration.ofSeconds(10)))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("lock 'expiring'");
+            assertThat(second.getLock("expiring").isLocked()).as("not taken again").isFalse();
+        } finally {
+            assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+        }
+
+        lock.lock();
+        second.getLock("expiring").forceUnlock();
+        assertThatThrownBy(() -> registry.renewLock("expiring")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("gone");
+        assertThat(second.getLock("expiring").isLocked()).as("not taken again").isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+    }
+
+    @Test
+    void renewLockWithATtlSetsAFixedLeaseOnAWatchdogHold(LockClient first) throws Exception {
+        DlockLockRegistry registry = new DlockLockRegistry(first);
+        Lock lock = registry.obtain("watched");
+        lock.lock();
+        try {
+            registry.renewLock("watched");
+            assertThat(first.getLock("watched").remainTimeToLive()).as("still the watchdog's").isGreaterThan(20_000L);
+            registry.renewLock("watched", Duration.ofSeconds(5));
+            assertThat(first.getLock("watched").remainTimeToLive()).isBetween(1L, 5_000L);
+            assertThat(first.heldLocks()).singleElement().satisfies(hold ->
+                    assertThat(hold.renewedByWatchdog()).isFalse());
+        } finally {
+            lock.unlock();
+        }
+        assertThat(first.getLock("watched").isLocked()).isFalse();
+    }
+
     @Test
     void badKeysAndSchedulersAreRefusedClearly(LockClient first) {
         DlockLockRegistry registry = new DlockLockRegistry(first, Duration.ofSeconds(5));

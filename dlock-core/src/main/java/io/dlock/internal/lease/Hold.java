@@ -45,6 +45,9 @@ public final class Hold {
     private boolean lastRenewalFailed;
     /** Set after a release whose outcome is unknown: the hold is left to expire (see {@link #stopRenewal()}). */
     private boolean renewalStopped;
+    /** When the last granted lease extension was sent ({@link #extended}); valid while {@code extended}. */
+    private long extendedAtNanos;
+    private boolean extended;
     private State state = State.ACTIVE;
 
     Hold(String lockName, String key, String field, long ownerId, RenewalSender renewal) {
@@ -92,9 +95,12 @@ public final class Hold {
         }
     }
 
-    /** A renewal sent at {@code sentAtNanos} reset the TTL to {@code leaseMs}. */
+    /**
+     * A renewal sent at {@code sentAtNanos} reset the TTL to {@code leaseMs}; ignored when sent before the last lease
+     * extension, which may have set a shorter TTL after it.
+     */
     synchronized void renewed(long sentAtNanos, long leaseMs) {
-        if (state == State.ACTIVE) {
+        if (state == State.ACTIVE && !(extended && sentAtNanos - extendedAtNanos < 0)) {
             lastRenewalFailed = false;
             if (acquisitionExpiries != null) {
                 // Renewal extends every live acquisition of the owner; only the watchdog ones are known to be live
@@ -110,6 +116,56 @@ public final class Hold {
             } else if (sentAtNanos + leaseMs * 1_000_000L - validUntilNanos > 0) {
                 setValidity(sentAtNanos, leaseMs);
             }
+        }
+    }
+
+    /**
+     * A lease extension sent at {@code sentAtNanos} was granted: Redis keeps the hold {@code leaseMs} from no earlier
+     * than then. From now on every acquisition counts as taken with that fixed lease (so none is watchdog-renewed,
+     * and a partial release sets that lease again), and the validity is counted from the send, also when that is
+     * sooner than before.
+     */
+    synchronized void extended(long sentAtNanos, long leaseMs) {
+        if (state != State.ACTIVE) {
+            return;
+        }
+        int count = leases.size();
+        leases.clear();
+        for (int i = 0; i < count; i++) {
+            leases.addLast(leaseMs);
+        }
+        watchdogAcquisitions = 0;
+        extended = true;
+        extendedAtNanos = sentAtNanos;
+        if (acquisitionExpiries != null) {
+            for (long[] expiry : acquisitionExpiries) {
+                expiry[0] = sentAtNanos + leaseMs * 1_000_000L;
+                expiry[1] = margin(leaseMs);
+            }
+            setValidityToLongestAcquisition();
+        } else {
+            setValidity(sentAtNanos, leaseMs);
+        }
+    }
+
+    /**
+     * A lease extension sent at {@code sentAtNanos} may or may not have run (no reply): the validity becomes the
+     * sooner of what it was and {@code leaseMs} from the send, which Redis keeps either way. Nothing else changes.
+     */
+    synchronized void extensionUnknown(long sentAtNanos, long leaseMs) {
+        long until = sentAtNanos + leaseMs * 1_000_000L;
+        long margin = margin(leaseMs);
+        if (acquisitionExpiries != null) {
+            for (long[] expiry : acquisitionExpiries) {
+                if ((until - margin) - (expiry[0] - expiry[1]) < 0) {
+                    expiry[0] = until;
+                    expiry[1] = margin;
+                }
+            }
+            setValidityToLongestAcquisition();
+        } else if ((until - margin) - (validUntilNanos - marginNanos) < 0) {
+            validUntilNanos = until;
+            marginNanos = margin;
         }
     }
 

@@ -198,6 +198,30 @@ public final class LeaseRenewer implements AutoCloseable {
         events.get().holdDiscarded(hold);
     }
 
+    /**
+     * A lease extension of {@code hold}, sent at {@code sentAtNanos}, was granted: the hold now has the fixed lease
+     * {@code leaseMs} from then (the watchdog no longer renews it).
+     */
+    public void extended(Hold hold, long sentAtNanos, long leaseMs) {
+        hold.extended(sentAtNanos, leaseMs);
+    }
+
+    /** A lease extension of {@code hold} got no reply: its validity ends no later than {@code leaseMs} after it. */
+    public void extensionUnknown(Hold hold, long sentAtNanos, long leaseMs) {
+        hold.extensionUnknown(sentAtNanos, leaseMs);
+    }
+
+    /**
+     * Redis answered a request other than a renewal that {@code hold} is gone: reported lost once ({@code EXPIRED}
+     * when its known validity had ended, else {@code REMOVED}), unless a release of it is in flight.
+     */
+    public void goneFromRedis(Hold hold) {
+        if (!hold.hasPendingRelease()) {
+            lose(hold, nanoTime.getAsLong() - hold.validUntilNanos() >= 0
+                    ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+        }
+    }
+
     /** Forgets every hold on {@code key} without a loss report (this client force-unlocked it). */
     public void discardAll(String key) {
         for (Hold hold : holds.records()) {

@@ -8,21 +8,19 @@ import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.metrics.LockEvents;
 import io.dlock.internal.metrics.LockKind;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.function.Supplier;
 
 /**
- * The public lock API over a handful of primitives that each lock kind provides: one acquire attempt, one release,
- * a forced release and a few reads. Argument checks, waiting, sync-over-async, owner ids and the hand-off of
- * completions to the client's executor live here once.
- *
- * <p>Sync methods are thin waits on the async internals; no lock is held while waiting.
+ * A lock kind's machinery over a handful of primitives that each kind provides: one acquire attempt, one release, a
+ * forced release, a lease extension and a few reads. Acquisition loops, releases (with hand-offs between this
+ * client's owners), failures and metrics live here once; the public API over them is {@link LockApi}, which this
+ * class serves for the calling thread ({@link #owner()}) and {@link OwnerView} for a fixed owner.
  */
-public abstract class AbstractDistributedLock implements DistributedLock {
+public abstract class AbstractDistributedLock extends LockApi {
     protected final LockServices services;
     protected final String name;
     /** The {@code kind} of this lock's metrics. */
@@ -32,6 +30,11 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         this.services = services;
         this.name = name;
         this.kind = kindOf(this);
+    }
+
+    /** @return the {@code kind} of this lock's metrics */
+    final LockKind kind() {
+        return kind;
     }
 
     /** Decided here, once per lock object, so that the lock kinds need no code for metrics. */
@@ -107,6 +110,16 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         return null;
     }
 
+    /**
+     * Sends the lease extension of {@code ownerId}'s hold ({@link LeaseExtension}); replies 1 when the owner's hold
+     * now expires {@code leaseMs} from now, 0 when the owner holds nothing in Redis. By default the hold is the
+     * owner's field of the hash at {@link #holdKey()} ({@code lock_extend.lua}).
+     */
+    protected CompletableFuture<Long> sendExtend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER, new String[] {holdKey()},
+                Long.toString(leaseMs), holdField(ownerId));
+    }
+
     // ---- reads, for the common layout (a hash at NAME, one field per owner); other layouts override ----
 
     protected CompletableFuture<Boolean> lockedRaw() {
@@ -147,82 +160,6 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     }
 
     // ---- the shared machinery ----
-
-    /**
-     * Sends a hand-off script for the receiver's field and lease (ms). Its reply: 1 = the lock moved to the receiver,
-     * 0 = nothing moved (release as usual), nil = the owner held nothing.
-     */
-    interface HandOffScript {
-        CompletableFuture<Long> send(String toField, long toLeaseMs);
-    }
-
-    /**
-     * For exclusive kinds with a {@link LocalCohort}: when {@code ownerId} releases its last acquisition and another
-     * owner of this client waits behind it, lets {@code handOff} move the lock to the first of them; otherwise (or
-     * when the script moves nothing) releases with {@code release}. Replies like a release: 1 + n = the owner's last
-     * hold is gone and its unlock message reached n subscribers (a hand-off counts as 1), 0 = holds remain, nil = the
-     * owner held nothing. Keeps the cohort informed either way: when the message reached other clients' waiters,
-     * this client's owners give them a head start ({@link LocalCohort#released(long, boolean, long)}).
-     */
-    protected final CompletableFuture<Long> releaseOrHandOff(long ownerId, Hold hold, HandOffScript handOff,
-                                                             Supplier<CompletableFuture<Long>> release) {
-        LocalCohort cohort = services.cohorts.find(name);
-        LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
-        long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
-        if (next == null) {
-            return releaseInRedis(ownerId, release, messagesBefore);
-        }
-        String nextField = ownerField(next.ownerId);
-        long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = Errors.call(() -> handOff.send(nextField,
-                next.leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs));
-        return reply.handle((moved, error) -> {
-            if (error == null && moved != null && moved == 1L) {
-                Hold nextHold = services.renewer.acquired(name, holdKey(), nextField, next.ownerId, next.leaseMs,
-                        sentAt, services.hashFieldRenewal);
-                services.events.get().handedOff(kind, name, nextHold);
-                // The receiver was reserved before the script was sent, so it still waits for exactly this outcome
-                // and nothing else can have sent it to Redis. If its caller gave up meanwhile, its own acquisition
-                // gives the lock back: never a release on its behalf here, which raced with a new attempt of the same
-                // owner and freed a lock that owner believed it held (issue 18, see LocalCohort#reserveHandoff).
-                cohort.handedOff(next, nextHold);
-                return CompletableFuture.completedFuture(1L);
-            }
-            // Not moved, or unknown after an error: the receiver asks Redis itself; this release goes on. A hand-off
-            // that ran although its reply was lost gave the receiver a count its client does not know of: its next
-            // attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
-            if (error != null) {
-                services.holds.mayHaveRun(new HoldId(holdKey(), nextField));
-            }
-            cohort.handoffFailed(next);
-            if (error != null) {
-                return CompletableFuture.<Long>failedFuture(error);
-            }
-            if (moved == null) {
-                services.cohorts.released(name, ownerId);
-                return CompletableFuture.<Long>completedFuture(null);
-            }
-            return releaseInRedis(ownerId, release, messagesBefore);
-        }).thenCompose(f -> f);
-    }
-
-    /**
-     * @param messagesBefore the cohort's unlock message count before the release: the head start given to other
-     *                       clients ends early once a message beyond this release's own arrives
-     */
-    private CompletableFuture<Long> releaseInRedis(long ownerId, Supplier<CompletableFuture<Long>> release,
-                                                   long messagesBefore) {
-        return release.get().thenApply(released -> {
-            if (released == null) {
-                services.cohorts.released(name, ownerId);
-            } else if (released >= 1L) {
-                // this client's own subscription, when it has one, is among the receivers
-                long own = services.wakeups.listensTo(wakeupChannel(ownerId)) ? 1 : 0;
-                services.cohorts.released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
-            }
-            return released;
-        });
-    }
 
     /** @return the TTL to keep after releasing one of several acquisitions of {@code hold} (ms) */
     protected final long leaseAfterRelease(Hold hold) {
@@ -303,8 +240,20 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         return services.clientId + ":" + ownerId;
     }
 
-    protected static long currentOwner() {
+    /** The lock objects of a client act for the calling thread. */
+    @Override
+    final long owner() {
         return Thread.currentThread().getId();
+    }
+
+    @Override
+    final AbstractDistributedLock core() {
+        return this;
+    }
+
+    /** @return a view of this lock acting for {@code ownerId} ({@link #as}) */
+    DistributedLock viewFor(long ownerId) {
+        return new OwnerView(this, ownerId);
     }
 
     /**
@@ -329,7 +278,8 @@ public abstract class AbstractDistributedLock implements DistributedLock {
             loop.result().whenComplete(metered::ended);
         }
         services.register(loop);
-        loop.start();
+        // after what an abandoned acquisition of the same owner leaves to clean up (AbandonedCleanups)
+        services.abandoned.runAfter(holdKey(), holdField(ownerId), loop::start);
         return loop;
     }
 
@@ -378,248 +328,6 @@ public abstract class AbstractDistributedLock implements DistributedLock {
             }
             return null;
         });
-    }
-
-    private void acquireUninterruptibly(long leaseMs) {
-        AcquireLoop loop = startAcquire(WAIT_FOREVER, leaseMs, currentOwner());
-        services.waits.awaitUninterruptibly(loop.result());
-    }
-
-    private boolean acquireInterruptibly(long waitNanos, long leaseMs) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException("lock '" + name + "': interrupted before acquiring");
-        }
-        AcquireLoop loop = startAcquire(waitNanos, leaseMs, currentOwner());
-        try {
-            return services.waits.await(loop.result());
-        } catch (InterruptedException e) {
-            services.waits.awaitUninterruptibly(loop.abandon());
-            Thread.interrupted();
-            throw e;
-        }
-    }
-
-    /** The caller's future completes on the client's executor; cancelling it abandons the acquisition. */
-    private <T> CompletableFuture<T> toCaller(AcquireLoop loop, CompletableFuture<T> internal) {
-        CompletableFuture<T> exposed = new CompletableFuture<>();
-        internal.whenCompleteAsync((value, error) -> {
-            if (error != null) {
-                exposed.completeExceptionally(Errors.unwrap(error));
-            } else {
-                exposed.complete(value);
-            }
-        }, services.executor);
-        if (loop != null) {
-            exposed.whenComplete((value, error) -> {
-                if (exposed.isCancelled()) {
-                    loop.abandon();
-                }
-            });
-        }
-        return exposed;
-    }
-
-    private <T> CompletableFuture<T> toCaller(CompletableFuture<T> internal) {
-        return toCaller(null, internal);
-    }
-
-    private <T> CompletableFuture<T> failed(RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-    }
-
-    // ---- DistributedLock ----
-
-    @Override
-    public String getName() {
-        return name;
-    }
-
-    @Override
-    public void lock() {
-        acquireUninterruptibly(LEASE_WATCHDOG);
-    }
-
-    @Override
-    public void lock(long leaseTime, TimeUnit unit) {
-        acquireUninterruptibly(TimeArgs.leaseMillis(name, leaseTime, unit));
-    }
-
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
-        acquireInterruptibly(WAIT_FOREVER, LEASE_WATCHDOG);
-    }
-
-    @Override
-    public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
-        acquireInterruptibly(WAIT_FOREVER, TimeArgs.leaseMillis(name, leaseTime, unit));
-    }
-
-    @Override
-    public boolean tryLock() {
-        AcquireLoop loop = startAcquire(0, LEASE_WATCHDOG, currentOwner());
-        return services.waits.awaitUninterruptibly(loop.result());
-    }
-
-    @Override
-    public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
-        return acquireInterruptibly(TimeArgs.waitNanos(name, waitTime, unit), LEASE_WATCHDOG);
-    }
-
-    @Override
-    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        long waitNanos = TimeArgs.waitNanos(name, waitTime, unit);
-        return acquireInterruptibly(waitNanos, TimeArgs.leaseMillis(name, leaseTime, unit));
-    }
-
-    @Override
-    public void unlock() {
-        services.checkOpen(name);
-        services.waits.awaitUninterruptibly(release(currentOwner()));
-    }
-
-    @Override
-    public boolean forceUnlock() {
-        services.checkOpen(name);
-        return services.waits.awaitUninterruptibly(forceRelease());
-    }
-
-    @Override
-    public boolean isLocked() {
-        services.checkOpen(name);
-        return services.waits.awaitUninterruptibly(lockedRaw());
-    }
-
-    @Override
-    public boolean isHeldByCurrentThread() {
-        return isHeldByThread(currentOwner());
-    }
-
-    @Override
-    public boolean isHeldByThread(long threadId) {
-        services.checkOpen(name);
-        return services.waits.awaitUninterruptibly(holdCountRaw(threadId)) > 0;
-    }
-
-    @Override
-    public int getHoldCount() {
-        services.checkOpen(name);
-        return services.waits.awaitUninterruptibly(holdCountRaw(currentOwner()));
-    }
-
-    @Override
-    public long remainTimeToLive() {
-        services.checkOpen(name);
-        return services.waits.awaitUninterruptibly(ttlRaw());
-    }
-
-    @Override
-    public Duration leaseValidFor() {
-        return leaseValidForOwner(currentOwner());
-    }
-
-    @Override
-    public Duration leaseValidForOwner(long ownerId) {
-        Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
-        if (hold == null) {
-            return Duration.ZERO;
-        }
-        long nanos = hold.validForNanos(services.renewer.nanoTime());
-        return nanos > 0 ? Duration.ofNanos(nanos) : Duration.ZERO;
-    }
-
-    @Override
-    public Condition newCondition() {
-        throw new UnsupportedOperationException("lock '" + name + "': distributed conditions are not supported");
-    }
-
-    // ---- async ----
-
-    @Override
-    public CompletableFuture<Void> lockAsync() {
-        return lockAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS, currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit) {
-        return lockAsync(leaseTime, unit, currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
-        long leaseMs = TimeArgs.leaseMillis(name, leaseTime, unit);
-        try {
-            AcquireLoop loop = startAcquire(WAIT_FOREVER, leaseMs, ownerId);
-            return toCaller(loop, loop.result().thenApply(acquired -> (Void) null));
-        } catch (RuntimeException e) {
-            return failed(e);
-        }
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync() {
-        return tryLockAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS, currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit) {
-        return tryLockAsync(waitTime, leaseTime, unit, currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
-        long waitNanos = TimeArgs.waitNanos(name, waitTime, unit);
-        long leaseMs = TimeArgs.leaseMillis(name, leaseTime, unit);
-        try {
-            AcquireLoop loop = startAcquire(waitNanos, leaseMs, ownerId);
-            return toCaller(loop, loop.result());
-        } catch (RuntimeException e) {
-            return failed(e);
-        }
-    }
-
-    @Override
-    public CompletableFuture<Void> unlockAsync() {
-        return unlockAsync(currentOwner());
-    }
-
-    @Override
-    public CompletableFuture<Void> unlockAsync(long ownerId) {
-        try {
-            services.checkOpen(name);
-            return toCaller(release(ownerId));
-        } catch (RuntimeException e) {
-            return failed(e);
-        }
-    }
-
-    @Override
-    public CompletableFuture<Boolean> forceUnlockAsync() {
-        try {
-            services.checkOpen(name);
-            return toCaller(forceRelease());
-        } catch (RuntimeException e) {
-            return failed(e);
-        }
-    }
-
-    @Override
-    public CompletableFuture<Boolean> isLockedAsync() {
-        try {
-            services.checkOpen(name);
-            return toCaller(lockedRaw());
-        } catch (RuntimeException e) {
-            return failed(e);
-        }
-    }
-
-    @Override
-    public CompletableFuture<Long> remainTimeToLiveAsync() {
-        try {
-            services.checkOpen(name);
-            return toCaller(ttlRaw());
-        } catch (RuntimeException e) {
-            return failed(e);
-        }
     }
 
     /** Maps a Redis failure of {@code operation} to the API's exception, naming this lock. */

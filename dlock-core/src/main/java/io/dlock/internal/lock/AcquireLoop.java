@@ -78,7 +78,6 @@ final class AcquireLoop {
     private final boolean everyMessageWakesAll;
     private final Outage outage;
     private final LocalGate gate;
-
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private Subscription subscription;
@@ -122,9 +121,13 @@ final class AcquireLoop {
         this.fallbackSleepMs = fallbackSleepMs;
     }
 
-    /** Starts the loop; returns the result future (true acquired, false out of time). */
+    /** Starts the loop (one abandoned or failed before it started just ends); returns the result future. */
     CompletableFuture<Boolean> start() {
-        attemptNow();
+        if (!result.isDone()) {
+            attemptNow();
+        } else {
+            finished.complete(null);
+        }
         return result;
     }
 
@@ -339,7 +342,6 @@ final class AcquireLoop {
         return leftNanos <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNanos + 999_999));
     }
 
-    /** @param undoAcquisition the lock was acquired after the caller gave up: release it again */
     /**
      * Ends the loop without the lock, cleaning up (give-up) <em>before</em> the result is completed, so that a
      * caller who retries at once with the same owner never has its new attempt undone by this one's late give-up.
@@ -363,6 +365,7 @@ final class AcquireLoop {
         }
     }
 
+    /** @param undoAcquisition the lock was acquired after the caller gave up: release it again */
     private void end(boolean undoAcquisition) {
         closeSubscription();
         boolean acquired = undoAcquisition || acquiredNow();

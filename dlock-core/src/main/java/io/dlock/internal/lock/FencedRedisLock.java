@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -130,51 +131,66 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
         return plain.forceRelease();
     }
 
+    /** @return a view acting for {@code ownerId} whose tokens are that owner's */
+    @Override
+    FencedLock viewFor(long ownerId) {
+        return new FencedOwnerView(this, ownerId);
+    }
+
     // ---- FencedLock ----
+
+    @Override
+    public FencedLock as(LockOwner owner) {
+        return (FencedLock) super.as(owner);
+    }
 
     @Override
     public long lockAndGetToken() {
         lock();
-        return tokenOfNewHold();
+        return tokenOfNewHold(owner());
     }
 
     @Override
     public long lockAndGetToken(long leaseTime, TimeUnit unit) {
         lock(leaseTime, unit);
-        return tokenOfNewHold();
+        return tokenOfNewHold(owner());
     }
 
     @Override
     public Long tryLockAndGetToken() {
-        return tryLock() ? tokenOfNewHold() : null;
+        return tryLock() ? tokenOfNewHold(owner()) : null;
     }
 
     @Override
     public Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold() : null;
+        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold(owner()) : null;
+    }
+
+    @Override
+    public Long getToken() {
+        return tokenOf(owner());
     }
 
     /**
-     * The token of the current thread's hold while that hold is known valid ({@link #leaseValidFor()} positive), so
-     * that a holder whose lease ran out (or was found lost) gets null rather than a token it may no longer use.
+     * The token of {@code ownerId}'s hold while that hold is known valid ({@link #leaseValidFor()} positive), so that
+     * a holder whose lease ran out (or was found lost) gets null rather than a token it may no longer use.
      */
-    @Override
-    public Long getToken() {
-        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+    Long tokenOf(long ownerId) {
+        Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
         return hold == null || hold.validForNanos(services.renewer.nanoTime()) <= 0 ? null : hold.fencingToken();
     }
 
     /**
-     * The token of the hold the current thread just acquired (even if its lease is already shorter than the safety
+     * The token of the hold {@code ownerId} just acquired (even if its lease is already shorter than the safety
      * margin); fails when that hold is already gone again.
      */
-    private long tokenOfNewHold() {
-        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+    long tokenOfNewHold(long ownerId) {
+        Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
         Long token = hold == null ? null : hold.fencingToken();
         if (token == null) {
             throw new LockException(name, "fenced lock '" + name + "': the hold ended right after it was acquired "
-                    + "(a lease shorter than a round trip, or a forceUnlock from this client), so it has no token to give",
-                    null);
+                    + "(a lease shorter than a round trip, or a forceUnlock from this client), so it has no token to "
+                    + "give", null);
         }
         return token;
     }

@@ -58,6 +58,8 @@ public final class LockServices {
     final HoldTable holds;
     /** The lost-reply rule over {@link #holds}, for every kind. */
     final PendingAcquisitions pending;
+    /** Cleanups of cancelled acquisitions, which the same owner's next acquisition waits for. */
+    final AbandonedCleanups abandoned = new AbandonedCleanups();
     /** Where locks and the renewer report events for metrics; reports nowhere until metrics are attached. */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();

@@ -2,7 +2,10 @@ package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockOwner;
 import io.dlock.internal.LockNames;
+
+import java.util.Objects;
 
 /**
  * The read-write lock, wire-compatible with Redisson's {@code RReadWriteLock}: Redisson 4.7 readers and dlock readers
@@ -78,7 +81,7 @@ import io.dlock.internal.LockNames;
  * writers still go first. On a lock held in the other mode it changes nothing and returns false (the write side leaves
  * readers alone, the read side leaves a writer alone, the writer's own read holds included).
  *
- * <p>Thread-safe and immutable; the two sides are created once per instance.
+ * <p>Thread-safe and immutable; the two sides are created once per instance (for {@link #as}: views of the sides).
  */
 public final class ReadWriteRedisLock implements DistributedReadWriteLock {
     private final String name;
@@ -90,6 +93,18 @@ public final class ReadWriteRedisLock implements DistributedReadWriteLock {
         ReadWriteKeys keys = ReadWriteKeys.of(name);
         this.readLock = new RedisReadLock(services, keys);
         this.writeLock = new RedisWriteLock(services, keys);
+    }
+
+    /** The lock of {@code owner}: both sides are views of {@code of}'s sides acting for it. */
+    private ReadWriteRedisLock(ReadWriteRedisLock of, LockOwner owner) {
+        this.name = of.name;
+        this.readLock = of.readLock.as(owner);
+        this.writeLock = of.writeLock.as(owner);
+    }
+
+    @Override
+    public DistributedReadWriteLock as(LockOwner owner) {
+        return new ReadWriteRedisLock(this, Objects.requireNonNull(owner, "owner"));
     }
 
     @Override

@@ -51,6 +51,13 @@ final class RedisReadLock extends ReadWriteSide {
                 countAfterReleaseArg(ownerId, hold), "release");
     }
 
+    /** Extends each live read hold of the owner; the hash keeps the TTL of its longest live read hold. */
+    @Override
+    protected CompletableFuture<Long> sendExtend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.RWLOCK_READ_EXTEND, ScriptOutputType.INTEGER, releaseKeys,
+                Long.toString(leaseMs), readerField(ownerId));
+    }
+
     @Override
     int side() {
         return READ_LOCKED;

@@ -97,6 +97,13 @@ final class RedisWriteLock extends ReadWriteSide {
                 countAfterReleaseArg(ownerId, hold), "release");
     }
 
+    /** Sets the hash's TTL to the lease, or longer while one of the owner's own read holds lasts longer. */
+    @Override
+    protected CompletableFuture<Long> sendExtend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.RWLOCK_WRITE_EXTEND, ScriptOutputType.INTEGER, releaseKeys,
+                Long.toString(leaseMs), writerField(ownerId), readerField(ownerId));
+    }
+
     @Override
     int side() {
         return WRITE_LOCKED;

@@ -83,8 +83,9 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
      */
     @Override
     protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
-        return releaseOrHandOff(ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(Scripts.LOCK_HANDOFF,
-                ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField, Long.toString(toLeaseMs)),
+        return HandOffRelease.send(this, ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(
+                Scripts.LOCK_HANDOFF, ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField,
+                Long.toString(toLeaseMs)),
                 () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey,
                         ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand, channel,
                         countAfterReleaseArg(ownerId, hold), "release"));

@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +41,21 @@ final class TimeArgs {
                     + "LEASE_WATCHDOG for a hold that lasts while its holder lives)");
         }
         return ms;
+    }
+
+    /**
+     * @return the lease of {@link DistributedLock#extendLease} in ms
+     * @throws NullPointerException     when {@code lease} is null
+     * @throws IllegalArgumentException when it is shorter than 1 ms (zero and negative included: no {@code Duration}
+     *                                  means "watchdog") or longer than {@link DistributedLock#MAX_LEASE}
+     */
+    static long extensionMillis(String lockName, Duration lease) {
+        Objects.requireNonNull(lease, "lease");
+        if (lease.compareTo(Duration.ofMillis(1)) < 0 || lease.compareTo(DistributedLock.MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("lock '" + lockName + "': lease must be between 1 ms and "
+                    + DistributedLock.MAX_LEASE.toDays() + " days: " + lease);
+        }
+        return lease.toMillis();
     }
 
     /**

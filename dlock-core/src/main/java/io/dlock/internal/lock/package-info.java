@@ -3,9 +3,13 @@
  * only through the interfaces of {@code io.dlock}).
  *
  * <ul>
- *   <li>{@link io.dlock.internal.lock.AbstractDistributedLock}: the whole {@code DistributedLock} API (argument checks,
- *       owner ids, sync over async, completion on the client's executor) over a few primitives that each kind
- *       provides: one acquire attempt, one release, a give-up clean-up, a forced release.</li>
+ *   <li>{@link io.dlock.internal.lock.LockApi}: the whole {@code DistributedLock} API for one owner (argument checks,
+ *       sync over async, completion on the client's executor) over the machinery of
+ *       {@link io.dlock.internal.lock.AbstractDistributedLock}, which acquires, releases, hands over and extends over
+ *       a few primitives that each kind provides: one acquire attempt, one release, a give-up clean-up, a forced
+ *       release, a lease extension. A lock object acts for the calling thread; {@code OwnerView} (from
+ *       {@code as(owner)}) for a fixed owner. {@code LeaseExtension}, {@code HandOffRelease} and
+ *       {@code AbandonedCleanups} each hold one step of that machinery.</li>
  *   <li>The kinds: {@link io.dlock.internal.lock.ReentrantRedisLock} (plain),
  *       {@link io.dlock.internal.lock.FencedRedisLock}, {@link io.dlock.internal.lock.FairRedisLock} and
  *       {@link io.dlock.internal.lock.ReadWriteRedisLock} with its read and write sides. Each opens with the design

@@ -9,6 +9,8 @@ public final class Scripts {
     /** Moves a lock between two owners of one client in one call (see {@code LocalCohort}). */
     public static final LuaScript LOCK_HANDOFF = LuaScript.load("lock_handoff");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
+    /** Extends one owner's hold of a lock hash: plain, fenced and fair locks (docs/protocol.md §1.8). */
+    public static final LuaScript LOCK_EXTEND = LuaScript.load("lock_extend");
 
     // fenced lock (docs/protocol.md §5.1): the reentrant lock's release, renewal and force scripts, plus this
     public static final LuaScript FENCED_ACQUIRE = LuaScript.load("fenced_acquire");
@@ -22,6 +24,8 @@ public final class Scripts {
     public static final LuaScript RWLOCK_WRITER_WITHDRAW = LuaScript.load("rwlock_writer_withdraw");
     public static final LuaScript RWLOCK_FORCE_RELEASE = LuaScript.load("rwlock_force_release");
     public static final LuaScript RWLOCK_STATE = LuaScript.load("rwlock_state");
+    public static final LuaScript RWLOCK_READ_EXTEND = LuaScript.load("rwlock_read_extend");
+    public static final LuaScript RWLOCK_WRITE_EXTEND = LuaScript.load("rwlock_write_extend");
 
     // fair lock (docs/protocol.md §3)
     public static final LuaScript FAIR_ACQUIRE = LuaScript.load("fair_acquire");

@@ -152,6 +152,47 @@ class HoldValidityTest {
     }
 
     @Test
+    void anExtensionCountsFromItsSendAlsoWhenShorterAndEndsTheWatchdog() {
+        Hold hold = acquire(Hold.WATCHDOG, hashField);
+        acquire(60_000, hashField);
+        time.advanceMillis(100);
+        long sentAt = time.nanoTime();
+        time.advanceMillis(50);                        // the reply comes later; Redis ran it in between
+        renewer.extended(hold, sentAt, 2_000);
+        assertThat(validMs(hold)).isEqualTo(1_950 - margin(2_000));
+        assertThat(hold.watchdogRenewed()).isFalse();
+        partialRelease(hold);                          // Redis: the extended lease from now; known: as before
+        assertThat(validMs(hold)).isEqualTo(1_950 - margin(2_000));
+        time.advanceMillis(WATCHDOG_MS);
+        assertThat(renewals).as("never renewed again").isEmpty();
+    }
+
+    @Test
+    void aRenewalSentBeforeAnExtensionCannotOutliveIt() {
+        Hold hold = acquire(Hold.WATCHDOG, hashField);
+        time.advanceMillis(WATCHDOG_MS / 3);           // a renewal is sent ...
+        assertThat(renewals).hasSize(1);
+        time.advanceMillis(10);
+        renewer.extended(hold, time.nanoTime(), 1_000); // ... an extension to 1 s is sent and answered first ...
+        renewals.get(0).complete(List.of(true));        // ... and the renewal's late reply changes nothing
+        assertThat(validMs(hold)).isEqualTo(1_000 - margin(1_000));
+    }
+
+    @Test
+    void anExtensionWithoutAReplyKeepsTheSoonerExpiry() {
+        Hold hold = acquire(10_000, hashField);
+        renewer.extensionUnknown(hold, time.nanoTime(), 1_000);
+        assertThat(validMs(hold)).as("it may have run: 1 s").isEqualTo(1_000 - margin(1_000));
+        renewer.extensionUnknown(hold, time.nanoTime(), 60_000);
+        assertThat(validMs(hold)).as("it may not have run: still 1 s").isEqualTo(1_000 - margin(1_000));
+
+        Hold read = renewer.acquired("r", "r", "c:2", 2, 5_000, time.nanoTime(), perAcquisition);
+        renewer.extended(read, time.nanoTime(), 20_000);
+        renewer.extensionUnknown(read, time.nanoTime(), 3_000);
+        assertThat(read.validForNanos(time.nanoTime()) / MS).isEqualTo(3_000 - margin(3_000));
+    }
+
+    @Test
     void fencingTokenStaysWithTheHold() {
         Hold hold = acquire(Hold.WATCHDOG, hashField);
         assertThat(hold.fencingToken()).isNull();

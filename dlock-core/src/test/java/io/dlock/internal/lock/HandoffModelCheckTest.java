@@ -50,7 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * </ul>
  *
  * <p>The client side is the real code: {@link LocalCohorts} and {@link CohortGate} over the renewer's real
- * {@link Hold}s; the release path mirrors {@code AbstractDistributedLock#releaseOrHandOff} step for step; an owner's
+ * {@link Hold}s; the release path mirrors {@code HandOffRelease#send} step for step; an owner's
  * acquisition mirrors {@link AcquireLoop}'s steps (queue behind a local holder, else attempt; after a busy reply,
  * queue if a local owner now holds, else wait for a wake-up). Redis is a map with the semantics of
  * {@code lock_acquire.lua}, {@code lock_release.lua}, {@code lock_handoff.lua} and {@code HEXISTS}. Time does not pass
@@ -456,7 +456,7 @@ class HandoffModelCheckTest {
             }
         }
 
-        // ---- an owner's release, as AbstractDistributedLock#release and #releaseOrHandOff do it ----
+        // ---- an owner's release, as AbstractDistributedLock#release and HandOffRelease#send do it ----
 
         private void release(Owner o) {
             o.phase = Phase.RELEASING;

@@ -44,7 +44,8 @@ class LuaScriptTest {
         assertThat(ScriptConstants.VALUES).containsEntry("MAX_LEASE_MS",
                 Long.toString(DistributedLock.MAX_LEASE.toMillis()));
         for (LuaScript script : List.of(Scripts.LOCK_ACQUIRE, Scripts.LOCK_HANDOFF, Scripts.FENCED_ACQUIRE,
-                Scripts.FAIR_ACQUIRE, Scripts.RWLOCK_READ_ACQUIRE, Scripts.RWLOCK_WRITE_ACQUIRE)) {
+                Scripts.FAIR_ACQUIRE, Scripts.RWLOCK_READ_ACQUIRE, Scripts.RWLOCK_WRITE_ACQUIRE, Scripts.LOCK_EXTEND,
+                Scripts.RWLOCK_READ_EXTEND, Scripts.RWLOCK_WRITE_EXTEND)) {
             assertThat(script.text()).as(script.name())
                     .contains("lease_ms > " + DistributedLock.MAX_LEASE.toMillis() + " then")
                     .contains("local refusal = invalid_lease(ARGV[");

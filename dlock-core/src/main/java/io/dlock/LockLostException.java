@@ -1,0 +1,20 @@
+package io.dlock;
+
+/**
+ * The owner's hold is gone from Redis although this client still counted on it: its lease ran out in Redis before the
+ * client counted it out (a long pause, clock drift), another client removed it ({@code forceUnlock}), or Redis lost it
+ * (a failover to a replica that missed it, a restart without persistence). Whatever the lock protected may have been
+ * changed by another holder since. Thrown by {@link DistributedLock#extendLease}; the client's
+ * {@link LeaseLostListener}s are told of the loss as well.
+ */
+public class LockLostException extends LockException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param lockName the lock whose hold is gone
+     * @param message  the whole message, naming the lock
+     */
+    public LockLostException(String lockName, String message) {
+        super(lockName, message, null);
+    }
+}
