@@ -35,6 +35,7 @@ public interface LockClient extends AutoCloseable {
      *     </ul>
      * @throws IllegalArgumentException when {@code redisUri} is none of these
      * @throws LockException            when Redis cannot be reached within the command timeout
+     * @see RedisConnection where Redis is as values instead of a URI (with {@link #create})
      */
     static LockClient connect(String redisUri) {
         return create(LockClientConfig.builder().redisUri(redisUri).build());
