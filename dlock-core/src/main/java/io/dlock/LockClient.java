@@ -35,6 +35,7 @@ public interface LockClient extends AutoCloseable {
      *     </ul>
      * @throws IllegalArgumentException when {@code redisUri} is none of these
      * @throws LockException            when Redis cannot be reached within the command timeout
+     * @see RedisConnection where Redis is as values instead of a URI (with {@link #create})
      */
     static LockClient connect(String redisUri) {
         return create(LockClientConfig.builder().redisUri(redisUri).build());
@@ -43,11 +44,11 @@ public interface LockClient extends AutoCloseable {
     /**
      * Connects with the given settings; blocks until connected (at most a few command timeouts).
      *
-     * @throws IllegalArgumentException when the URI is not valid, or TLS options come with a plain-text URI
+     * @throws IllegalArgumentException when the URI is not valid, or TLS settings come with a plain-text connection
      * @throws LockException            when Redis cannot be reached within the command timeout, the TLS handshake
      *                                  fails, the server is older than 6.2, or the Redis user may not publish or
      *                                  subscribe on the lock channels (checked with
-     *                                  {@link LockClientConfig#probeLockName()}); messages never show credentials
+     *                                  {@link TuningSettings#probeLockName()}); messages never show credentials
      */
     static LockClient create(LockClientConfig config) {
         return RedisLockClient.start(config);

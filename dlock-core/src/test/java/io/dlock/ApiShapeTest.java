@@ -57,6 +57,10 @@ class ApiShapeTest {
         assertThat(config.commandTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(config.syncReplicas()).isZero();
         assertThat(config.meterRegistry()).isEmpty();
+        assertThat(config.redisUri()).contains(LockClientConfig.DEFAULT_REDIS_URI).contains("redis://localhost:6379");
+        assertThat(config.connection()).isEmpty();
+        assertThat(config.tls()).isSameAs(TlsSettings.defaults());
+        assertThat(config.tuning()).isSameAs(TuningSettings.defaults());
     }
 
     @Test
@@ -98,58 +102,64 @@ class ApiShapeTest {
 
     @Test
     void spinWaitAndLocalHandoffsHaveTheDocumentedDefaultsAndBounds() {
-        LockClientConfig defaults = LockClientConfig.builder().build();
-        assertThat(defaults.spinWait()).isEqualTo(LockClientConfig.DEFAULT_SPIN_WAIT)
+        TuningSettings defaults = LockClientConfig.builder().build().tuning();
+        assertThat(defaults.spinWait()).isEqualTo(TuningSettings.DEFAULT_SPIN_WAIT)
                 .isEqualTo(Duration.ofNanos(200_000));
-        assertThat(defaults.localHandoffs()).isEqualTo(LockClientConfig.DEFAULT_LOCAL_HANDOFFS).isEqualTo(8);
+        assertThat(defaults.localHandoffs()).isEqualTo(TuningSettings.DEFAULT_LOCAL_HANDOFFS).isEqualTo(8);
+        assertThat(defaults).isSameAs(TuningSettings.defaults());
 
-        LockClientConfig edges = LockClientConfig.builder().spinWait(Duration.ZERO).localHandoffs(0).build();
+        TuningSettings edges = TuningSettings.builder().spinWait(Duration.ZERO).localHandoffs(0).build();
         assertThat(edges.spinWait()).isEqualTo(Duration.ZERO);
         assertThat(edges.localHandoffs()).isZero();
-        assertThat(LockClientConfig.builder().spinWait(Duration.ofMillis(10)).build().spinWait())
+        assertThat(TuningSettings.builder().spinWait(Duration.ofMillis(10)).build().spinWait())
                 .isEqualTo(Duration.ofMillis(10));
 
-        assertThatThrownBy(() -> LockClientConfig.builder().spinWait(Duration.ofNanos(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spinWait");
-        assertThatThrownBy(() -> LockClientConfig.builder().spinWait(Duration.ofMillis(10).plusNanos(1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spinWait");
-        assertThatThrownBy(() -> LockClientConfig.builder().spinWait(null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("spinWait");
-        assertThatThrownBy(() -> LockClientConfig.builder().localHandoffs(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("localHandoffs");
+        assertThatThrownBy(() -> TuningSettings.builder().spinWait(Duration.ofNanos(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tuning.spinWait");
+        assertThatThrownBy(() -> TuningSettings.builder().spinWait(Duration.ofMillis(10).plusNanos(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tuning.spinWait");
+        assertThatThrownBy(() -> TuningSettings.builder().spinWait(null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("tuning.spinWait");
+        assertThatThrownBy(() -> TuningSettings.builder().localHandoffs(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tuning.localHandoffs");
     }
 
     @Test
-    void toBuilderKeepsSpinWaitAndLocalHandoffs() {
-        LockClientConfig config = LockClientConfig.builder().spinWait(Duration.ofMillis(3)).localHandoffs(2).build();
+    void toBuilderKeepsTheTuningAndTheTuningIsImmutable() {
+        TuningSettings tuning = TuningSettings.builder().spinWait(Duration.ofMillis(3)).localHandoffs(2).build();
+        LockClientConfig config = LockClientConfig.builder().tuning(tuning).build();
         LockClientConfig copy = config.toBuilder().build();
-        assertThat(copy.spinWait()).isEqualTo(Duration.ofMillis(3));
-        assertThat(copy.localHandoffs()).isEqualTo(2);
+        assertThat(copy.tuning().spinWait()).isEqualTo(Duration.ofMillis(3));
+        assertThat(copy.tuning().localHandoffs()).isEqualTo(2);
         assertThat(config.toString()).contains("spinWait=PT0.003S").contains("localHandoffs=2");
-        LockClientConfig changed = config.toBuilder().localHandoffs(5).build();
-        assertThat(changed.localHandoffs()).isEqualTo(5);
-        assertThat(changed.spinWait()).isEqualTo(Duration.ofMillis(3));
-        assertThat(config.localHandoffs()).as("the original is immutable").isEqualTo(2);
+        LockClientConfig changed = config.toBuilder().tuning(config.tuning().toBuilder().localHandoffs(5).build())
+                .build();
+        assertThat(changed.tuning().localHandoffs()).isEqualTo(5);
+        assertThat(changed.tuning().spinWait()).isEqualTo(Duration.ofMillis(3));
+        assertThat(config.tuning().localHandoffs()).as("the original is immutable").isEqualTo(2);
+        assertThat(tuning.localHandoffs()).isEqualTo(2);
     }
 
     @Test
     void probeLockNameIsValidatedShownAndCarried() {
-        assertThat(LockClientConfig.builder().build().probeLockName())
-                .isEqualTo(LockClientConfig.DEFAULT_PROBE_LOCK_NAME);
-        LockClientConfig config = LockClientConfig.builder().probeLockName("lock:probe").build();
-        assertThat(config.toBuilder().build().probeLockName()).isEqualTo("lock:probe");
+        assertThat(LockClientConfig.builder().build().tuning().probeLockName())
+                .isEqualTo(TuningSettings.DEFAULT_PROBE_LOCK_NAME);
+        LockClientConfig config = LockClientConfig.builder()
+                .tuning(TuningSettings.builder().probeLockName("lock:probe").build()).build();
+        assertThat(config.toBuilder().build().tuning().probeLockName()).isEqualTo("lock:probe");
         assertThat(config.toString()).contains("probeLockName=lock:probe");
-        assertThatThrownBy(() -> LockClientConfig.builder().probeLockName(" "))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probeLockName");
-        assertThatThrownBy(() -> LockClientConfig.builder().probeLockName(null))
-                .isInstanceOf(NullPointerException.class).hasMessageContaining("probeLockName");
+        assertThatThrownBy(() -> TuningSettings.builder().probeLockName(" "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tuning.probeLockName");
+        assertThatThrownBy(() -> TuningSettings.builder().probeLockName(null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("tuning.probeLockName");
     }
 
     @Test
     void configToStringHidesThePassword() {
         LockClientConfig config = LockClientConfig.builder().redisUri("redis://user:secret@host:6379").build();
         assertThat(config.toString()).doesNotContain("secret").contains("host:6379");
-        assertThat(config.toBuilder().build().redisUri()).isEqualTo("redis://user:secret@host:6379");
+        assertThat(config.redisDescription()).isEqualTo("redis://***@host:6379");
+        assertThat(config.toBuilder().build().redisUri()).contains("redis://user:secret@host:6379");
     }
 
     @Test

@@ -54,7 +54,8 @@ class ApiSplitTest {
     void theApiPackageHoldsTheDocumentedTypes() throws Exception {
         assertThat(apiClasses()).extracting(Class::getSimpleName).contains("LockClient", "LockClientConfig",
                 "DistributedLock", "DistributedReadWriteLock", "FencedLock", "LockInfo", "LockException",
-                "LeaseLostListener", "LeaseLostEvent", "LockOwner", "LockLostException");
+                "LeaseLostListener", "LeaseLostEvent", "LockOwner", "LockLostException", "TlsSettings",
+                "TuningSettings", "RedisConnection", "InvalidSettingException");
     }
 
     private static void check(List<String> leaks, String where, Class<?> type) {

@@ -40,8 +40,8 @@ class ExceptionsTest {
     @Test
     void aRefusedSettingIsNamedAsTheBuilderNamesIt() {
         InvalidSettingException negative = catchThrowableOfType(
-                () -> LockClientConfig.builder().localHandoffs(-1), InvalidSettingException.class);
-        assertThat(negative.setting()).isEqualTo("localHandoffs");
+                () -> TuningSettings.builder().localHandoffs(-1), InvalidSettingException.class);
+        assertThat(negative.setting()).isEqualTo("tuning.localHandoffs");
         assertThat(negative).isInstanceOf(IllegalArgumentException.class);
 
         InvalidSettingException tooShort = catchThrowableOfType(

@@ -1,6 +1,6 @@
 package io.dlock.chaos;
 
-import io.dlock.LockClientConfig;
+import io.dlock.TuningSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +12,7 @@ import java.time.Duration;
  * @param seed             seeds the nemesis' choices and the workers' randomness; a run is logged with it
  * @param workers          worker JVMs contending for the lock at any time
  * @param threads          lock loops (threads, each an owner) per lock kind in every worker JVM
- * @param localHandoffs    the workers' {@code LockClientConfig.Builder#localHandoffs}: how many times in a row a lock
+ * @param localHandoffs    the workers' {@code TuningSettings.Builder#localHandoffs}: how many times in a row a lock
  *                         may pass between owners of one client without a release in Redis (0 = never)
  * @param watchdogMs       the workers' watchdog timeout: the lease of a hold
  * @param commandTimeoutMs the workers' command timeout: how soon a silent Redis becomes a LockException
@@ -27,7 +27,7 @@ public record ChaosSettings(Duration duration, long seed, int workers, int threa
     /** Enough owners per client that local hand-offs happen all the time, on every lock kind. */
     public static final int DEFAULT_THREADS = 3;
     /** The client's own default: the suite tests the configuration users get. */
-    public static final int DEFAULT_LOCAL_HANDOFFS = LockClientConfig.DEFAULT_LOCAL_HANDOFFS;
+    public static final int DEFAULT_LOCAL_HANDOFFS = TuningSettings.DEFAULT_LOCAL_HANDOFFS;
     public static final long DEFAULT_WATCHDOG_MS = 2000;
     /** Below a third of the watchdog, as {@code LockClientConfig} requires. */
     public static final long DEFAULT_COMMAND_TIMEOUT_MS = 600;

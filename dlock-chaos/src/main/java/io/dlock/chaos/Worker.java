@@ -3,6 +3,7 @@ package io.dlock.chaos;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.TuningSettings;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ public final class Worker {
                 .watchdogTimeout(Duration.ofMillis(args.watchdogMs()))
                 .commandTimeout(Duration.ofMillis(args.commandTimeoutMs()))
                 .fairLockWaitTimeout(Duration.ofMillis(FAIR_WAIT_TIMEOUT_MS))
-                .localHandoffs(args.localHandoffs())
+                .tuning(TuningSettings.builder().localHandoffs(args.localHandoffs()).build())
                 .meterRegistry(handoffs.registry())
                 .build());
         List<LockLoop> loops = new ArrayList<>();

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeoutException;
  * without channel permission (an ACL rule that forgot {@code &…}, or Redis 7's default {@code resetchannels}) is
  * refused at once, never discovered by a release that fails.
  *
- * <p>For the lock name {@link LockClientConfig#probeLockName()}: {@code PUBLISH} (and {@code SPUBLISH} where the
+ * <p>For the lock name {@link io.dlock.TuningSettings#probeLockName()}: {@code PUBLISH} (and {@code SPUBLISH} where the
  * scripts use it) of an empty message, which no lock of dlock or Redisson acts on, then {@code SUBSCRIBE} and
  * {@code UNSUBSCRIBE} on the pub/sub connection. Blocks for at most about twice the command timeout.
  */
@@ -32,7 +32,7 @@ final class ChannelPermissionProbe {
 
     /** @throws LockException naming the channel and command refused, or when Redis fails otherwise */
     static void check(RedisTransport transport, LockClientConfig config) {
-        List<String> channels = channels(config.probeLockName());
+        List<String> channels = channels(config.tuning().probeLockName());
         long timeoutMs = config.commandTimeout().toMillis() + 1000;
         for (String channel : channels) {
             List<CompletableFuture<?>> publishes = new ArrayList<>();
@@ -67,7 +67,7 @@ final class ChannelPermissionProbe {
                 throw new LockException("the Redis user at " + where + " may not " + action + " channel '" + channel
                         + "' (" + message + "): dlock publishes and subscribes on the channels of each lock (see "
                         + "README, \"Redis ACL\"); where the ACL allows only lock names with a prefix, set "
-                        + "LockClientConfig probeLockName to a name with that prefix", cause);
+                        + "LockClientConfig tuning.probeLockName to a name with that prefix", cause);
             }
             throw new LockException("cannot connect to Redis at " + where + ": " + action + " channel '" + channel
                     + "' failed: " + Errors.describe(cause), cause);

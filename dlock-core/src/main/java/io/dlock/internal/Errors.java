@@ -104,4 +104,20 @@ public final class Errors {
         String message = t.getMessage();
         return t.getClass().getSimpleName() + (message == null ? "" : ": " + message);
     }
+
+    /**
+     * @return {@code "; TLS handshake failed (<message>)"} when a TLS failure is among the causes, else
+     *         {@code "; <message>"} of the innermost cause (such as "Connection refused"), or "" when there is none
+     */
+    static String rootCause(Throwable e) {
+        Throwable outer = Errors.unwrap(e);
+        Throwable root = outer;
+        for (Throwable t = outer; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return "; TLS handshake failed (" + t.getMessage() + ")";
+            }
+            root = t;
+        }
+        return root == outer || root.getMessage() == null ? "" : "; " + root.getMessage();
+    }
 }

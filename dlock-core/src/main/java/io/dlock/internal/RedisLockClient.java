@@ -21,6 +21,7 @@ import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.metrics.ConfiguredMetrics;
 import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
 import io.dlock.internal.transport.ServerVersion;
 import io.dlock.internal.wakeup.WakeupHub;
@@ -97,9 +98,9 @@ public final class RedisLockClient implements LockClient {
                         transport::waitForReplicas);
         this.services = new LockServices(id, transport.commands(), scripts, wakeups, renewer, executor,
                 transport.publishCommand(), config.fairLockWaitTimeout().toMillis(), Clock.systemUTC(), scheduler,
-                replicaSync, new SyncWaits(config.spinWait().toNanos()),
+                replicaSync, new SyncWaits(config.tuning().spinWait().toNanos()),
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
-                config.syncReplicas() > 0 ? 0 : config.localHandoffs());
+                config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.inspector = new LockInspector(scripts);
         transport.listen(new RedisTransport.Listener() {
             @Override
@@ -126,14 +127,15 @@ public final class RedisLockClient implements LockClient {
      *                                  the user may not use the lock channels ({@link ChannelPermissionProbe})
      */
     public static LockClient start(LockClientConfig config) {
+        Endpoint endpoint = Endpoint.of(config);
         RedisTransport transport;
         try {
-            transport = RedisTransport.open(config);
+            transport = RedisTransport.open(config, endpoint);
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new LockException("cannot connect to Redis at " + RedisTransport.redacted(config.redisUri()) + ": "
-                    + Redaction.scrub(Errors.describe(Errors.unwrap(e)) + rootCause(e), config.redisUri()), e);
+            throw new LockException("cannot connect to Redis at " + endpoint.description() + ": "
+                    + endpoint.scrub(Errors.describe(Errors.unwrap(e)) + Errors.rootCause(e)), e);
         }
         try {
             requireSupportedServer(transport, config);
@@ -152,22 +154,6 @@ public final class RedisLockClient implements LockClient {
             }
         }
         return client;
-    }
-
-    /**
-     * @return {@code "; TLS handshake failed (<message>)"} when a TLS failure is among the causes, else
-     *         {@code "; <message>"} of the innermost cause (such as "Connection refused"), or "" when there is none
-     */
-    private static String rootCause(Throwable e) {
-        Throwable outer = Errors.unwrap(e);
-        Throwable root = outer;
-        for (Throwable t = outer; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLException) {
-                return "; TLS handshake failed (" + t.getMessage() + ")";
-            }
-            root = t;
-        }
-        return root == outer || root.getMessage() == null ? "" : "; " + root.getMessage();
     }
 
     /**

@@ -5,6 +5,7 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.TuningSettings;
 import io.dlock.it.support.RawRedis;
 import io.dlock.redisprocess.ClusterTopology;
 import io.dlock.redisprocess.RedisServer;
@@ -102,7 +103,8 @@ class AclIT {
     }
 
     private LockClient client(String uri) {
-        LockClient client = LockClient.create(LockClientConfig.builder().redisUri(uri).probeLockName(PROBE).build());
+        LockClient client = LockClient.create(LockClientConfig.builder().redisUri(uri)
+                .tuning(TuningSettings.builder().probeLockName(PROBE).build()).build());
         cleanup.add(client);
         return client;
     }

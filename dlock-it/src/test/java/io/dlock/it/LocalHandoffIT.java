@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.TuningSettings;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.LocalQueues;
 import io.dlock.it.support.OverlapDetector;
@@ -138,7 +139,8 @@ class LocalHandoffIT {
     @Test
     void withoutHandOffsTheSameLoadStillExcludesAndEverySectionGoesThroughRedis() {
         LockClient a = client(LockClientConfig.builder().redisUri(server.uri())
-                .watchdogTimeout(Duration.ofMillis(WATCHDOG_MS)).localHandoffs(0));
+                .watchdogTimeout(Duration.ofMillis(WATCHDOG_MS))
+                .tuning(TuningSettings.builder().localHandoffs(0).build()));
         checked.add(a);
         Hammered run = hammer(a, 8, Duration.ofSeconds(1));
         run.assertExclusive();
@@ -607,7 +609,8 @@ class LocalHandoffIT {
     @Test
     void otherClientsGetTheLockWithoutHandOffsToo(LockClient b) {
         LockClient a = client(LockClientConfig.builder().redisUri(server.uri())
-                .watchdogTimeout(Duration.ofMillis(WATCHDOG_MS)).localHandoffs(0));
+                .watchdogTimeout(Duration.ofMillis(WATCHDOG_MS))
+                .tuning(TuningSettings.builder().localHandoffs(0).build()));
         otherClientsGetIn(a, b);
     }
 

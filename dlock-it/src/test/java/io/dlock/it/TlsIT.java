@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.TlsSettings;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.redisprocess.TlsCertificates;
 import org.junit.jupiter.api.AfterAll;
@@ -61,14 +62,15 @@ class TlsIT {
         }
     }
 
-    static LockClientConfig.Builder config(RedisServer server) {
-        return LockClientConfig.builder().redisUri(server.uri());
+    static LockClientConfig.Builder config(RedisServer server, TlsSettings.Builder tls) {
+        return LockClientConfig.builder().redisUri(server.uri()).tls(tls.build());
     }
 
     @Test
     void locksOverTlsTrustingTheCaAsPemWithWakeUps() throws Exception {
         assertThat(tls.uri()).startsWith("rediss://");
-        LockClientConfig config = config(tls).trustedCertificates(tls.tlsCertificates().caCertificate()).build();
+        LockClientConfig config = config(tls, TlsSettings.builder()
+                .trustedCertificates(tls.tlsCertificates().caCertificate())).build();
         try (LockClient a = LockClient.create(config); LockClient b = LockClient.create(config)) {
             contend(a.getLock("tls:plain"), b.getLock("tls:plain"));
             contend(a.getFairLock("tls:fair"), b.getFairLock("tls:fair"));
@@ -78,10 +80,11 @@ class TlsIT {
     @Test
     void locksOverTlsWithAPkcs12TrustStoreWhosePasswordIsNeverShown() {
         TlsCertificates certs = tls.tlsCertificates();
-        LockClientConfig config = config(tls).trustStore(certs.trustStore(), certs.storePassword()).build();
+        LockClientConfig config = config(tls, TlsSettings.builder()
+                .trustStore(certs.trustStore(), certs.storePassword())).build();
         assertThat(config.toString()).contains(certs.trustStore().toString())
                 .doesNotContain(new String(certs.storePassword()));
-        assertThat(config.toBuilder().build().trustStorePassword()).isEqualTo(certs.storePassword());
+        assertThat(config.toBuilder().build().tls().trustStorePassword()).isEqualTo(certs.storePassword());
         try (LockClient client = LockClient.create(config)) {
             DistributedLock lock = client.getLock("tls:truststore");
             lock.lock();
@@ -93,8 +96,8 @@ class TlsIT {
     @Test
     void aServerCertificateFromAnotherCaIsRefusedAtConnect(@TempDir Path otherCa) {
         TlsCertificates stranger = TlsCertificates.generate(otherCa);
-        assertThatThrownBy(() -> LockClient.create(config(tls).trustedCertificates(stranger.caCertificate())
-                .build()).close())
+        assertThatThrownBy(() -> LockClient.create(config(tls, TlsSettings.builder()
+                .trustedCertificates(stranger.caCertificate())).build()).close())
                 .isInstanceOf(LockException.class)
                 .hasMessageContaining("cannot connect to Redis at " + tls.uri())
                 .hasMessageContaining("TLS handshake failed")
@@ -108,7 +111,7 @@ class TlsIT {
 
     @Test
     void verifyPeerFalseConnectsToAnUntrustedCertificate() {
-        try (LockClient client = LockClient.create(config(tls).verifyPeer(false).build())) {
+        try (LockClient client = LockClient.create(config(tls, TlsSettings.builder().verifyPeer(false)).build())) {
             DistributedLock lock = client.getLock("tls:unverified");
             lock.lock();
             lock.unlock();
@@ -118,15 +121,16 @@ class TlsIT {
     @Test
     void mutualTlsNeedsTheClientCertificate() {
         TlsCertificates certs = mutual.tlsCertificates();
-        LockClientConfig withCert = config(mutual).trustedCertificates(certs.caCertificate())
-                .keyStore(certs.clientKeyStore(), certs.storePassword()).build();
+        LockClientConfig withCert = config(mutual, TlsSettings.builder().trustedCertificates(certs.caCertificate())
+                .keyStore(certs.clientKeyStore(), certs.storePassword())).build();
         assertThat(withCert.toString()).doesNotContain(new String(certs.storePassword()));
         try (LockClient client = LockClient.create(withCert)) {
             DistributedLock lock = client.getLock("tls:mutual");
             lock.lock();
             lock.unlock();
         }
-        assertThatThrownBy(() -> LockClient.create(config(mutual).trustedCertificates(certs.caCertificate()).build())
+        assertThatThrownBy(() -> LockClient.create(config(mutual, TlsSettings.builder()
+                .trustedCertificates(certs.caCertificate())).build())
                 .close())
                 .isInstanceOf(LockException.class)
                 .hasMessageContaining("cannot connect to Redis at " + mutual.uri());
@@ -135,18 +139,20 @@ class TlsIT {
     @Test
     void tlsOptionsWithAPlainUriAreRefused() {
         LockClientConfig config = LockClientConfig.builder().redisUri("redis://127.0.0.1:" + tls.port())
-                .trustedCertificates(tls.tlsCertificates().caCertificate()).build();
+                .tls(TlsSettings.builder().trustedCertificates(tls.tlsCertificates().caCertificate()).build()).build();
         assertThatThrownBy(() -> LockClient.create(config).close())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("not a TLS URI");
+                .hasMessageContaining("the connection is not TLS");
     }
 
     @Test
     void missingStoreFilesAreRefusedByTheBuilder(@TempDir Path dir) {
-        assertThatThrownBy(() -> LockClientConfig.builder().trustStore(dir.resolve("none.p12"), null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("trustStore is not a readable file");
-        assertThatThrownBy(() -> LockClientConfig.builder().keyStore(dir, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyStore is not a readable file");
+        assertThatThrownBy(() -> TlsSettings.builder().trustStore(dir.resolve("none.p12"), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tls.trustStore is not a readable file");
+        assertThatThrownBy(() -> TlsSettings.builder().keyStore(dir, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tls.keyStore is not a readable file");
     }
 
     /** {@code holder} holds; {@code waiter} waits on another thread and is woken by the release (pub/sub over TLS). */

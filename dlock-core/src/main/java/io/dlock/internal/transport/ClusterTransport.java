@@ -1,7 +1,6 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
-import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -88,11 +87,11 @@ final class ClusterTransport implements RedisTransport {
         this.sharded = sharded;
     }
 
-    static ClusterTransport open(LockClientConfig config) {
+    /** Connects to {@code endpoint} (a {@link Endpoint#isCluster() cluster} endpoint, timeouts and TLS checks set). */
+    static ClusterTransport open(LockClientConfig config, Endpoint endpoint) {
         Duration timeout = config.commandTimeout();
-        List<RedisURI> seeds = seeds(config.redisUri(), timeout);
-        io.lettuce.core.SslOptions ssl = Tls.options(config, seeds.get(0).isSsl());
-        seeds.forEach(seed -> Tls.verifyPeer(seed, config));
+        List<RedisURI> seeds = endpoint.seeds();
+        io.lettuce.core.SslOptions ssl = Tls.options(config.tls());
         ClientResources resources = RedisTransport.newResources();
         RedisClusterClient client = RedisClusterClient.create(resources, seeds);
         client.setOptions(ClusterClientOptions.builder()
@@ -111,8 +110,7 @@ final class ClusterTransport implements RedisTransport {
             connection = client.connect(StringCodec.UTF8);
             StatefulRedisClusterPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8);
             boolean sharded = supportsShardedPubSub(connection, timeout);
-            return new ClusterTransport(RedisTransport.redacted(config.redisUri()), resources, client, connection,
-                    pubSub, sharded);
+            return new ClusterTransport(endpoint.description(), resources, client, connection, pubSub, sharded);
         } catch (RuntimeException e) {
             if (connection != null) {
                 connection.closeAsync();
@@ -120,49 +118,6 @@ final class ClusterTransport implements RedisTransport {
             client.shutdownAsync(0, 2, TimeUnit.SECONDS).whenComplete((ok, error) -> resources.shutdown());
             throw e;
         }
-    }
-
-    /**
-     * The seed nodes of {@code redis-cluster://[user:password@]h1:p1,h2:p2[/…][?…]}: each becomes
-     * {@code redis://[user:password@]hN:pN[/…][?…]} ({@code rediss://} for {@code rediss-cluster}).
-     */
-    static List<RedisURI> seeds(String uri, Duration timeout) {
-        int schemeEnd = uri.indexOf("://");
-        String scheme = uri.substring(0, schemeEnd).toLowerCase(java.util.Locale.ROOT);
-        String rest = uri.substring(schemeEnd + 3);
-        // the user info ends at the last '@' (a password may hold '/', '?', '#' or '@'), the hosts at the next of these
-        int at = rest.lastIndexOf('@');
-        int authorityEnd = rest.length();
-        for (char c : new char[] {'/', '?', '#'}) {
-            int i = rest.indexOf(c, at + 1);
-            if (i >= 0 && i < authorityEnd) {
-                authorityEnd = i;
-            }
-        }
-        String userInfo = at >= 0 ? rest.substring(0, at + 1) : "";
-        String hosts = rest.substring(at + 1, authorityEnd);
-        String suffix = rest.substring(authorityEnd);
-        String nodeScheme = scheme.equals(CLUSTER_TLS_SCHEME) ? "rediss://" : "redis://";
-        List<RedisURI> seeds = new ArrayList<>();
-        for (String host : hosts.split(",")) {
-            if (host.isBlank()) {
-                continue;
-            }
-            try {
-                RedisURI seed = RedisURI.create(nodeScheme + userInfo + host.strip() + suffix);
-                seed.setTimeout(timeout);
-                seeds.add(seed);
-            } catch (RuntimeException e) {
-                // no cause: the parser's exceptions quote the URI, credentials included
-                throw new IllegalArgumentException("redisUri has an invalid cluster node '"
-                        + Redaction.scrub(host, uri) + "': " + RedisTransport.redacted(uri) + " ("
-                        + Redaction.scrub(String.valueOf(e.getMessage()), uri) + ")");
-            }
-        }
-        if (seeds.isEmpty()) {
-            throw new IllegalArgumentException("redisUri names no cluster node: " + RedisTransport.redacted(uri));
-        }
-        return seeds;
     }
 
     /** Redisson's AUTO probe: sharded pub/sub is there when {@code PUBSUB SHARDNUMSUB} is understood. */

@@ -1,7 +1,6 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
-import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -59,15 +58,11 @@ final class NodeTransport implements RedisTransport {
         this.pubSub = pubSub;
     }
 
-    static NodeTransport open(LockClientConfig config) {
-        RedisURI uri = parse(config.redisUri());
+    /** Connects to {@code endpoint} (a {@link Endpoint#node() node} endpoint, timeouts and TLS checks set). */
+    static NodeTransport open(LockClientConfig config, Endpoint endpoint) {
+        RedisURI uri = endpoint.node();
         Duration timeout = config.commandTimeout();
-        uri.setTimeout(timeout);
-        uri.getSentinels().forEach(sentinel -> sentinel.setTimeout(timeout));
-        boolean tls = uri.isSsl() || uri.getSentinels().stream().anyMatch(RedisURI::isSsl);
-        io.lettuce.core.SslOptions ssl = Tls.options(config, tls);
-        Tls.verifyPeer(uri, config);
-        uri.getSentinels().forEach(sentinel -> Tls.verifyPeer(sentinel, config));
+        io.lettuce.core.SslOptions ssl = Tls.options(config.tls());
         ClientResources resources = RedisTransport.newResources();
         RedisClient client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
@@ -80,24 +75,13 @@ final class NodeTransport implements RedisTransport {
             connection = uri.getSentinels().isEmpty() ? client.connect(StringCodec.UTF8, uri)
                     : MasterReplica.connect(client, StringCodec.UTF8, uri);
             StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8, uri);
-            return new NodeTransport(RedisTransport.redacted(config.redisUri()), resources, client, connection,
-                    pubSub);
+            return new NodeTransport(endpoint.description(), resources, client, connection, pubSub);
         } catch (RuntimeException e) {
             if (connection != null) {
                 connection.closeAsync();
             }
             client.shutdownAsync(0, 2, TimeUnit.SECONDS).whenComplete((ok, error) -> resources.shutdown());
             throw e;
-        }
-    }
-
-    private static RedisURI parse(String redisUri) {
-        try {
-            return RedisURI.create(redisUri);
-        } catch (RuntimeException e) {
-            // no cause: the parser's exceptions quote the URI, credentials included
-            throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + RedisTransport.redacted(redisUri)
-                    + " (" + Redaction.scrub(String.valueOf(e.getMessage()), redisUri) + ")");
         }
     }
 

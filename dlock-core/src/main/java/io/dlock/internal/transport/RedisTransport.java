@@ -1,7 +1,6 @@
 package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
-import io.dlock.internal.Redaction;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -28,11 +27,6 @@ import java.util.concurrent.TimeUnit;
  */
 public interface RedisTransport extends AutoCloseable {
 
-    /** Scheme of the Cluster form of a Redis URI (dlock's own; Lettuce has no URI for a cluster). */
-    String CLUSTER_SCHEME = "redis-cluster";
-    /** The Cluster form over TLS. */
-    String CLUSTER_TLS_SCHEME = "rediss-cluster";
-
     /** What the transport tells the client about pub/sub. Called on Lettuce's I/O threads: must not block. */
     interface Listener {
         /** A message arrived on a subscribed channel (plain or sharded). */
@@ -46,19 +40,13 @@ public interface RedisTransport extends AutoCloseable {
     }
 
     /**
-     * Connects to the deployment that {@code config.redisUri()} names; blocks until connected or the command timeout
-     * passed.
+     * Connects to {@code endpoint} (made from {@code config} by {@link Endpoint#of}); blocks until connected or the
+     * command timeout passed.
      *
-     * @throws IllegalArgumentException when the URI is not one of the accepted forms
-     * @throws RuntimeException         (Lettuce's) when the deployment cannot be reached
+     * @throws RuntimeException (Lettuce's) when the deployment cannot be reached
      */
-    static RedisTransport open(LockClientConfig config) {
-        String uri = config.redisUri();
-        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")) : "";
-        if (scheme.equalsIgnoreCase(CLUSTER_SCHEME) || scheme.equalsIgnoreCase(CLUSTER_TLS_SCHEME)) {
-            return ClusterTransport.open(config);
-        }
-        return NodeTransport.open(config);
+    static RedisTransport open(LockClientConfig config, Endpoint endpoint) {
+        return endpoint.isCluster() ? ClusterTransport.open(config, endpoint) : NodeTransport.open(config, endpoint);
     }
 
     /**
@@ -90,7 +78,7 @@ public interface RedisTransport extends AutoCloseable {
      */
     CompletableFuture<Long> waitForReplicas(String key, int replicas, long timeoutMillis);
 
-    /** @return the URI without credentials, for messages */
+    /** @return where it is connected, without credentials ({@link Endpoint#description()}), for messages */
     String describe();
 
     /** Closes the connections and the client; blocks for at most about two seconds. Never throws. */
@@ -120,10 +108,5 @@ public interface RedisTransport extends AutoCloseable {
         } catch (Exception e) {
             // best effort: the event loops are daemon threads
         }
-    }
-
-    /** @return {@code uri} with any {@code user:password@} replaced by {@code ***@}; see {@link Redaction} */
-    static String redacted(String uri) {
-        return Redaction.uri(uri);
     }
 }

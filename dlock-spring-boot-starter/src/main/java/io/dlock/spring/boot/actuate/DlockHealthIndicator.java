@@ -45,7 +45,7 @@ public class DlockHealthIndicator extends AbstractHealthIndicator implements Aut
     DlockHealthIndicator(LockClient client, Clock clock) {
         super("dlock health check failed");
         this.client = Objects.requireNonNull(client, "client");
-        this.probeLockName = client.config().probeLockName();
+        this.probeLockName = client.config().tuning().probeLockName();
         this.watchdogTimeout = client.config().watchdogTimeout();
         this.clock = clock;
         client.addLeaseLostListener(listener);

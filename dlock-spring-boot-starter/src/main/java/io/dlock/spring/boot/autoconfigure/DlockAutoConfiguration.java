@@ -2,7 +2,6 @@ package io.dlock.spring.boot.autoconfigure;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
-import io.dlock.internal.Redaction;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -71,9 +70,9 @@ public class DlockAutoConfiguration {
         try {
             return LockClient.create(config);
         } catch (IllegalArgumentException e) {
-            String uri = config.redisUri();
-            throw new InvalidConfigurationPropertyValueException(connection.getOrigin(), Redaction.uri(uri),
-                    Redaction.scrub(e.getMessage(), uri));
+            // the client's messages never show credentials; the description shows no password either
+            throw new InvalidConfigurationPropertyValueException(connection.getOrigin(), config.redisDescription(),
+                    e.getMessage());
         }
     }
 }

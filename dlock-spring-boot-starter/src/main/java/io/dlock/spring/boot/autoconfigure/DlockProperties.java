@@ -1,6 +1,7 @@
 package io.dlock.spring.boot.autoconfigure;
 
 import io.dlock.LockClientConfig;
+import io.dlock.TuningSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -8,9 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code dlock.*} properties: one for each setting of {@link LockClientConfig}, plus switches for the annotation
- * support and the metrics. Unset settings keep {@link LockClientConfig}'s defaults. Values are checked when the
- * {@code LockClient} is created; a bad one fails start-up with a message naming the property.
+ * The {@code dlock.*} properties: one for each setting of {@link LockClientConfig}, grouped as it groups them
+ * ({@code dlock.tls.*}, {@code dlock.tuning.*}), plus switches for the annotation support and the metrics. Unset
+ * settings keep {@link LockClientConfig}'s defaults. Values are checked when the {@code LockClient} is created; a bad
+ * one fails start-up with a message naming the property.
  */
 @ConfigurationProperties(prefix = "dlock")
 public class DlockProperties {
@@ -34,16 +36,9 @@ public class DlockProperties {
      */
     private Duration commandTimeout;
 
-    /** How long a blocking call may busy-wait for Redis's reply before it parks its thread (0 to 10 ms). */
-    private Duration spinWait = LockClientConfig.DEFAULT_SPIN_WAIT;
-
-    /** How many times in a row a lock may pass straight between owners of this client (0 = never). */
-    private int localHandoffs = LockClientConfig.DEFAULT_LOCAL_HANDOFFS;
-
-    /** A lock name whose channels the client checks at connect (use one your Redis ACL allows). */
-    private String probeLockName = LockClientConfig.DEFAULT_PROBE_LOCK_NAME;
-
     private final SyncReplicas syncReplicas = new SyncReplicas();
+
+    private final Tuning tuning = new Tuning();
 
     private final Tls tls = new Tls();
 
@@ -83,32 +78,12 @@ public class DlockProperties {
         this.commandTimeout = commandTimeout;
     }
 
-    public Duration getSpinWait() {
-        return spinWait;
-    }
-
-    public void setSpinWait(Duration spinWait) {
-        this.spinWait = spinWait;
-    }
-
-    public int getLocalHandoffs() {
-        return localHandoffs;
-    }
-
-    public void setLocalHandoffs(int localHandoffs) {
-        this.localHandoffs = localHandoffs;
-    }
-
-    public String getProbeLockName() {
-        return probeLockName;
-    }
-
-    public void setProbeLockName(String probeLockName) {
-        this.probeLockName = probeLockName;
-    }
-
     public SyncReplicas getSyncReplicas() {
         return syncReplicas;
+    }
+
+    public Tuning getTuning() {
+        return tuning;
     }
 
     public Tls getTls() {
@@ -149,7 +124,47 @@ public class DlockProperties {
         }
     }
 
-    /** {@code dlock.tls.*}: TLS options for a rediss:// dlock.redis-uri (give a bundle or files, not both). */
+    /** {@code dlock.tuning.*}: settings most applications leave at their defaults ({@link TuningSettings}). */
+    public static class Tuning {
+
+        /** How long a blocking call may busy-wait for Redis's reply before it parks its thread (0 to 10 ms). */
+        private Duration spinWait = TuningSettings.DEFAULT_SPIN_WAIT;
+
+        /** How many times in a row a lock may pass straight between owners of this client (0 = never). */
+        private int localHandoffs = TuningSettings.DEFAULT_LOCAL_HANDOFFS;
+
+        /** A lock name whose channels the client checks at connect (use one your Redis ACL allows). */
+        private String probeLockName = TuningSettings.DEFAULT_PROBE_LOCK_NAME;
+
+        public Duration getSpinWait() {
+            return spinWait;
+        }
+
+        public void setSpinWait(Duration spinWait) {
+            this.spinWait = spinWait;
+        }
+
+        public int getLocalHandoffs() {
+            return localHandoffs;
+        }
+
+        public void setLocalHandoffs(int localHandoffs) {
+            this.localHandoffs = localHandoffs;
+        }
+
+        public String getProbeLockName() {
+            return probeLockName;
+        }
+
+        public void setProbeLockName(String probeLockName) {
+            this.probeLockName = probeLockName;
+        }
+    }
+
+    /**
+     * {@code dlock.tls.*}: TLS settings ({@link io.dlock.TlsSettings}) for a TLS connection: a rediss://
+     * dlock.redis-uri or an SSL Spring Data Redis connection (give a bundle or files, not both).
+     */
     public static class Tls {
 
         /** Name of a Spring Boot SSL bundle (spring.ssl.bundle.*) whose trust material and key dlock uses. */

@@ -8,9 +8,6 @@ import org.springframework.boot.ssl.SslBundles;
 
 /** {@link DlockConnectionDetails} from {@code dlock.redis-uri} and {@code dlock.tls.bundle}. */
 final class PropertiesDlockConnectionDetails implements DlockConnectionDetails {
-    /** The default of {@link LockClientConfig.Builder#redisUri}. */
-    static final String DEFAULT_URI = LockClientConfig.builder().build().redisUri();
-
     private final DlockProperties properties;
     private final SslBundles sslBundles;
 
@@ -23,7 +20,7 @@ final class PropertiesDlockConnectionDetails implements DlockConnectionDetails {
     @Override
     public String getRedisUri() {
         String uri = properties.getRedisUri();
-        return uri == null || uri.isBlank() ? DEFAULT_URI : uri;
+        return uri == null || uri.isBlank() ? LockClientConfig.DEFAULT_REDIS_URI : uri;
     }
 
     @Override

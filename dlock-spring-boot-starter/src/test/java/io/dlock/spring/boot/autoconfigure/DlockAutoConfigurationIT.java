@@ -4,6 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.HeldLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.RedisConnection;
+import io.dlock.TuningSettings;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import io.lettuce.core.AclSetuserArgs;
@@ -39,12 +41,16 @@ class DlockAutoConfigurationIT {
     void startsFromPropertiesAloneAndClosesTheClientOnShutdown(RedisServer redis) {
         AtomicReference<LockClient> seen = new AtomicReference<>();
         dlockOnly.withPropertyValues("dlock.redis-uri=" + redis.uri(), "dlock.watchdog-timeout=2s",
-                        "dlock.command-timeout=600ms", "dlock.local-handoffs=0", "dlock.spin-wait=0",
-                        "dlock.probe-lock-name=app:probe")
+                        "dlock.command-timeout=600ms", "dlock.tuning.local-handoffs=0", "dlock.tuning.spin-wait=0",
+                        "dlock.tuning.probe-lock-name=app:probe")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LockClient.class);
                     LockClient client = context.getBean(LockClient.class);
                     seen.set(client);
+                    TuningSettings tuning = client.config().tuning();
+                    assertThat(tuning.localHandoffs()).isZero();
+                    assertThat(tuning.spinWait()).isZero();
+                    assertThat(tuning.probeLockName()).isEqualTo("app:probe");
                     DistributedLock lock = client.getLock("orders:42");
                     lock.lock();
                     try {
@@ -73,8 +79,16 @@ class DlockAutoConfigurationIT {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     LockClient client = context.getBean(LockClient.class);
-                    assertThat(context.getBean(DlockConnectionDetails.class).getOrigin())
-                            .isEqualTo("spring.data.redis.*");
+                    DlockConnectionDetails details = context.getBean(DlockConnectionDetails.class);
+                    assertThat(details.getOrigin()).isEqualTo("spring.data.redis.*");
+                    assertThat(details.getRedisUri()).as("no URI is made of Spring's values").isNull();
+                    assertThat(client.config().connection()).hasValueSatisfying(c -> {
+                        assertThat(c.kind()).isEqualTo(RedisConnection.Kind.STANDALONE);
+                        assertThat(c.database()).isEqualTo(3);
+                        assertThat(c.username()).contains("app");
+                        assertThat(c.password()).isEqualTo(password.toCharArray());
+                    });
+                    assertThat(client.config().toString()).doesNotContain(password);
                     assertThat(client.getLock("jobs:nightly").tryLock()).isTrue();
                     assertThat(client.inspect("jobs:nightly").holders()).hasSize(1);
                     client.getLock("jobs:nightly").unlock();

@@ -4,12 +4,15 @@ import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,10 +43,12 @@ class DlockStartupFailureIT {
 
     @Test
     void aSpinWaitOutOfRangeAndANegativeCount(RedisServer redis) {
-        assertFailure("spin wait", "dlock.spin-wait", "between 0 and 10 ms",
-                "dlock.redis-uri=" + redis.uri(), "dlock.spin-wait=20ms");
-        assertFailure("negative hand-offs", "dlock.local-handoffs", "negative",
-                "dlock.redis-uri=" + redis.uri(), "dlock.local-handoffs=-1");
+        assertFailure("spin wait", "dlock.tuning.spin-wait", "between 0 and 10 ms",
+                "dlock.redis-uri=" + redis.uri(), "dlock.tuning.spin-wait=20ms");
+        assertFailure("negative hand-offs", "dlock.tuning.local-handoffs", "negative",
+                "dlock.redis-uri=" + redis.uri(), "dlock.tuning.local-handoffs=-1");
+        assertFailure("blank probe", "dlock.tuning.probe-lock-name", "tuning.probeLockName is blank",
+                "dlock.redis-uri=" + redis.uri(), "dlock.tuning.probe-lock-name= ");
         assertFailure("negative replicas", "dlock.sync-replicas.replicas", "negative",
                 "dlock.redis-uri=" + redis.uri(), "dlock.sync-replicas.replicas=-2");
     }
@@ -70,8 +75,10 @@ class DlockStartupFailureIT {
 
     @Test
     void tlsFilesWithAPlainUri(RedisServer redis) {
-        assertFailure("TLS with redis://", "dlock.redis-uri", "not a TLS URI",
+        assertFailure("TLS with redis://", "dlock.redis-uri", "the connection is not TLS",
                 "dlock.redis-uri=" + redis.uri(), "dlock.tls.verify-peer=false");
+        assertFailure("TLS with plain Spring Data Redis", "spring.data.redis.*", "the connection is not TLS",
+                "spring.data.redis.port=" + redis.port(), "dlock.tls.verify-peer=false");
     }
 
     @Test
@@ -81,17 +88,32 @@ class DlockStartupFailureIT {
     }
 
     @Test
+    void twoSourcesOfTrust(RedisServer redis, @TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("ca.pem"), "x");
+        assertFailure("two sources of trust", "dlock.tls.trust-store", "give one",
+                "dlock.redis-uri=" + redis.uri(), "dlock.tls.trust-store=" + file,
+                "dlock.tls.trusted-certificates=" + file);
+    }
+
+    @Test
+    void aBadPortOfSpringDataRedis() {
+        assertFailure("port 0", "spring.data.redis.port", "connection.port must be between 1 and 65535",
+                "spring.data.redis.port=0");
+    }
+
+    @Test
     void aMasterReplicaSetUpOfSpringDataRedis() {
         assertFailure("master/replica", "spring.data.redis.masterreplica.nodes", "master/replica",
                 "spring.data.redis.masterreplica.nodes=127.0.0.1:1,127.0.0.1:2", "spring.data.redis.password=s3cr3t-pw");
     }
 
     @Test
-    void aDistinctSentinelPasswordIsRefusedWithoutShowingIt() {
-        String trace = assertFailure("sentinel password", "spring.data.redis.sentinel.password", "differs",
+    void unreachableSentinelsNeverShowTheirPasswordOrTheDataPassword() {
+        String trace = assertFailure("sentinels down", "LockException", "master mymaster of Sentinels 127.0.0.1:1",
                 "spring.data.redis.sentinel.master=mymaster", "spring.data.redis.sentinel.nodes=127.0.0.1:1",
-                "spring.data.redis.sentinel.password=s3cr3t-pw");
-        assertThat(trace).doesNotContain("s3cr3t-pw");
+                "spring.data.redis.sentinel.password=s3cr3t-sentinel", "spring.data.redis.password=s3cr3t-data",
+                "dlock.command-timeout=300ms");
+        assertThat(trace).doesNotContain("s3cr3t");
     }
 
     /** @return the failure's whole stack trace, which must name {@code property} and say {@code reason} */

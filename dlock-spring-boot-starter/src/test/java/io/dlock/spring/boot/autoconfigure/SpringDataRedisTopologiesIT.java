@@ -11,11 +11,15 @@ import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import java.time.Duration;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** dlock follows {@code spring.data.redis.*} to a Sentinel deployment, a Cluster, and a TLS server (SSL bundle). */
+/**
+ * dlock follows {@code spring.data.redis.*} to a Sentinel deployment (also with Sentinels that have a password of
+ * their own), a Cluster, and a TLS server (SSL bundle).
+ */
 class SpringDataRedisTopologiesIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -35,6 +39,22 @@ class SpringDataRedisTopologiesIT {
                         assertThat(client.getLock("s").tryLock()).isTrue();
                         assertThat(client.inspect("s").holders()).hasSize(1);
                         client.getLock("s").unlock();
+                    });
+            // Sentinels with a password of their own (spring.data.redis.sentinel.password): the data nodes have none
+            for (RedisServer sentinel : redis.sentinels()) {
+                sentinel.command(Duration.ofSeconds(2), "ACL", "SETUSER", "default", "resetpass", ">sentinel-pw");
+            }
+            runner.withPropertyValues("spring.data.redis.sentinel.master=" + redis.masterName(),
+                            "spring.data.redis.sentinel.nodes=" + nodes,
+                            "spring.data.redis.sentinel.password=sentinel-pw")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        LockClient client = context.getBean(LockClient.class);
+                        assertThat(client.config().connection().orElseThrow().sentinelPassword())
+                                .isEqualTo("sentinel-pw".toCharArray());
+                        assertThat(client.getLock("s").tryLock()).isTrue();
+                        client.getLock("s").unlock();
+                        assertThat(client.config().toString()).doesNotContain("sentinel-pw");
                     });
         }
     }
@@ -67,8 +87,7 @@ class SpringDataRedisTopologiesIT {
                             "spring.ssl.bundle.pem.redis.keystore.private-key=file:" + certs.clientKey())
                     .run(context -> {
                         assertThat(context).hasNotFailed();
-                        assertThat(context.getBean(DlockConnectionDetails.class).getRedisUri())
-                                .startsWith("rediss://");
+                        assertThat(context.getBean(DlockConnectionDetails.class).getConnection().tls()).isTrue();
                         LockClient client = context.getBean(LockClient.class);
                         assertThat(client.getLock("t").tryLock()).isTrue();
                         client.getLock("t").unlock();
