@@ -91,6 +91,26 @@ public interface LockClient extends AutoCloseable {
     FencedLock getFencedLock(String name);
 
     /**
+     * The lock of {@code kind} named {@code name}: {@link #getLock(String)}, {@link #getFairLock(String)}, a side of
+     * {@link #getReadWriteLock(String)} or {@link #getFencedLock(String)}. Cheap; no round trip.
+     *
+     * @param kind which kind of lock (not null)
+     * @param name the lock's name, as for the method of that kind
+     * @return a new lock object of that kind
+     * @throws NullPointerException     when {@code kind} is null
+     * @throws IllegalArgumentException when the method of that kind refuses {@code name}
+     */
+    default DistributedLock getLock(LockKind kind, String name) {
+        return switch (java.util.Objects.requireNonNull(kind, "kind")) {
+            case PLAIN -> getLock(name);
+            case FAIR -> getFairLock(name);
+            case READ -> getReadWriteLock(name).readLock();
+            case WRITE -> getReadWriteLock(name).writeLock();
+            case FENCED -> getFencedLock(name);
+        };
+    }
+
+    /**
      * A read-only snapshot of a lock of any kind (plain, fair, read-write, fenced; written by dlock or Redisson), read
      * in one round trip. Blocks for at most the command timeout.
      *

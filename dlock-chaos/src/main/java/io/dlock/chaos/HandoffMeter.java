@@ -1,5 +1,6 @@
 package io.dlock.chaos;
 
+import io.dlock.LockKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -25,9 +26,9 @@ final class HandoffMeter {
 
     /** @return the counts so far, as {@link HandoffCounts#format} writes them */
     String detail() {
-        Map<LockKind, Long> counts = new EnumMap<>(LockKind.class);
+        Map<Workload, Long> counts = new EnumMap<>(Workload.class);
         for (Counter c : registry.find(METER).counters()) {
-            LockKind kind = ofMeterTag(c.getId().getTag("kind"));
+            Workload kind = ofMeterTag(c.getId().getTag("kind"));
             if (kind != null) {
                 counts.merge(kind, Math.round(c.count()), Long::sum);
             }
@@ -36,16 +37,12 @@ final class HandoffMeter {
     }
 
     /** dlock's meter tags tell the read-write lock's sides apart ({@code read}, {@code write}); the suite does not. */
-    private static LockKind ofMeterTag(String tag) {
-        if (tag == null) {
-            return null;
+    private static Workload ofMeterTag(String tag) {
+        for (LockKind kind : LockKind.values()) {
+            if (kind.tagValue().equals(tag)) {
+                return Workload.of(kind);
+            }
         }
-        return switch (tag) {
-            case "plain" -> LockKind.PLAIN;
-            case "fair" -> LockKind.FAIR;
-            case "read", "write" -> LockKind.READ_WRITE;
-            case "fenced" -> LockKind.FENCED;
-            default -> null;
-        };
+        return null;
     }
 }

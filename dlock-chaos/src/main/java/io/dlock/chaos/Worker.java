@@ -13,7 +13,7 @@ import static io.dlock.chaos.Event.Type.HELLO;
 
 /**
  * A worker JVM: one {@link LockClient} (default configuration but for the timeouts and {@code localHandoffs}) and,
- * per {@link LockKind}, {@link WorkerArgs#threads()} {@link LockLoop} threads, each an owner of its own, looping on
+ * per {@link Workload}, {@link WorkerArgs#threads()} {@link LockLoop} threads, each an owner of its own, looping on
  * its kind's lock until the stop file appears. Owners of one client that contend for one lock wait for each other
  * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
  * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
@@ -57,7 +57,7 @@ public final class Worker {
                 .meterRegistry(handoffs.registry())
                 .build());
         List<LockLoop> loops = new ArrayList<>();
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             for (int t = 0; t < args.threads(); t++) {
                 loops.add(new LockLoop(args, kind, t, client));
             }

@@ -308,24 +308,11 @@ public final class RedisLockClient implements LockClient {
             long validNanos = hold.validForNanos(now);
             int count = hold.acquisitions();
             if (validNanos > 0 && count > 0) {
-                held.add(new HeldLock(hold.lockName(), kindOf(hold), hold.ownerId(), count,
+                held.add(new HeldLock(hold.lockName(), hold.kind(), hold.ownerId(), count,
                         Duration.ofNanos(validNanos), hold.watchdogRenewed()));
             }
         }
         return held;
-    }
-
-    private static HeldLock.Kind kindOf(Hold hold) {
-        if (hold.renewal() instanceof io.dlock.internal.lock.ReadHoldRenewal) {
-            return HeldLock.Kind.READ;
-        }
-        if (hold.field().endsWith(":write")) {
-            return HeldLock.Kind.WRITE;
-        }
-        if (hold.fencingToken() != null) {
-            return HeldLock.Kind.FENCED;
-        }
-        return hold.isFair() ? HeldLock.Kind.FAIR : HeldLock.Kind.LOCK;
     }
 
     /** @return what the client is doing now (for tests and inspection) */

@@ -78,7 +78,7 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         if (held != null && held.contains(heldKey)) {
             return invocation.proceed();
         }
-        DistributedLock lock = spec.kind().of(client.get(), name);
+        DistributedLock lock = client.get().getLock(spec.kind(), name);
         long owner = NEXT_OWNER.getAndIncrement();
         if (!acquire(lock, owner, spec)) {
             return busy(spec, name);

@@ -1,5 +1,7 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LockKind;
+
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
@@ -20,6 +22,7 @@ public final class Hold {
 
     enum State { ACTIVE, RELEASED, LOST }
 
+    private final LockKind kind;
     private final String lockName;
     private final String key;
     private final String field;
@@ -38,8 +41,6 @@ public final class Hold {
     private int pendingReleases;
     /** When the earliest release still in flight was sent (valid while {@code pendingReleases > 0}). */
     private long releaseSentAtNanos;
-    /** Whether the hold belongs to a fair lock (for {@code LockClient.heldLocks()} only). */
-    private volatile boolean fair;
     /** The fencing token of this hold (fenced locks), or null. */
     private volatile Long fencingToken;
     private boolean lastRenewalFailed;
@@ -47,7 +48,8 @@ public final class Hold {
     private boolean renewalStopped;
     private State state = State.ACTIVE;
 
-    Hold(String lockName, String key, String field, long ownerId, RenewalSender renewal) {
+    Hold(LockKind kind, String lockName, String key, String field, long ownerId, RenewalSender renewal) {
+        this.kind = kind;
         this.lockName = lockName;
         this.key = key;
         this.field = field;
@@ -59,6 +61,11 @@ public final class Hold {
     /** How this kind of hold is renewed (holds of one kind are renewed together). */
     public RenewalSender renewal() {
         return renewal;
+    }
+
+    /** @return the kind of the lock whose acquisition began this hold */
+    public LockKind kind() {
+        return kind;
     }
 
     public String lockName() {
@@ -270,16 +277,6 @@ public final class Hold {
 
     synchronized void releaseFailed() {
         pendingReleases--;
-    }
-
-    /** Marks the hold as one of a fair lock (reported so by {@code LockClient.heldLocks()}). */
-    public void markFair() {
-        fair = true;
-    }
-
-    /** @return whether {@link #markFair()} was called */
-    public boolean isFair() {
-        return fair;
     }
 
     /** @return whether the watchdog renews this hold (for reporting) */

@@ -1,6 +1,7 @@
 package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockKind;
 import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.metrics.LockEvents;
 import org.slf4j.Logger;
@@ -116,17 +117,18 @@ public final class LeaseRenewer implements AutoCloseable {
     /**
      * Records an acquisition (first or re-entrant) that Redis granted.
      *
+     * @param kind        the kind of the acquiring lock: the kind of a hold this acquisition begins
      * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
      * @param sentAtNanos when the acquiring request was sent ({@link #nanoTime()})
      * @param renewal     how this kind of hold is renewed
      * @return the hold record
      */
-    public Hold acquired(String lockName, String key, String field, long ownerId, long leaseMs, long sentAtNanos,
-                         RenewalSender renewal) {
+    public Hold acquired(LockKind kind, String lockName, String key, String field, long ownerId, long leaseMs,
+                         long sentAtNanos, RenewalSender renewal) {
         HoldId id = new HoldId(key, field);
         long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
         while (true) {
-            Hold hold = holds.computeIfAbsent(id, k -> new Hold(lockName, key, field, ownerId, renewal));
+            Hold hold = holds.computeIfAbsent(id, k -> new Hold(kind, lockName, key, field, ownerId, renewal));
             synchronized (hold) {
                 if (hold.isActive() && !ranOut(hold)) {
                     hold.granted(leaseMs, effective, sentAtNanos);

@@ -2,10 +2,10 @@ package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.metrics.LockEvents;
-import io.dlock.internal.metrics.LockKind;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -23,30 +23,18 @@ import java.util.function.Supplier;
 public abstract class AbstractDistributedLock implements DistributedLock {
     protected final LockServices services;
     protected final String name;
-    /** The {@code kind} of this lock's metrics. */
+    /** Which kind this lock is: given to the holds it begins and reported with its events. */
     private final LockKind kind;
 
-    protected AbstractDistributedLock(LockServices services, String name) {
+    protected AbstractDistributedLock(LockServices services, String name, LockKind kind) {
         this.services = services;
         this.name = name;
-        this.kind = kindOf(this);
+        this.kind = kind;
     }
 
-    /** Decided here, once per lock object, so that the lock kinds need no code for metrics. */
-    private static LockKind kindOf(AbstractDistributedLock lock) {
-        if (lock instanceof FairRedisLock) {
-            return LockKind.FAIR;
-        }
-        if (lock instanceof FencedRedisLock) {
-            return LockKind.FENCED;
-        }
-        if (lock instanceof RedisReadLock) {
-            return LockKind.READ;
-        }
-        if (lock instanceof RedisWriteLock) {
-            return LockKind.WRITE;
-        }
-        return LockKind.PLAIN;
+    /** @return which kind of lock this is */
+    protected final LockKind kind() {
+        return kind;
     }
 
     // ---- primitives of a lock kind ----
@@ -168,7 +156,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         }
         return reply.handle((moved, error) -> {
             if (error == null && moved != null && moved == 1L) {
-                Hold nextHold = services.renewer.acquired(name, holdKey(), nextField, next.ownerId, next.leaseMs,
+                Hold nextHold = services.renewer.acquired(kind, name, holdKey(), nextField, next.ownerId, next.leaseMs,
                         sentAt, services.hashFieldRenewal);
                 services.events.get().handedOff(kind, name, nextHold);
                 // The receiver was reserved before the script was sent, so it still waits for exactly this outcome

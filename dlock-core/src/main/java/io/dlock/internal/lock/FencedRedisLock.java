@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -65,7 +66,7 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     private final String[] acquireKeys;
 
     public FencedRedisLock(LockServices services, String name) {
-        super(services, LockNames.requireValid(name));
+        super(services, LockNames.requireValid(name), LockKind.FENCED);
         this.plain = new ReentrantRedisLock(services, name);
         this.acquireKeys = new String[] {name, tokenKey(name)};
     }
@@ -98,7 +99,8 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
         if (outcome != ACQUIRED && outcome != REENTERED) {
             return value;
         }
-        Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+        Hold hold = services.renewer.acquired(kind(), name, name, field, ownerId, leaseMs, sentAt,
+                services.hashFieldRenewal);
         if (outcome == ACQUIRED) {
             hold.fencingToken(value);
         }

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
@@ -24,7 +25,7 @@ final class RedisWriteLock extends ReadWriteSide {
     private final Set<Long> marked = ConcurrentHashMap.newKeySet();
 
     RedisWriteLock(LockServices services, ReadWriteKeys keys) {
-        super(services, keys);
+        super(services, keys, LockKind.WRITE);
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
         this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
     }
@@ -57,7 +58,7 @@ final class RedisWriteLock extends ReadWriteSide {
     private Long onReply(Long ttl, long ownerId, long leaseMs, long sentAt, boolean waits, long refreshMs) {
         if (ttl == null) {
             marked.remove(ownerId);
-            services.renewer.acquired(name, name, writerField(ownerId), ownerId, leaseMs, sentAt,
+            services.renewer.acquired(kind(), name, name, writerField(ownerId), ownerId, leaseMs, sentAt,
                     services.hashFieldRenewal);
             return null;
         }

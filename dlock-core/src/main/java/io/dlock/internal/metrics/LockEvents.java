@@ -1,6 +1,7 @@
 package io.dlock.internal.metrics;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockKind;
 import io.dlock.internal.lease.Hold;
 
 /**

@@ -1,6 +1,7 @@
 package io.dlock.internal.metrics;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockKind;
 import io.dlock.internal.lease.Hold;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
@@ -88,8 +89,8 @@ public final class MicrometerLockEvents implements LockEvents {
         Observation observation = null;
         if (observations != null) {
             observation = Observation.createNotStarted(prefix + ".acquire", observations)
-                    .contextualName(prefix + " acquire " + kind.tag())
-                    .lowCardinalityKeyValue("kind", kind.tag())
+                    .contextualName(prefix + " acquire " + kind.tagValue())
+                    .lowCardinalityKeyValue("kind", kind.tagValue())
                     .highCardinalityKeyValue("name", lockName)
                     .start();
         }

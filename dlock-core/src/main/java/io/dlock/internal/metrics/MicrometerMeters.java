@@ -1,6 +1,7 @@
 package io.dlock.internal.metrics;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -78,10 +79,10 @@ final class MicrometerMeters {
             handoffs[k] = handoffCounter(kind, OTHER_NAMES);
             keep(Gauge.builder(prefix + ".holds", holds[k], AtomicInteger::get)
                     .description("Holds of this client right now (an owner's re-entries count once)")
-                    .baseUnit("holds").tags("kind", kind.tag()).strongReference(true).register(registry));
+                    .baseUnit("holds").tags("kind", kind.tagValue()).strongReference(true).register(registry));
             keep(Gauge.builder(prefix + ".waiters", waiters[k], AtomicInteger::get)
                     .description("Acquisitions of this client in progress right now (attempting or waiting)")
-                    .baseUnit("acquisitions").tags("kind", kind.tag()).strongReference(true).register(registry));
+                    .baseUnit("acquisitions").tags("kind", kind.tagValue()).strongReference(true).register(registry));
         }
         renewalCalls[0] = keep(Counter.builder(prefix + ".renewal.calls").tags("result", "ok")
                 .description("Watchdog renewal calls (one script call renews a batch of holds)").register(registry));
@@ -190,7 +191,7 @@ final class MicrometerMeters {
     }
 
     private Tags tags(LockKind kind, String lockName) {
-        Tags tags = Tags.of("kind", kind.tag());
+        Tags tags = Tags.of("kind", kind.tagValue());
         return nameTags ? tags.and("name", lockName) : tags;
     }
 

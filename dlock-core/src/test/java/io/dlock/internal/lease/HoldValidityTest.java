@@ -1,5 +1,6 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class HoldValidityTest {
     }
 
     private Hold acquire(long leaseMs, RenewalSender kind) {
-        return renewer.acquired("k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
+        return renewer.acquired(LockKind.PLAIN, "k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
     }
 
     private long validMs(Hold hold) {
