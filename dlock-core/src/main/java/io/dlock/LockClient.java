@@ -145,6 +145,22 @@ public interface LockClient extends AutoCloseable {
     void removeLeaseLostListener(LeaseLostListener listener);
 
     /**
+     * Adds a listener told what this client's locks do as it happens: acquisitions, hand-offs between its owners, and
+     * holds that end or are renewed (the events {@code io.dlock.metrics.LockMetrics} records). It is called on the
+     * thread of each event and must never block; see {@link LockEventListener} for its contract. It hears only events
+     * from now on; a listener added twice hears each event twice. Non-blocking; thread-safe.
+     *
+     * @throws NullPointerException when {@code listener} is null
+     */
+    void addEventListener(LockEventListener listener);
+
+    /**
+     * Removes one registration of {@code listener}; no effect if it has none. Events being reported on other threads
+     * at that moment may still reach it (see {@link LockEventListener}). Non-blocking; thread-safe.
+     */
+    void removeEventListener(LockEventListener listener);
+
+    /**
      * Stops renewals and closes the connections. Locks still held then expire after their lease, and their owners are
      * told through the lease-lost listeners ({@code RENEWAL_FAILED}, dispatched before the client's own executor shuts
      * down) so that they stop relying on them; {@code leaseValidFor()} is zero from then on. Blocked acquisitions fail

@@ -1,7 +1,6 @@
 package io.dlock;
 
 import io.dlock.internal.Redaction;
-import io.dlock.internal.metrics.MeterRegistryType;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.TrustManagerFactory;
@@ -40,7 +39,6 @@ public final class LockClientConfig {
     private final Duration explicitCommandTimeout;
     private final int syncReplicas;
     private final Duration syncReplicasTimeout;
-    private final Object meterRegistry;
     private final Executor executor;
     private final Duration spinWait;
     private final int localHandoffs;
@@ -62,7 +60,6 @@ public final class LockClientConfig {
         this.commandTimeout = b.commandTimeout != null ? b.commandTimeout : defaultCommandTimeout(b.watchdogTimeout);
         this.syncReplicas = b.syncReplicas;
         this.syncReplicasTimeout = b.syncReplicasTimeout;
-        this.meterRegistry = b.meterRegistry;
         this.executor = b.executor;
         this.spinWait = b.spinWait;
         this.localHandoffs = b.localHandoffs;
@@ -94,7 +91,6 @@ public final class LockClientConfig {
         b.commandTimeout = explicitCommandTimeout;
         b.syncReplicas = syncReplicas;
         b.syncReplicasTimeout = syncReplicasTimeout;
-        b.meterRegistry = meterRegistry;
         b.executor = executor;
         b.spinWait = spinWait;
         b.localHandoffs = localHandoffs;
@@ -146,11 +142,6 @@ public final class LockClientConfig {
 
     public Duration syncReplicasTimeout() {
         return syncReplicasTimeout;
-    }
-
-    /** @return the Micrometer {@code MeterRegistry}, if one was given */
-    public Optional<Object> meterRegistry() {
-        return Optional.ofNullable(meterRegistry);
     }
 
     /** @return the busy-wait budget of a blocking call before it parks; zero = never spin */
@@ -241,7 +232,6 @@ public final class LockClientConfig {
         private Duration commandTimeout; // null: follows the watchdog timeout
         private int syncReplicas;
         private Duration syncReplicasTimeout = Duration.ofSeconds(1);
-        private Object meterRegistry;
         private Executor executor;
         private Duration spinWait = DEFAULT_SPIN_WAIT;
         private int localHandoffs = DEFAULT_LOCAL_HANDOFFS;
@@ -328,23 +318,6 @@ public final class LockClientConfig {
             }
             this.syncReplicas = replicas;
             this.syncReplicasTimeout = atLeast(timeout, Duration.ofMillis(1), "syncReplicas");
-            return this;
-        }
-
-        /**
-         * A Micrometer {@code MeterRegistry} (typed {@code Object} so Micrometer stays optional): the client binds
-         * {@link LockMetrics} with default settings to it when it connects, and removes them when it closes. Without
-         * it (the default) the client records no metrics; {@link LockMetrics} can still be bound later.
-         *
-         * @throws InvalidSettingException when {@code meterRegistry} is not a Micrometer {@code MeterRegistry}
-         */
-        public Builder meterRegistry(Object meterRegistry) {
-            Objects.requireNonNull(meterRegistry, "meterRegistry");
-            if (!MeterRegistryType.isMeterRegistry(meterRegistry)) {
-                throw new InvalidSettingException("meterRegistry", "meterRegistry: not a Micrometer MeterRegistry: "
-                        + meterRegistry.getClass().getName());
-            }
-            this.meterRegistry = meterRegistry;
             return this;
         }
 

@@ -55,7 +55,6 @@ class ApiShapeTest {
         assertThat(config.fairLockWaitTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(config.commandTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(config.syncReplicas()).isZero();
-        assertThat(config.meterRegistry()).isEmpty();
     }
 
     @Test

@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The API/internal split (in lieu of a {@code module-info}, which the build keeps off while Lettuce is an automatic
- * module): no public signature in {@code io.dlock} mentions an {@code io.dlock.internal} type, so internals can
- * change without breaking users.
+ * module): no public signature in the API packages ({@code io.dlock}, {@code io.dlock.metrics}) mentions an
+ * {@code io.dlock.internal} type, so internals can change without breaking users.
  */
 class ApiSplitTest {
 
@@ -52,9 +52,11 @@ class ApiSplitTest {
 
     @Test
     void theApiPackageHoldsTheDocumentedTypes() throws Exception {
-        assertThat(apiClasses()).extracting(Class::getSimpleName).contains("LockClient", "LockClientConfig",
-                "DistributedLock", "DistributedReadWriteLock", "FencedLock", "LockInfo", "LockException",
-                "LeaseLostListener", "LeaseLostEvent");
+        assertThat(apiClasses()).extracting(Class::getName).contains("io.dlock.LockClient",
+                "io.dlock.LockClientConfig", "io.dlock.DistributedLock", "io.dlock.DistributedReadWriteLock",
+                "io.dlock.FencedLock", "io.dlock.LockInfo", "io.dlock.LockException", "io.dlock.LeaseLostListener",
+                "io.dlock.LeaseLostEvent", "io.dlock.LockKind", "io.dlock.LockEventListener",
+                "io.dlock.LockEventListener$Hold", "io.dlock.metrics.LockMetrics");
     }
 
     private static void check(List<String> leaks, String where, Class<?> type) {
@@ -64,15 +66,22 @@ class ApiSplitTest {
         }
     }
 
+    /** @return the classes of the API packages, nested ones included */
     private static List<Class<?>> apiClasses() throws URISyntaxException, ClassNotFoundException {
         File dir = new File(Objects.requireNonNull(LockClient.class.getResource("LockClient.class")).toURI())
                 .getParentFile();
         List<Class<?>> classes = new ArrayList<>();
-        for (String file : Objects.requireNonNull(dir.list())) {
+        addClasses(classes, dir, "io.dlock.");
+        addClasses(classes, new File(dir, "metrics"), "io.dlock.metrics.");
+        return classes;
+    }
+
+    private static void addClasses(List<Class<?>> classes, File dir, String packagePrefix)
+            throws ClassNotFoundException {
+        for (String file : Objects.requireNonNull(dir.list(), dir.toString())) {
             if (file.endsWith(".class") && !file.equals("package-info.class")) {
-                classes.add(Class.forName("io.dlock." + file.substring(0, file.length() - 6)));
+                classes.add(Class.forName(packagePrefix + file.substring(0, file.length() - 6)));
             }
         }
-        return classes;
     }
 }

@@ -47,15 +47,15 @@ public final class Worker {
         }
         dieWithParent();
         EventLog log = EventLog.create(args.outDir().resolve(args.id() + ".events"), args.id());
-        HandoffMeter handoffs = new HandoffMeter();
+        HandoffListener handoffs = new HandoffListener();
         LockClient client = connect(LockClientConfig.builder()
                 .redisUri(args.redisUri())
                 .watchdogTimeout(Duration.ofMillis(args.watchdogMs()))
                 .commandTimeout(Duration.ofMillis(args.commandTimeoutMs()))
                 .fairLockWaitTimeout(Duration.ofMillis(FAIR_WAIT_TIMEOUT_MS))
                 .localHandoffs(args.localHandoffs())
-                .meterRegistry(handoffs.registry())
                 .build());
+        client.addEventListener(handoffs);
         List<LockLoop> loops = new ArrayList<>();
         for (Workload kind : Workload.values()) {
             for (int t = 0; t < args.threads(); t++) {

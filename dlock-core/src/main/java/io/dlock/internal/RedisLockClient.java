@@ -6,6 +6,7 @@ import io.dlock.FencedLock;
 import io.dlock.HeldLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
+import io.dlock.LockEventListener;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
@@ -18,8 +19,6 @@ import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.SyncWaits;
 import io.dlock.internal.lock.ReentrantRedisLock;
 import io.dlock.internal.lock.ReplicaSync;
-import io.dlock.internal.metrics.ConfiguredMetrics;
-import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.RedisTransport;
 import io.dlock.internal.transport.ServerVersion;
@@ -75,8 +74,6 @@ public final class RedisLockClient implements LockClient {
     private final LockInspector inspector;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
-    /** The metrics bound to {@link LockClientConfig#meterRegistry()}, or null. */
-    private volatile AutoCloseable configuredMetrics;
 
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
@@ -142,16 +139,7 @@ public final class RedisLockClient implements LockClient {
             transport.close();
             throw e;
         }
-        RedisLockClient client = new RedisLockClient(config, transport);
-        if (config.meterRegistry().isPresent()) {
-            try {
-                client.configuredMetrics = ConfiguredMetrics.bind(client, config.meterRegistry().get());
-            } catch (RuntimeException | LinkageError e) {
-                client.close();
-                throw e;
-            }
-        }
-        return client;
+        return new RedisLockClient(config, transport);
     }
 
     /**
@@ -298,6 +286,16 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public void addEventListener(LockEventListener listener) {
+        services.events().add(listener);
+    }
+
+    @Override
+    public void removeEventListener(LockEventListener listener) {
+        services.events().remove(listener);
+    }
+
+    @Override
     public List<HeldLock> heldLocks() {
         if (closed) {
             return List.of();
@@ -326,11 +324,6 @@ public final class RedisLockClient implements LockClient {
         return services.localWaiters(lockName);
     }
 
-    /** @return where this client reports events for metrics ({@link io.dlock.LockMetrics}) */
-    public EventSink events() {
-        return services.events();
-    }
-
     @Override
     public LockClientConfig config() {
         return config;
@@ -353,21 +346,9 @@ public final class RedisLockClient implements LockClient {
             log.debug("closing with waiters still cleaning up: {}", e.toString());
         }
         transport.close();
-        closeConfiguredMetrics();
         timer.shutdownNow();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
-        }
-    }
-
-    private void closeConfiguredMetrics() {
-        AutoCloseable metrics = configuredMetrics;
-        if (metrics != null) {
-            try {
-                metrics.close();
-            } catch (Exception e) {
-                log.debug("closing the metrics failed: {}", e.toString());
-            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LockEventListener;
 import io.dlock.LockKind;
 
 import java.util.ArrayDeque;
@@ -16,7 +17,7 @@ import java.util.Iterator;
  *
  * <p>Thread-safety: all mutable state is guarded by {@code this}; critical sections never block.
  */
-public final class Hold {
+public final class Hold implements LockEventListener.Hold {
     /** Lease value meaning "renewed by the watchdog". */
     public static final long WATCHDOG = -1L;
 
@@ -63,11 +64,12 @@ public final class Hold {
         return renewal;
     }
 
-    /** @return the kind of the lock whose acquisition began this hold */
+    @Override
     public LockKind kind() {
         return kind;
     }
 
+    @Override
     public String lockName() {
         return lockName;
     }
@@ -80,6 +82,7 @@ public final class Hold {
         return field;
     }
 
+    @Override
     public long ownerId() {
         return ownerId;
     }
@@ -204,6 +207,12 @@ public final class Hold {
     /** @return how many acquisitions (the first and re-entries) this hold counts; 0 once it has ended */
     public synchronized int acquisitions() {
         return state == State.ACTIVE ? leases.size() : 0;
+    }
+
+    /** The same as {@link #acquisitions()}, for lock event listeners. */
+    @Override
+    public int holdCount() {
+        return acquisitions();
     }
 
     /** Nanoseconds this hold is still known valid at {@code nowNanos}, after the safety margin; ≤ 0 when not. */

@@ -2,8 +2,8 @@ package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockKind;
-import io.dlock.internal.metrics.EventSink;
-import io.dlock.internal.metrics.LockEvents;
+import io.dlock.LockEventListener;
+import io.dlock.internal.events.EventSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +69,7 @@ public final class LeaseRenewer implements AutoCloseable {
     private Runnable cancelNextTick = () -> { };
     private volatile boolean renewalInFlight;
     private volatile boolean lastRoundFailed;
-    /** Where hold endings and renewals are reported for metrics. */
+    /** Where hold endings and renewals are reported (lock event listeners). */
     private volatile EventSink events = new EventSink();
 
     /**
@@ -96,7 +96,7 @@ public final class LeaseRenewer implements AutoCloseable {
         this.lostSink = lostSink;
     }
 
-    /** Reports hold endings and renewals to {@code events} (metrics) from now on. */
+    /** Reports hold endings and renewals to {@code events} (lock event listeners) from now on. */
     public void reportTo(EventSink events) {
         this.events = events;
     }
@@ -292,7 +292,7 @@ public final class LeaseRenewer implements AutoCloseable {
             reply = CompletableFuture.failedFuture(e);
         }
         return reply.handle((alive, error) -> {
-            LockEvents report = events.get();
+            LockEventListener report = events.get();
             if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {
                 log.warn("lease renewal of {} lock(s) failed; retrying: {}", holdsOfBatch.size(),
                         error != null ? error.toString() : "unexpected reply " + alive);

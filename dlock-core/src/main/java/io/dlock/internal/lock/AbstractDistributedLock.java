@@ -1,11 +1,12 @@
 package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockEventListener;
 import io.dlock.LockException;
 import io.dlock.LockKind;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
-import io.dlock.internal.metrics.LockEvents;
+import io.dlock.internal.events.EventSink;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -158,7 +159,7 @@ public abstract class AbstractDistributedLock implements DistributedLock {
             if (error == null && moved != null && moved == 1L) {
                 Hold nextHold = services.renewer.acquired(kind, name, holdKey(), nextField, next.ownerId, next.leaseMs,
                         sentAt, services.hashFieldRenewal);
-                services.events.get().handedOff(kind, name, nextHold);
+                services.events.get().handedOff(nextHold);
                 // The receiver was reserved before the script was sent, so it still waits for exactly this outcome
                 // and nothing else can have sent it to Redis. If its caller gave up meanwhile, its own acquisition
                 // gives the lock back: never a release on its behalf here, which raced with a new attempt of the same
@@ -300,16 +301,16 @@ public abstract class AbstractDistributedLock implements DistributedLock {
         long deadline = waitNanos == WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
         long waitMillis = waitNanos == WAIT_FOREVER ? WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
-        LockEvents.Acquisition metered = services.events.get().acquireStarted(kind, name);
-        AcquireLoop.Attempt attempt = metered == LockEvents.Acquisition.NONE
+        LockEventListener.Acquisition followed = services.events.get().acquisitionStarted(kind, name, ownerId);
+        AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
-                : () -> meteredAttempt(metered, ownerId, leaseMs, waitMillis);
+                : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
         AcquireLoop loop = new AcquireLoop(name, attempt,
                 () -> release(ownerId), () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups,
                 services.renewer::nanoTime, deadline, waitNanos == 0, services.renewer.watchdogMs(),
                 everyMessageWakesAllWaiters(), services.outage, localGate(ownerId, leaseMs));
-        if (metered != LockEvents.Acquisition.NONE) {
-            loop.result().whenComplete(metered::ended);
+        if (followed != LockEventListener.Acquisition.IGNORED) {
+            loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
         }
         services.register(loop);
         loop.start();
@@ -317,17 +318,17 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     }
 
     /**
-     * {@link #confirmedAttempt} for an acquisition that metrics follow: counts the attempt and reports a grant before
-     * the loop (and so the caller) learns of it.
+     * {@link #confirmedAttempt} for an acquisition that a lock event listener follows: reports the attempt, and a
+     * grant before the loop (and so the caller) learns of it.
      */
-    private CompletableFuture<Long> meteredAttempt(LockEvents.Acquisition metered, long ownerId, long leaseMs,
-                                                   long waitMillis) {
-        metered.attempted();
+    private CompletableFuture<Long> followedAttempt(LockEventListener.Acquisition followed, long ownerId, long leaseMs,
+                                                    long waitMillis) {
+        followed.attempted();
         return confirmedAttempt(ownerId, leaseMs, waitMillis).thenApply(ttl -> {
             if (ttl == null) {
                 Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
                 if (hold != null) {
-                    metered.granted(hold);
+                    followed.granted(hold);
                 }
             }
             return ttl;

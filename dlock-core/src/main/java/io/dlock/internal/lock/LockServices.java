@@ -4,7 +4,7 @@ import io.dlock.LockException;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
-import io.dlock.internal.metrics.EventSink;
+import io.dlock.internal.events.EventSink;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -56,7 +56,7 @@ public final class LockServices {
     final SyncWaits waits;
     /** Acquire attempts awaiting (or that never got) their reply, for the reentrant and fenced locks. */
     final PendingAcquisitions pending = new PendingAcquisitions();
-    /** Where locks and the renewer report events for metrics; reports nowhere until metrics are attached. */
+    /** Where locks and the renewer report events: the client's lock event listeners (none at first). */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -92,7 +92,7 @@ public final class LockServices {
         renewer.reportTo(events);
     }
 
-    /** @return where this client's locks and renewer report events for metrics */
+    /** @return where this client's locks and renewer report events */
     public EventSink events() {
         return events;
     }
