@@ -86,6 +86,7 @@ public interface DistributedLock extends Lock {
      *                       error), or the client is closed; nothing is held then
      */
     @Override
+    @Blocking
     void lock();
 
     /**
@@ -96,6 +97,7 @@ public interface DistributedLock extends Lock {
      * @param unit      the unit of {@code leaseTime}
      * @throws IllegalArgumentException when {@code leaseTime} is out of that range, naming the lock
      */
+    @Blocking
     void lock(long leaseTime, TimeUnit unit);
 
     /**
@@ -104,6 +106,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException when {@code lease} is negative, shorter than 1 ms or longer than
      *                                  {@link #MAX_LEASE} (a negative {@code Duration} never means "watchdog")
      */
+    @Blocking
     default void lock(Duration lease) {
         lock(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
     }
@@ -116,9 +119,11 @@ public interface DistributedLock extends Lock {
      *                              (no hold, no subscription)
      */
     @Override
+    @Blocking(async = "lockAsync")
     void lockInterruptibly() throws InterruptedException;
 
     /** As {@link #lockInterruptibly()} with the given lease ({@link #LEASE_WATCHDOG} for a watchdog lease). */
+    @Blocking(async = "lockAsync")
     void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -127,6 +132,7 @@ public interface DistributedLock extends Lock {
      * @return whether the lock is now held by the current thread
      */
     @Override
+    @Blocking
     boolean tryLock();
 
     /**
@@ -137,6 +143,7 @@ public interface DistributedLock extends Lock {
      * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
      */
     @Override
+    @Blocking
     boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -147,6 +154,7 @@ public interface DistributedLock extends Lock {
      * @return whether the lock is now held by the current thread
      * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
      */
+    @Blocking
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -155,6 +163,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException when {@code wait} is negative (a negative {@code Duration} never means
      *                                  "forever")
      */
+    @Blocking
     default boolean tryLock(Duration wait) throws InterruptedException {
         return tryLock(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
     }
@@ -165,6 +174,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException when either is negative, or {@code lease} is out of range as in
      *                                  {@link #lock(Duration)}
      */
+    @Blocking
     default boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
         return tryLock(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
                 TimeUnit.MILLISECONDS);
@@ -179,6 +189,7 @@ public interface DistributedLock extends Lock {
      * @throws LockException                when Redis fails
      */
     @Override
+    @Blocking
     void unlock();
 
     /**
@@ -198,24 +209,30 @@ public interface DistributedLock extends Lock {
      *         side's mode)
      * @throws LockException when Redis fails or does not answer within the command timeout
      */
+    @Blocking
     boolean forceUnlock();
 
     /** @return whether anybody holds the lock (one round trip) */
+    @Blocking
     boolean isLocked();
 
     /** @return whether the current thread holds the lock (one round trip) */
+    @Blocking
     boolean isHeldByCurrentThread();
 
     /** @return whether the owner {@code threadId} of this client holds the lock (one round trip) */
+    @Blocking
     boolean isHeldByThread(long threadId);
 
     /** @return the current thread's hold count, 0 if it holds none (one round trip) */
+    @Blocking
     int getHoldCount();
 
     /**
      * @return the lock's remaining time to live in milliseconds, {@link #TTL_NOT_LOCKED} when nobody holds it,
      * {@link #TTL_NO_EXPIRY} when its key has no expiry (one round trip)
      */
+    @Blocking
     long remainTimeToLive();
 
     /**
@@ -253,13 +270,22 @@ public interface DistributedLock extends Lock {
     @Override
     Condition newCondition();
 
-    // ---- asynchronous twins: never block, complete on the client's executor ----
+    // ---- asynchronous twins (see Blocking): never block, complete on the client's executor ----
 
     /** Async {@link #lock()} for the current thread; completes when held. */
     CompletableFuture<Void> lockAsync();
 
     /** Async {@link #lock(long, TimeUnit)} for the current thread. */
     CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit);
+
+    /**
+     * Async {@link #lock(Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link #lock(Duration)}, before anything is sent
+     */
+    default CompletableFuture<Void> lockAsync(Duration lease) {
+        return lockAsync(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
+    }
 
     /**
      * Async {@link #lock(long, TimeUnit)} for an explicit owner. Cancelling the returned future abandons the wait;
@@ -269,6 +295,30 @@ public interface DistributedLock extends Lock {
 
     /** Async {@link #tryLock()} for the current thread. */
     CompletableFuture<Boolean> tryLockAsync();
+
+    /** Async {@link #tryLock(long, TimeUnit)} for the current thread: a watchdog lease. */
+    default CompletableFuture<Boolean> tryLockAsync(long waitTime, TimeUnit unit) {
+        return tryLockAsync(waitTime, LEASE_WATCHDOG, unit);
+    }
+
+    /**
+     * Async {@link #tryLock(Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link #tryLock(Duration)}, before anything is sent
+     */
+    default CompletableFuture<Boolean> tryLockAsync(Duration wait) {
+        return tryLockAsync(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Async {@link #tryLock(Duration, Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link #tryLock(Duration, Duration)}, before anything is sent
+     */
+    default CompletableFuture<Boolean> tryLockAsync(Duration wait, Duration lease) {
+        return tryLockAsync(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
+                TimeUnit.MILLISECONDS);
+    }
 
     /** Async {@link #tryLock(long, long, TimeUnit)} for the current thread. */
     CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
@@ -287,6 +337,24 @@ public interface DistributedLock extends Lock {
 
     /** Async {@link #isLocked()}. */
     CompletableFuture<Boolean> isLockedAsync();
+
+    /** Async {@link #isHeldByCurrentThread()}: whether the calling thread, as owner, holds the lock. */
+    default CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
+        return isHeldByThreadAsync(Thread.currentThread().getId());
+    }
+
+    /** Async {@link #isHeldByThread(long)}. */
+    default CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
+        return getHoldCountAsync(threadId).thenApply(count -> count > 0);
+    }
+
+    /** Async {@link #getHoldCount()}: the hold count of the calling thread, as owner. */
+    default CompletableFuture<Integer> getHoldCountAsync() {
+        return getHoldCountAsync(Thread.currentThread().getId());
+    }
+
+    /** Async {@link #getHoldCount()} for an explicit owner: its hold count, 0 if it holds none (one round trip). */
+    CompletableFuture<Integer> getHoldCountAsync(long ownerId);
 
     /** Async {@link #remainTimeToLive()}. */
     CompletableFuture<Long> remainTimeToLiveAsync();

@@ -1,5 +1,6 @@
 package io.dlock;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,8 +40,8 @@ import java.util.concurrent.TimeUnit;
  * acquisition then adopts that hold with a new token instead of counting a re-entry on it.
  *
  * <p>Thread-safety, errors and waiting are as for {@link DistributedLock}; in particular a Redis failure is a
- * {@link LockException}. There are no asynchronous token methods yet: use {@link #lockAsync(long, TimeUnit, long)}
- * and the like for an explicit owner; {@link #getToken()} reads the current thread's hold only.
+ * {@link LockException}. The token methods have async twins for the current thread as owner; {@link #getToken()} reads
+ * the current thread's hold only.
  */
 public interface FencedLock extends DistributedLock {
 
@@ -49,6 +50,7 @@ public interface FencedLock extends DistributedLock {
      *
      * @throws LockException as {@link #lock()}, or when the hold was lost again before the call could return
      */
+    @Blocking
     long lockAndGetToken();
 
     /**
@@ -56,6 +58,7 @@ public interface FencedLock extends DistributedLock {
      * {@code leaseTime} unless released first, and is not renewed ({@link #LEASE_WATCHDOG} for a watchdog lease).
      * (Redisson's {@code RFencedLock} ignores the lease here.)
      */
+    @Blocking
     long lockAndGetToken(long leaseTime, TimeUnit unit);
 
     /**
@@ -63,6 +66,7 @@ public interface FencedLock extends DistributedLock {
      *
      * @return the token, or null when the lock is held by somebody else
      */
+    @Blocking
     Long tryLockAndGetToken();
 
     /**
@@ -70,6 +74,7 @@ public interface FencedLock extends DistributedLock {
      *
      * @return the token, or null when the lock was not acquired within {@code waitTime}
      */
+    @Blocking
     Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -79,4 +84,27 @@ public interface FencedLock extends DistributedLock {
      * known valid ({@link #leaseValidFor()} is zero): a null here means "do not write"
      */
     Long getToken();
+
+    // ---- asynchronous twins (see Blocking): never block, complete on the client's executor ----
+
+    /**
+     * Async {@link #lockAndGetToken()} for the current thread: completes with the token once held. Cancelling the
+     * future abandons the wait; if the lock was acquired at that moment it is released again.
+     */
+    CompletableFuture<Long> lockAndGetTokenAsync();
+
+    /**
+     * Async {@link #lockAndGetToken(long, TimeUnit)} for the current thread; cancelling as
+     * {@link #lockAndGetTokenAsync()}.
+     */
+    CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit);
+
+    /** Async {@link #tryLockAndGetToken()} for the current thread: completes with the token, or null when busy. */
+    CompletableFuture<Long> tryLockAndGetTokenAsync();
+
+    /**
+     * Async {@link #tryLockAndGetToken(long, long, TimeUnit)} for the current thread: completes with the token, or
+     * null when not acquired within {@code waitTime}; cancelling as {@link #lockAndGetTokenAsync()}.
+     */
+    CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit);
 }

@@ -116,7 +116,16 @@ public interface LockClient extends AutoCloseable {
      *
      * @throws LockException when Redis fails or the key holds something that is not a lock
      */
+    @Blocking
     LockInfo inspect(String name);
+
+    /**
+     * Async {@link #inspect(String)}: never blocks; the future completes on the client's executor, or fails with the
+     * {@link LockException} that {@code inspect} throws.
+     *
+     * @throws IllegalArgumentException when {@code name} is not a valid lock name, before anything is sent
+     */
+    java.util.concurrent.CompletableFuture<LockInfo> inspectAsync(String name);
 
     /**
      * The holds of this client that are known valid now, of every owner and lock kind, from the client's own records

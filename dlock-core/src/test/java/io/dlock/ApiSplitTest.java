@@ -2,7 +2,6 @@ package io.dlock;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -10,7 +9,6 @@ import java.lang.reflect.RecordComponent;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,7 +54,7 @@ class ApiSplitTest {
                 "io.dlock.LockClientConfig", "io.dlock.DistributedLock", "io.dlock.DistributedReadWriteLock",
                 "io.dlock.FencedLock", "io.dlock.LockInfo", "io.dlock.LockException", "io.dlock.LeaseLostListener",
                 "io.dlock.LeaseLostEvent", "io.dlock.LockKind", "io.dlock.LockEventListener",
-                "io.dlock.LockEventListener$Hold", "io.dlock.metrics.LockMetrics");
+                "io.dlock.LockEventListener$Hold", "io.dlock.Blocking", "io.dlock.metrics.LockMetrics");
     }
 
     private static void check(List<String> leaks, String where, Class<?> type) {
@@ -66,22 +64,7 @@ class ApiSplitTest {
         }
     }
 
-    /** @return the classes of the API packages, nested ones included */
     private static List<Class<?>> apiClasses() throws URISyntaxException, ClassNotFoundException {
-        File dir = new File(Objects.requireNonNull(LockClient.class.getResource("LockClient.class")).toURI())
-                .getParentFile();
-        List<Class<?>> classes = new ArrayList<>();
-        addClasses(classes, dir, "io.dlock.");
-        addClasses(classes, new File(dir, "metrics"), "io.dlock.metrics.");
-        return classes;
-    }
-
-    private static void addClasses(List<Class<?>> classes, File dir, String packagePrefix)
-            throws ClassNotFoundException {
-        for (String file : Objects.requireNonNull(dir.list(), dir.toString())) {
-            if (file.endsWith(".class") && !file.equals("package-info.class")) {
-                classes.add(Class.forName(packagePrefix + file.substring(0, file.length() - 6)));
-            }
-        }
+        return ApiClasses.all();
     }
 }

@@ -271,6 +271,29 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public CompletableFuture<LockInfo> inspectAsync(String name) {
+        LockNames.requireValid(name);
+        if (closed) {
+            return CompletableFuture.failedFuture(new LockException("the lock client is closed"));
+        }
+        CompletableFuture<LockInfo> reply;
+        try {
+            reply = inspector.inspect(name);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<LockInfo> result = new CompletableFuture<>();
+        reply.whenCompleteAsync((info, error) -> {
+            if (error != null) {
+                result.completeExceptionally(Errors.toApi(error, name, "inspect"));
+            } else {
+                result.complete(info);
+            }
+        }, executor);
+        return result;
+    }
+
+    @Override
     public String getId() {
         return id;
     }

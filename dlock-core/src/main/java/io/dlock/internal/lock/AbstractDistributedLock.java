@@ -602,6 +602,16 @@ public abstract class AbstractDistributedLock implements DistributedLock {
     }
 
     @Override
+    public CompletableFuture<Integer> getHoldCountAsync(long ownerId) {
+        try {
+            services.checkOpen(name);
+            return toCaller(holdCountRaw(ownerId));
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
     public CompletableFuture<Long> remainTimeToLiveAsync() {
         try {
             services.checkOpen(name);

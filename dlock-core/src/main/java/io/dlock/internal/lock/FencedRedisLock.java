@@ -3,6 +3,7 @@ package io.dlock.internal.lock;
 import io.dlock.FencedLock;
 import io.dlock.LockException;
 import io.dlock.LockKind;
+import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -138,23 +139,76 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     @Override
     public long lockAndGetToken() {
         lock();
-        return tokenOfNewHold();
+        return tokenOfNewHold(currentOwner());
     }
 
     @Override
     public long lockAndGetToken(long leaseTime, TimeUnit unit) {
         lock(leaseTime, unit);
-        return tokenOfNewHold();
+        return tokenOfNewHold(currentOwner());
     }
 
     @Override
     public Long tryLockAndGetToken() {
-        return tryLock() ? tokenOfNewHold() : null;
+        return tryLock() ? tokenOfNewHold(currentOwner()) : null;
     }
 
     @Override
     public Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold() : null;
+        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold(currentOwner()) : null;
+    }
+
+    @Override
+    public CompletableFuture<Long> lockAndGetTokenAsync() {
+        return lockAndGetTokenAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit) {
+        long owner = currentOwner();
+        return tokenOnceAcquired(lockAsync(leaseTime, unit, owner), owner);
+    }
+
+    @Override
+    public CompletableFuture<Long> tryLockAndGetTokenAsync() {
+        return tryLockAndGetTokenAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit) {
+        long owner = currentOwner();
+        return tokenOnceAcquired(tryLockAsync(waitTime, leaseTime, unit, owner), owner);
+    }
+
+    /**
+     * The token of {@code ownerId}'s new hold once {@code acquisition} (of {@code lockAsync}: {@code Void}, or of
+     * {@code tryLockAsync}: whether acquired) acquired it; null when it did not. Cancelling the result cancels the
+     * acquisition (which abandons its wait); a hold acquired while the result was being cancelled is released again,
+     * as a cancelled {@code lockAsync} does.
+     */
+    private CompletableFuture<Long> tokenOnceAcquired(CompletableFuture<?> acquisition, long ownerId) {
+        CompletableFuture<Long> token = new CompletableFuture<>();
+        acquisition.whenComplete((acquired, error) -> {
+            if (error != null) {
+                token.completeExceptionally(Errors.unwrap(error));
+            } else if (Boolean.FALSE.equals(acquired)) {
+                token.complete(null);
+            } else {
+                try {
+                    if (!token.complete(tokenOfNewHold(ownerId))) {
+                        unlockAsync(ownerId); // cancelled meanwhile: nobody will release it
+                    }
+                } catch (RuntimeException e) {
+                    token.completeExceptionally(e);
+                }
+            }
+        });
+        token.whenComplete((value, error) -> {
+            if (token.isCancelled()) {
+                acquisition.cancel(false);
+            }
+        });
+        return token;
     }
 
     /**
@@ -168,11 +222,11 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     }
 
     /**
-     * The token of the hold the current thread just acquired (even if its lease is already shorter than the safety
+     * The token of the hold {@code ownerId} just acquired (even if its lease is already shorter than the safety
      * margin); fails when that hold is already gone again.
      */
-    private long tokenOfNewHold() {
-        Hold hold = services.renewer.find(holdKey(), holdField(currentOwner()));
+    private long tokenOfNewHold(long ownerId) {
+        Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
         Long token = hold == null ? null : hold.fencingToken();
         if (token == null) {
             throw new LockException(name, "fenced lock '" + name + "': the hold ended right after it was acquired "
