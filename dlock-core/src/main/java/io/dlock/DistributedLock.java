@@ -343,9 +343,17 @@ public interface DistributedLock extends Lock {
         return isHeldByThreadAsync(Thread.currentThread().getId());
     }
 
-    /** Async {@link #isHeldByThread(long)}. */
+    /** Async {@link #isHeldByThread(long)}; fails as {@link #getHoldCountAsync(long)} does. */
     default CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
-        return getHoldCountAsync(threadId).thenApply(count -> count > 0);
+        CompletableFuture<Boolean> held = new CompletableFuture<>();
+        getHoldCountAsync(threadId).whenComplete((count, error) -> {
+            if (error != null) {
+                held.completeExceptionally(error);
+            } else {
+                held.complete(count > 0);
+            }
+        });
+        return held;
     }
 
     /** Async {@link #getHoldCount()}: the hold count of the calling thread, as owner. */
