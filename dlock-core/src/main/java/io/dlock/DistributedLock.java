@@ -117,6 +117,7 @@ public interface DistributedLock extends Lock {
      *                       error), or the client is closed; nothing is held then
      */
     @Override
+    @Blocking
     void lock();
 
     /**
@@ -127,6 +128,7 @@ public interface DistributedLock extends Lock {
      * @param unit      the unit of {@code leaseTime}
      * @throws IllegalArgumentException when {@code leaseTime} is out of that range, naming the lock
      */
+    @Blocking
     void lock(long leaseTime, TimeUnit unit);
 
     /**
@@ -135,6 +137,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException when {@code lease} is negative, shorter than 1 ms or longer than
      *                                  {@link #MAX_LEASE} (a negative {@code Duration} never means "watchdog")
      */
+    @Blocking
     default void lock(Duration lease) {
         lock(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
     }
@@ -147,9 +150,11 @@ public interface DistributedLock extends Lock {
      *                              (no hold, no subscription)
      */
     @Override
+    @Blocking(async = "lockAsync")
     void lockInterruptibly() throws InterruptedException;
 
     /** As {@link #lockInterruptibly()} with the given lease ({@link #LEASE_WATCHDOG} for a watchdog lease). */
+    @Blocking(async = "lockAsync")
     void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -158,6 +163,7 @@ public interface DistributedLock extends Lock {
      * @return whether the lock is now held by the current thread (on a view of {@link #as}: by its owner)
      */
     @Override
+    @Blocking
     boolean tryLock();
 
     /**
@@ -168,6 +174,7 @@ public interface DistributedLock extends Lock {
      * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
      */
     @Override
+    @Blocking
     boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -178,6 +185,7 @@ public interface DistributedLock extends Lock {
      * @return whether the lock is now held by the current thread
      * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
      */
+    @Blocking
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -186,6 +194,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException when {@code wait} is negative (a negative {@code Duration} never means
      *                                  "forever")
      */
+    @Blocking
     default boolean tryLock(Duration wait) throws InterruptedException {
         return tryLock(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
     }
@@ -196,6 +205,7 @@ public interface DistributedLock extends Lock {
      * @throws IllegalArgumentException when either is negative, or {@code lease} is out of range as in
      *                                  {@link #lock(Duration)}
      */
+    @Blocking
     default boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
         return tryLock(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
                 TimeUnit.MILLISECONDS);
@@ -210,6 +220,7 @@ public interface DistributedLock extends Lock {
      * @throws LockException                when Redis fails
      */
     @Override
+    @Blocking
     void unlock();
 
     /**
@@ -229,14 +240,17 @@ public interface DistributedLock extends Lock {
      *         side's mode)
      * @throws LockException when Redis fails or does not answer within the command timeout
      */
+    @Blocking
     boolean forceUnlock();
 
     /** @return whether anybody holds the lock (one round trip) */
+    @Blocking
     boolean isLocked();
 
     /**
      * @return whether the current thread (on a view of {@link #as}: its owner) holds the lock (one round trip)
      */
+    @Blocking
     boolean isHeldByCurrentThread();
 
     /**
@@ -244,15 +258,18 @@ public interface DistributedLock extends Lock {
      *
      * @return whether the owner {@code threadId} of this client holds the lock (one round trip)
      */
+    @Blocking
     boolean isHeldByThread(long threadId);
 
     /** @return the current thread's (on a view: its owner's) hold count, 0 if it holds none (one round trip) */
+    @Blocking
     int getHoldCount();
 
     /**
      * @return the lock's remaining time to live in milliseconds, {@link #TTL_NOT_LOCKED} when nobody holds it,
      * {@link #TTL_NO_EXPIRY} when its key has no expiry (one round trip)
      */
+    @Blocking
     long remainTimeToLive();
 
     /**
@@ -322,7 +339,7 @@ public interface DistributedLock extends Lock {
     @Override
     Condition newCondition();
 
-    // ---- asynchronous twins: never block, complete on the client's executor ----
+    // ---- asynchronous twins (see Blocking): never block, complete on the client's executor ----
 
     /**
      * Async {@link #lock()} for the current thread (on a view of {@link #as}: its owner); completes when held.
@@ -335,6 +352,15 @@ public interface DistributedLock extends Lock {
     CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit);
 
     /**
+     * Async {@link #lock(Duration)} for the current thread (on a view: its owner).
+     *
+     * @throws IllegalArgumentException as {@link #lock(Duration)}, before anything is sent
+     */
+    default CompletableFuture<Void> lockAsync(Duration lease) {
+        return lockAsync(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /**
      * Redisson's form of {@code as(LockOwner.of(ownerId)).lockAsync(leaseTime, unit)}: async
      * {@link #lock(long, TimeUnit)} for the owner {@code ownerId} of this client, whatever owner this lock or view
      * acts for. Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is
@@ -344,6 +370,30 @@ public interface DistributedLock extends Lock {
 
     /** Async {@link #tryLock()} for the current thread (on a view: its owner). */
     CompletableFuture<Boolean> tryLockAsync();
+
+    /** Async {@link #tryLock(long, TimeUnit)} for the current thread (on a view: its owner): a watchdog lease. */
+    default CompletableFuture<Boolean> tryLockAsync(long waitTime, TimeUnit unit) {
+        return tryLockAsync(waitTime, LEASE_WATCHDOG, unit);
+    }
+
+    /**
+     * Async {@link #tryLock(Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link #tryLock(Duration)}, before anything is sent
+     */
+    default CompletableFuture<Boolean> tryLockAsync(Duration wait) {
+        return tryLockAsync(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Async {@link #tryLock(Duration, Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link #tryLock(Duration, Duration)}, before anything is sent
+     */
+    default CompletableFuture<Boolean> tryLockAsync(Duration wait, Duration lease) {
+        return tryLockAsync(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
+                TimeUnit.MILLISECONDS);
+    }
 
     /** Async {@link #tryLock(long, long, TimeUnit)} for the current thread (on a view: its owner); cancellable. */
     CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
@@ -376,6 +426,32 @@ public interface DistributedLock extends Lock {
 
     /** Async {@link #isLocked()}. */
     CompletableFuture<Boolean> isLockedAsync();
+
+    /** Async {@link #isHeldByCurrentThread()}: whether the calling thread, as owner, holds the lock. */
+    default CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
+        return isHeldByThreadAsync(Thread.currentThread().getId());
+    }
+
+    /** Async {@link #isHeldByThread(long)}; fails as {@link #getHoldCountAsync(long)} does. */
+    default CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
+        CompletableFuture<Boolean> held = new CompletableFuture<>();
+        getHoldCountAsync(threadId).whenComplete((count, error) -> {
+            if (error != null) {
+                held.completeExceptionally(error);
+            } else {
+                held.complete(count > 0);
+            }
+        });
+        return held;
+    }
+
+    /** Async {@link #getHoldCount()}: the hold count of the calling thread, as owner. */
+    default CompletableFuture<Integer> getHoldCountAsync() {
+        return getHoldCountAsync(Thread.currentThread().getId());
+    }
+
+    /** Async {@link #getHoldCount()} for an explicit owner: its hold count, 0 if it holds none (one round trip). */
+    CompletableFuture<Integer> getHoldCountAsync(long ownerId);
 
     /** Async {@link #remainTimeToLive()}. */
     CompletableFuture<Long> remainTimeToLiveAsync();

@@ -1,5 +1,6 @@
 package io.dlock;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,8 +41,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safety, errors and waiting are as for {@link DistributedLock}; in particular a Redis failure is a
  * {@link LockException}. The token methods act for the calling thread, or on a view of {@link #as(LockOwner)} for
- * its owner (whose hold may be taken and its token read on different threads). There are no asynchronous token
- * methods yet: after an async acquisition through a view, {@link #getToken()} of the view reads the token.
+ * its owner (whose hold may be taken and its token read on different threads); they have async twins.
  */
 public interface FencedLock extends DistributedLock {
 
@@ -54,6 +54,7 @@ public interface FencedLock extends DistributedLock {
      *
      * @throws LockException as {@link #lock()}, or when the hold was lost again before the call could return
      */
+    @Blocking
     long lockAndGetToken();
 
     /**
@@ -61,6 +62,7 @@ public interface FencedLock extends DistributedLock {
      * {@code leaseTime} unless released first, and is not renewed ({@link #LEASE_WATCHDOG} for a watchdog lease).
      * (Redisson's {@code RFencedLock} ignores the lease here.)
      */
+    @Blocking
     long lockAndGetToken(long leaseTime, TimeUnit unit);
 
     /**
@@ -68,6 +70,7 @@ public interface FencedLock extends DistributedLock {
      *
      * @return the token, or null when the lock is held by somebody else
      */
+    @Blocking
     Long tryLockAndGetToken();
 
     /**
@@ -75,6 +78,7 @@ public interface FencedLock extends DistributedLock {
      *
      * @return the token, or null when the lock was not acquired within {@code waitTime}
      */
+    @Blocking
     Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
     /**
@@ -84,4 +88,27 @@ public interface FencedLock extends DistributedLock {
      * known valid ({@link #leaseValidFor()} is zero): a null here means "do not write"
      */
     Long getToken();
+
+    // ---- asynchronous twins (see Blocking): never block, complete on the client's executor ----
+
+    /**
+     * Async {@link #lockAndGetToken()} for the current thread: completes with the token once held. Cancelling the
+     * future abandons the wait; if the lock was acquired at that moment it is released again.
+     */
+    CompletableFuture<Long> lockAndGetTokenAsync();
+
+    /**
+     * Async {@link #lockAndGetToken(long, TimeUnit)} for the current thread; cancelling as
+     * {@link #lockAndGetTokenAsync()}.
+     */
+    CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit);
+
+    /** Async {@link #tryLockAndGetToken()} for the current thread: completes with the token, or null when busy. */
+    CompletableFuture<Long> tryLockAndGetTokenAsync();
+
+    /**
+     * Async {@link #tryLockAndGetToken(long, long, TimeUnit)} for the current thread: completes with the token, or
+     * null when not acquired within {@code waitTime}; cancelling as {@link #lockAndGetTokenAsync()}.
+     */
+    CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit);
 }

@@ -92,12 +92,41 @@ public interface LockClient extends AutoCloseable {
     FencedLock getFencedLock(String name);
 
     /**
+     * The lock of {@code kind} named {@code name}: {@link #getLock(String)}, {@link #getFairLock(String)}, a side of
+     * {@link #getReadWriteLock(String)} or {@link #getFencedLock(String)}. Cheap; no round trip.
+     *
+     * @param kind which kind of lock (not null)
+     * @param name the lock's name, as for the method of that kind
+     * @return a new lock object of that kind
+     * @throws NullPointerException     when {@code kind} is null
+     * @throws IllegalArgumentException when the method of that kind refuses {@code name}
+     */
+    default DistributedLock getLock(LockKind kind, String name) {
+        return switch (java.util.Objects.requireNonNull(kind, "kind")) {
+            case PLAIN -> getLock(name);
+            case FAIR -> getFairLock(name);
+            case READ -> getReadWriteLock(name).readLock();
+            case WRITE -> getReadWriteLock(name).writeLock();
+            case FENCED -> getFencedLock(name);
+        };
+    }
+
+    /**
      * A read-only snapshot of a lock of any kind (plain, fair, read-write, fenced; written by dlock or Redisson), read
      * in one round trip. Blocks for at most the command timeout.
      *
      * @throws LockException when Redis fails or the key holds something that is not a lock
      */
+    @Blocking
     LockInfo inspect(String name);
+
+    /**
+     * Async {@link #inspect(String)}: never blocks; the future completes on the client's executor, or fails with the
+     * {@link LockException} that {@code inspect} throws.
+     *
+     * @throws IllegalArgumentException when {@code name} is not a valid lock name, before anything is sent
+     */
+    java.util.concurrent.CompletableFuture<LockInfo> inspectAsync(String name);
 
     /**
      * The holds of this client that are known valid now, of every owner and lock kind, from the client's own records
@@ -134,6 +163,22 @@ public interface LockClient extends AutoCloseable {
 
     /** Removes a listener added before; no effect if absent. */
     void removeLeaseLostListener(LeaseLostListener listener);
+
+    /**
+     * Adds a listener told what this client's locks do as it happens: acquisitions, hand-offs between its owners, and
+     * holds that end or are renewed (the events {@code io.dlock.metrics.LockMetrics} records). It is called on the
+     * thread of each event and must never block; see {@link LockEventListener} for its contract. It hears only events
+     * from now on; a listener added twice hears each event twice. Non-blocking; thread-safe.
+     *
+     * @throws NullPointerException when {@code listener} is null
+     */
+    void addEventListener(LockEventListener listener);
+
+    /**
+     * Removes one registration of {@code listener}; no effect if it has none. Events being reported on other threads
+     * at that moment may still reach it (see {@link LockEventListener}). Non-blocking; thread-safe.
+     */
+    void removeEventListener(LockEventListener listener);
 
     /**
      * Stops renewals and closes the connections. Locks still held then expire after their lease, and their owners are

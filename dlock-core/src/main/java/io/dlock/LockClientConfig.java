@@ -1,7 +1,6 @@
 package io.dlock;
 
 import io.dlock.internal.Redaction;
-import io.dlock.internal.metrics.MeterRegistryType;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -46,7 +45,6 @@ public final class LockClientConfig {
     private final Duration explicitCommandTimeout;
     private final int syncReplicas;
     private final Duration syncReplicasTimeout;
-    private final Object meterRegistry;
     private final Executor executor;
     private final TlsSettings tls;
     private final TuningSettings tuning;
@@ -60,7 +58,6 @@ public final class LockClientConfig {
         this.commandTimeout = b.commandTimeout != null ? b.commandTimeout : defaultCommandTimeout(b.watchdogTimeout);
         this.syncReplicas = b.syncReplicas;
         this.syncReplicasTimeout = b.syncReplicasTimeout;
-        this.meterRegistry = b.meterRegistry;
         this.executor = b.executor;
         this.tls = b.tls;
         this.tuning = b.tuning;
@@ -84,7 +81,6 @@ public final class LockClientConfig {
         b.commandTimeout = explicitCommandTimeout;
         b.syncReplicas = syncReplicas;
         b.syncReplicasTimeout = syncReplicasTimeout;
-        b.meterRegistry = meterRegistry;
         b.executor = executor;
         b.tls = tls;
         b.tuning = tuning;
@@ -148,11 +144,6 @@ public final class LockClientConfig {
         return syncReplicasTimeout;
     }
 
-    /** @return the Micrometer {@code MeterRegistry}, if one was given */
-    public Optional<Object> meterRegistry() {
-        return Optional.ofNullable(meterRegistry);
-    }
-
     /** @return the executor for async completions and listeners, if one was given (else the client owns one) */
     public Optional<Executor> executor() {
         return Optional.ofNullable(executor);
@@ -186,7 +177,6 @@ public final class LockClientConfig {
         private Duration commandTimeout; // null: follows the watchdog timeout
         private int syncReplicas;
         private Duration syncReplicasTimeout = Duration.ofSeconds(1);
-        private Object meterRegistry;
         private Executor executor;
         private TlsSettings tls = TlsSettings.defaults();
         private TuningSettings tuning = TuningSettings.defaults();
@@ -274,23 +264,6 @@ public final class LockClientConfig {
             }
             this.syncReplicas = replicas;
             this.syncReplicasTimeout = SettingChecks.atLeast(timeout, Duration.ofMillis(1), "syncReplicas");
-            return this;
-        }
-
-        /**
-         * A Micrometer {@code MeterRegistry} (typed {@code Object} so Micrometer stays optional): the client binds
-         * {@link LockMetrics} with default settings to it when it connects, and removes them when it closes. Without
-         * it (the default) the client records no metrics; {@link LockMetrics} can still be bound later.
-         *
-         * @throws InvalidSettingException when {@code meterRegistry} is not a Micrometer {@code MeterRegistry}
-         */
-        public Builder meterRegistry(Object meterRegistry) {
-            Objects.requireNonNull(meterRegistry, "meterRegistry");
-            if (!MeterRegistryType.isMeterRegistry(meterRegistry)) {
-                throw new InvalidSettingException("meterRegistry", "meterRegistry: not a Micrometer MeterRegistry: "
-                        + meterRegistry.getClass().getName());
-            }
-            this.meterRegistry = meterRegistry;
             return this;
         }
 

@@ -4,32 +4,12 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The public API keeps its promises of shape: async twins, named constants, defaults, validation. */
+/** The public API keeps its promises of shape: checked exceptions, named constants, defaults, validation. */
 class ApiShapeTest {
-
-    @Test
-    void everyBlockingLockOperationHasAnAsyncTwin() {
-        Set<String> methods = Arrays.stream(DistributedLock.class.getMethods()).map(Method::getName)
-                .collect(Collectors.toSet());
-        for (String blocking : List.of("lock", "tryLock", "unlock", "extendLease", "forceUnlock", "isLocked",
-                "remainTimeToLive")) {
-            assertThat(methods).as("async twin of " + blocking).contains(blocking + "Async");
-        }
-        for (Method m : DistributedLock.class.getMethods()) {
-            if (m.getName().endsWith("Async")) {
-                assertThat(m.getReturnType().getName()).isEqualTo("java.util.concurrent.CompletableFuture");
-                assertThat(m.getExceptionTypes()).as(m.toString()).isEmpty();
-            }
-        }
-    }
 
     @Test
     void onlyInterruptibleWaitsDeclareCheckedExceptions() {
@@ -56,7 +36,6 @@ class ApiShapeTest {
         assertThat(config.fairLockWaitTimeout()).isEqualTo(Duration.ofMinutes(5));
         assertThat(config.commandTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(config.syncReplicas()).isZero();
-        assertThat(config.meterRegistry()).isEmpty();
         assertThat(config.redisUri()).contains(LockClientConfig.DEFAULT_REDIS_URI).contains("redis://localhost:6379");
         assertThat(config.connection()).isEmpty();
         assertThat(config.tls()).isSameAs(TlsSettings.defaults());

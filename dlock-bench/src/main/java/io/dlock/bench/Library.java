@@ -2,6 +2,7 @@ package io.dlock.bench;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.metrics.LockMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -36,9 +37,11 @@ interface Library extends AutoCloseable {
         LockClientConfig.Builder dlock = LockClientConfig.builder().redisUri(uri).watchdogTimeout(watchdog);
         return switch (library) {
             case "dlock" -> new Dlock(library, LockClient.create(dlock.build()));
-            // the registry bound through the config: LockMetrics for the client's whole life
-            case DLOCK_METERED -> new Dlock(library, LockClient.create(dlock.meterRegistry(new SimpleMeterRegistry())
-                    .build()));
+            case DLOCK_METERED -> {
+                LockClient client = LockClient.create(dlock.build());
+                LockMetrics.of(client).bindTo(new SimpleMeterRegistry()); // recording for the client's whole life
+                yield new Dlock(library, client);
+            }
             case "redisson" -> {
                 Config config = new Config();
                 config.setLockWatchdogTimeout(watchdog.toMillis());
@@ -50,7 +53,7 @@ interface Library extends AutoCloseable {
         };
     }
 
-    /** dlock, named "dlock", or {@value #DLOCK_METERED} when its config binds a meter registry. */
+    /** dlock, named "dlock", or {@value #DLOCK_METERED} when its client has {@code LockMetrics} bound. */
     record Dlock(String name, LockClient client) implements Library {
         @Override
         public Lock lock(String name) {

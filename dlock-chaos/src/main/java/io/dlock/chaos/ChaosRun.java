@@ -24,7 +24,7 @@ import static io.dlock.chaos.Event.Type.NOTE;
 
 /**
  * One chaos run: starts the locks' {@code redis-server} (the one that is faulted), the {@link FencingStorage}, the
- * worker JVMs (each with several owners contending for the lock of every {@link LockKind}) and the {@link Nemesis};
+ * worker JVMs (each with several owners contending for the lock of every {@link Workload}) and the {@link Nemesis};
  * stops everything; checks that nothing was left behind; and hands every event to the {@link Checker}.
  *
  * <p>Files in {@link ChaosSettings#outDir()}: {@code w<n>.events} (each worker JVM's start and stop),
@@ -198,7 +198,7 @@ public final class ChaosRun {
         do {
             try {
                 extra = strings(admin.call("KEYS", "*"));
-                extra.remove(LockKind.FENCED.tokenKey());
+                extra.remove(Workload.FENCED.tokenKey());
                 channels = strings(admin.call("PUBSUB", "CHANNELS"));
             } catch (IOException e) {
                 extra = List.of("<cannot list keys: " + e + ">");

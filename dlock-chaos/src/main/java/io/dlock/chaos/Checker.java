@@ -10,7 +10,7 @@ import java.util.Map;
  * function of the events: unit-tested with made-up histories that break each invariant.
  *
  * <p>Holds are per lock loop (source {@code w<n>/<kind>/t<i>}): each loop is an owner of its own, several of them
- * sharing one client. The fencing invariants (1, 2) concern the fenced lock, the others every {@link LockKind}. Two
+ * sharing one client. The fencing invariants (1, 2) concern the fenced lock, the others every {@link Workload}. Two
  * holds <em>conflict</em> when they are on the same lock, in different loops (owners, whether of one client or of
  * two), and not both read holds of the read-write lock.
  *
@@ -98,7 +98,7 @@ public final class Checker {
         History history = new History(events, bounds);
         Report report = new Report(settings, redisVersion, took, injected, history.sorted);
         List<Hold> holds = Hold.of(history);
-        FencingChecks.check(history, holds.stream().filter(h -> h.kind() == LockKind.FENCED).toList(), report);
+        FencingChecks.check(history, holds.stream().filter(h -> h.kind() == Workload.FENCED).toList(), report);
         ExclusionChecks.check(history, holds, report);
         RedisHoldChecks.check(history, report);
         HolderFaultChecks.check(history, report);

@@ -29,7 +29,7 @@ final class FairQueueRemains {
 
     /** @return the fair lock's queue keys */
     static List<String> keys() {
-        String name = LockKind.FAIR.lockName();
+        String name = Workload.FAIR.lockName();
         return List.of("redisson_lock_queue:{" + name + "}", "redisson_lock_timeout:{" + name + "}");
     }
 

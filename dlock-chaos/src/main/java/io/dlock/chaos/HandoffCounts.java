@@ -14,24 +14,24 @@ final class HandoffCounts {
     }
 
     /** @return the BYE detail for {@code counts} (kinds absent from it count 0) */
-    static String format(Map<LockKind, Long> counts) {
+    static String format(Map<Workload, Long> counts) {
         StringBuilder b = new StringBuilder(PREFIX);
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             b.append(' ').append(kind.label()).append('=').append(counts.getOrDefault(kind, 0L));
         }
         return b.toString();
     }
 
     /** @return the counts in a BYE detail written by {@link #format}, none when it has none */
-    static Map<LockKind, Long> parse(String detail) {
-        Map<LockKind, Long> counts = new EnumMap<>(LockKind.class);
+    static Map<Workload, Long> parse(String detail) {
+        Map<Workload, Long> counts = new EnumMap<>(Workload.class);
         if (!detail.startsWith(PREFIX + " ")) {
             return counts;
         }
         for (String pair : detail.substring(PREFIX.length() + 1).split(" ")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {
-                counts.put(LockKind.ofLabel(pair.substring(0, eq)), Long.parseLong(pair.substring(eq + 1)));
+                counts.put(Workload.ofLabel(pair.substring(0, eq)), Long.parseLong(pair.substring(eq + 1)));
             }
         }
         return counts;

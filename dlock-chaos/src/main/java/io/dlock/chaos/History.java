@@ -47,7 +47,7 @@ final class History {
         Map<String, List<Event>> byLoop = new TreeMap<>();
         Map<String, Long> exited = new HashMap<>();
         for (Event e : byTime) {
-            if (LockKind.ofSource(e.source()) != null) {
+            if (Workload.ofSource(e.source()) != null) {
                 byLoop.computeIfAbsent(e.source(), k -> new ArrayList<>()).add(e);
             } else if (e.type() == EXITED) {
                 exited.put(e.detail().split(" ")[0], e.nanos());

@@ -17,7 +17,7 @@ import static io.dlock.chaos.Event.Type.EXIT;
  * @param token      the fencing token (fenced lock) or the loop's hold number
  * @param validUntil the end of its longest validity claim ({@link Long#MIN_VALUE} when it made none)
  */
-record Hold(String worker, LockKind kind, boolean read, long token, long requested, long acquired, long end,
+record Hold(String worker, Workload kind, boolean read, long token, long requested, long acquired, long end,
             long validUntil) {
 
     /** Two holds conflict when they are on one lock, of different owners, and not both read holds. */
@@ -36,8 +36,8 @@ record Hold(String worker, LockKind kind, boolean read, long token, long request
     }
 
     /** @return e.g. {@code w3/rw/t0 (read hold 4)} or {@code w1/fenced/t2 (token 1007)}, for messages */
-    static String describe(String loop, LockKind kind, boolean read, long token) {
-        return loop + (kind == LockKind.FENCED ? " (token " : read ? " (read hold " : " (hold ") + token + ")";
+    static String describe(String loop, Workload kind, boolean read, long token) {
+        return loop + (kind == Workload.FENCED ? " (token " : read ? " (read hold " : " (hold ") + token + ")";
     }
 
     /**
@@ -49,7 +49,7 @@ record Hold(String worker, LockKind kind, boolean read, long token, long request
         for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
             String worker = loop.getKey();
             List<Event> events = loop.getValue();
-            LockKind kind = LockKind.ofSource(worker);
+            Workload kind = Workload.ofSource(worker);
             long requested = Long.MIN_VALUE;
             Event acquired = null;
             long validUntil = Long.MIN_VALUE;
@@ -70,7 +70,7 @@ record Hold(String worker, LockKind kind, boolean read, long token, long request
             }
             if (acquired != null) {
                 long last = events.get(events.size() - 1).nanos();
-                long gone = history.exitedAt.getOrDefault(LockKind.processOf(worker), last);
+                long gone = history.exitedAt.getOrDefault(Workload.processOf(worker), last);
                 holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested, acquired.nanos(),
                         Math.max(last, gone), validUntil));
             }

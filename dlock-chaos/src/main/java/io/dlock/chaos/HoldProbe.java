@@ -48,11 +48,11 @@ final class HoldProbe implements AutoCloseable {
         }
     }
 
-    private final LockKind kind;
+    private final Workload kind;
     private final RedisLine line;
 
     /** @param timeoutMs the longest one command may take (connect included) */
-    HoldProbe(String redisUri, long timeoutMs, LockKind kind) {
+    HoldProbe(String redisUri, long timeoutMs, Workload kind) {
         URI uri = URI.create(redisUri);
         this.kind = kind;
         this.line = new RedisLine(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), timeoutMs);
@@ -67,7 +67,7 @@ final class HoldProbe implements AutoCloseable {
      *                   exclusive kind's)
      */
     Result look(String ownerField, boolean read) {
-        String field = kind == LockKind.READ_WRITE && !read ? ownerField + LockKind.WRITER_SUFFIX : ownerField;
+        String field = kind == Workload.READ_WRITE && !read ? ownerField + Workload.WRITER_SUFFIX : ownerField;
         boolean reused = line.isOpen();
         long sentAt = System.nanoTime();
         try {

@@ -76,10 +76,10 @@ final class HolderFaultChecks {
                     end = sorted.get(j);
                 }
             }
-            String process = LockKind.processOf(start.detail().split(" ")[1]);
+            String process = Workload.processOf(start.detail().split(" ")[1]);
             boolean caught = false;
             for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
-                if (!LockKind.processOf(loop.getKey()).equals(process)) {
+                if (!Workload.processOf(loop.getKey()).equals(process)) {
                     continue;
                 }
                 List<Event> events = loop.getValue();
@@ -220,7 +220,7 @@ final class HolderFaultChecks {
                         : outcome.nanos() - cutAt < 0 ? "failed: timed out before the cut, never ran"
                         : "failed: connection cut";
                 report.count("releases hit by release-drop: " + how);
-                report.countForKind(LockKind.ofSource(worker), "releases hit by release-drop");
+                report.countForKind(Workload.ofSource(worker), "releases hit by release-drop");
             }
         });
     }

@@ -54,7 +54,7 @@ final class LivenessChecks {
                         break;
                     }
                 }
-                frozen.computeIfAbsent(LockKind.processOf(e.detail().split(" ")[1]), k -> new ArrayList<>())
+                frozen.computeIfAbsent(Workload.processOf(e.detail().split(" ")[1]), k -> new ArrayList<>())
                         .add(new long[] {e.nanos(), end});
             }
         }
@@ -62,7 +62,7 @@ final class LivenessChecks {
         history.loops.forEach((worker, events) -> {
             List<Long> times = new ArrayList<>();
             events.forEach(e -> times.add(e.nanos()));
-            String process = LockKind.processOf(worker);
+            String process = Workload.processOf(worker);
             Long end = history.exitedAt.get(process);
             if (end != null) {
                 times.add(end);
@@ -103,7 +103,7 @@ final class LivenessChecks {
                 checked++;
                 if (!e.detail().startsWith(LOCK_EXCEPTION)) {
                     report.violation(inv, e.source() + " " + e.type() + " is not a LockException: " + e.detail());
-                } else if (!e.detail().contains("'" + LockKind.ofSource(e.source()).lockName() + "'")) {
+                } else if (!e.detail().contains("'" + Workload.ofSource(e.source()).lockName() + "'")) {
                     report.violation(inv, e.source() + " " + e.type() + " does not name the lock: " + e.detail());
                 } else {
                     report.count("LockException: " + kindOf(e.detail()));

@@ -34,7 +34,7 @@ import static io.dlock.chaos.Event.Type.WRITE_REJECTED;
 import static io.dlock.chaos.Event.Type.WRITE_START;
 
 /**
- * One thread of a {@link Worker} JVM, an owner of its own, looping on the lock of one {@link LockKind} as a user
+ * One thread of a {@link Worker} JVM, an owner of its own, looping on the lock of one {@link Workload} as a user
  * would, recording every step in its own event log (source {@code w<n>/<kind>/t<i>}, file
  * {@code w<n>-<kind>-t<i>.events}). Its HELLO's detail is its hold field, {@code <client id>:<thread id>}.
  *
@@ -61,7 +61,7 @@ import static io.dlock.chaos.Event.Type.WRITE_START;
  */
 final class LockLoop implements Runnable {
     private final String source;
-    private final LockKind kind;
+    private final Workload kind;
     private final LockClient client;
     private final long watchdogMs;
     private final long stepMaxMs;
@@ -82,7 +82,7 @@ final class LockLoop implements Runnable {
     /** Completed by the listener when the hold in progress is reported lost. */
     private volatile CompletableFuture<Void> currentLost = new CompletableFuture<>();
 
-    LockLoop(WorkerArgs args, LockKind kind, int thread, LockClient client) {
+    LockLoop(WorkerArgs args, Workload kind, int thread, LockClient client) {
         this.source = kind.source(args.id(), thread);
         this.kind = kind;
         this.client = client;
@@ -92,7 +92,7 @@ final class LockLoop implements Runnable {
                 + ".events"), source);
         this.stopFile = args.stopFile();
         this.random = new Random((args.seed() * 7 + kind.ordinal()) * 31 + thread);
-        this.store = kind == LockKind.FENCED ? new StorageClient(args.storePort(), 2000) : null;
+        this.store = kind == Workload.FENCED ? new StorageClient(args.storePort(), 2000) : null;
         this.probe = new HoldProbe(args.redisUri(), args.commandTimeoutMs(), kind);
     }
 

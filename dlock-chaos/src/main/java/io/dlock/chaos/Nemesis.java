@@ -32,7 +32,7 @@ import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
  * fault-free stretches in which the critical sections must not overlap.
  *
  * <p>The first faults are every enabled kind once, in a seeded order; then kinds are drawn at random. Faults aimed
- * at a holder pick one of the locks of every {@link LockKind} that is held at that moment.
+ * at a holder pick one of the locks of every {@link Workload} that is held at that moment.
  */
 final class Nemesis {
     private final ChaosSettings settings;
@@ -110,7 +110,7 @@ final class Nemesis {
     // ------------------------------------------------------------------------------------------ holders
 
     /** One hold in Redis: the worker, the lock kind and its hash field. */
-    record Target(WorkerProcess worker, LockKind kind, String field) {
+    record Target(WorkerProcess worker, Workload kind, String field) {
         /** @return the loop that holds it, {@code w3/rw/t1} */
         String loop() {
             return worker.loopOf(field);
@@ -119,11 +119,11 @@ final class Nemesis {
 
     /** @return a hold of a live worker on a lock of a seeded-random kind (polls up to 3 s), or null */
     private Target holder() throws IOException {
-        List<LockKind> kinds = new ArrayList<>(List.of(LockKind.values()));
+        List<Workload> kinds = new ArrayList<>(List.of(Workload.values()));
         Collections.shuffle(kinds, random);
         long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         do {
-            for (LockKind kind : kinds) {
+            for (Workload kind : kinds) {
                 List<Target> held = holds(kind);
                 if (!held.isEmpty()) {
                     return held.get(random.nextInt(held.size()));
@@ -135,7 +135,7 @@ final class Nemesis {
     }
 
     /** @return the holds of live workers on the lock of {@code kind} now */
-    private List<Target> holds(LockKind kind) throws IOException {
+    private List<Target> holds(Workload kind) throws IOException {
         List<Target> held = new ArrayList<>();
         Object reply = admin.call("HKEYS", kind.lockName());
         if (reply instanceof List<?> fields) {
@@ -159,7 +159,7 @@ final class Nemesis {
         if (Long.valueOf(0).equals(admin.call("HEXISTS", t.kind().lockName(), t.field()))) {
             return true;
         }
-        if (t.kind() == LockKind.READ_WRITE && !t.field().endsWith(LockKind.WRITER_SUFFIX)) {
+        if (t.kind() == Workload.READ_WRITE && !t.field().endsWith(Workload.WRITER_SUFFIX)) {
             return Long.valueOf(0).equals(admin.call("EXISTS", t.kind().readTimeoutKey(t.field())));
         }
         return false;
@@ -295,7 +295,7 @@ final class Nemesis {
         try {
             long cutAt = sent + (ms - 80) * 1_000_000L;
             WorkerProcess.sleep(Math.max(0, Duration.ofNanos(cutAt - System.nanoTime()).toMillis()));
-            for (LockKind kind : LockKind.values()) {
+            for (Workload kind : Workload.values()) {
                 present.addAll(holds(kind)); // reads are not paused
             }
             long killedAt = System.nanoTime();

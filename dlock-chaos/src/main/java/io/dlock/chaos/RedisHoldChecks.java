@@ -63,7 +63,7 @@ final class RedisHoldChecks {
     private static void judge(History history, String loop, Event acquired, long requested, long claimEnd,
                               Event probe, List<long[]> restarts, Report report) {
         Invariant inv = Invariant.HOLD_IN_REDIS;
-        LockKind kind = LockKind.ofSource(loop);
+        Workload kind = Workload.ofSource(loop);
         report.checked(inv, 1);
         String verdict = probe.detail().split(" ", 2)[0];
         if (verdict.equals("unknown")) {

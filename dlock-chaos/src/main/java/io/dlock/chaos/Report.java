@@ -12,7 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What a run did and what the {@link Checker} found: faults injected, operations completed per {@link LockKind}, and
+ * What a run did and what the {@link Checker} found: faults injected, operations completed per {@link Workload}, and
  * per invariant how many cases were checked and which violated it (also counted per lock kind where a violation
  * concerns one). {@link #passed()} is false on any violation.
  */
@@ -34,9 +34,9 @@ public final class Report {
     private final Map<Fault, Integer> injected;
     private final Map<Event.Type, Integer> types;
     /** Event counts per lock kind and type (events of the lock loops only). */
-    private final Map<LockKind, Map<Event.Type, Integer>> kindTypes = new EnumMap<>(LockKind.class);
-    private final Map<LockKind, Map<String, Integer>> kindCounts = new EnumMap<>(LockKind.class);
-    private final Map<LockKind, Integer> kindViolations = new EnumMap<>(LockKind.class);
+    private final Map<Workload, Map<Event.Type, Integer>> kindTypes = new EnumMap<>(Workload.class);
+    private final Map<Workload, Map<String, Integer>> kindCounts = new EnumMap<>(Workload.class);
+    private final Map<Workload, Integer> kindViolations = new EnumMap<>(Workload.class);
     private final int unchecked;
     private final Map<Invariant, Integer> checked = new EnumMap<>(Invariant.class);
     private final Map<Invariant, List<String>> violations = new EnumMap<>(Invariant.class);
@@ -59,13 +59,13 @@ public final class Report {
             checked.put(inv, 0);
             violations.put(inv, new ArrayList<>());
         }
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             kindTypes.put(kind, new EnumMap<>(Event.Type.class));
             kindCounts.put(kind, new TreeMap<>());
             kindViolations.put(kind, 0);
         }
         for (Event e : events) {
-            LockKind kind = LockKind.ofSource(e.source());
+            Workload kind = Workload.ofSource(e.source());
             if (kind != null) {
                 kindTypes.get(kind).merge(e.type(), 1, Integer::sum);
             } else if (e.type() == Event.Type.BYE) {
@@ -78,10 +78,10 @@ public final class Report {
     /** A violation; attributed to the lock kind of the first loop ({@code w3/rw}) its text names, if any. */
     void violation(Invariant inv, String what) {
         Matcher loop = LOOP.matcher(what);
-        LockKind kind = null;
+        Workload kind = null;
         if (loop.find()) {
             try {
-                kind = LockKind.ofLabel(loop.group(1));
+                kind = Workload.ofLabel(loop.group(1));
             } catch (IllegalArgumentException notAKind) {
                 kind = null;
             }
@@ -93,7 +93,7 @@ public final class Report {
      * A violation concerning the lock of {@code kind} (null: none in particular). One that shows a
      * {@link KnownDefect} is listed apart and does not fail the run, unless the run is strict.
      */
-    void violation(Invariant inv, LockKind kind, String what) {
+    void violation(Invariant inv, Workload kind, String what) {
         KnownDefect known = KnownDefect.of(inv, what);
         if (known != null && !settings.strict()) {
             knownDefects.computeIfAbsent(known, k -> new ArrayList<>()).add(what);
@@ -105,17 +105,17 @@ public final class Report {
         }
     }
 
-    void countForKind(LockKind kind, String what) {
+    void countForKind(Workload kind, String what) {
         kindCounts.get(kind).merge(what, 1, Integer::sum);
     }
 
     /** @return how many events of a type the loops of one lock kind recorded */
-    public int events(LockKind kind, Event.Type type) {
+    public int events(Workload kind, Event.Type type) {
         return kindTypes.get(kind).getOrDefault(type, 0);
     }
 
     /** @return lock calls made on the lock of one kind: acquisition attempts and releases, whatever their outcome */
-    public int operations(LockKind kind) {
+    public int operations(Workload kind) {
         int n = 0;
         for (Event.Type t : OPERATION_OUTCOMES) {
             n += events(kind, t);
@@ -126,14 +126,14 @@ public final class Report {
     /** @return lock calls made on every lock */
     public int operations() {
         int n = 0;
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             n += operations(kind);
         }
         return n;
     }
 
     /** @return the violations attributed to one lock kind */
-    public int violations(LockKind kind) {
+    public int violations(Workload kind) {
         return kindViolations.get(kind);
     }
 
@@ -206,7 +206,7 @@ public final class Report {
             b.append("  (").append(note).append(")\n");
         }
         b.append(String.format("%n%-44s", "operations per lock kind"));
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             b.append(String.format(" %8s", kind.label()));
         }
         b.append(String.format(" %8s%n", "total"));
@@ -264,7 +264,7 @@ public final class Report {
 
     private int loopHellos() {
         int n = 0;
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             n += events(kind, Event.Type.HELLO);
         }
         return n;
@@ -274,10 +274,10 @@ public final class Report {
         kindRow(b, what, kind -> events(kind, type));
     }
 
-    private static void kindRow(StringBuilder b, String what, java.util.function.ToIntFunction<LockKind> value) {
+    private static void kindRow(StringBuilder b, String what, java.util.function.ToIntFunction<Workload> value) {
         b.append(String.format("  %-42s", what));
         int total = 0;
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             int n = value.applyAsInt(kind);
             total += n;
             b.append(String.format(" %8d", n));

@@ -14,7 +14,7 @@ import static io.dlock.chaos.Event.Type.HELLO;
 
 /**
  * A worker JVM: one {@link LockClient} (default configuration but for the timeouts and {@code localHandoffs}) and,
- * per {@link LockKind}, {@link WorkerArgs#threads()} {@link LockLoop} threads, each an owner of its own, looping on
+ * per {@link Workload}, {@link WorkerArgs#threads()} {@link LockLoop} threads, each an owner of its own, looping on
  * its kind's lock until the stop file appears. Owners of one client that contend for one lock wait for each other
  * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
  * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
@@ -48,17 +48,17 @@ public final class Worker {
         }
         dieWithParent();
         EventLog log = EventLog.create(args.outDir().resolve(args.id() + ".events"), args.id());
-        HandoffMeter handoffs = new HandoffMeter();
+        HandoffListener handoffs = new HandoffListener();
         LockClient client = connect(LockClientConfig.builder()
                 .redisUri(args.redisUri())
                 .watchdogTimeout(Duration.ofMillis(args.watchdogMs()))
                 .commandTimeout(Duration.ofMillis(args.commandTimeoutMs()))
                 .fairLockWaitTimeout(Duration.ofMillis(FAIR_WAIT_TIMEOUT_MS))
                 .tuning(TuningSettings.builder().localHandoffs(args.localHandoffs()).build())
-                .meterRegistry(handoffs.registry())
                 .build());
+        client.addEventListener(handoffs);
         List<LockLoop> loops = new ArrayList<>();
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             for (int t = 0; t < args.threads(); t++) {
                 loops.add(new LockLoop(args, kind, t, client));
             }

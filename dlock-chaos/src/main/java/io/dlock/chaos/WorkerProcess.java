@@ -167,8 +167,8 @@ final class WorkerProcess {
      * ignored), or this worker's id when no loop of it has said so
      */
     String loopOf(String field) {
-        String owner = field.endsWith(LockKind.WRITER_SUFFIX)
-                ? field.substring(0, field.length() - LockKind.WRITER_SUFFIX.length()) : field;
+        String owner = field.endsWith(Workload.WRITER_SUFFIX)
+                ? field.substring(0, field.length() - Workload.WRITER_SUFFIX.length()) : field;
         String loop = loopsByField.get(owner);
         if (loop == null) {
             readLoopHellos();

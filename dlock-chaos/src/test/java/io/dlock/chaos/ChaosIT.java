@@ -25,7 +25,7 @@ class ChaosIT {
         // the run did exercise what it checks
         assertThat(report.events(Event.Type.ACQUIRED)).isPositive();
         assertThat(report.events(Event.Type.STORE_ACCEPTED)).isPositive();
-        for (LockKind kind : LockKind.values()) {
+        for (Workload kind : Workload.values()) {
             assertThat(report.events(kind, Event.Type.ACQUIRED)).as("%s acquisitions", kind.label()).isPositive();
             assertThat(report.events(kind, Event.Type.UNLOCKED)).as("%s releases", kind.label()).isPositive();
         }

@@ -313,7 +313,7 @@ class CheckerTest {
         assertThat(report.violations(Invariant.NO_OVERLAP)).isEmpty();
         assertThat(report.violations(Invariant.VALID_HOLDS_EXCLUSIVE)).singleElement().asString()
                 .contains("w2/rw (read hold 1)").contains("w3/rw (hold 1)").contains("Redis held both");
-        assertThat(report.violations(LockKind.READ_WRITE)).isEqualTo(1);
+        assertThat(report.violations(Workload.READ_WRITE)).isEqualTo(1);
     }
 
     @Test
@@ -328,7 +328,7 @@ class CheckerTest {
         assertThat(report.violations(Invariant.NO_OVERLAP)).singleElement().asString()
                 .contains("w1/plain/t1 (hold 1)").contains("w1/plain/t2 (hold 1)");
         assertThat(report.violations(Invariant.VALID_HOLDS_EXCLUSIVE)).hasSize(1);
-        assertThat(report.violations(LockKind.PLAIN)).isEqualTo(2);
+        assertThat(report.violations(Workload.PLAIN)).isEqualTo(2);
     }
 
     @Test

@@ -86,7 +86,7 @@ class RedisHoldChecksTest {
         assertThat(report.violations(Invariant.HOLD_IN_REDIS)).singleElement().asString()
                 .contains("w1/plain/t1 (hold 2), acquired t=3000ms").contains("claimed valid until t=4900ms")
                 .contains("absent field=c1:1 missing=field").contains("answered by t=3052ms");
-        assertThat(report.violations(LockKind.PLAIN)).isEqualTo(1);
+        assertThat(report.violations(Workload.PLAIN)).isEqualTo(1);
         assertThat(report.passed()).isFalse();
     }
 

@@ -6,6 +6,7 @@ import io.dlock.FencedLock;
 import io.dlock.HeldLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
+import io.dlock.LockEventListener;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
@@ -18,8 +19,6 @@ import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.SyncWaits;
 import io.dlock.internal.lock.ReentrantRedisLock;
 import io.dlock.internal.lock.ReplicaSync;
-import io.dlock.internal.metrics.ConfiguredMetrics;
-import io.dlock.internal.metrics.EventSink;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
@@ -76,8 +75,6 @@ public final class RedisLockClient implements LockClient {
     private final LockInspector inspector;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
-    /** The metrics bound to {@link LockClientConfig#meterRegistry()}, or null. */
-    private volatile AutoCloseable configuredMetrics;
 
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
@@ -144,16 +141,7 @@ public final class RedisLockClient implements LockClient {
             transport.close();
             throw e;
         }
-        RedisLockClient client = new RedisLockClient(config, transport);
-        if (config.meterRegistry().isPresent()) {
-            try {
-                client.configuredMetrics = ConfiguredMetrics.bind(client, config.meterRegistry().get());
-            } catch (RuntimeException | LinkageError e) {
-                client.close();
-                throw e;
-            }
-        }
-        return client;
+        return new RedisLockClient(config, transport);
     }
 
     /**
@@ -269,6 +257,29 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public CompletableFuture<LockInfo> inspectAsync(String name) {
+        LockNames.requireValid(name);
+        if (closed) {
+            return CompletableFuture.failedFuture(new LockException("the lock client is closed"));
+        }
+        CompletableFuture<LockInfo> reply;
+        try {
+            reply = inspector.inspect(name);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<LockInfo> result = new CompletableFuture<>();
+        reply.whenCompleteAsync((info, error) -> {
+            if (error != null) {
+                result.completeExceptionally(Errors.toApi(error, name, "inspect"));
+            } else {
+                result.complete(info);
+            }
+        }, executor);
+        return result;
+    }
+
+    @Override
     public String getId() {
         return id;
     }
@@ -284,6 +295,16 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public void addEventListener(LockEventListener listener) {
+        services.events().add(listener);
+    }
+
+    @Override
+    public void removeEventListener(LockEventListener listener) {
+        services.events().remove(listener);
+    }
+
+    @Override
     public List<HeldLock> heldLocks() {
         if (closed) {
             return List.of();
@@ -294,24 +315,11 @@ public final class RedisLockClient implements LockClient {
             long validNanos = hold.validForNanos(now);
             int count = hold.acquisitions();
             if (validNanos > 0 && count > 0) {
-                held.add(new HeldLock(hold.lockName(), kindOf(hold), hold.ownerId(), count,
+                held.add(new HeldLock(hold.lockName(), hold.kind(), hold.ownerId(), count,
                         Duration.ofNanos(validNanos), hold.watchdogRenewed()));
             }
         }
         return held;
-    }
-
-    private static HeldLock.Kind kindOf(Hold hold) {
-        if (hold.renewal() instanceof io.dlock.internal.lock.ReadHoldRenewal) {
-            return HeldLock.Kind.READ;
-        }
-        if (hold.field().endsWith(":write")) {
-            return HeldLock.Kind.WRITE;
-        }
-        if (hold.fencingToken() != null) {
-            return HeldLock.Kind.FENCED;
-        }
-        return hold.isFair() ? HeldLock.Kind.FAIR : HeldLock.Kind.LOCK;
     }
 
     /** @return what the client is doing now (for tests and inspection) */
@@ -323,11 +331,6 @@ public final class RedisLockClient implements LockClient {
     /** @return how many owners of this client wait inside it behind another of its owners on {@code lockName} */
     public int localWaiters(String lockName) {
         return services.localWaiters(lockName);
-    }
-
-    /** @return where this client reports events for metrics ({@link io.dlock.LockMetrics}) */
-    public EventSink events() {
-        return services.events();
     }
 
     @Override
@@ -352,21 +355,9 @@ public final class RedisLockClient implements LockClient {
             log.debug("closing with waiters still cleaning up: {}", e.toString());
         }
         transport.close();
-        closeConfiguredMetrics();
         timer.shutdownNow();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
-        }
-    }
-
-    private void closeConfiguredMetrics() {
-        AutoCloseable metrics = configuredMetrics;
-        if (metrics != null) {
-            try {
-                metrics.close();
-            } catch (Exception e) {
-                log.debug("closing the metrics failed: {}", e.toString());
-            }
         }
     }
 

@@ -18,8 +18,8 @@
  * </ul>
  * The lock kinds are in {@code io.dlock.internal.lock}, hold records and the watchdog in
  * {@code io.dlock.internal.lease}, pub/sub wake-ups in {@code io.dlock.internal.wakeup}, the Lua scripts in
- * {@code io.dlock.internal.script}, connections in {@code io.dlock.internal.transport} and metrics events in
- * {@code io.dlock.internal.metrics}. How they fit together: {@code docs/architecture.md}; what goes over the wire:
- * {@code docs/protocol.md}.
+ * {@code io.dlock.internal.script}, connections in {@code io.dlock.internal.transport}, lock events in
+ * {@code io.dlock.internal.events} and the Micrometer recorder in {@code io.dlock.internal.metrics}. How they fit
+ * together: {@code docs/architecture.md}; what goes over the wire: {@code docs/protocol.md}.
  */
 package io.dlock.internal;

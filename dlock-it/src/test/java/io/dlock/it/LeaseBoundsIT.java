@@ -2,8 +2,8 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.LockKind;
 import io.dlock.internal.script.LuaScript;
-import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -73,7 +73,7 @@ class LeaseBoundsIT {
     @EnumSource(LockKind.class)
     void extremeLeasesOfEveryUnitAreRefusedOrHonouredAndNeverLeaveAKeyWithoutTtl(LockKind kind, LockClient a)
             throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         for (TimeUnit unit : TimeUnit.values()) {
             for (long lease : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 2, Integer.MAX_VALUE, 1}) {
                 String what = kind + " lease " + lease + " " + unit;
@@ -119,7 +119,7 @@ class LeaseBoundsIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void durationsMustNotBeNegativeAndExtremeOnesAreRefusedOrMeanNoLimit(LockKind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         assertThatThrownBy(() -> lock.lock(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("leaseTime");
         assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
@@ -133,7 +133,7 @@ class LeaseBoundsIT {
         assertNothingHeld("refused durations");
 
         // a wait longer than any deadline can count means "no limit": it acquires once the holder's lease ends
-        DistributedLock holder = kind == LockKind.READ ? a.getReadWriteLock(name).writeLock() : kind.make(a, name);
+        DistributedLock holder = kind == LockKind.READ ? a.getReadWriteLock(name).writeLock() : a.getLock(kind, name);
         workers.call(Duration.ofSeconds(5), () -> holder.tryLock(0, 300, MILLISECONDS));
         long start = System.nanoTime();
         assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(10))).isTrue();

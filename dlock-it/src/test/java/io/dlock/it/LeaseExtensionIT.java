@@ -7,7 +7,7 @@ import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockLostException;
 import io.dlock.LockOwner;
-import io.dlock.it.support.LockKind;
+import io.dlock.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -87,7 +87,7 @@ class LeaseExtensionIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void extendsAndShortensWhatRedisKeeps(LockKind kind, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         long me = Thread.currentThread().getId();
         lock.lock(2, SECONDS);
 
@@ -113,7 +113,7 @@ class LeaseExtensionIT {
     void aWatchdogHoldBecomesAFixedLeaseHold(LockKind kind, LockClient a) throws InterruptedException {
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock();
         assertThat(a.heldLocks()).singleElement().extracting(HeldLock::renewedByWatchdog).isEqualTo(true);
         lock.extendLease(Duration.ofMillis(WATCHDOG_MS * 2 / 3));
@@ -136,7 +136,7 @@ class LeaseExtensionIT {
     @ParameterizedTest
     @EnumSource(value = LockKind.class, names = "READ", mode = EnumSource.Mode.EXCLUDE)
     void aPartialUnlockKeepsTheExtendedLease(LockKind kind, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock();
         lock.lock(1, SECONDS);
         lock.extendLease(Duration.ofSeconds(10));
@@ -152,7 +152,7 @@ class LeaseExtensionIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void failsForAnOwnerThatHoldsNothing(LockKind kind, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         assertThatThrownBy(() -> lock.extendLease(Duration.ofSeconds(5)))
                 .isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("'" + name + "'")
                 .hasMessageContaining("cannot be extended");
@@ -174,14 +174,14 @@ class LeaseExtensionIT {
     @EnumSource(LockKind.class)
     void failsOnceTheLeaseRanOutWithoutBringingTheHoldBack(LockKind kind, LockClient a, LockClient b)
             throws InterruptedException {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         assertThat(lock.tryLock(0, 300, MILLISECONDS)).isTrue();
         Await.until(WAIT, () -> !raw.exists(name), "the lease runs out");
         assertThatThrownBy(() -> lock.extendLease(Duration.ofSeconds(30)))
                 .isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("'" + name + "'")
                 .hasMessageContaining("lease ran out");
         assertThat(raw.exists(name)).isFalse();
-        assertThat(kind.make(b, name).tryLock()).as("free for others").isTrue();
+        assertThat(b.getLock(kind, name).tryLock()).as("free for others").isTrue();
     }
 
     @ParameterizedTest
@@ -189,9 +189,9 @@ class LeaseExtensionIT {
     void failsAfterAForceUnlockNamingTheLock(LockKind kind, LockClient a, LockClient b) throws Exception {
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock(30, SECONDS); // a fixed lease: no renewal can find the hold gone before the extension does
-        assertThat(kind.make(b, name).forceUnlock()).isTrue();
+        assertThat(b.getLock(kind, name).forceUnlock()).isTrue();
 
         assertThatThrownBy(() -> lock.extendLease(Duration.ofSeconds(30))).isInstanceOf(LockLostException.class)
                 .hasMessageContaining("'" + name + "'").hasMessageContaining("gone from Redis")

@@ -4,7 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
-import io.dlock.it.support.LockKind;
+import io.dlock.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -94,7 +94,7 @@ class LeaseValidForIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void fixedLeaseMinusTheMargin(LockKind kind, LockClient a) throws InterruptedException {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
 
         lock.lock(10, SECONDS);
@@ -114,7 +114,7 @@ class LeaseValidForIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void watchdogHoldStaysValidAcrossRenewals(LockKind kind, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock();
         Await.during(Duration.ofMillis(2L * WATCHDOG_MS), () -> {
             long valid = assertNotBeyondRedis(kind, lock, a);
@@ -128,7 +128,7 @@ class LeaseValidForIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void partialReleaseOfALongerReentryGoesBackToTheOuterLease(LockKind kind, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock(2, SECONDS);
         lock.lock(60, SECONDS);
         assertThat(assertNotBeyondRedis(kind, lock, a)).isGreaterThan(50_000L);
@@ -151,7 +151,7 @@ class LeaseValidForIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void renewalNeverShortensALongerReentry(LockKind kind, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         String field = RawRedis.field(a.getId(), Thread.currentThread().getId());
         lock.lock();
         lock.lock(1, java.util.concurrent.TimeUnit.HOURS);
@@ -173,7 +173,7 @@ class LeaseValidForIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void anyThreadReadsAnOwnersValidityByItsOwnerId(LockKind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         long owner = 7_000_001L;
         assertThat(lock.leaseValidForOwner(owner)).isEqualTo(Duration.ZERO);
         lock.lockAsync(10, SECONDS, owner).get(5, SECONDS);
@@ -206,7 +206,7 @@ class LeaseValidForIT {
     @EnumSource(LockKind.class)
     @ClientSettings(watchdogTimeoutMillis = WATCHDOG_MS, commandTimeoutMillis = 450)
     void runsOutWhileRedisDoesNotAnswer(LockKind kind, RedisServer server, LockClient a) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock();
         long paused = System.nanoTime();
         server.pause();

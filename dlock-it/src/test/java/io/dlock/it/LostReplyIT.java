@@ -4,8 +4,8 @@ import io.dlock.DistributedLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.it.support.Leaks;
-import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -93,7 +93,7 @@ class LostReplyIT {
     @EnumSource(LockKind.class)
     void anAcquisitionRetriedAfterLostRepliesCountsOnceAndTheUnlockFreesTheLock(LockKind kind, RedisServer server,
                                                                               LockClient a) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         AtomicReference<CompletableFuture<Void>> locking = new AtomicReference<>();
         // lockAsync keeps trying while Redis does not answer: its first attempts time out, and run when thawed
         frozen(server, 3L * COMMAND_MS, () -> locking.set(lock.lockAsync(DistributedLock.LEASE_WATCHDOG,
@@ -113,7 +113,7 @@ class LostReplyIT {
     @EnumSource(LockKind.class)
     void aLostReplyUnderALiveHoldIsAdoptedWithoutResettingTheCount(LockKind kind, RedisServer server, LockClient a)
             throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
         lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
         AtomicReference<CompletableFuture<Void>> reentry = new AtomicReference<>();
@@ -136,14 +136,14 @@ class LostReplyIT {
     @EnumSource(LockKind.class)
     void aWaitThatGivesUpAfterALostReplyLeavesNoHoldBehind(LockKind kind, RedisServer server, LockClient a,
                                                           LockClient b) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         AtomicReference<CompletableFuture<Boolean>> trying = new AtomicReference<>();
         frozen(server, 3L * COMMAND_MS, () -> trying.set(lock.tryLockAsync(100, 60_000, MILLISECONDS, OWNER)));
         assertThatThrownBy(() -> trying.get().get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
         Await.until(Duration.ofSeconds(3), () -> !raw.exists(name),
                 () -> "the hold of the lost attempt should be dropped: " + raw.hgetall(name) + ", PTTL "
                         + raw.pttl(name));
-        DistributedLock other = kind.make(b, name);
+        DistributedLock other = b.getLock(kind, name);
         boolean otherGotIt = workers.call(Duration.ofSeconds(5), other::tryLock);
         assertThat(otherGotIt).as("another client gets the lock").isTrue();
         Leaks.assertClientIdle(a);

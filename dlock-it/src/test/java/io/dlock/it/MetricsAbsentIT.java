@@ -5,6 +5,8 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.LockEventListener;
+import io.dlock.LockKind;
 import io.dlock.it.support.ChildJvm;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
@@ -13,13 +15,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Micrometer is an optional dependency of dlock-core: a JVM without it on the class path locks, waits, renews and
- * unlocks every kind of lock ({@link ChildMain}, run without any {@code io/micrometer} jar).
+ * unlocks every kind of lock, reflects on the API's classes, and hears the client's lock events through a
+ * {@link LockEventListener} of its own ({@link ChildMain}, run without any {@code io/micrometer} jar).
  */
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 60, unit = SECONDS)
@@ -34,7 +38,10 @@ class MetricsAbsentIT {
         }
     }
 
-    /** Proves Micrometer is absent, then uses each lock kind; exits 0 when all went well. */
+    /**
+     * Proves Micrometer is absent, then uses each lock kind with an event listener counting acquisitions and
+     * releases; exits 0 when all went well.
+     */
     public static final class ChildMain {
         public static void main(String[] args) throws Exception {
             try {
@@ -44,15 +51,34 @@ class MetricsAbsentIT {
             } catch (ClassNotFoundException expected) {
                 System.out.println("micrometer absent");
             }
-            try {
-                LockClientConfig.builder().meterRegistry(new Object());
-                System.exit(3);
-            } catch (IllegalArgumentException expected) {
-                // a non-registry is refused without loading Micrometer
+            // no API signature outside io.dlock.metrics names a Micrometer type, so reflection resolves them all
+            for (Class<?> api : new Class<?>[] {LockClient.class, LockClientConfig.class,
+                    LockClientConfig.Builder.class, DistributedLock.class, FencedLock.class, LockEventListener.class}) {
+                api.getMethods();
             }
             LockClientConfig config = LockClientConfig.builder().redisUri(args[0])
                     .watchdogTimeout(Duration.ofSeconds(3)).build(); // command timeout 750 ms: a cold JVM connects
+            AtomicInteger acquired = new AtomicInteger();
+            AtomicInteger released = new AtomicInteger();
             try (LockClient client = LockClient.create(config)) {
+                client.addEventListener(new LockEventListener() {
+                    @Override
+                    public Acquisition acquisitionStarted(LockKind kind, String lockName, long ownerId) {
+                        return new Acquisition() {
+                            @Override
+                            public void ended(Outcome outcome, Throwable failure) {
+                                if (outcome == Outcome.ACQUIRED) {
+                                    acquired.incrementAndGet();
+                                }
+                            }
+                        };
+                    }
+
+                    @Override
+                    public void holdReleased(Hold hold) {
+                        released.incrementAndGet();
+                    }
+                });
                 DistributedLock plain = client.getLock("absent:plain");
                 plain.lock();
                 Thread.sleep(1_200); // a renewal round
@@ -77,6 +103,15 @@ class MetricsAbsentIT {
                 plain.unlock();
                 waiter.get(10, SECONDS);
                 plain.unlockAsync(9_000_001L).get(10, SECONDS);
+                // seven acquisitions, seven holds released; an acquisition's end may be told just after its caller
+                long deadline = System.nanoTime() + SECONDS.toNanos(10);
+                while ((acquired.get() < 7 || released.get() < 7) && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(10);
+                }
+                if (acquired.get() != 7 || released.get() != 7) {
+                    System.out.println("events: " + acquired + " acquired, " + released + " released");
+                    System.exit(3);
+                }
             }
             System.out.println("all kinds ok");
             System.exit(0);

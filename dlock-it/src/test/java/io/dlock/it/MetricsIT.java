@@ -4,18 +4,15 @@ import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
-import io.dlock.LockClientConfig;
 import io.dlock.LockException;
-import io.dlock.LockMetrics;
 import io.dlock.internal.RedisLockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
+import io.dlock.metrics.LockMetrics;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
-import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
@@ -396,7 +393,13 @@ class MetricsIT {
         SimpleMeterRegistry second = new SimpleMeterRegistry();
         LockMetrics metrics = meter(a);
         metrics.bindTo(second);
-        assertThatThrownBy(() -> LockMetrics.of(a)).isInstanceOf(IllegalStateException.class);
+        // a registry takes one LockMetrics per prefix: a second one, or the same one again, would count twice
+        assertThatThrownBy(() -> metrics.bindTo(registry)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'dlock.*'");
+        LockMetrics other = LockMetrics.of(a);
+        toClose.add(other);
+        assertThatThrownBy(() -> other.bindTo(second)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("prefix");
 
         a.getLock(name).lock();
         a.getLock(name).unlock();
@@ -422,18 +425,61 @@ class MetricsIT {
     }
 
     @Test
-    void theConfiguredRegistryIsBoundByTheClientAndClearedWhenItCloses(RedisServer server) {
-        assertThatThrownBy(() -> LockClientConfig.builder().meterRegistry("not a registry"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("meterRegistry");
-        MeterRegistry configured = new SimpleMeterRegistry();
-        try (LockClient client = LockClient.create(LockClientConfig.builder().redisUri(server.uri())
-                .meterRegistry(configured).build())) {
+    void severalLockMetricsOfOneClientRecordUnderTheirOwnPrefixes(LockClient a) {
+        meter(a);
+        LockMetrics tagged = LockMetrics.builder(a).prefix("locks").lockNameTags(n -> true).build();
+        toClose.add(tagged);
+        tagged.bindTo(registry);
+
+        a.getLock(name).lock();
+        a.getLock(name).unlock();
+        eventually(() -> assertThat(acquisitions("plain", "acquired")).isEqualTo(1));
+        eventually(() -> assertThat(registry.get("locks.acquire").tags("kind", "plain", "outcome", "acquired",
+                "name", name).timer().count()).isEqualTo(1));
+
+        tagged.close();
+        assertThat(registry.find("locks.acquire").meters()).isEmpty();
+        a.getLock(name).lock();
+        a.getLock(name).unlock();
+        eventually(() -> assertThat(acquisitions("plain", "acquired")).as("the other one goes on").isEqualTo(2));
+        assertThat(holdsRecorded("plain")).isEqualTo(2);
+        Leaks.assertClientIdle(a);
+    }
+
+    @Test
+    void twoClientsMeteredIntoOneRegistryNeedTwoPrefixes(LockClient a, LockClient b) {
+        meter(a);
+        LockMetrics same = LockMetrics.of(b);
+        toClose.add(same);
+        assertThatThrownBy(() -> same.bindTo(registry)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'dlock.*'");
+        LockMetrics own = LockMetrics.builder(b).prefix("b").build();
+        toClose.add(own);
+        own.bindTo(registry);
+
+        b.getLock(name).lock();
+        b.getLock(name).unlock();
+        eventually(() -> assertThat(registry.get("b.acquire").tags("kind", "plain", "outcome", "acquired").timer()
+                .count()).isEqualTo(1));
+        assertThat(allAcquisitions("plain")).as("nothing of b under a's prefix").isZero();
+    }
+
+    @Test
+    void metricsOfAClosedClientStayUntilClosedAndRecordNothingMore(RedisServer server) {
+        LockClient client = LockClient.connect(server.uri());
+        LockMetrics metrics;
+        try {
+            metrics = meter(client);
             client.getLock(name).lock();
             client.getLock(name).unlock();
-            Await.untilAsserted(SETTLE, () -> assertThat(configured.get("dlock.acquire")
-                    .tags("kind", "plain", "outcome", "acquired").timer().count()).isEqualTo(1));
-            assertThatThrownBy(() -> LockMetrics.of(client)).isInstanceOf(IllegalStateException.class);
+            eventually(() -> assertThat(acquisitions("plain", "acquired")).isEqualTo(1));
+        } finally {
+            client.close();
         }
-        assertThat(configured.getMeters()).extracting(Meter::getId).isEmpty();
+        assertThat(gauge("dlock.holds", "plain")).isZero();
+        assertThat(gauge("dlock.waiters", "plain")).isZero();
+        assertThat(acquisitions("plain", "acquired")).isEqualTo(1);
+        metrics.close();
+        assertThat(registry.getMeters()).isEmpty();
     }
 }

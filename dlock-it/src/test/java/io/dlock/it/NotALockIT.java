@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
-import io.dlock.it.support.LockKind;
+import io.dlock.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
@@ -49,7 +49,7 @@ class NotALockIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void forceUnlockOfAStringOrAListFailsAndLeavesTheKey(LockKind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         raw.sync().set(name, "precious");
         assertThatThrownBy(lock::forceUnlock).isInstanceOf(LockException.class).hasMessageContaining(name)
                 .hasMessageContaining("WRONGTYPE");
@@ -66,7 +66,7 @@ class NotALockIT {
 
         // a real lock is still removed
         lock.lock();
-        assertThat(kind.make(a, name).forceUnlock()).isTrue();
+        assertThat(a.getLock(kind, name).forceUnlock()).isTrue();
         assertThat(raw.exists(name)).isFalse();
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }

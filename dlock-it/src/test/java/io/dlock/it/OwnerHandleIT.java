@@ -5,7 +5,7 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockOwner;
-import io.dlock.it.support.LockKind;
+import io.dlock.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -86,7 +86,7 @@ class OwnerHandleIT {
     @ParameterizedTest
     @EnumSource(value = LockKind.class, names = "READ", mode = EnumSource.Mode.EXCLUDE)
     void twoOwnersExcludeEachOtherOnOneThread(LockKind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         LockOwner first = a.newOwner();
         LockOwner second = a.newOwner();
 
@@ -138,20 +138,20 @@ class OwnerHandleIT {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void aHoldIsReentrantPerOwnerAndReleasedFromAnyThread(LockKind kind, LockClient a, LockClient b) {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         LockOwner owner = a.newOwner();
         lock.as(owner).lock();
         lock.as(owner).lock(5, SECONDS);
         assertThat(lock.as(owner).getHoldCount()).isEqualTo(2);
         // another lock object of the client, on another thread, sees and releases the same hold
         int left = workers.call(WAIT, () -> {
-            DistributedLock other = kind.make(a, name).as(owner);
+            DistributedLock other = a.getLock(kind, name).as(owner);
             assertThat(other.isHeldByCurrentThread()).isTrue();
             other.unlock();
             return other.getHoldCount();
         });
         assertThat(left).isEqualTo(1);
-        DistributedLock excluded = kind == LockKind.READ ? b.getReadWriteLock(name).writeLock() : kind.make(b, name);
+        DistributedLock excluded = kind == LockKind.READ ? b.getReadWriteLock(name).writeLock() : b.getLock(kind, name);
         assertThat(excluded.tryLock()).as("still held, for another client").isFalse();
         workers.call(WAIT, () -> {
             lock.as(owner).unlockAsync().join();
@@ -164,7 +164,7 @@ class OwnerHandleIT {
     @ParameterizedTest
     @EnumSource(value = LockKind.class, names = "READ", mode = EnumSource.Mode.EXCLUDE)
     void asyncTwinsActForTheOwner(LockKind kind, LockClient a) throws Exception {
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         DistributedLock first = lock.as(a.newOwner());
         DistributedLock second = lock.as(a.newOwner());
 

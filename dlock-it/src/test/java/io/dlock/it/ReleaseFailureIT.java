@@ -5,8 +5,8 @@ import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.it.support.Leaks;
-import io.dlock.it.support.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -99,9 +99,9 @@ class ReleaseFailureIT {
     void aFailedLastReleaseStopsRenewalSoTheLockExpiresAndAnotherClientGetsIt(LockKind kind, LockClient b)
             throws Exception {
         LockClient a = holderClient();
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock();
-        DistributedLock other = kind == LockKind.READ ? b.getReadWriteLock(name).writeLock() : kind.make(b, name);
+        DistributedLock other = kind == LockKind.READ ? b.getReadWriteLock(name).writeLock() : b.getLock(kind, name);
         Future<Long> waiter = workers.submit(() -> {
             other.lock();
             long at = System.nanoTime();
@@ -133,7 +133,7 @@ class ReleaseFailureIT {
         LockClient a = holderClient();
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
-        DistributedLock lock = kind.make(a, name);
+        DistributedLock lock = a.getLock(kind, name);
         lock.lock();
         lock.lock();
 

@@ -1,5 +1,7 @@
 package io.dlock.spring;
 
+import io.dlock.LockKind;
+
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -60,7 +62,11 @@ public @interface DistributedLocked {
      */
     String name();
 
-    /** The kind of lock; {@link LockKind#PLAIN} by default. */
+    /**
+     * The kind of lock ({@link io.dlock.LockClient#getLock(LockKind, String)}); {@link LockKind#PLAIN} by default.
+     * Under {@link LockKind#FENCED} the method may read its hold's token with
+     * {@code client.getFencedLock(name).getToken()}.
+     */
     LockKind kind() default LockKind.PLAIN;
 
     /**

@@ -1,6 +1,7 @@
 package io.dlock.spring;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockKind;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.StringValueResolver;

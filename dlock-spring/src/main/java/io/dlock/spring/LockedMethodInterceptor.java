@@ -73,7 +73,7 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         LockClient lockClient = client.get();
-        DistributedLock lock = spec.kind().of(lockClient, name).as(lockClient.newOwner());
+        DistributedLock lock = lockClient.getLock(spec.kind(), name).as(lockClient.newOwner());
         if (!acquire(lock, spec)) {
             return busy(spec, name);
         }

@@ -4,7 +4,7 @@
  *
  * <p>What applications use, all of it public API of the module {@code dlock-spring}:
  * <ul>
- *   <li>{@link io.dlock.spring.DistributedLocked} on a method, with {@link io.dlock.spring.LockKind} (which lock),
+ *   <li>{@link io.dlock.spring.DistributedLocked} on a method, with {@link io.dlock.LockKind} (which lock),
  *       {@link io.dlock.spring.WhenBusy} (what happens when the lock stays busy) and
  *       {@link io.dlock.spring.LockBusyException}; turned on by {@link io.dlock.spring.EnableDistributedLocking} (or by
  *       the Spring Boot starter), which registers a {@link io.dlock.spring.DistributedLockedAdvisor} that may also be

@@ -1,6 +1,7 @@
 package io.dlock.spring;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockKind;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;

@@ -1,6 +1,7 @@
 package io.dlock.spring;
 
 import io.dlock.LockClient;
+import io.dlock.LockKind;
 
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;

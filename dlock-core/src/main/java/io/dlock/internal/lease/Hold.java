@@ -1,5 +1,8 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LockEventListener;
+import io.dlock.LockKind;
+
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
@@ -14,12 +17,13 @@ import java.util.Iterator;
  *
  * <p>Thread-safety: all mutable state is guarded by {@code this}; critical sections never block.
  */
-public final class Hold {
+public final class Hold implements LockEventListener.Hold {
     /** Lease value meaning "renewed by the watchdog". */
     public static final long WATCHDOG = -1L;
 
     enum State { ACTIVE, RELEASED, LOST }
 
+    private final LockKind kind;
     private final String lockName;
     private final String key;
     private final String field;
@@ -38,8 +42,6 @@ public final class Hold {
     private int pendingReleases;
     /** When the earliest release still in flight was sent (valid while {@code pendingReleases > 0}). */
     private long releaseSentAtNanos;
-    /** Whether the hold belongs to a fair lock (for {@code LockClient.heldLocks()} only). */
-    private volatile boolean fair;
     /** The fencing token of this hold (fenced locks), or null. */
     private volatile Long fencingToken;
     private boolean lastRenewalFailed;
@@ -50,7 +52,8 @@ public final class Hold {
     private boolean extended;
     private State state = State.ACTIVE;
 
-    Hold(String lockName, String key, String field, long ownerId, RenewalSender renewal) {
+    Hold(LockKind kind, String lockName, String key, String field, long ownerId, RenewalSender renewal) {
+        this.kind = kind;
         this.lockName = lockName;
         this.key = key;
         this.field = field;
@@ -64,6 +67,12 @@ public final class Hold {
         return renewal;
     }
 
+    @Override
+    public LockKind kind() {
+        return kind;
+    }
+
+    @Override
     public String lockName() {
         return lockName;
     }
@@ -76,6 +85,7 @@ public final class Hold {
         return field;
     }
 
+    @Override
     public long ownerId() {
         return ownerId;
     }
@@ -255,6 +265,12 @@ public final class Hold {
         return state == State.ACTIVE ? leases.size() : 0;
     }
 
+    /** The same as {@link #acquisitions()}, for lock event listeners. */
+    @Override
+    public int holdCount() {
+        return acquisitions();
+    }
+
     /** Nanoseconds this hold is still known valid at {@code nowNanos}, after the safety margin; ≤ 0 when not. */
     public synchronized long validForNanos(long nowNanos) {
         return state == State.ACTIVE ? validUntilNanos - marginNanos - nowNanos : 0;
@@ -326,16 +342,6 @@ public final class Hold {
 
     synchronized void releaseFailed() {
         pendingReleases--;
-    }
-
-    /** Marks the hold as one of a fair lock (reported so by {@code LockClient.heldLocks()}). */
-    public void markFair() {
-        fair = true;
-    }
-
-    /** @return whether {@link #markFair()} was called */
-    public boolean isFair() {
-        return fair;
     }
 
     /** @return whether the watchdog renews this hold (for reporting) */

@@ -1,9 +1,10 @@
 package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockEventListener;
+import io.dlock.LockKind;
 import io.dlock.internal.Errors;
-import io.dlock.internal.metrics.EventSink;
-import io.dlock.internal.metrics.LockEvents;
+import io.dlock.internal.events.EventSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +67,7 @@ public final class LeaseRenewer implements AutoCloseable {
     private Runnable cancelNextTick = () -> { };
     private volatile boolean renewalInFlight;
     private volatile boolean lastRoundFailed;
-    /** Where hold endings and renewals are reported for metrics. */
+    /** Where hold endings and renewals are reported (lock event listeners). */
     private volatile EventSink events = new EventSink();
 
     /**
@@ -99,7 +100,7 @@ public final class LeaseRenewer implements AutoCloseable {
         return holds;
     }
 
-    /** Reports hold endings and renewals to {@code events} (metrics) from now on. */
+    /** Reports hold endings and renewals to {@code events} (lock event listeners) from now on. */
     public void reportTo(EventSink events) {
         this.events = events;
     }
@@ -120,17 +121,18 @@ public final class LeaseRenewer implements AutoCloseable {
     /**
      * Records an acquisition (first or re-entrant) that Redis granted.
      *
+     * @param kind        the kind of the acquiring lock: the kind of a hold this acquisition begins
      * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
      * @param sentAtNanos when the acquiring request was sent ({@link #nanoTime()})
      * @param renewal     how this kind of hold is renewed
      * @return the hold record
      */
-    public Hold acquired(String lockName, String key, String field, long ownerId, long leaseMs, long sentAtNanos,
-                         RenewalSender renewal) {
+    public Hold acquired(LockKind kind, String lockName, String key, String field, long ownerId, long leaseMs,
+                         long sentAtNanos, RenewalSender renewal) {
         HoldTable.HoldId id = new HoldTable.HoldId(key, field);
         long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
         while (true) {
-            Hold hold = holds.recordOrCreate(id, () -> new Hold(lockName, key, field, ownerId, renewal));
+            Hold hold = holds.recordOrCreate(id, () -> new Hold(kind, lockName, key, field, ownerId, renewal));
             synchronized (hold) {
                 if (hold.isActive() && !ranOut(hold)) {
                     hold.granted(leaseMs, effective, sentAtNanos);
@@ -313,7 +315,7 @@ public final class LeaseRenewer implements AutoCloseable {
         List<Hold> holdsOfBatch = List.copyOf(batch);
         CompletableFuture<List<Boolean>> reply = Errors.call(() -> sender.renew(holdsOfBatch, watchdogMs));
         return reply.handle((alive, error) -> {
-            LockEvents report = events.get();
+            LockEventListener report = events.get();
             if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {
                 log.warn("lease renewal of {} lock(s) failed; retrying: {}", holdsOfBatch.size(),
                         error != null ? error.toString() : "unexpected reply " + alive);

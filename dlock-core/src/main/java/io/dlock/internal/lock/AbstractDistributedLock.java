@@ -1,13 +1,14 @@
 package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockEventListener;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.HoldTable.HoldId;
-import io.dlock.internal.metrics.LockEvents;
-import io.dlock.internal.metrics.LockKind;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -23,35 +24,18 @@ import java.util.concurrent.TimeUnit;
 public abstract class AbstractDistributedLock extends LockApi {
     protected final LockServices services;
     protected final String name;
-    /** The {@code kind} of this lock's metrics. */
+    /** Which kind this lock is: given to the holds it begins and reported with its events. */
     private final LockKind kind;
 
-    protected AbstractDistributedLock(LockServices services, String name) {
+    protected AbstractDistributedLock(LockServices services, String name, LockKind kind) {
         this.services = services;
         this.name = name;
-        this.kind = kindOf(this);
+        this.kind = kind;
     }
 
-    /** @return the {@code kind} of this lock's metrics */
-    final LockKind kind() {
+    /** @return which kind of lock this is */
+    protected final LockKind kind() {
         return kind;
-    }
-
-    /** Decided here, once per lock object, so that the lock kinds need no code for metrics. */
-    private static LockKind kindOf(AbstractDistributedLock lock) {
-        if (lock instanceof FairRedisLock) {
-            return LockKind.FAIR;
-        }
-        if (lock instanceof FencedRedisLock) {
-            return LockKind.FENCED;
-        }
-        if (lock instanceof RedisReadLock) {
-            return LockKind.READ;
-        }
-        if (lock instanceof RedisWriteLock) {
-            return LockKind.WRITE;
-        }
-        return LockKind.PLAIN;
     }
 
     // ---- primitives of a lock kind ----
@@ -266,16 +250,16 @@ public abstract class AbstractDistributedLock extends LockApi {
         long deadline = waitNanos == WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
         long waitMillis = waitNanos == WAIT_FOREVER ? WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
-        LockEvents.Acquisition metered = services.events.get().acquireStarted(kind, name);
-        AcquireLoop.Attempt attempt = metered == LockEvents.Acquisition.NONE
+        LockEventListener.Acquisition followed = services.events.get().acquisitionStarted(kind, name, ownerId);
+        AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
-                : () -> meteredAttempt(metered, ownerId, leaseMs, waitMillis);
+                : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
         AcquireLoop loop = new AcquireLoop(name, attempt,
                 () -> release(ownerId), () -> giveUp(ownerId), wakeupChannel(ownerId), services.wakeups,
                 services.renewer::nanoTime, deadline, waitNanos == 0, services.renewer.watchdogMs(),
                 everyMessageWakesAllWaiters(), services.outage, localGate(ownerId, leaseMs));
-        if (metered != LockEvents.Acquisition.NONE) {
-            loop.result().whenComplete(metered::ended);
+        if (followed != LockEventListener.Acquisition.IGNORED) {
+            loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
         }
         services.register(loop);
         // after what an abandoned acquisition of the same owner leaves to clean up (AbandonedCleanups)
@@ -284,17 +268,17 @@ public abstract class AbstractDistributedLock extends LockApi {
     }
 
     /**
-     * {@link #confirmedAttempt} for an acquisition that metrics follow: counts the attempt and reports a grant before
-     * the loop (and so the caller) learns of it.
+     * {@link #confirmedAttempt} for an acquisition that a lock event listener follows: reports the attempt, and a
+     * grant before the loop (and so the caller) learns of it.
      */
-    private CompletableFuture<Long> meteredAttempt(LockEvents.Acquisition metered, long ownerId, long leaseMs,
-                                                   long waitMillis) {
-        metered.attempted();
+    private CompletableFuture<Long> followedAttempt(LockEventListener.Acquisition followed, long ownerId, long leaseMs,
+                                                    long waitMillis) {
+        followed.attempted();
         return confirmedAttempt(ownerId, leaseMs, waitMillis).thenApply(ttl -> {
             if (ttl == null) {
                 Hold hold = services.renewer.find(holdKey(), holdField(ownerId));
                 if (hold != null) {
-                    metered.granted(hold);
+                    followed.granted(hold);
                 }
             }
             return ttl;

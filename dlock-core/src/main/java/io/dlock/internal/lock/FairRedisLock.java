@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
@@ -130,7 +131,7 @@ public final class FairRedisLock extends AbstractDistributedLock {
     private final String maxSleep;
 
     public FairRedisLock(LockServices services, String name) {
-        super(services, LockNames.requireValid(name));
+        super(services, LockNames.requireValid(name), LockKind.FAIR);
         this.keys = new String[] {name, queueKey(name), timeoutKey(name)};
         this.channelPrefix = LockNames.lockChannel(name);
         long slotMs = slotMillis(services.fairLockWaitMs);
@@ -180,8 +181,8 @@ public final class FairRedisLock extends AbstractDistributedLock {
                 sleep -> {
                     if (sleep == null) {
                         services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
-                        services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
-                                services.hashFieldRenewal).markFair();
+                        services.renewer.acquired(kind(), name, name, field, ownerId, leaseMs, sentAt,
+                                services.hashFieldRenewal);
                     }
                     return sleep;
                 });

@@ -3,6 +3,7 @@ package io.dlock.internal.lock;
 import io.dlock.FencedLock;
 import io.dlock.LockOwner;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** A {@link FencedRedisLock} acting for one fixed owner ({@link OwnerView}); its tokens are that owner's. */
@@ -44,5 +45,25 @@ final class FencedOwnerView extends OwnerView implements FencedLock {
     @Override
     public Long getToken() {
         return fenced.tokenOf(owner());
+    }
+
+    @Override
+    public CompletableFuture<Long> lockAndGetTokenAsync() {
+        return lockAndGetTokenAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit) {
+        return fenced.tokenOnceAcquired(fenced.lockAsync(leaseTime, unit, owner()), owner());
+    }
+
+    @Override
+    public CompletableFuture<Long> tryLockAndGetTokenAsync() {
+        return tryLockAndGetTokenAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit) {
+        return fenced.tokenOnceAcquired(fenced.tryLockAsync(waitTime, leaseTime, unit, owner()), owner());
     }
 }

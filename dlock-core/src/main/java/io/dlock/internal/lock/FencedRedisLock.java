@@ -2,7 +2,9 @@ package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.LockOwner;
+import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -66,7 +68,7 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     private final String[] acquireKeys;
 
     public FencedRedisLock(LockServices services, String name) {
-        super(services, LockNames.requireValid(name));
+        super(services, LockNames.requireValid(name), LockKind.FENCED);
         this.plain = new ReentrantRedisLock(services, name);
         this.acquireKeys = new String[] {name, tokenKey(name)};
     }
@@ -98,7 +100,8 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
         if (outcome != ACQUIRED && outcome != REENTERED) {
             return value;
         }
-        Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+        Hold hold = services.renewer.acquired(kind(), name, name, field, ownerId, leaseMs, sentAt,
+                services.hashFieldRenewal);
         if (outcome == ACQUIRED) {
             hold.fencingToken(value);
         }
@@ -169,6 +172,59 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     @Override
     public Long getToken() {
         return tokenOf(owner());
+    }
+
+    @Override
+    public CompletableFuture<Long> lockAndGetTokenAsync() {
+        return lockAndGetTokenAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit) {
+        long owner = owner();
+        return tokenOnceAcquired(lockAsync(leaseTime, unit, owner), owner);
+    }
+
+    @Override
+    public CompletableFuture<Long> tryLockAndGetTokenAsync() {
+        return tryLockAndGetTokenAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit) {
+        long owner = owner();
+        return tokenOnceAcquired(tryLockAsync(waitTime, leaseTime, unit, owner), owner);
+    }
+
+    /**
+     * The token of {@code ownerId}'s new hold once {@code acquisition} (of {@code lockAsync}: {@code Void}, or of
+     * {@code tryLockAsync}: whether acquired) acquired it; null when it did not. Cancelling the result cancels the
+     * acquisition (which abandons its wait); a hold acquired while the result was being cancelled is released again,
+     * as a cancelled {@code lockAsync} does.
+     */
+    CompletableFuture<Long> tokenOnceAcquired(CompletableFuture<?> acquisition, long ownerId) {
+        CompletableFuture<Long> token = new CompletableFuture<>();
+        acquisition.whenComplete((acquired, error) -> {
+            if (error != null) {
+                token.completeExceptionally(Errors.unwrap(error));
+            } else if (Boolean.FALSE.equals(acquired)) {
+                token.complete(null);
+            } else {
+                try {
+                    if (!token.complete(tokenOfNewHold(ownerId))) {
+                        unlockAsync(ownerId); // cancelled meanwhile: nobody will release it
+                    }
+                } catch (RuntimeException e) {
+                    token.completeExceptionally(e);
+                }
+            }
+        });
+        token.whenComplete((value, error) -> {
+            if (token.isCancelled()) {
+                acquisition.cancel(false);
+            }
+        });
+        return token;
     }
 
     /**

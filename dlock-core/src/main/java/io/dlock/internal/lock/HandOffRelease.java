@@ -53,9 +53,9 @@ final class HandOffRelease {
                 next.leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs));
         return reply.handle((moved, error) -> {
             if (error == null && moved != null && moved == 1L) {
-                Hold nextHold = services.renewer.acquired(name, lock.holdKey(), nextField, next.ownerId,
-                        next.leaseMs, sentAt, services.hashFieldRenewal);
-                services.events.get().handedOff(lock.kind(), name, nextHold);
+                Hold nextHold = services.renewer.acquired(lock.kind(), name, lock.holdKey(), nextField,
+                        next.ownerId, next.leaseMs, sentAt, services.hashFieldRenewal);
+                services.events.get().handedOff(nextHold);
                 // The receiver was reserved before the script was sent, so it still waits for exactly this outcome
                 // and nothing else can have sent it to Redis. If its caller gave up meanwhile, its own acquisition
                 // gives the lock back: never a release on its behalf here, which raced with a new attempt of the same

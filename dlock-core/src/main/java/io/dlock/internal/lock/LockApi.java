@@ -295,6 +295,26 @@ public abstract class LockApi implements DistributedLock {
     }
 
     @Override
+    public CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
+        return isHeldByThreadAsync(owner());
+    }
+
+    @Override
+    public CompletableFuture<Integer> getHoldCountAsync() {
+        return getHoldCountAsync(owner());
+    }
+
+    @Override
+    public CompletableFuture<Integer> getHoldCountAsync(long ownerId) {
+        try {
+            services().checkOpen(name());
+            return toCaller(core().holdCountRaw(ownerId));
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+    }
+
+    @Override
     public CompletableFuture<Long> remainTimeToLiveAsync() {
         try {
             services().checkOpen(name());

@@ -4,7 +4,7 @@ import io.dlock.LockException;
 import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
-import io.dlock.internal.metrics.EventSink;
+import io.dlock.internal.events.EventSink;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -60,7 +60,7 @@ public final class LockServices {
     final PendingAcquisitions pending;
     /** Cleanups of cancelled acquisitions, which the same owner's next acquisition waits for. */
     final AbandonedCleanups abandoned = new AbandonedCleanups();
-    /** Where locks and the renewer report events for metrics; reports nowhere until metrics are attached. */
+    /** Where locks and the renewer report events: the client's lock event listeners (none at first). */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -98,7 +98,7 @@ public final class LockServices {
         renewer.reportTo(events);
     }
 
-    /** @return where this client's locks and renewer report events for metrics */
+    /** @return where this client's locks and renewer report events */
     public EventSink events() {
         return events;
     }

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -21,8 +22,8 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
     /** KEYS of the release and force scripts: the hash, the timeout root (the channel is an ARGV). */
     final String[] releaseKeys;
 
-    ReadWriteSide(LockServices services, ReadWriteKeys keys) {
-        super(services, keys.name());
+    ReadWriteSide(LockServices services, ReadWriteKeys keys, LockKind kind) {
+        super(services, keys.name(), kind);
         this.keys = keys;
         this.releaseKeys = new String[] {keys.name(), keys.timeoutRoot()};
     }

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
@@ -15,7 +16,7 @@ final class RedisReadLock extends ReadWriteSide {
     private final String[] acquireKeys;
 
     RedisReadLock(LockServices services, ReadWriteKeys keys) {
-        super(services, keys);
+        super(services, keys, LockKind.READ);
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
     }
 
@@ -28,7 +29,7 @@ final class RedisReadLock extends ReadWriteSide {
                         Long.toString(effectiveLease(leaseMs)), reader, writerField(ownerId), Long.toString(known)),
                 sleepMs -> {
                     if (sleepMs == null) {
-                        services.renewer.acquired(name, name, reader, ownerId, leaseMs, sentAt,
+                        services.renewer.acquired(kind(), name, name, reader, ownerId, leaseMs, sentAt,
                                 services.readHoldRenewal);
                     }
                     return sleepMs;

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
@@ -22,7 +23,7 @@ final class RedisWriteLock extends ReadWriteSide {
     private final String[] withdrawKeys;
 
     RedisWriteLock(LockServices services, ReadWriteKeys keys) {
-        super(services, keys);
+        super(services, keys, LockKind.WRITE);
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
         this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
     }
@@ -55,7 +56,7 @@ final class RedisWriteLock extends ReadWriteSide {
     private Long onReply(Long ttl, long ownerId, long leaseMs, long sentAt, boolean waits, long refreshMs) {
         if (ttl == null) {
             services.holds.unmark(holdId(ownerId), Mark.WRITER_MARK);
-            services.renewer.acquired(name, name, writerField(ownerId), ownerId, leaseMs, sentAt,
+            services.renewer.acquired(kind(), name, name, writerField(ownerId), ownerId, leaseMs, sentAt,
                     services.hashFieldRenewal);
             return null;
         }

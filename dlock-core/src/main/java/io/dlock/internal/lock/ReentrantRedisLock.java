@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.Scripts;
@@ -37,7 +38,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     private final String channel;
 
     public ReentrantRedisLock(LockServices services, String name) {
-        super(services, LockNames.requireValid(name));
+        super(services, LockNames.requireValid(name), LockKind.PLAIN);
         this.lockKey = new String[] {name};
         this.channel = LockNames.lockChannel(name);
     }
@@ -52,7 +53,7 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
                         Long.toString(effectiveLease), field, Long.toString(known)),
                 ttl -> {
                     if (ttl == null) {
-                        Hold hold = services.renewer.acquired(name, name, field, ownerId, leaseMs, sentAt,
+                        Hold hold = services.renewer.acquired(kind(), name, name, field, ownerId, leaseMs, sentAt,
                                 services.hashFieldRenewal);
                         services.cohorts.acquired(name, ownerId, hold);
                     }

@@ -1,21 +1,22 @@
 package io.dlock.internal.metrics;
 
 import io.dlock.LeaseLostEvent;
-import io.dlock.internal.lease.Hold;
+import io.dlock.LockEventListener;
+import io.dlock.LockKind;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
- * Records one client's {@link LockEvents} as Micrometer meters in every bound registry ({@link MicrometerMeters}), and
- * each acquisition as an {@link Observation} when an {@link ObservationRegistry} is given.
+ * The lock event listener behind {@code io.dlock.metrics.LockMetrics}: records one client's events as Micrometer
+ * meters in every bound registry ({@link MicrometerMeters}), and each acquisition as an {@link Observation} when an
+ * {@link ObservationRegistry} is given.
  *
  * <h2>State</h2>
  * <ul>
@@ -30,7 +31,7 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe, non-blocking; never throws into the lock code (a failing meter is the registry's business).
  */
-public final class MicrometerLockEvents implements LockEvents {
+public final class MicrometerLockEvents implements LockEventListener {
     private static final LockKind[] KINDS = LockKind.values();
 
     /** What is known of one live hold. */
@@ -64,9 +65,23 @@ public final class MicrometerLockEvents implements LockEvents {
         return counters;
     }
 
-    /** Registers this client's meters in {@code registry}; from now on events are recorded there too. */
+    /**
+     * Registers this client's meters in {@code registry}; from now on events are recorded there too.
+     *
+     * @throws IllegalStateException when {@code registry} has this prefix's meters already (from another
+     *                               {@code LockMetrics}, or from this one): they would count twice
+     */
     public void bindTo(MeterRegistry registry) {
-        registries.add(new MicrometerMeters(registry, prefix, nameTags != null, holds, waiters));
+        // Locks the registry against other dlock binders only (Micrometer locks its own map internally), so that of
+        // two bound at once the second sees the first's meters.
+        synchronized (registry) {
+            if (registry.find(prefix + MicrometerMeters.HOLDS).meter() != null) {
+                throw new IllegalStateException("this MeterRegistry already has dlock's meters named '" + prefix
+                        + ".*' (another LockMetrics, or this one, is bound to it): their counts would add up. Bind one "
+                        + "LockMetrics per registry, or give each its own Builder.prefix");
+            }
+            registries.add(new MicrometerMeters(registry, prefix, nameTags != null, holds, waiters));
+        }
     }
 
     /** Unregisters every meter from every registry; later events are recorded nowhere. */
@@ -83,13 +98,13 @@ public final class MicrometerLockEvents implements LockEvents {
     }
 
     @Override
-    public Acquisition acquireStarted(LockKind kind, String lockName) {
+    public Acquisition acquisitionStarted(LockKind kind, String lockName, long ownerId) {
         waiters[kind.ordinal()].incrementAndGet();
         Observation observation = null;
         if (observations != null) {
             observation = Observation.createNotStarted(prefix + ".acquire", observations)
-                    .contextualName(prefix + " acquire " + kind.tag())
-                    .lowCardinalityKeyValue("kind", kind.tag())
+                    .contextualName(prefix + " acquire " + kind.tagValue())
+                    .lowCardinalityKeyValue("kind", kind.tagValue())
                     .highCardinalityKeyValue("name", lockName)
                     .start();
         }
@@ -122,18 +137,16 @@ public final class MicrometerLockEvents implements LockEvents {
         }
 
         @Override
-        public void ended(Boolean acquired, Throwable error) {
+        public void ended(Outcome outcome, Throwable failure) {
             long nanos = System.nanoTime() - startNanos;
             waiters[kind.ordinal()].decrementAndGet();
-            Outcome outcome = error == null ? (Boolean.TRUE.equals(acquired) ? Outcome.ACQUIRED : Outcome.TIMED_OUT)
-                    : error instanceof CancellationException ? Outcome.INTERRUPTED : Outcome.FAILED;
             for (MicrometerMeters meters : registries) {
                 meters.acquisition(kind, outcome, nanos, attempts, taggedName);
             }
             if (observation != null) {
-                observation.lowCardinalityKeyValue("outcome", outcome.tag());
-                if (outcome == Outcome.FAILED) {
-                    observation.error(error);
+                observation.lowCardinalityKeyValue("outcome", MicrometerMeters.outcomeTag(outcome));
+                if (failure != null) {
+                    observation.error(failure);
                 }
                 observation.stop();
             }
@@ -150,7 +163,7 @@ public final class MicrometerLockEvents implements LockEvents {
             return;
         }
         holds[kind.ordinal()].incrementAndGet();
-        if (hold.acquisitions() == 0) {
+        if (hold.holdCount() == 0) {
             ended(hold); // released or lost before this grant was reported
         }
     }
@@ -165,12 +178,12 @@ public final class MicrometerLockEvents implements LockEvents {
     }
 
     @Override
-    public void handedOff(LockKind kind, String lockName, Hold receiverHold) {
-        String taggedName = taggedName(lockName);
+    public void handedOff(Hold receiver) {
+        String taggedName = taggedName(receiver.lockName());
         for (MicrometerMeters meters : registries) {
-            meters.handedOff(kind, taggedName);
+            meters.handedOff(receiver.kind(), taggedName);
         }
-        holdStarted(kind, taggedName, receiverHold);
+        holdStarted(receiver.kind(), taggedName, receiver);
     }
 
     @Override

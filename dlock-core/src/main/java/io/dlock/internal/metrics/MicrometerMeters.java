@@ -1,6 +1,8 @@
 package io.dlock.internal.metrics;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockEventListener;
+import io.dlock.LockKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -18,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * The meters of one client in one {@link MeterRegistry} (names and tags: {@code io.dlock.LockMetrics}).
+ * The meters of one client in one {@link MeterRegistry} (names and tags: {@code io.dlock.metrics.LockMetrics}).
  *
  * <p>Every meter without a lock name is registered up front, one per combination of tag values, and kept in arrays
  * indexed by the enums' ordinals, so that recording costs no lookup. When per-name tags are on, those meters carry
@@ -32,9 +34,11 @@ import java.util.function.Function;
 final class MicrometerMeters {
     /** The {@code name} tag's value on meters that count every lock whose name is not tagged. */
     static final String OTHER_NAMES = "*";
+    /** The name of the {@code holds} gauges after the prefix: the meter that tells whether a registry has them. */
+    static final String HOLDS = ".holds";
 
     private static final LockKind[] KINDS = LockKind.values();
-    private static final LockEvents.Outcome[] OUTCOMES = LockEvents.Outcome.values();
+    private static final LockEventListener.Outcome[] OUTCOMES = LockEventListener.Outcome.values();
     private static final LeaseLostEvent.Reason[] REASONS = LeaseLostEvent.Reason.values();
 
     private record NamedKey(String meter, LockKind kind, String tagValue, String lockName) {
@@ -65,8 +69,8 @@ final class MicrometerMeters {
         this.nameTags = nameTags;
         for (LockKind kind : KINDS) {
             int k = kind.ordinal();
-            for (LockEvents.Outcome outcome : OUTCOMES) {
-                acquire[k][outcome.ordinal()] = acquireTimer(kind, outcome.tag(), OTHER_NAMES);
+            for (LockEventListener.Outcome outcome : OUTCOMES) {
+                acquire[k][outcome.ordinal()] = acquireTimer(kind, outcomeTag(outcome), OTHER_NAMES);
             }
             attempts[k] = attemptsSummary(kind, OTHER_NAMES);
             hold[k] = holdTimer(kind, OTHER_NAMES);
@@ -76,12 +80,12 @@ final class MicrometerMeters {
             renewals[k][0] = renewalCounter(kind, "ok", OTHER_NAMES);
             renewals[k][1] = renewalCounter(kind, "failed", OTHER_NAMES);
             handoffs[k] = handoffCounter(kind, OTHER_NAMES);
-            keep(Gauge.builder(prefix + ".holds", holds[k], AtomicInteger::get)
+            keep(Gauge.builder(prefix + HOLDS, holds[k], AtomicInteger::get)
                     .description("Holds of this client right now (an owner's re-entries count once)")
-                    .baseUnit("holds").tags("kind", kind.tag()).strongReference(true).register(registry));
+                    .baseUnit("holds").tags("kind", kind.tagValue()).strongReference(true).register(registry));
             keep(Gauge.builder(prefix + ".waiters", waiters[k], AtomicInteger::get)
                     .description("Acquisitions of this client in progress right now (attempting or waiting)")
-                    .baseUnit("acquisitions").tags("kind", kind.tag()).strongReference(true).register(registry));
+                    .baseUnit("acquisitions").tags("kind", kind.tagValue()).strongReference(true).register(registry));
         }
         renewalCalls[0] = keep(Counter.builder(prefix + ".renewal.calls").tags("result", "ok")
                 .description("Watchdog renewal calls (one script call renews a batch of holds)").register(registry));
@@ -89,6 +93,17 @@ final class MicrometerMeters {
                 .description("Watchdog renewal calls (one script call renews a batch of holds)").register(registry));
     }
 
+    /** @return the value of the {@code outcome} tag */
+    static String outcomeTag(LockEventListener.Outcome outcome) {
+        return switch (outcome) {
+            case ACQUIRED -> "acquired";
+            case TIMED_OUT -> "timed_out";
+            case INTERRUPTED -> "interrupted";
+            case FAILED -> "failed";
+        };
+    }
+
+    /** @return the value of the {@code reason} tag */
     static String reasonTag(LeaseLostEvent.Reason reason) {
         return switch (reason) {
             case EXPIRED -> "expired";
@@ -99,10 +114,10 @@ final class MicrometerMeters {
 
     // ---- recording; lockName null = not tagged ----
 
-    void acquisition(LockKind kind, LockEvents.Outcome outcome, long nanos, int redisAttempts, String lockName) {
+    void acquisition(LockKind kind, LockEventListener.Outcome outcome, long nanos, int redisAttempts, String lockName) {
         Timer timer = lockName == null ? acquire[kind.ordinal()][outcome.ordinal()]
-                : named(new NamedKey("acquire", kind, outcome.tag(), lockName),
-                        key -> acquireTimer(kind, outcome.tag(), lockName));
+                : named(new NamedKey("acquire", kind, outcomeTag(outcome), lockName),
+                        key -> acquireTimer(kind, outcomeTag(outcome), lockName));
         timer.record(nanos, TimeUnit.NANOSECONDS);
         DistributionSummary summary = lockName == null ? attempts[kind.ordinal()]
                 : named(new NamedKey("attempts", kind, null, lockName), key -> attemptsSummary(kind, lockName));
@@ -190,7 +205,7 @@ final class MicrometerMeters {
     }
 
     private Tags tags(LockKind kind, String lockName) {
-        Tags tags = Tags.of("kind", kind.tag());
+        Tags tags = Tags.of("kind", kind.tagValue());
         return nameTags ? tags.and("name", lockName) : tags;
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
@@ -32,7 +33,7 @@ class HoldTableTest {
             CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
 
     private Hold grant(long leaseMs) {
-        return renewer.acquired("orders", ID.key(), ID.field(), 1, leaseMs, time.nanoTime(), renewal);
+        return renewer.acquired(LockKind.PLAIN, "orders", ID.key(), ID.field(), 1, leaseMs, time.nanoTime(), renewal);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class HoldValidityTest {
     }
 
     private Hold acquire(long leaseMs, RenewalSender kind) {
-        return renewer.acquired("k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
+        return renewer.acquired(LockKind.PLAIN, "k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
     }
 
     private long validMs(Hold hold) {
@@ -186,7 +187,7 @@ class HoldValidityTest {
         renewer.extensionUnknown(hold, time.nanoTime(), 60_000);
         assertThat(validMs(hold)).as("it may not have run: still 1 s").isEqualTo(1_000 - margin(1_000));
 
-        Hold read = renewer.acquired("r", "r", "c:2", 2, 5_000, time.nanoTime(), perAcquisition);
+        Hold read = renewer.acquired(LockKind.READ, "r", "r", "c:2", 2, 5_000, time.nanoTime(), perAcquisition);
         renewer.extended(read, time.nanoTime(), 20_000);
         renewer.extensionUnknown(read, time.nanoTime(), 3_000);
         assertThat(read.validForNanos(time.nanoTime()) / MS).isEqualTo(3_000 - margin(3_000));

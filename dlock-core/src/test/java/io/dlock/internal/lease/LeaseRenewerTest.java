@@ -2,6 +2,7 @@ package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostEvent.Reason;
+import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class LeaseRenewerTest {
     }
 
     private Hold acquire(LeaseRenewer on, String key, long owner, long leaseMs) {
-        return on.acquired(key, key, "client:" + owner, owner, leaseMs, time.nanoTime(), recording);
+        return on.acquired(LockKind.PLAIN, key, key, "client:" + owner, owner, leaseMs, time.nanoTime(), recording);
     }
 
     /**
@@ -120,7 +121,7 @@ class LeaseRenewerTest {
             return CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
         };
         watchdogHold("plain", 1);
-        renewer.acquired("rw", "rw", "client:1", 1, Hold.WATCHDOG, time.nanoTime(), other);
+        renewer.acquired(LockKind.READ, "rw", "rw", "client:1", 1, Hold.WATCHDOG, time.nanoTime(), other);
         time.advanceMillis(PERIOD_MS);
         assertThat(calls).singleElement().satisfies(c -> assertThat(c.holds()).extracting(Hold::key)
                 .containsExactly("plain"));
@@ -272,7 +273,7 @@ class LeaseRenewerTest {
         renewer.close();
         lost.clear(); // the closed renewer reported its live hold (closeStopsTheTimerAndReportsLiveHolds)
         LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.systemUTC(), lost::add);
-        late.acquired("b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (holds, leaseMs) -> {
+        late.acquired(LockKind.PLAIN, "b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (holds, leaseMs) -> {
             throw new AssertionError("must not renew a hold whose lease ran out");
         });
         time.advanceMillis(WATCHDOG_MS + 1);

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.lease.Hold;
@@ -398,7 +399,8 @@ class HandoffModelCheckTest {
             send(o.field, "acquire " + o.field, r -> acquireScript(r, o.field, knownCount), reply -> {
                 unanswered.remove(o.field);
                 if (reply == null) {
-                    Hold hold = renewer.acquired(NAME, NAME, o.field, o.id, Hold.WATCHDOG, time.nanoTime(), renewal);
+                    Hold hold = renewer.acquired(LockKind.PLAIN, NAME, NAME, o.field, o.id, Hold.WATCHDOG,
+                            time.nanoTime(), renewal);
                     cohorts.acquired(NAME, o.id, hold);
                     acquired(o);
                 } else {
@@ -484,8 +486,8 @@ class HandoffModelCheckTest {
                     return;
                 }
                 if (Long.valueOf(1).equals(moved)) {
-                    Hold nextHold = renewer.acquired(NAME, NAME, to, next.ownerId, next.leaseMs, time.nanoTime(),
-                            renewal);
+                    Hold nextHold = renewer.acquired(LockKind.PLAIN, NAME, NAME, to, next.ownerId, next.leaseMs,
+                            time.nanoTime(), renewal);
                     cohort.handedOff(next, nextHold);
                     released(o, hold, 1L);
                     return;

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
@@ -58,7 +59,8 @@ class LocalCohortTest {
 
     /** A hold of {@code owner} that Redis granted just now (a re-entry when the owner already holds). */
     private Hold grant(long owner, long leaseMs) {
-        return renewer.acquired(NAME, NAME, "client:" + owner, owner, leaseMs, time.nanoTime(), renewal);
+        return renewer.acquired(LockKind.PLAIN, NAME, NAME, "client:" + owner, owner, leaseMs, time.nanoTime(),
+                renewal);
     }
 
     /** Redis granted {@code owner} the lock (watchdog lease) and the cohort is told, as an attempt does. */

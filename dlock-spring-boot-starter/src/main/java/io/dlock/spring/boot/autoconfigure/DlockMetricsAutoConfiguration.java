@@ -1,7 +1,7 @@
 package io.dlock.spring.boot.autoconfigure;
 
 import io.dlock.LockClient;
-import io.dlock.LockMetrics;
+import io.dlock.metrics.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;

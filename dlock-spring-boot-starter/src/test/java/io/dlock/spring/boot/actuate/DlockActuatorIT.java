@@ -76,7 +76,7 @@ class DlockActuatorIT {
                     assertThat(lock.get("leaseValidForMillis").asLong()).isPositive();
                 }
                 assertThat(rows).containsExactly("catalog WRITE 1 true", "ledger FENCED 1 true",
-                        "orders:42 LOCK 2 true", "prices READ 1 true", "reports FAIR 1 false");
+                        "orders:42 PLAIN 2 true", "prices READ 1 true", "reports FAIR 1 false");
 
                 JsonNode one = get(app, "/actuator/dlock/orders:42");
                 assertThat(one.get("type").asString()).isEqualTo("LOCK");

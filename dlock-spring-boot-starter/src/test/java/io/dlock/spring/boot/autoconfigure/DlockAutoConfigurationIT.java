@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.HeldLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockKind;
 import io.dlock.RedisConnection;
 import io.dlock.TuningSettings;
 import io.dlock.redisprocess.RedisServer;
@@ -56,7 +57,7 @@ class DlockAutoConfigurationIT {
                     try {
                         assertThat(client.heldLocks()).singleElement().satisfies(h -> {
                             assertThat(h.name()).isEqualTo("orders:42");
-                            assertThat(h.kind()).isEqualTo(HeldLock.Kind.LOCK);
+                            assertThat(h.kind()).isEqualTo(LockKind.PLAIN);
                             assertThat(h.holdCount()).isEqualTo(1);
                             assertThat(h.renewedByWatchdog()).isTrue();
                             // the 2 s watchdog of dlock.watchdog-timeout, less the safety margin
@@ -113,7 +114,7 @@ class DlockAutoConfigurationIT {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(LockClient.class).getFairLock("reports").tryLock()).isTrue();
                     assertThat(context.getBean(LockClient.class).heldLocks()).singleElement()
-                            .extracting(HeldLock::kind).isEqualTo(HeldLock.Kind.FAIR);
+                            .extracting(HeldLock::kind).isEqualTo(LockKind.FAIR);
                 });
     }
 

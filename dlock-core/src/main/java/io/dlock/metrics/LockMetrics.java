@@ -1,7 +1,10 @@
-package io.dlock;
+package io.dlock.metrics;
 
-import io.dlock.internal.RedisLockClient;
-import io.dlock.internal.metrics.EventSink;
+import io.dlock.LeaseLostEvent;
+import io.dlock.LeaseLostListener;
+import io.dlock.LockClient;
+import io.dlock.LockEventListener;
+import io.dlock.LockKind;
 import io.dlock.internal.metrics.MicrometerLockEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -20,16 +23,20 @@ import java.util.function.Predicate;
  * ...
  * metrics.close();                        // before or after client.close()
  * }</pre>
- * (Or set {@link LockClientConfig.Builder#meterRegistry(Object)}: the client then binds its own {@code LockMetrics}
- * to that registry and closes it with itself.)
  *
  * <p>Micrometer ({@code io.micrometer:micrometer-core}) is an optional dependency of dlock: add it to use this class.
  * A client without metrics never loads Micrometer and pays nothing; with metrics bound, each acquisition costs one
- * small object and a few timer and counter updates.
+ * small object and a few timer and counter updates. The metrics are a {@link LockEventListener} of the client
+ * ({@link LockClient#addEventListener}): they use nothing that other code could not.
+ *
+ * <p>A client may have several {@code LockMetrics} (with other settings, for other registries), and each may be bound
+ * to several registries; but one registry takes the meters of one {@code LockMetrics} per {@link Builder#prefix
+ * prefix}: two would add up their counts (two clients metered into one registry need two prefixes).
  *
  * <h2>Meters</h2>
- * Names start with the {@link Builder#prefix prefix} ({@code dlock} by default). Every meter has the tag {@code kind}:
- * {@code plain}, {@code fair}, {@code read}, {@code write} (the two sides of a read-write lock) or {@code fenced}.
+ * Names start with the {@link Builder#prefix prefix} ({@code dlock} by default). Every meter has the tag {@code kind},
+ * the {@link LockKind#tagValue()} of the lock's kind: {@code plain}, {@code fair}, {@code read}, {@code write} (the
+ * two sides of a read-write lock) or {@code fenced}.
  * Time is recorded in nanoseconds and published in the registry's base unit (seconds for most).
  * <table>
  *   <caption>Meters</caption>
@@ -81,40 +88,31 @@ public final class LockMetrics implements MeterBinder, AutoCloseable {
     /** The default first part of every meter name. */
     public static final String DEFAULT_PREFIX = "dlock";
 
-    private final EventSink sink;
+    private final LockClient client;
     private final MicrometerLockEvents events;
     private volatile boolean closed;
 
     private LockMetrics(Builder builder) {
-        this.sink = sinkOf(builder.client);
+        this.client = builder.client;
         this.events = new MicrometerLockEvents(builder.prefix, builder.lockNames, builder.observations);
-        sink.attach(events);
-    }
-
-    private static EventSink sinkOf(LockClient client) {
-        Objects.requireNonNull(client, "client");
-        if (!(client instanceof RedisLockClient redisClient)) {
-            throw new IllegalArgumentException("client: not a client made by LockClient.connect or LockClient.create: "
-                    + client.getClass().getName());
-        }
-        return redisClient.events();
+        client.addEventListener(events);
     }
 
     /**
      * Starts building metrics for {@code client}.
      *
-     * @param client a client from {@link LockClient#connect} or {@link LockClient#create}
+     * @param client the client whose events are recorded (not null)
+     * @return a builder with the default settings
      */
     public static Builder builder(LockClient client) {
         return new Builder(client);
     }
 
     /**
-     * Metrics for {@code client} with default settings ({@code builder(client).build()}).
+     * Metrics for {@code client} with default settings ({@code builder(client).build()}), recording from now on.
      *
-     * @throws IllegalArgumentException when {@code client} was not made by {@link LockClient#connect} or
-     *                                  {@link LockClient#create}
-     * @throws IllegalStateException    when the client already has metrics (close those first)
+     * @param client the client whose events are recorded (not null)
+     * @return the metrics, bound to no registry yet
      */
     public static LockMetrics of(LockClient client) {
         return builder(client).build();
@@ -123,6 +121,9 @@ public final class LockMetrics implements MeterBinder, AutoCloseable {
     /**
      * Registers the meters in {@code registry}; from then on the client's events are recorded there. May be called
      * for several registries (each gets every meter). Does nothing once closed. Does not block.
+     *
+     * @throws IllegalStateException when {@code registry} already has the meters of this prefix, bound by another
+     *                               {@code LockMetrics} or by this one: their counts would add up
      */
     @Override
     public void bindTo(MeterRegistry registry) {
@@ -135,8 +136,9 @@ public final class LockMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * Stops recording and removes this object's meters from every registry it was bound to; the client goes on without
-     * metrics (another {@code LockMetrics} may then be built for it). Idempotent; never throws.
+     * Stops recording and removes this object's meters from every registry it was bound to (another
+     * {@code LockMetrics} may then be bound to those). The client goes on; only this recorder stops listening.
+     * Idempotent; never throws; does not block.
      */
     @Override
     public void close() {
@@ -146,7 +148,7 @@ public final class LockMetrics implements MeterBinder, AutoCloseable {
             }
             closed = true;
         }
-        sink.detach(events);
+        client.removeEventListener(events);
         events.removeMeters();
     }
 
@@ -200,11 +202,10 @@ public final class LockMetrics implements MeterBinder, AutoCloseable {
         }
 
         /**
-         * Attaches the metrics to the client; they record into the registries given to {@link #bindTo} from then on.
+         * Attaches the metrics to the client (as a {@link LockEventListener}); they record into the registries given
+         * to {@link LockMetrics#bindTo} from then on.
          *
-         * @throws IllegalArgumentException when the client was not made by {@link LockClient#connect} or
-         *                                  {@link LockClient#create}
-         * @throws IllegalStateException    when the client already has metrics (close those first)
+         * @return the metrics, bound to no registry yet
          */
         public LockMetrics build() {
             return new LockMetrics(this);

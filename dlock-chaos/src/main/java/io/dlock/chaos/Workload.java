@@ -1,32 +1,50 @@
 package io.dlock.chaos;
 
+import io.dlock.LockKind;
+
+import java.util.EnumSet;
 import java.util.Locale;
+import java.util.Set;
 
 /**
- * The lock kinds a run exercises, each on its own lock name, all at once: every worker JVM runs the same number of
- * loops ({@link LockLoop}, one thread each) per kind, so that each lock has contenders in every worker and several
- * in each one (owners of one client that hand the lock to each other).
+ * The workloads a run exercises, each on its own lock name, all at once: every worker JVM runs the same number of
+ * loops ({@link LockLoop}, one thread each) per workload, so that each lock has contenders in every worker and several
+ * in each one (owners of one client that hand the lock to each other). A workload is not a lock kind: the read-write
+ * workload takes both sides of one lock ({@link #of(LockKind)} tells the workload of a kind); reports and event
+ * sources call it the loop's kind.
  *
- * <p>A loop's event source is {@code w<n>/<label>/t<i>} (worker, kind, thread); the checker also reads the shorter
+ * <p>A loop's event source is {@code w<n>/<label>/t<i>} (worker, workload, thread); the checker also reads the shorter
  * {@code w<n>/<label>} of histories made by hand.
  */
-public enum LockKind {
+public enum Workload {
     /** {@code client.getLock}: reentrant, not fair. */
-    PLAIN("plain"),
+    PLAIN("plain", LockKind.PLAIN),
     /** {@code client.getFairLock}: FIFO among waiters (not checked under faults), still mutually exclusive. */
-    FAIR("fair"),
+    FAIR("fair", LockKind.FAIR),
     /** {@code client.getReadWriteLock}: each hold takes the read or the write side; readers may share. */
-    READ_WRITE("rw"),
+    READ_WRITE("rw", LockKind.READ, LockKind.WRITE),
     /** {@code client.getFencedLock}: every hold gets a token, and writes to the fencing store carry it. */
-    FENCED("fenced");
+    FENCED("fenced", LockKind.FENCED);
 
     /** What a writer's hold field adds to its owner's field (dlock-core's {@code ReadWriteSide#writerField}). */
     public static final String WRITER_SUFFIX = ":write";
 
     private final String label;
+    private final Set<LockKind> kinds;
 
-    LockKind(String label) {
+    Workload(String label, LockKind first, LockKind... more) {
         this.label = label;
+        this.kinds = EnumSet.of(first, more);
+    }
+
+    /** @return the workload whose loops take locks of {@code kind} */
+    public static Workload of(LockKind kind) {
+        for (Workload workload : values()) {
+            if (workload.kinds.contains(kind)) {
+                return workload;
+            }
+        }
+        throw new IllegalArgumentException("no workload takes " + kind);
     }
 
     /** @return e.g. {@code rw}: the suffix of a loop's event source ({@code w3/rw}) */
@@ -34,7 +52,7 @@ public enum LockKind {
         return label;
     }
 
-    /** @return the Redis lock name this kind contends for, e.g. {@code chaos:rw} */
+    /** @return the Redis lock name this workload contends for, e.g. {@code chaos:rw} */
     public String lockName() {
         return "chaos:" + label;
     }
@@ -52,23 +70,23 @@ public enum LockKind {
         return "{" + lockName() + "}:" + readerField + ":rwlock_timeout:1";
     }
 
-    /** @return the kind of a label, e.g. {@code rw} */
-    public static LockKind ofLabel(String label) {
-        for (LockKind kind : values()) {
+    /** @return the workload of a label, e.g. {@code rw} */
+    public static Workload ofLabel(String label) {
+        for (Workload kind : values()) {
             if (kind.label.equals(label.toLowerCase(Locale.ROOT))) {
                 return kind;
             }
         }
-        throw new IllegalArgumentException("no lock kind " + label);
+        throw new IllegalArgumentException("no workload " + label);
     }
 
-    /** @return the source of loop {@code thread} of this kind in worker {@code workerId}, e.g. {@code w3/rw/t1} */
+    /** @return the source of loop {@code thread} of this workload in worker {@code workerId}, e.g. {@code w3/rw/t1} */
     public String source(String workerId, int thread) {
         return workerId + "/" + label + "/t" + thread;
     }
 
-    /** @return the kind of a loop's event source ({@code w3/rw/t1} or {@code w3/rw}), or null for any other source */
-    public static LockKind ofSource(String source) {
+    /** @return the workload of a loop's event source ({@code w3/rw/t1} or {@code w3/rw}), or null for other sources */
+    public static Workload ofSource(String source) {
         int slash = source.indexOf('/');
         if (slash < 0) {
             return null;
