@@ -294,17 +294,6 @@ public interface DistributedLock extends Lock {
     Duration leaseValidFor();
 
     /**
-     * {@link #leaseValidFor()} for the owner {@code ownerId} of this client. No round trip; thread-safe.
-     *
-     * @return a positive duration, or {@link Duration#ZERO} when that owner holds nothing, the hold was found lost, or
-     * the counted lease has run out
-     * @deprecated use {@code as(LockOwner.of(ownerId)).leaseValidFor()}, which says the same through the owner API;
-     *             this form goes once no caller of the project uses it
-     */
-    @Deprecated
-    Duration leaseValidForOwner(long ownerId);
-
-    /**
      * Sets the current thread's (on a view of {@link #as}: its owner's) hold to expire {@code lease} from now, in one
      * atomic script that changes nothing unless the owner still holds the lock in Redis. On the plain, fenced and fair
      * lock and the write side of a read-write lock it sets the lock's TTL (a write hold never below the owner's own

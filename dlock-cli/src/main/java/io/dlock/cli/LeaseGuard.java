@@ -1,6 +1,7 @@
 package io.dlock.cli;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockOwner;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
@@ -9,7 +10,7 @@ import java.util.function.LongConsumer;
  * Watches the hold's own deadline (not the renewal ticks) and calls {@code onStopTime} once, at the latest at the
  * {@link StopPlan}'s SIGTERM time; meanwhile it passes every new deadline on to the {@link OrphanGuard}.
  *
- * <p>The deadline comes from {@link DistributedLock#leaseValidForOwner(long)} for the run's owner id (its pid).
+ * <p>The deadline comes from {@link DistributedLock#leaseValidFor()} of the run's owner (its pid, {@link LockOwner#of}).
  *
  * <p>The deadline moves later with each watchdog renewal and never moves while renewals fail or the process is
  * stopped, so a guard that wakes late (a stopped JVM, a GC pause) still acts on the deadline it had.
@@ -39,7 +40,7 @@ final class LeaseGuard {
 
     /** ns the hold is known valid for, as the library counts it for this run's owner; 0 when not. */
     static long validForNanos(DistributedLock lock, long ownerId) {
-        return lock.leaseValidForOwner(ownerId).toNanos();
+        return lock.as(LockOwner.of(ownerId)).leaseValidFor().toNanos();
     }
 
     void start() {
@@ -55,7 +56,7 @@ final class LeaseGuard {
         // re-read at least every tenth of the lease, so that renewals reach the orphan guard long before its deadline
         long recheck = Math.max(plan.lease().toNanos() / 10, 1_000_000L);
         while (!closed) {
-            long valid = lock.leaseValidForOwner(ownerId).toNanos();
+            long valid = validForNanos(lock, ownerId);
             long termIn = plan.termInNanos(valid);
             if (termIn <= 0) {
                 if (!closed) {

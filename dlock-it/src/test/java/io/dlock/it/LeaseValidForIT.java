@@ -5,6 +5,7 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -175,13 +176,13 @@ class LeaseValidForIT {
     void anyThreadReadsAnOwnersValidityByItsOwnerId(LockKind kind, LockClient a) throws Exception {
         DistributedLock lock = a.getLock(kind, name);
         long owner = 7_000_001L;
-        assertThat(lock.leaseValidForOwner(owner)).isEqualTo(Duration.ZERO);
+        assertThat(lock.as(LockOwner.of(owner)).leaseValidFor()).isEqualTo(Duration.ZERO);
         lock.lockAsync(10, SECONDS, owner).get(5, SECONDS);
-        long valid = workers.call(Duration.ofSeconds(5), () -> lock.leaseValidForOwner(owner)).toMillis();
+        long valid = workers.call(Duration.ofSeconds(5), () -> lock.as(LockOwner.of(owner)).leaseValidFor()).toMillis();
         assertThat(valid).isBetween(10_000 - margin(10_000) - 500, 10_000 - margin(10_000));
         assertThat(lock.leaseValidFor()).as("the test thread holds nothing").isEqualTo(Duration.ZERO);
         lock.unlockAsync(owner).get(5, SECONDS);
-        assertThat(lock.leaseValidForOwner(owner)).isEqualTo(Duration.ZERO);
+        assertThat(lock.as(LockOwner.of(owner)).leaseValidFor()).isEqualTo(Duration.ZERO);
     }
 
     /** Read and write holds of one owner are separate records (field {@code id:tid} and {@code id:tid:write}). */

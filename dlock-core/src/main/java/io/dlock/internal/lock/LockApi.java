@@ -182,12 +182,6 @@ public abstract class LockApi implements DistributedLock {
         return validFor(owner());
     }
 
-    @Override
-    @Deprecated
-    public Duration leaseValidForOwner(long ownerId) {
-        return validFor(ownerId);
-    }
-
     private Duration validFor(long ownerId) {
         AbstractDistributedLock lock = core();
         Hold hold = services().renewer.find(lock.holdKey(), lock.holdField(ownerId));
