@@ -1,7 +1,6 @@
 package io.dlock;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -65,7 +64,7 @@ import java.util.concurrent.locks.Lock;
  * java.time.Duration) syncReplicas}, an acquisition that too few replicas confirmed counts as unavailable (it is
  * given back first): the unlimited forms try again, the others fail with {@link LockException}.
  */
-public interface DistributedLock extends Lock {
+public interface DistributedLock extends Lock, DistributedLockAsync {
 
     /** Pass as {@code leaseTime} to get a watchdog lease: renewed while held, expiring after a crash. */
     long LEASE_WATCHDOG = -1L;
@@ -327,121 +326,4 @@ public interface DistributedLock extends Lock {
     /** @throws UnsupportedOperationException always: distributed conditions are not supported */
     @Override
     Condition newCondition();
-
-    // ---- asynchronous twins (see Blocking): never block, complete on the client's executor ----
-
-    /**
-     * Async {@link #lock()} for the current thread (on a view of {@link #as}: its owner); completes when held.
-     * Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is released again
-     * (see "one owner's acquisitions in order" in the class comment).
-     */
-    CompletableFuture<Void> lockAsync();
-
-    /** Async {@link #lock(long, TimeUnit)} for the current thread (on a view: its owner); cancellable as above. */
-    CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit);
-
-    /**
-     * Async {@link #lock(Duration)} for the current thread (on a view: its owner).
-     *
-     * @throws IllegalArgumentException as {@link #lock(Duration)}, before anything is sent
-     */
-    default CompletableFuture<Void> lockAsync(Duration lease) {
-        return lockAsync(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Redisson's form of {@code as(LockOwner.of(ownerId)).lockAsync(leaseTime, unit)}: async
-     * {@link #lock(long, TimeUnit)} for the owner {@code ownerId} of this client, whatever owner this lock or view
-     * acts for. Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is
-     * released again.
-     */
-    CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId);
-
-    /** Async {@link #tryLock()} for the current thread (on a view: its owner). */
-    CompletableFuture<Boolean> tryLockAsync();
-
-    /** Async {@link #tryLock(long, TimeUnit)} for the current thread (on a view: its owner): a watchdog lease. */
-    default CompletableFuture<Boolean> tryLockAsync(long waitTime, TimeUnit unit) {
-        return tryLockAsync(waitTime, LEASE_WATCHDOG, unit);
-    }
-
-    /**
-     * Async {@link #tryLock(Duration)} for the current thread.
-     *
-     * @throws IllegalArgumentException as {@link #tryLock(Duration)}, before anything is sent
-     */
-    default CompletableFuture<Boolean> tryLockAsync(Duration wait) {
-        return tryLockAsync(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Async {@link #tryLock(Duration, Duration)} for the current thread.
-     *
-     * @throws IllegalArgumentException as {@link #tryLock(Duration, Duration)}, before anything is sent
-     */
-    default CompletableFuture<Boolean> tryLockAsync(Duration wait, Duration lease) {
-        return tryLockAsync(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
-                TimeUnit.MILLISECONDS);
-    }
-
-    /** Async {@link #tryLock(long, long, TimeUnit)} for the current thread (on a view: its owner); cancellable. */
-    CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
-
-    /**
-     * Redisson's form of {@code as(LockOwner.of(ownerId)).tryLockAsync(waitTime, leaseTime, unit)}, whatever owner
-     * this lock or view acts for.
-     */
-    CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId);
-
-    /**
-     * Async {@link #unlock()} for the current thread (on a view: its owner); fails with
-     * {@link IllegalMonitorStateException} as unlock.
-     */
-    CompletableFuture<Void> unlockAsync();
-
-    /**
-     * Redisson's form of {@code as(LockOwner.of(ownerId)).unlockAsync()}, whatever owner this lock or view acts for.
-     */
-    CompletableFuture<Void> unlockAsync(long ownerId);
-
-    /**
-     * Async {@link #extendLease(Duration)} for the current thread (on a view: its owner); the future fails with the
-     * exceptions listed there, except that an invalid {@code lease} is thrown at once.
-     */
-    CompletableFuture<Void> extendLeaseAsync(Duration lease);
-
-    /** Async {@link #forceUnlock()}. */
-    CompletableFuture<Boolean> forceUnlockAsync();
-
-    /** Async {@link #isLocked()}. */
-    CompletableFuture<Boolean> isLockedAsync();
-
-    /** Async {@link #isHeldByCurrentThread()}: whether the calling thread, as owner, holds the lock. */
-    default CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
-        return isHeldByThreadAsync(Thread.currentThread().getId());
-    }
-
-    /** Async {@link #isHeldByThread(long)}; fails as {@link #getHoldCountAsync(long)} does. */
-    default CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
-        CompletableFuture<Boolean> held = new CompletableFuture<>();
-        getHoldCountAsync(threadId).whenComplete((count, error) -> {
-            if (error != null) {
-                held.completeExceptionally(error);
-            } else {
-                held.complete(count > 0);
-            }
-        });
-        return held;
-    }
-
-    /** Async {@link #getHoldCount()}: the hold count of the calling thread, as owner. */
-    default CompletableFuture<Integer> getHoldCountAsync() {
-        return getHoldCountAsync(Thread.currentThread().getId());
-    }
-
-    /** Async {@link #getHoldCount()} for an explicit owner: its hold count, 0 if it holds none (one round trip). */
-    CompletableFuture<Integer> getHoldCountAsync(long ownerId);
-
-    /** Async {@link #remainTimeToLive()}. */
-    CompletableFuture<Long> remainTimeToLiveAsync();
 }

@@ -1,0 +1,129 @@
+package io.dlock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The asynchronous twins of {@link DistributedLock}'s blocking methods (the rule: {@link Blocking}), split out of it as
+ * Redisson splits {@code RLockAsync} from {@code RLock}. None blocks: each returns a {@link CompletableFuture} that
+ * completes on the client's executor, never on a Redis I/O thread; failures are the exceptions the blocking twin
+ * throws, as the future's cause. Argument errors are thrown at once, before anything is sent. Thread-safe.
+ */
+public interface DistributedLockAsync {
+
+    /**
+     * Async {@link DistributedLock#lock()} for the current thread (on a view of {@link DistributedLock#as}: its owner); completes when held.
+     * Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is released again
+     * (see "one owner's acquisitions in order" in the class comment of {@link DistributedLock}).
+     */
+    CompletableFuture<Void> lockAsync();
+
+    /** Async {@link DistributedLock#lock(long, TimeUnit)} for the current thread (on a view: its owner); cancellable as above. */
+    CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit);
+
+    /**
+     * Async {@link DistributedLock#lock(Duration)} for the current thread (on a view: its owner).
+     *
+     * @throws IllegalArgumentException as {@link DistributedLock#lock(Duration)}, before anything is sent
+     */
+    default CompletableFuture<Void> lockAsync(Duration lease) {
+        return lockAsync(Durations.toMillis(lease, "leaseTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Redisson's form of {@code as(LockOwner.of(ownerId)).lockAsync(leaseTime, unit)}: async
+     * {@link DistributedLock#lock(long, TimeUnit)} for the owner {@code ownerId} of this client, whatever owner this lock or view
+     * acts for. Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is
+     * released again.
+     */
+    CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId);
+
+    /** Async {@link DistributedLock#tryLock()} for the current thread (on a view: its owner). */
+    CompletableFuture<Boolean> tryLockAsync();
+
+    /** Async {@link DistributedLock#tryLock(long, TimeUnit)} for the current thread (on a view: its owner): a watchdog lease. */
+    default CompletableFuture<Boolean> tryLockAsync(long waitTime, TimeUnit unit) {
+        return tryLockAsync(waitTime, DistributedLock.LEASE_WATCHDOG, unit);
+    }
+
+    /**
+     * Async {@link DistributedLock#tryLock(Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link DistributedLock#tryLock(Duration)}, before anything is sent
+     */
+    default CompletableFuture<Boolean> tryLockAsync(Duration wait) {
+        return tryLockAsync(Durations.toMillis(wait, "waitTime"), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Async {@link DistributedLock#tryLock(Duration, Duration)} for the current thread.
+     *
+     * @throws IllegalArgumentException as {@link DistributedLock#tryLock(Duration, Duration)}, before anything is sent
+     */
+    default CompletableFuture<Boolean> tryLockAsync(Duration wait, Duration lease) {
+        return tryLockAsync(Durations.toMillis(wait, "waitTime"), Durations.toMillis(lease, "leaseTime"),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Async {@link DistributedLock#tryLock(long, long, TimeUnit)} for the current thread (on a view: its owner); cancellable. */
+    CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
+
+    /**
+     * Redisson's form of {@code as(LockOwner.of(ownerId)).tryLockAsync(waitTime, leaseTime, unit)}, whatever owner
+     * this lock or view acts for.
+     */
+    CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId);
+
+    /**
+     * Async {@link DistributedLock#unlock()} for the current thread (on a view: its owner); fails with
+     * {@link IllegalMonitorStateException} as unlock.
+     */
+    CompletableFuture<Void> unlockAsync();
+
+    /**
+     * Redisson's form of {@code as(LockOwner.of(ownerId)).unlockAsync()}, whatever owner this lock or view acts for.
+     */
+    CompletableFuture<Void> unlockAsync(long ownerId);
+
+    /**
+     * Async {@link DistributedLock#extendLease(Duration)} for the current thread (on a view: its owner); the future fails with the
+     * exceptions listed there, except that an invalid {@code lease} is thrown at once.
+     */
+    CompletableFuture<Void> extendLeaseAsync(Duration lease);
+
+    /** Async {@link DistributedLock#forceUnlock()}. */
+    CompletableFuture<Boolean> forceUnlockAsync();
+
+    /** Async {@link DistributedLock#isLocked()}. */
+    CompletableFuture<Boolean> isLockedAsync();
+
+    /** Async {@link DistributedLock#isHeldByCurrentThread()}: whether the calling thread, as owner, holds the lock. */
+    default CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
+        return isHeldByThreadAsync(Thread.currentThread().getId());
+    }
+
+    /** Async {@link DistributedLock#isHeldByThread(long)}; fails as {@link #getHoldCountAsync(long)} does. */
+    default CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
+        CompletableFuture<Boolean> held = new CompletableFuture<>();
+        getHoldCountAsync(threadId).whenComplete((count, error) -> {
+            if (error != null) {
+                held.completeExceptionally(error);
+            } else {
+                held.complete(count > 0);
+            }
+        });
+        return held;
+    }
+
+    /** Async {@link DistributedLock#getHoldCount()}: the hold count of the calling thread, as owner. */
+    default CompletableFuture<Integer> getHoldCountAsync() {
+        return getHoldCountAsync(Thread.currentThread().getId());
+    }
+
+    /** Async {@link DistributedLock#getHoldCount()} for an explicit owner: its hold count, 0 if it holds none (one round trip). */
+    CompletableFuture<Integer> getHoldCountAsync(long ownerId);
+
+    /** Async {@link DistributedLock#remainTimeToLive()}. */
+    CompletableFuture<Long> remainTimeToLiveAsync();
+}
