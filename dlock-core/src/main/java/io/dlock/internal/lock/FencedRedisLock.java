@@ -12,7 +12,6 @@ import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The fenced lock: the reentrant lock ({@link ReentrantRedisLock}, same hash, field, TTL rules and channel) whose
@@ -57,7 +56,7 @@ import java.util.concurrent.TimeUnit;
  * <p>The release, renewal and forced release are the reentrant lock's, reached by composition; the reads are the
  * common ones of {@link AbstractDistributedLock}.
  */
-public final class FencedRedisLock extends AbstractDistributedLock implements FencedLock {
+public final class FencedRedisLock extends AbstractDistributedLock implements FencedTokens {
     /** Prefix of the token counter: {@code redisson_lock_token:{NAME}}. */
     public static final String TOKEN_PREFIX = "redisson_lock_token";
 
@@ -148,52 +147,13 @@ public final class FencedRedisLock extends AbstractDistributedLock implements Fe
     }
 
     @Override
-    public long lockAndGetToken() {
-        lock();
-        return tokenOfNewHold(owner());
+    public FencedRedisLock fencedLock() {
+        return this;
     }
 
     @Override
-    public long lockAndGetToken(long leaseTime, TimeUnit unit) {
-        lock(leaseTime, unit);
-        return tokenOfNewHold(owner());
-    }
-
-    @Override
-    public Long tryLockAndGetToken() {
-        return tryLock() ? tokenOfNewHold(owner()) : null;
-    }
-
-    @Override
-    public Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold(owner()) : null;
-    }
-
-    @Override
-    public Long getToken() {
-        return tokenOf(owner());
-    }
-
-    @Override
-    public CompletableFuture<Long> lockAndGetTokenAsync() {
-        return lockAndGetTokenAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit) {
-        long owner = owner();
-        return tokenOnceAcquired(lockAsync(leaseTime, unit, owner), owner);
-    }
-
-    @Override
-    public CompletableFuture<Long> tryLockAndGetTokenAsync() {
-        return tryLockAndGetTokenAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit) {
-        long owner = owner();
-        return tokenOnceAcquired(tryLockAsync(waitTime, leaseTime, unit, owner), owner);
+    public long tokenOwner() {
+        return owner();
     }
 
     /**
