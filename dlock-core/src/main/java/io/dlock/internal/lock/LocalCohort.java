@@ -27,11 +27,10 @@ import java.util.function.LongSupplier;
  *   <li>Waiters are served first in, first out. Consecutive hand-offs are capped ({@code maxHandoffs}): then the
  *       lock is released in Redis and published as usual, so that other clients (which wait on the pub/sub channel)
  *       get their chance.</li>
- *   <li>Other clients get that chance for real: after a release whose unlock message reached other clients'
- *       waiters, this client's owners give them a {@link HeadStart} before any of them asks Redis again (only a
- *       waiter woken by the message itself and a single {@code tryLock()} are not held back); otherwise an owner of
- *       this client, awake and next in line, would nearly always win the freed lock back (docs/architecture.md §5).
- *       </li>
+ *   <li>Other clients get that chance for real: once this client has kept a lock that others wait for for a while,
+ *       a release that woke them gives them a {@link HeadStart} (only a waiter woken by the message itself and a
+ *       single {@code tryLock()} are not held back); else an owner of this client, awake and next in line, would
+ *       nearly always win the freed lock back (docs/architecture.md §5).</li>
  *   <li>A waiter's turn completes exactly once, and only after the waiter left every place that could complete it:
  *       the queue, or the hand-off reservation ({@link #reserveHandoff}). A hand-off's target is reserved before its
  *       script is sent and stays reserved until the script's outcome is handled, so while Redis may already hold the
@@ -151,6 +150,7 @@ final class LocalCohort {
             return false;
         }
         headStart.stop();
+        headStart.held(nanoTime.getAsLong());
         holder.granted(ownerId, hold);
         return true;
     }
@@ -211,10 +211,7 @@ final class LocalCohort {
         handingOff = null;
     }
 
-    /**
-     * {@code ownerId} no longer holds the lock (lost, or not held after all): as {@link #released(long, boolean, long)}
-     * without other clients to give way to.
-     */
+    /** {@code ownerId} lost the lock, or did not hold it: {@link #released(long, boolean, long)}, giving no way. */
     void released(long ownerId) {
         released(ownerId, false, 0);
     }
@@ -235,7 +232,7 @@ final class LocalCohort {
                 return;
             }
             holder.forget();
-            if (othersWoken && headStart.enabled() && !retired) {
+            if (othersWoken && !retired && headStart.due(nanoTime.getAsLong())) {
                 headStart.start(endsAtMessage, this::headStartOver);
                 return;
             }
@@ -292,6 +289,7 @@ final class LocalCohort {
         synchronized (this) {
             holder.forget();
             headStart.stop();
+            headStart.tenureEnds();
             all = takeAll();
         }
         all.forEach(LocalCohort::sendToRedis);
@@ -300,7 +298,7 @@ final class LocalCohort {
     /**
      * A Redis attempt found the lock busy. If no owner of this client holds it, another client does: the local
      * queue would only delay waiters, so all of them go to Redis (and its pub/sub wake-ups) instead. A head start
-     * ends there: another client took its chance.
+     * ends there (another client took its chance), and so does this client's tenure.
      */
     void busyInRedis() {
         List<LocalWaiter> all;
@@ -309,6 +307,7 @@ final class LocalCohort {
                 return;
             }
             headStart.stop();
+            headStart.tenureEnds();
             if (waiters.isEmpty()) {
                 return;
             }
@@ -339,6 +338,7 @@ final class LocalCohort {
             }
             holder.forget();
             headStart.stop();
+            headStart.tenureEnds();
             all = takeAll();
         }
         all.forEach(LocalCohort::sendToRedis);

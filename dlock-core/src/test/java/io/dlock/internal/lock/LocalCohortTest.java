@@ -70,6 +70,11 @@ class LocalCohortTest {
         return hold;
     }
 
+    /** This client has kept the lock long enough that a release which woke other clients gives way to them. */
+    private void tenureServed() {
+        time.advanceMillis(HEAD_START_MS * HeadStart.TENURE_IN_HEAD_STARTS);
+    }
+
     /** The release of the owner's last hold went through (as {@code release()} does on its reply). */
     private void releaseDone(Hold hold) {
         renewer.releaseStarted(hold);
@@ -192,6 +197,7 @@ class LocalCohortTest {
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
 
         releaseDone(h1);
+        tenureServed();
         cohort.released(1, true, NO_EARLY_END);
         assertStillWaiting(w2);
         LocalWaiter again = cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER);
@@ -204,6 +210,18 @@ class LocalCohortTest {
         assertSentToRedis(w2);
         assertStillWaiting(w3);
         assertStillWaiting(again);
+        assertThat(cohort.describe()).doesNotContain("givingWay");
+    }
+
+    @Test
+    void withinItsTenureAClientDoesNotGiveWay() {
+        LocalCohort cohort = cohort(8);
+        Hold h1 = acquire(cohort, 1);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        time.advanceMillis(HEAD_START_MS * HeadStart.TENURE_IN_HEAD_STARTS - 1);
+        releaseDone(h1);
+        cohort.released(1, true, NO_EARLY_END);
+        assertSentToRedis(w2);
         assertThat(cohort.describe()).doesNotContain("givingWay");
     }
 
@@ -225,6 +243,7 @@ class LocalCohortTest {
         LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         releaseDone(h1);
+        tenureServed();
         cohort.released(1, true, NO_EARLY_END);
 
         // an owner woken by the unlock message itself lost the race in Redis: another client holds the lock
@@ -237,6 +256,7 @@ class LocalCohortTest {
         Hold h2 = acquire(cohort, 2);
         w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
         releaseDone(h2);
+        tenureServed();
         cohort.released(2, true, NO_EARLY_END);
         Hold h5 = acquire(cohort, 5);
         assertThat(cohort.describe()).as("a grant in Redis ends the head start").doesNotContain("givingWay");
@@ -253,6 +273,7 @@ class LocalCohortTest {
         assertThat(before).isEqualTo(1);
         releaseDone(h1);
         // the client listens on the channel: its own copy of the release's message is one, the next one ends it
+        tenureServed();
         cohort.released(1, true, before + 1 + 1);
         cohort.unlockMessageArrived();
         assertStillWaiting(w2);
@@ -266,6 +287,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
         releaseDone(h1);
+        tenureServed();
         cohort.released(1, true, NO_EARLY_END);
         assertThat(cohort.retireIfIdle()).isFalse();
         time.advanceMillis(HEAD_START_MS);
