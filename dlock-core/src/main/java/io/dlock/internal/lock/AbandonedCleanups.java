@@ -1,8 +1,11 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.lease.HoldTable.HoldId;
+
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * What acquisitions that their callers abandoned (a cancelled async future) still have to clean up, per hold (lock
@@ -19,9 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * completes (whether it succeeded or not). Thread-safe; never blocks.
  */
 final class AbandonedCleanups {
-    private record HoldId(String key, String field) {
-    }
-
     private final Map<HoldId, CompletableFuture<?>> pending = new ConcurrentHashMap<>();
 
     /** Records {@code cleanup}, the end of an abandoned acquisition of {@code field} on {@code key}. */
@@ -40,7 +40,15 @@ final class AbandonedCleanups {
      * that completes the last of them).
      */
     void runAfter(String key, String field, Runnable start) {
-        CompletableFuture<?> before = pending.get(new HoldId(key, field));
+        runAfter(() -> new HoldId(key, field), start);
+    }
+
+    /**
+     * As {@link #runAfter(String, String, Runnable)}; {@code hold} is only computed when some cleanup is pending, so
+     * the common case (nothing was ever abandoned) costs one emptiness check per acquisition.
+     */
+    void runAfter(Supplier<HoldId> hold, Runnable start) {
+        CompletableFuture<?> before = pending.isEmpty() ? null : pending.get(hold.get());
         if (before == null || before.isDone()) {
             start.run();
         } else {

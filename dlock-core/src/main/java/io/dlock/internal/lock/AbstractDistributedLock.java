@@ -263,7 +263,7 @@ public abstract class AbstractDistributedLock extends LockApi {
         }
         services.register(loop);
         // after what an abandoned acquisition of the same owner leaves to clean up (AbandonedCleanups)
-        services.abandoned.runAfter(holdKey(), holdField(ownerId), loop::start);
+        services.abandoned.runAfter(() -> holdId(ownerId), loop::start);
         return loop;
     }
 
