@@ -17,7 +17,7 @@ import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.SyncWaits;
-import io.dlock.internal.lock.ReentrantRedisLock;
+import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.Endpoint;
@@ -57,7 +57,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>The executor completes the futures handed to users and runs {@link LeaseLostListener}s.</li>
  * </ul>
  *
- * <p>Design notes of the lock itself: {@link ReentrantRedisLock}; renewal: {@link LeaseRenewer}; wake-ups:
+ * <p>Design notes of the lock itself: {@link RedisLocks} and the protocols it names; renewal: {@link LeaseRenewer}; wake-ups:
  * {@link WakeupHub}.
  */
 public final class RedisLockClient implements LockClient {
@@ -216,7 +216,7 @@ public final class RedisLockClient implements LockClient {
     public DistributedLock getLock(String name) {
         checkOpen();
         checkSlots(name);
-        return new ReentrantRedisLock(services, name);
+        return RedisLocks.plain(services, name);
     }
 
     @Override
@@ -224,7 +224,7 @@ public final class RedisLockClient implements LockClient {
         checkOpen();
         LockNames.requireOwnAuxiliaryKeys(name, "fair lock");
         checkSlots(name);
-        return new io.dlock.internal.lock.FairRedisLock(services, name);
+        return RedisLocks.fair(services, name);
     }
 
     @Override
@@ -232,14 +232,14 @@ public final class RedisLockClient implements LockClient {
         checkOpen();
         LockNames.requireOwnAuxiliaryKeys(name, "read-write lock");
         checkSlots(name);
-        return new io.dlock.internal.lock.ReadWriteRedisLock(services, name);
+        return RedisLocks.readWrite(services, name);
     }
 
     @Override
     public FencedLock getFencedLock(String name) {
         checkOpen();
         checkSlots(name);
-        return new io.dlock.internal.lock.FencedRedisLock(services, name);
+        return RedisLocks.fenced(services, name);
     }
 
     @Override

@@ -3,23 +3,26 @@ package io.dlock.internal.lock;
 import io.dlock.FencedLock;
 import io.dlock.LockOwner;
 
-/** A {@link FencedRedisLock} acting for one fixed owner ({@link OwnerView}); its tokens are that owner's. */
-final class FencedOwnerView extends OwnerView implements FencedTokens {
-    private final FencedRedisLock fenced;
+import java.util.Objects;
 
-    FencedOwnerView(FencedRedisLock lock, long ownerId) {
-        super(lock, ownerId);
-        this.fenced = lock;
+/**
+ * A fenced lock ({@link OwnerView} over a lock whose protocol is a {@link FencedProtocol}) acting for the calling
+ * thread or for one fixed owner; its tokens are that owner's ({@link FencedTokens}).
+ */
+final class FencedOwnerView extends OwnerView implements FencedTokens {
+
+    FencedOwnerView(RedisLock lock, long ownerId, boolean callingThread) {
+        super(lock, ownerId, callingThread);
     }
 
     @Override
     public FencedLock as(LockOwner owner) {
-        return (FencedLock) super.as(owner);
+        return new FencedOwnerView(core(), Objects.requireNonNull(owner, "owner").id(), false);
     }
 
     @Override
-    public FencedRedisLock fencedLock() {
-        return fenced;
+    public RedisLock fencedCore() {
+        return core();
     }
 
     @Override

@@ -1,18 +1,21 @@
 package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
+import io.dlock.LockException;
+import io.dlock.internal.Errors;
+import io.dlock.internal.lease.Hold;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The token methods of {@link FencedLock}, written once for the fenced lock object (owner: the calling thread) and its
- * views (owner: a fixed {@code LockOwner}): acquire as the lock's owner, then read the token of that owner's new hold
- * from {@link #fencedLock()}'s hold record.
+ * views (owner: a fixed {@code LockOwner}): acquire as the owner, then read the token of that owner's new hold from
+ * this client's hold record ({@link Hold#fencingToken()}, set by {@link FencedProtocol}).
  */
 interface FencedTokens extends FencedLock {
-    /** @return the fenced lock whose holds carry the tokens */
-    FencedRedisLock fencedLock();
+    /** @return the lock (its protocol a {@link FencedProtocol}) whose holds carry the tokens */
+    RedisLock fencedCore();
 
     /** @return the owner the methods act for, read once per call */
     long tokenOwner();
@@ -20,28 +23,35 @@ interface FencedTokens extends FencedLock {
     @Override
     default long lockAndGetToken() {
         lock();
-        return fencedLock().tokenOfNewHold(tokenOwner());
+        return tokenOfNewHold(tokenOwner());
     }
 
     @Override
     default long lockAndGetToken(long leaseTime, TimeUnit unit) {
         lock(leaseTime, unit);
-        return fencedLock().tokenOfNewHold(tokenOwner());
+        return tokenOfNewHold(tokenOwner());
     }
 
     @Override
     default Long tryLockAndGetToken() {
-        return tryLock() ? fencedLock().tokenOfNewHold(tokenOwner()) : null;
+        return tryLock() ? tokenOfNewHold(tokenOwner()) : null;
     }
 
     @Override
     default Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        return tryLock(waitTime, leaseTime, unit) ? fencedLock().tokenOfNewHold(tokenOwner()) : null;
+        return tryLock(waitTime, leaseTime, unit) ? tokenOfNewHold(tokenOwner()) : null;
     }
 
+    /**
+     * The token of the owner's hold while that hold is known valid ({@link #leaseValidFor()} positive), so that a
+     * holder whose lease ran out (or was found lost) gets null rather than a token it may no longer use.
+     */
     @Override
     default Long getToken() {
-        return fencedLock().tokenOf(tokenOwner());
+        RedisLock core = fencedCore();
+        Hold hold = core.hold(tokenOwner());
+        return hold == null || hold.validForNanos(core.services.renewer.nanoTime()) <= 0 ? null
+                : hold.fencingToken();
     }
 
     @Override
@@ -52,7 +62,7 @@ interface FencedTokens extends FencedLock {
     @Override
     default CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit) {
         long owner = tokenOwner();
-        return fencedLock().tokenOnceAcquired(fencedLock().lockAsync(leaseTime, unit, owner), owner);
+        return tokenOnceAcquired(lockAsync(leaseTime, unit, owner), owner);
     }
 
     @Override
@@ -63,6 +73,52 @@ interface FencedTokens extends FencedLock {
     @Override
     default CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit) {
         long owner = tokenOwner();
-        return fencedLock().tokenOnceAcquired(fencedLock().tryLockAsync(waitTime, leaseTime, unit, owner), owner);
+        return tokenOnceAcquired(tryLockAsync(waitTime, leaseTime, unit, owner), owner);
+    }
+
+    /**
+     * The token of {@code ownerId}'s new hold once {@code acquisition} (of {@code lockAsync}: {@code Void}, or of
+     * {@code tryLockAsync}: whether acquired) acquired it; null when it did not. Cancelling the result cancels the
+     * acquisition (which abandons its wait); a hold acquired while the result was being cancelled is released again,
+     * as a cancelled {@code lockAsync} does.
+     */
+    private CompletableFuture<Long> tokenOnceAcquired(CompletableFuture<?> acquisition, long ownerId) {
+        CompletableFuture<Long> token = new CompletableFuture<>();
+        acquisition.whenComplete((acquired, error) -> {
+            if (error != null) {
+                token.completeExceptionally(Errors.unwrap(error));
+            } else if (Boolean.FALSE.equals(acquired)) {
+                token.complete(null);
+            } else {
+                try {
+                    if (!token.complete(tokenOfNewHold(ownerId))) {
+                        unlockAsync(ownerId); // cancelled meanwhile: nobody will release it
+                    }
+                } catch (RuntimeException e) {
+                    token.completeExceptionally(e);
+                }
+            }
+        });
+        token.whenComplete((value, error) -> {
+            if (token.isCancelled()) {
+                acquisition.cancel(false);
+            }
+        });
+        return token;
+    }
+
+    /**
+     * The token of the hold {@code ownerId} just acquired (even if its lease is already shorter than the safety
+     * margin); fails when that hold is already gone again.
+     */
+    private long tokenOfNewHold(long ownerId) {
+        Hold hold = fencedCore().hold(ownerId);
+        Long token = hold == null ? null : hold.fencingToken();
+        if (token == null) {
+            throw new LockException(getName(), "fenced lock '" + getName() + "': the hold ended right after it was "
+                    + "acquired (a lease shorter than a round trip, or a forceUnlock from this client), so it has no "
+                    + "token to give", null);
+        }
+        return token;
     }
 }

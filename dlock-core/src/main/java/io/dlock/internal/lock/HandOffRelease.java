@@ -30,31 +30,32 @@ final class HandOffRelease {
     }
 
     /**
-     * Releases one acquisition of {@code ownerId} on {@code lock}, handing the lock over when it was the last one and
+     * Releases one acquisition of {@code ownerId} under {@code protocol}, handing the lock over when it was the last one and
      * another owner of this client waits.
      *
      * @param hold    this client's record of the hold, or null
      * @param handOff sends the hand-off script
      * @param release sends the release script
      */
-    static CompletableFuture<Long> send(AbstractDistributedLock lock, long ownerId, Hold hold, HandOffScript handOff,
+    static CompletableFuture<Long> send(LockProtocol protocol, long ownerId, Hold hold, HandOffScript handOff,
                                         Supplier<CompletableFuture<Long>> release) {
-        LockServices services = lock.services;
-        String name = lock.name;
+        LockContext context = protocol.context();
+        LockServices services = context.services();
+        String name = context.name();
         LocalCohort cohort = services.cohorts.find(name);
         LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
         long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
         if (next == null) {
-            return releaseInRedis(lock, ownerId, release, messagesBefore);
+            return releaseInRedis(protocol, ownerId, release, messagesBefore);
         }
-        String nextField = lock.ownerField(next.ownerId);
+        String nextField = protocol.holdField(next.ownerId);
         long sentAt = services.renewer.nanoTime();
         CompletableFuture<Long> reply = Errors.call(() -> handOff.send(nextField,
                 next.leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs));
         return reply.handle((moved, error) -> {
             if (error == null && moved != null && moved == 1L) {
-                Hold nextHold = services.renewer.acquired(lock.kind(), name, lock.holdKey(), nextField,
-                        next.ownerId, next.leaseMs, sentAt, services.hashFieldRenewal);
+                Hold nextHold = context.recordGrant(protocol.holdKey(), nextField, next.ownerId, next.leaseMs, sentAt,
+                        services.hashFieldRenewal);
                 services.events.get().handedOff(nextHold);
                 // The receiver was reserved before the script was sent, so it still waits for exactly this outcome
                 // and nothing else can have sent it to Redis. If its caller gave up meanwhile, its own acquisition
@@ -67,7 +68,7 @@ final class HandOffRelease {
             // that ran although its reply was lost gave the receiver a count its client does not know of: its next
             // attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
             if (error != null) {
-                services.holds.mayHaveRun(new HoldId(lock.holdKey(), nextField));
+                services.holds.mayHaveRun(new HoldId(protocol.holdKey(), nextField));
             }
             cohort.handoffFailed(next);
             if (error != null) {
@@ -77,7 +78,7 @@ final class HandOffRelease {
                 services.cohorts.released(name, ownerId);
                 return CompletableFuture.<Long>completedFuture(null);
             }
-            return releaseInRedis(lock, ownerId, release, messagesBefore);
+            return releaseInRedis(protocol, ownerId, release, messagesBefore);
         }).thenCompose(f -> f);
     }
 
@@ -85,17 +86,18 @@ final class HandOffRelease {
      * @param messagesBefore the cohort's unlock message count before the release: the head start given to other
      *                       clients ends early once a message beyond this release's own arrives
      */
-    private static CompletableFuture<Long> releaseInRedis(AbstractDistributedLock lock, long ownerId,
+    private static CompletableFuture<Long> releaseInRedis(LockProtocol protocol, long ownerId,
                                                           Supplier<CompletableFuture<Long>> release,
                                                           long messagesBefore) {
-        LockServices services = lock.services;
+        LockServices services = protocol.context().services();
+        String name = protocol.context().name();
         return release.get().thenApply(released -> {
             if (released == null) {
-                services.cohorts.released(lock.name, ownerId);
+                services.cohorts.released(name, ownerId);
             } else if (released >= 1L) {
                 // this client's own subscription, when it has one, is among the receivers
-                long own = services.wakeups.listensTo(lock.wakeupChannel(ownerId)) ? 1 : 0;
-                services.cohorts.released(lock.name, ownerId, released - 1 > own, messagesBefore + own + 1);
+                long own = services.wakeups.listensTo(protocol.wakeupChannel(ownerId)) ? 1 : 0;
+                services.cohorts.released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
             }
             return released;
         });

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Extends the lease of one owner's hold ({@link io.dlock.DistributedLock#extendLease}): checks this client's record of
- * the hold, sends the lock kind's extension script ({@link AbstractDistributedLock#sendExtend}) and settles the
+ * the hold, sends the lock kind's extension script ({@link LockProtocol#extend}) and settles the
  * record from the reply.
  *
  * <h2>Rules</h2>
@@ -38,24 +38,25 @@ final class LeaseExtension {
      * @throws NullPointerException     when {@code lease} is null
      * @throws IllegalArgumentException when {@code lease} is out of range; nothing is sent
      */
-    static CompletableFuture<Void> extend(AbstractDistributedLock lock, long ownerId, Duration lease) {
+    static CompletableFuture<Void> extend(RedisLock lock, long ownerId, Duration lease) {
         long leaseMs = TimeArgs.extensionMillis(lock.name, lease);
         LockServices services = lock.services;
-        String field = lock.holdField(ownerId);
+        LockProtocol protocol = lock.protocol;
+        String field = protocol.holdField(ownerId);
         Hold hold;
         try {
             services.checkOpen(lock.name);
-            hold = services.renewer.find(lock.holdKey(), field);
+            hold = services.renewer.find(protocol.holdKey(), field);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         if (hold == null) {
-            return CompletableFuture.failedFuture(new IllegalMonitorStateException(lock.describe()
+            return CompletableFuture.failedFuture(new IllegalMonitorStateException(protocol.describe()
                     + " is not held by owner " + field + " (never acquired, already released or force-unlocked, or "
                     + "its lease ran out), so its lease cannot be extended"));
         }
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = Errors.call(() -> lock.sendExtend(ownerId, leaseMs));
+        CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs));
         return reply.handle((extended, error) -> {
             if (error != null) {
                 services.renewer.extensionUnknown(hold, sentAt, leaseMs);
@@ -66,7 +67,7 @@ final class LeaseExtension {
                 return null;
             }
             services.renewer.goneFromRedis(hold);
-            throw new LockLostException(lock.name, lock.describe() + ": the hold of owner " + field + " is gone "
+            throw new LockLostException(lock.name, protocol.describe() + ": the hold of owner " + field + " is gone "
                     + "from Redis (its lease ran out there, or it was removed: a forceUnlock, a failover or a "
                     + "restart), so its lease cannot be extended; what the lock protected may have been changed "
                     + "meanwhile");

@@ -12,18 +12,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * The public lock API for one owner, over the machinery of a lock kind ({@link AbstractDistributedLock}): argument
- * checks, sync waits over the async internals, and the hand-off of completions to the client's executor. Which owner
- * the methods act for is the subclass's choice ({@link #owner()}): the calling thread for the lock objects a client
- * hands out, a fixed one for the views of {@link #as} ({@link OwnerView}). The forms with an explicit
+ * The public lock API for one owner, over the one lock implementation ({@link RedisLock}): argument checks, sync
+ * waits over the async internals, and the hand-off of completions to the client's executor. Which owner the methods
+ * act for is the subclass's choice ({@link #owner()}): the calling thread for the lock objects a client hands out, a
+ * fixed one for the views of {@link #as} ({@link OwnerView}). The forms with an explicit
  * {@code ownerId}/{@code threadId} act for that id whatever {@link #owner()} is.
  *
  * <p>Sync methods are thin waits on the async internals; no lock is held while waiting.
  */
 public abstract class LockApi implements DistributedLock {
 
-    /** @return the lock kind whose machinery this API drives: the lock itself, or the lock a view was made of */
-    abstract AbstractDistributedLock core();
+    /** @return the lock this API drives */
+    abstract RedisLock core();
 
     /** @return the owner id that the methods without an explicit one act for; read once per call */
     abstract long owner();
@@ -71,8 +71,8 @@ public abstract class LockApi implements DistributedLock {
         if (loop != null) {
             exposed.whenComplete((value, error) -> {
                 if (exposed.isCancelled()) {
-                    AbstractDistributedLock lock = core();
-                    services().abandoned.track(lock.holdKey(), lock.holdField(ownerId), loop.abandon());
+                    LockProtocol protocol = core().protocol;
+                    services().abandoned.track(protocol.holdKey(), protocol.holdField(ownerId), loop.abandon());
                 }
             });
         }
@@ -96,7 +96,7 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public DistributedLock as(LockOwner owner) {
-        return core().viewFor(Objects.requireNonNull(owner, "owner").id());
+        return new OwnerView(core(), Objects.requireNonNull(owner, "owner").id());
     }
 
     @Override
@@ -151,7 +151,7 @@ public abstract class LockApi implements DistributedLock {
     @Override
     public boolean isLocked() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().lockedRaw());
+        return services().waits.awaitUninterruptibly(core().locked());
     }
 
     @Override
@@ -162,19 +162,19 @@ public abstract class LockApi implements DistributedLock {
     @Override
     public boolean isHeldByThread(long threadId) {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().holdCountRaw(threadId)) > 0;
+        return services().waits.awaitUninterruptibly(core().holdCount(threadId)) > 0;
     }
 
     @Override
     public int getHoldCount() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().holdCountRaw(owner()));
+        return services().waits.awaitUninterruptibly(core().holdCount(owner()));
     }
 
     @Override
     public long remainTimeToLive() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().ttlRaw());
+        return services().waits.awaitUninterruptibly(core().ttl());
     }
 
     @Override
@@ -183,8 +183,7 @@ public abstract class LockApi implements DistributedLock {
     }
 
     private Duration validFor(long ownerId) {
-        AbstractDistributedLock lock = core();
-        Hold hold = services().renewer.find(lock.holdKey(), lock.holdField(ownerId));
+        Hold hold = core().hold(ownerId);
         if (hold == null) {
             return Duration.ZERO;
         }
@@ -282,7 +281,7 @@ public abstract class LockApi implements DistributedLock {
     public CompletableFuture<Boolean> isLockedAsync() {
         try {
             services().checkOpen(name());
-            return toCaller(core().lockedRaw());
+            return toCaller(core().locked());
         } catch (RuntimeException e) {
             return failed(e);
         }
@@ -302,7 +301,7 @@ public abstract class LockApi implements DistributedLock {
     public CompletableFuture<Integer> getHoldCountAsync(long ownerId) {
         try {
             services().checkOpen(name());
-            return toCaller(core().holdCountRaw(ownerId));
+            return toCaller(core().holdCount(ownerId));
         } catch (RuntimeException e) {
             return failed(e);
         }
@@ -312,7 +311,7 @@ public abstract class LockApi implements DistributedLock {
     public CompletableFuture<Long> remainTimeToLiveAsync() {
         try {
             services().checkOpen(name());
-            return toCaller(core().ttlRaw());
+            return toCaller(core().ttl());
         } catch (RuntimeException e) {
             return failed(e);
         }

@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockKind;
 import io.dlock.LockOwner;
 import io.dlock.internal.LockNames;
 
@@ -83,16 +84,18 @@ import java.util.Objects;
  *
  * <p>Thread-safe and immutable; the two sides are created once per instance (for {@link #as}: views of the sides).
  */
-public final class ReadWriteRedisLock implements DistributedReadWriteLock {
+final class ReadWriteRedisLock implements DistributedReadWriteLock {
     private final String name;
     private final DistributedLock readLock;
     private final DistributedLock writeLock;
 
-    public ReadWriteRedisLock(LockServices services, String name) {
+    ReadWriteRedisLock(LockServices services, String name) {
         this.name = LockNames.requireValid(name);
         ReadWriteKeys keys = ReadWriteKeys.of(name);
-        this.readLock = new RedisReadLock(services, keys);
-        this.writeLock = new RedisWriteLock(services, keys);
+        this.readLock = OwnerView.ofCallingThread(new RedisLock(
+                new ReadProtocol(new LockContext(services, name, LockKind.READ), keys)));
+        this.writeLock = OwnerView.ofCallingThread(new RedisLock(
+                new WriteProtocol(new LockContext(services, name, LockKind.WRITE), keys)));
     }
 
     /** The lock of {@code owner}: both sides are views of {@code of}'s sides acting for it. */

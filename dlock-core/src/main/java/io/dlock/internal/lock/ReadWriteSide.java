@@ -1,6 +1,5 @@
 package io.dlock.internal.lock;
 
-import io.dlock.LockKind;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -8,72 +7,68 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the read and the write side of a {@link ReadWriteRedisLock} share: the keys, the channel (where every message
- * wakes all of this client's waiters, readers and writers alike), the forced release, the state reads and the
- * bookkeeping of a release.
+ * What the read and the write protocol of a {@link ReadWriteRedisLock} share, for one side: the keys, the fields, the
+ * channel (where every message wakes all of this client's waiters, readers and writers alike), the forced release and
+ * the state reads. Each side's protocol ({@link ReadProtocol}, {@link WriteProtocol}) holds one; immutable.
  */
-abstract sealed class ReadWriteSide extends AbstractDistributedLock permits RedisReadLock, RedisWriteLock {
-    /** Index in {@code rwlock_state}'s reply. */
-    static final int WRITE_LOCKED = 0;
-    static final int READ_LOCKED = 1;
-    static final int PTTL = 2;
+final class ReadWriteSide {
+    /** Which side: its flag's index in {@code rwlock_state}'s reply, and its name in messages and scripts. */
+    enum Side {
+        WRITE(0, "write"),
+        READ(1, "read");
 
+        final int stateIndex;
+        final String word;
+
+        Side(int stateIndex, String word) {
+            this.stateIndex = stateIndex;
+            this.word = word;
+        }
+    }
+
+    /** Index of the PTTL in {@code rwlock_state}'s reply. */
+    private static final int PTTL = 2;
+
+    final LockContext context;
     final ReadWriteKeys keys;
-    /** KEYS of the release and force scripts: the hash, the timeout root (the channel is an ARGV). */
+    final Side side;
+    /** KEYS of the release, extension and force scripts: the hash, the timeout root (the channel is an ARGV). */
     final String[] releaseKeys;
 
-    ReadWriteSide(LockServices services, ReadWriteKeys keys, LockKind kind) {
-        super(services, keys.name(), kind);
+    ReadWriteSide(LockContext context, ReadWriteKeys keys, Side side) {
+        this.context = context;
         this.keys = keys;
+        this.side = side;
         this.releaseKeys = new String[] {keys.name(), keys.timeoutRoot()};
     }
 
-    /** {@link #WRITE_LOCKED} or {@link #READ_LOCKED}: which flag of the state says that this side is locked. */
-    abstract int side();
-
-    /** Which side this is, for messages: "read" or "write". */
-    abstract String sideName();
-
-    final String readerField(long ownerId) {
-        return ownerField(ownerId);
+    /** @return {@code lock 'NAME' (read side)} or {@code (write side)} */
+    String describe() {
+        return "lock '" + keys.name() + "' (" + side.word + " side)";
     }
 
-    final String writerField(long ownerId) {
-        return ownerField(ownerId) + ReadWriteKeys.WRITE_SUFFIX;
+    /** @return the owner's reader field, {@code <client id>:<owner id>} */
+    String readerField(long ownerId) {
+        return context.ownerField(ownerId);
     }
 
-    final long effectiveLease(long leaseMs) {
-        return leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
-    }
-
-    @Override
-    protected String describe() {
-        return "lock '" + name + "' (" + sideName() + " side)";
-    }
-
-    @Override
-    protected final String wakeupChannel(long ownerId) {
-        return keys.channel();
-    }
-
-    /** Readers and writers wait on one channel: a message must reach a waiter that can enter, so it wakes them all. */
-    @Override
-    protected final boolean everyMessageWakesAllWaiters() {
-        return true;
+    /** @return the owner's writer field, {@code <client id>:<owner id>:write} */
+    String writerField(long ownerId) {
+        return context.ownerField(ownerId) + ReadWriteKeys.WRITE_SUFFIX;
     }
 
     /**
      * Removes the lock if it is held in this side's mode (as Redisson does): the write side leaves a read-held lock
      * alone and the read side a write-held one. This client's renewals of the name stop only when it was removed.
      */
-    @Override
-    protected final CompletableFuture<Boolean> forceRelease() {
+    CompletableFuture<Boolean> forceRelease() {
+        LockServices services = context.services();
         CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, services.publishCommand, sideName(), keys.channel());
-        return mapErrors(reply.thenApply(removed -> {
+                releaseKeys, services.publishCommand, side.word, keys.channel());
+        return context.mapErrors(reply.thenApply(removed -> {
             boolean wasRemoved = removed != null && removed == 1L;
             if (wasRemoved) {
-                services.renewer.discardAll(name);
+                services.renewer.discardAll(keys.name());
             }
             return wasRemoved;
         }), "forceUnlock");
@@ -81,9 +76,9 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
 
     /** @return {write locked, read locked, PTTL} in one atomic read */
     private CompletableFuture<long[]> state(String operation) {
-        CompletableFuture<List<Object>> reply = services.scripts.run(Scripts.RWLOCK_STATE, ScriptOutputType.MULTI,
-                new String[] {name});
-        return mapErrors(reply.thenApply(values -> {
+        CompletableFuture<List<Object>> reply = context.services().scripts.run(Scripts.RWLOCK_STATE,
+                ScriptOutputType.MULTI, new String[] {keys.name()});
+        return context.mapErrors(reply.thenApply(values -> {
             long[] state = new long[3];
             for (int i = 0; i < state.length; i++) {
                 state[i] = (Long) values.get(i);
@@ -92,28 +87,16 @@ abstract sealed class ReadWriteSide extends AbstractDistributedLock permits Redi
         }), operation);
     }
 
-    @Override
-    protected final CompletableFuture<Boolean> lockedRaw() {
-        return state("isLocked").thenApply(state -> state[side()] == 1L);
+    /** @return whether the lock is held in this side's mode */
+    CompletableFuture<Boolean> locked() {
+        return state("isLocked").thenApply(state -> state[side.stateIndex] == 1L);
     }
 
-    /** The hash's PTTL, except {@code TTL_NOT_LOCKED} while only the other side is held. */
-    @Override
-    protected final CompletableFuture<Long> ttlRaw() {
+    /** @return the hash's PTTL, except {@code TTL_NOT_LOCKED} while only the other side is held */
+    CompletableFuture<Long> ttl() {
         return state("remainTimeToLive").thenApply(state -> {
-            boolean otherSideOnly = state[side()] == 0L && state[1 - side()] == 1L;
-            return otherSideOnly ? TTL_NOT_LOCKED : state[PTTL];
+            boolean otherSideOnly = state[side.stateIndex] == 0L && state[1 - side.stateIndex] == 1L;
+            return otherSideOnly ? io.dlock.DistributedLock.TTL_NOT_LOCKED : state[PTTL];
         });
-    }
-
-    @Override
-    protected final CompletableFuture<Integer> holdCountRaw(long ownerId) {
-        return mapErrors(services.redis.hget(name, holdField(ownerId)).toCompletableFuture()
-                .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
-    }
-
-    @Override
-    protected final String holdKey() {
-        return name;
     }
 }

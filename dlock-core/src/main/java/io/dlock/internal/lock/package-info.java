@@ -3,17 +3,20 @@
  * only through the interfaces of {@code io.dlock}).
  *
  * <ul>
- *   <li>{@link io.dlock.internal.lock.LockApi}: the whole {@code DistributedLock} API for one owner (argument checks,
- *       sync over async, completion on the client's executor) over the machinery of
- *       {@link io.dlock.internal.lock.AbstractDistributedLock}, which acquires, releases, hands over and extends over
- *       a few primitives that each kind provides: one acquire attempt, one release, a give-up clean-up, a forced
- *       release, a lease extension. A lock object acts for the calling thread; {@code OwnerView} (from
- *       {@code as(owner)}) for a fixed owner. {@code LeaseExtension}, {@code HandOffRelease} and
+ *   <li>{@link io.dlock.internal.lock.RedisLock}: the one lock implementation. It acquires (waits, local gate,
+ *       replica confirmation, events, cleanups of abandoned acquisitions), releases (with their failures), extends,
+ *       force-releases and reads, for every kind alike, by driving the kind's
+ *       {@link io.dlock.internal.lock.LockProtocol}. {@code LeaseExtension}, {@code HandOffRelease} and
  *       {@code AbandonedCleanups} each hold one step of that machinery.</li>
- *   <li>The kinds: {@link io.dlock.internal.lock.ReentrantRedisLock} (plain),
- *       {@link io.dlock.internal.lock.FencedRedisLock}, {@link io.dlock.internal.lock.FairRedisLock} and
- *       {@link io.dlock.internal.lock.ReadWriteRedisLock} with its read and write sides. Each opens with the design
- *       notes of its key layout.</li>
+ *   <li>The kinds are protocols, not subclasses: {@code PlainProtocol}, {@code FencedProtocol} (the plain one plus a
+ *       token), {@code FairProtocol}, and {@code ReadProtocol} / {@code WriteProtocol} (sharing a
+ *       {@code ReadWriteSide}), each a {@link io.dlock.LockKind} with its scripts, keys and channel, opening with the
+ *       design notes of its key layout. {@link io.dlock.internal.lock.RedisLocks} makes the lock objects;
+ *       {@code ReadWriteRedisLock} pairs the two sides.</li>
+ *   <li>{@link io.dlock.internal.lock.LockApi}: the whole {@code DistributedLock} API for one owner (argument checks,
+ *       sync over async, completion on the client's executor), served by {@code OwnerView} for the calling thread (the
+ *       objects a client hands out) or a fixed owner ({@code as(owner)}); {@code FencedOwnerView} adds the token
+ *       methods ({@code FencedTokens}).</li>
  *   <li>{@code AcquireLoop}: one acquisition that may wait (attempt, subscribe, sleep until a wake-up or the lock's
  *       TTL, attempt again), holding no thread while it waits.</li>
  *   <li>{@code LocalCohort} and {@code LocalCohorts}: what a client knows of its own owners of a plain lock, so that

@@ -429,7 +429,7 @@ class HandoffModelCheckTest {
         }
 
         /**
-         * ReentrantRedisLock#giveUp: drops what a hand-off without a reply may have given the owner. The caller returns
+         * PlainProtocol#giveUp: drops what a hand-off without a reply may have given the owner. The caller returns
          * (and may lock again) once that is answered (AcquireLoop#finished).
          */
         private boolean giveUpAfterLostReply(Owner o) {
@@ -458,7 +458,7 @@ class HandoffModelCheckTest {
             }
         }
 
-        // ---- an owner's release, as AbstractDistributedLock#release and HandOffRelease#send do it ----
+        // ---- an owner's release, as RedisLock#release and HandOffRelease#send do it ----
 
         private void release(Owner o) {
             o.phase = Phase.RELEASING;
@@ -477,7 +477,7 @@ class HandoffModelCheckTest {
                 if (moved == LOST) {
                     unanswered.add(to);
                     cohort.handoffFailed(next);
-                    // AbstractDistributedLock#releaseFailed: the owner's last acquisition is forgotten, the hold
+                    // RedisLock#releaseFailed: the owner's last acquisition is forgotten, the hold
                     // ends in Redis with its lease
                     renewer.releaseFailed(hold);
                     renewer.discard(hold);

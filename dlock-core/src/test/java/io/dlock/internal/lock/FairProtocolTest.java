@@ -9,29 +9,29 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The fair lock's names, slot arithmetic and script headers, without a server. */
-class FairRedisLockTest {
+class FairProtocolTest {
 
     @Test
     void keysAndChannelsAreRedissons() {
-        assertThat(FairRedisLock.queueKey("orders:42")).isEqualTo("redisson_lock_queue:{orders:42}");
-        assertThat(FairRedisLock.timeoutKey("orders:42")).isEqualTo("redisson_lock_timeout:{orders:42}");
-        assertThat(FairRedisLock.waiterChannel("orders:42", "8a2c-uuid:57"))
+        assertThat(FairProtocol.queueKey("orders:42")).isEqualTo("redisson_lock_queue:{orders:42}");
+        assertThat(FairProtocol.timeoutKey("orders:42")).isEqualTo("redisson_lock_timeout:{orders:42}");
+        assertThat(FairProtocol.waiterChannel("orders:42", "8a2c-uuid:57"))
                 .isEqualTo("redisson_lock__channel:{orders:42}:8a2c-uuid:57");
         // a name with its own hash tag keeps it, so every key and channel shares the lock's slot
-        assertThat(FairRedisLock.queueKey("{user}:1")).isEqualTo("redisson_lock_queue:{user}:1");
-        assertThat(FairRedisLock.timeoutKey("{user}:1")).isEqualTo("redisson_lock_timeout:{user}:1");
-        assertThat(FairRedisLock.waiterChannel("{user}:1", "u:3")).isEqualTo("redisson_lock__channel:{user}:1:u:3");
+        assertThat(FairProtocol.queueKey("{user}:1")).isEqualTo("redisson_lock_queue:{user}:1");
+        assertThat(FairProtocol.timeoutKey("{user}:1")).isEqualTo("redisson_lock_timeout:{user}:1");
+        assertThat(FairProtocol.waiterChannel("{user}:1", "u:3")).isEqualTo("redisson_lock__channel:{user}:1:u:3");
     }
 
     @Test
     void everyWaiterHasTheFairLockWaitTimeoutAsSlotAndSleepsAtMostAThirdOfIt() {
-        assertThat(FairRedisLock.slotMillis(300_000)).isEqualTo(300_000);
-        assertThat(FairRedisLock.slotMillis(1)).isEqualTo(1);
-        assertThat(FairRedisLock.slotMillis(Long.MAX_VALUE)).isEqualTo(FairRedisLock.MAX_SLOT_MS);
-        assertThat(FairRedisLock.maxSleepMillis(300_000)).isEqualTo(100_000);
-        assertThat(FairRedisLock.maxSleepMillis(2)).isEqualTo(1);
+        assertThat(FairProtocol.slotMillis(300_000)).isEqualTo(300_000);
+        assertThat(FairProtocol.slotMillis(1)).isEqualTo(1);
+        assertThat(FairProtocol.slotMillis(Long.MAX_VALUE)).isEqualTo(FairProtocol.MAX_SLOT_MS);
+        assertThat(FairProtocol.maxSleepMillis(300_000)).isEqualTo(100_000);
+        assertThat(FairProtocol.maxSleepMillis(2)).isEqualTo(1);
         // epoch ms plus a few hundred slots stays an exact integer in Lua's doubles
-        assertThat((double) (System.currentTimeMillis() + 500 * FairRedisLock.MAX_SLOT_MS))
+        assertThat((double) (System.currentTimeMillis() + 500 * FairProtocol.MAX_SLOT_MS))
                 .isLessThan(Math.pow(2, 53));
     }
 

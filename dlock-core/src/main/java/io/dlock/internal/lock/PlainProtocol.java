@@ -1,15 +1,16 @@
 package io.dlock.internal.lock;
 
-import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The reentrant, non-fair lock, wire-compatible with Redisson's {@code RLock}.
+ * The protocol of the reentrant, non-fair lock ({@link io.dlock.LockKind#PLAIN}), wire-compatible with Redisson's
+ * {@code RLock}.
  *
  * <h2>Key layout (docs/protocol.md §2)</h2>
  * <ul>
@@ -32,28 +33,42 @@ import java.util.concurrent.CompletableFuture;
  * Each acquisition (re-entries included) resets the TTL to its lease; a partial release resets it to the lease of
  * the remaining innermost acquisition, or to the watchdog timeout while any remaining one is watchdog-renewed.
  */
-public final class ReentrantRedisLock extends AbstractDistributedLock {
+final class PlainProtocol implements LockProtocol {
+    private final LockContext context;
+    private final LockServices services;
+    private final String name;
     private final String[] lockKey;
     /** The unlock channel: an ARGV of the scripts, never a KEY (an ACL key pattern need not match channels). */
     private final String channel;
 
-    public ReentrantRedisLock(LockServices services, String name) {
-        super(services, LockNames.requireValid(name), LockKind.PLAIN);
+    PlainProtocol(LockContext context) {
+        this.context = context;
+        this.services = context.services();
+        this.name = context.name();
         this.lockKey = new String[] {name};
         this.channel = LockNames.lockChannel(name);
     }
 
     @Override
-    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
-        String field = ownerField(ownerId);
-        long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
+    public LockContext context() {
+        return context;
+    }
+
+    @Override
+    public String describe() {
+        return "lock '" + name + "'";
+    }
+
+    @Override
+    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String field = context.ownerField(ownerId);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(holdId(ownerId),
+        return services.pending.<Long>track(new HoldId(name, field),
                 known -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
-                        Long.toString(effectiveLease), field, Long.toString(known)),
+                        Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(known)),
                 ttl -> {
                     if (ttl == null) {
-                        Hold hold = services.renewer.acquired(kind(), name, name, field, ownerId, leaseMs, sentAt,
+                        Hold hold = context.recordGrant(name, field, ownerId, leaseMs, sentAt,
                                 services.hashFieldRenewal);
                         services.cohorts.acquired(name, ownerId, hold);
                     }
@@ -62,19 +77,20 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
     }
 
     /**
-     * The acquisition gave up (timeout, interrupt, cancellation, failure) after an attempt whose reply never came: that
-     * attempt may still have taken a hold nobody knows of, which would otherwise outlive the wait by its whole lease.
-     * Drops whatever count it left above what this client knows (nothing when it did not run).
+     * After an attempt whose reply never came, drops whatever count it left above what this client knows (nothing
+     * when it did not run): that attempt may have taken a hold nobody knows of, which would otherwise outlive the
+     * wait by its whole lease.
      */
     @Override
-    protected CompletableFuture<Void> giveUp(long ownerId) {
-        return services.pending.dropIfUnanswered(holdId(ownerId), (lease, known) -> services.scripts.runByText(
-                Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), Long.toString(lease),
+    public CompletableFuture<Void> giveUp(long ownerId) {
+        String field = context.ownerField(ownerId);
+        return services.pending.dropIfUnanswered(new HoldId(name, field), (lease, known) -> services.scripts.runByText(
+                Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field, Long.toString(lease),
                 services.publishCommand, channel, Long.toString(known), "drop-unknown"));
     }
 
     @Override
-    AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
         return new CohortGate(services.cohorts, name, ownerId, leaseMs);
     }
 
@@ -83,26 +99,47 @@ public final class ReentrantRedisLock extends AbstractDistributedLock {
      * the lock, hands the lock to that one instead ({@link LocalCohort}).
      */
     @Override
-    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+    public CompletableFuture<Long> release(long ownerId, Hold hold) {
+        String field = context.ownerField(ownerId);
         return HandOffRelease.send(this, ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(
-                Scripts.LOCK_HANDOFF, ScriptOutputType.INTEGER, lockKey, ownerField(ownerId), toField,
-                Long.toString(toLeaseMs)),
-                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey,
-                        ownerField(ownerId), Long.toString(leaseAfterRelease(hold)), services.publishCommand, channel,
-                        countAfterReleaseArg(ownerId, hold), "release"));
+                Scripts.LOCK_HANDOFF, ScriptOutputType.INTEGER, lockKey, field, toField, Long.toString(toLeaseMs)),
+                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
+                        Long.toString(context.leaseAfterRelease(hold)), services.publishCommand, channel,
+                        context.countAfterRelease(new HoldId(name, field), hold), "release"));
     }
 
     @Override
-    protected String wakeupChannel(long ownerId) {
+    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER, lockKey, Long.toString(leaseMs),
+                context.ownerField(ownerId));
+    }
+
+    @Override
+    public String wakeupChannel(long ownerId) {
         return channel;
     }
 
     @Override
-    protected CompletableFuture<Boolean> forceRelease() {
+    public CompletableFuture<Boolean> forceRelease() {
         services.renewer.discardAll(name);
         services.cohorts.cleared(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 lockKey, services.publishCommand, "0", channel);
-        return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+        return context.mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> locked() {
+        return context.hashExists();
+    }
+
+    @Override
+    public CompletableFuture<Long> ttl() {
+        return context.hashTtl();
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long ownerId) {
+        return context.hashCount(context.ownerField(ownerId));
     }
 }

@@ -1,6 +1,5 @@
 package io.dlock.internal.lock;
 
-import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
@@ -12,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The reentrant fair lock: granted in FIFO order among waiters of every client, wire-compatible with Redisson's
+ * The protocol of the reentrant fair lock ({@link io.dlock.LockKind#FAIR}): granted in FIFO order among waiters of every client, wire-compatible with Redisson's
  * {@code RedissonFairLock}, so that Redisson and dlock waiters of one name queue in one line and wake each other.
  *
  * <h2>Key layout (docs/protocol.md §3.1)</h2>
@@ -102,7 +101,7 @@ import java.util.concurrent.CompletionException;
  * arithmetic). Deadlines are found with {@code LPOS} (Redis 6.0.6 or later).
  *
  * <h2>Lost replies</h2>
- * As for the reentrant lock ({@link PendingAcquisitions}): the acquire and release scripts get the hold count the
+ * As for the plain lock ({@link PendingAcquisitions}): the acquire and release scripts get the hold count the
  * client knows, so a retry adopts the hold an attempt without a reply took instead of counting on top of it, the
  * owner's last unlock always frees the lock, and a wait that gives up after such an attempt drops what it may have
  * left (after leaving the queue).
@@ -117,21 +116,26 @@ import java.util.concurrent.CompletionException;
  * attempts). Exclusion is never affected, only their order. Mixing {@code getLock} and
  * {@code getFairLock} on one name breaks fairness (the plain lock ignores the queue), as in Redisson.
  */
-public final class FairRedisLock extends AbstractDistributedLock {
+final class FairProtocol implements LockProtocol {
     /** Prefix of the waiters' list: {@code redisson_lock_queue:{NAME}}. */
-    public static final String QUEUE_PREFIX = "redisson_lock_queue";
+    static final String QUEUE_PREFIX = "redisson_lock_queue";
     /** Prefix of the waiters' deadlines: {@code redisson_lock_timeout:{NAME}}. */
-    public static final String TIMEOUT_PREFIX = "redisson_lock_timeout";
+    static final String TIMEOUT_PREFIX = "redisson_lock_timeout";
     /** Longest slot written to Redis (about three years): keeps epoch-ms arithmetic in Lua exact. */
     static final long MAX_SLOT_MS = 100_000_000_000L;
 
+    private final LockContext context;
+    private final LockServices services;
+    private final String name;
     private final String[] keys;
     private final String channelPrefix;
     private final String slot;
     private final String maxSleep;
 
-    public FairRedisLock(LockServices services, String name) {
-        super(services, LockNames.requireValid(name), LockKind.FAIR);
+    FairProtocol(LockContext context) {
+        this.context = context;
+        this.services = context.services();
+        this.name = context.name();
         this.keys = new String[] {name, queueKey(name), timeoutKey(name)};
         this.channelPrefix = LockNames.lockChannel(name);
         long slotMs = slotMillis(services.fairLockWaitMs);
@@ -140,17 +144,17 @@ public final class FairRedisLock extends AbstractDistributedLock {
     }
 
     /** @return {@code redisson_lock_queue:{name}} */
-    public static String queueKey(String name) {
+    static String queueKey(String name) {
         return LockNames.prefixed(QUEUE_PREFIX, name);
     }
 
     /** @return {@code redisson_lock_timeout:{name}} */
-    public static String timeoutKey(String name) {
+    static String timeoutKey(String name) {
         return LockNames.prefixed(TIMEOUT_PREFIX, name);
     }
 
     /** @return the channel of one waiter: {@code redisson_lock__channel:{name}:<owner field>} */
-    public static String waiterChannel(String name, String ownerField) {
+    static String waiterChannel(String name, String ownerField) {
         return LockNames.lockChannel(name) + ":" + ownerField;
     }
 
@@ -165,11 +169,21 @@ public final class FairRedisLock extends AbstractDistributedLock {
     }
 
     @Override
-    protected CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
-        String field = ownerField(ownerId);
-        long effectiveLease = leaseMs == LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
+    public LockContext context() {
+        return context;
+    }
+
+    @Override
+    public String describe() {
+        return "fair lock '" + name + "'";
+    }
+
+    @Override
+    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String field = context.ownerField(ownerId);
+        long effectiveLease = context.effectiveLease(leaseMs);
         boolean mayQueue = waitMillis != 0;
-        HoldId id = holdId(ownerId);
+        HoldId id = new HoldId(name, field);
         if (mayQueue) {
             services.holds.mark(id, Mark.FAIR_QUEUE_PLACE);
         }
@@ -181,8 +195,7 @@ public final class FairRedisLock extends AbstractDistributedLock {
                 sleep -> {
                     if (sleep == null) {
                         services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
-                        services.renewer.acquired(kind(), name, name, field, ownerId, leaseMs, sentAt,
-                                services.hashFieldRenewal);
+                        context.recordGrant(name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
                     }
                     return sleep;
                 });
@@ -194,17 +207,18 @@ public final class FairRedisLock extends AbstractDistributedLock {
      * would otherwise outlive the wait by its whole lease.
      */
     @Override
-    protected CompletableFuture<Void> giveUp(long ownerId) {
-        String field = ownerField(ownerId);
+    public CompletableFuture<Void> giveUp(long ownerId) {
+        String field = context.ownerField(ownerId);
+        HoldId id = new HoldId(name, field);
         CompletableFuture<Void> left = CompletableFuture.completedFuture(null);
-        if (services.holds.unmark(holdId(ownerId), Mark.FAIR_QUEUE_PLACE)) {
+        if (services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE)) {
             CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_GIVE_UP, ScriptOutputType.INTEGER,
                     keys, field, slot, Long.toString(services.clock.millis()), services.publishCommand,
                     channelPrefix);
-            left = mapErrors(reply.thenApply(removed -> (Void) null), "leave the queue");
+            left = context.mapErrors(reply.thenApply(removed -> (Void) null), "leave the queue");
         }
         return left.handle((ok, error) -> error).thenCompose(leaveError -> services.pending
-                .dropIfUnanswered(holdId(ownerId), (lease, known) -> services.scripts.runByText(Scripts.FAIR_RELEASE,
+                .dropIfUnanswered(id, (lease, known) -> services.scripts.runByText(Scripts.FAIR_RELEASE,
                         ScriptOutputType.INTEGER, keys, field, Long.toString(lease),
                         Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
                         Long.toString(known), "drop-unknown"))
@@ -217,30 +231,46 @@ public final class FairRedisLock extends AbstractDistributedLock {
     }
 
     @Override
-    protected CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
-        String field = ownerField(ownerId);
-        long lease = hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
-                : services.renewer.watchdogMs();
+    public CompletableFuture<Long> release(long ownerId, Hold hold) {
+        String field = context.ownerField(ownerId);
         return services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
-                Long.toString(lease), Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
-                countAfterReleaseArg(ownerId, hold), "release");
+                Long.toString(context.leaseAfterRelease(hold)), Long.toString(services.clock.millis()),
+                services.publishCommand, channelPrefix, context.countAfterRelease(new HoldId(name, field), hold),
+                "release");
+    }
+
+    /** The hold is a field of the hash at NAME, as the plain lock's ({@code lock_extend.lua}). */
+    @Override
+    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER, new String[] {name},
+                Long.toString(leaseMs), context.ownerField(ownerId));
     }
 
     @Override
-    protected String describe() {
-        return "fair lock '" + name + "'";
+    public String wakeupChannel(long ownerId) {
+        return channelPrefix + ":" + context.ownerField(ownerId);
     }
 
     @Override
-    protected String wakeupChannel(long ownerId) {
-        return channelPrefix + ":" + ownerField(ownerId);
+    public CompletableFuture<Boolean> locked() {
+        return context.hashExists();
     }
 
     @Override
-    protected CompletableFuture<Boolean> forceRelease() {
+    public CompletableFuture<Long> ttl() {
+        return context.hashTtl();
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long ownerId) {
+        return context.hashCount(context.ownerField(ownerId));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
         services.renewer.discardAll(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 keys, Long.toString(services.clock.millis()), services.publishCommand, channelPrefix);
-        return mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+        return context.mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
     }
 }

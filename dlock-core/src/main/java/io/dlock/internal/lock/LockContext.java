@@ -1,0 +1,85 @@
+package io.dlock.internal.lock;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockKind;
+import io.dlock.internal.Errors;
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.RenewalSender;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a {@link LockProtocol} works with: the client's {@link LockServices}, the lock's name and kind, and the few
+ * rules every kind applies the same way when it builds script arguments and records a grant. Immutable; one per lock
+ * object (shared by the views of {@code as(owner)}).
+ *
+ * @param services the client's shared services
+ * @param name     the lock's name (already validated)
+ * @param kind     the kind of the lock: given to the holds it begins and reported with its events
+ */
+record LockContext(LockServices services, String name, LockKind kind) {
+
+    /** @return the owner's field, {@code <client id>:<owner id>} (docs/protocol.md §1) */
+    String ownerField(long ownerId) {
+        return services.clientId + ":" + ownerId;
+    }
+
+    /** @return the lease to send for {@code leaseMs}: the watchdog timeout for {@link DistributedLock#LEASE_WATCHDOG} */
+    long effectiveLease(long leaseMs) {
+        return leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : leaseMs;
+    }
+
+    /** @return the TTL to keep after releasing one of several acquisitions of {@code hold} (ms; watchdog if unknown) */
+    long leaseAfterRelease(Hold hold) {
+        return hold != null ? hold.leaseAfterPartialRelease(services.renewer.watchdogMs())
+                : services.renewer.watchdogMs();
+    }
+
+    /**
+     * The release scripts' count argument: the owner's count after the release as this client knows it, or
+     * {@code -1} when it knows of no hold (the script then takes one off).
+     */
+    String countAfterRelease(HoldId id, Hold hold) {
+        return Long.toString(services.holds.countAfterRelease(id, hold).orElse(-1));
+    }
+
+    /**
+     * Records a grant of Redis with the client's renewer: a first hold of the owner or one more acquisition of it.
+     *
+     * @param key    the hold's key in the hold table
+     * @param sentAt when the granting request was sent ({@code renewer.nanoTime()})
+     */
+    Hold recordGrant(String key, String field, long ownerId, long leaseMs, long sentAt, RenewalSender renewal) {
+        return services.renewer.acquired(kind, name, key, field, ownerId, leaseMs, sentAt, renewal);
+    }
+
+    /** Maps a Redis failure of {@code operation} to the API's exception, naming this lock. */
+    <T> CompletableFuture<T> mapErrors(CompletableFuture<T> reply, String operation) {
+        return reply.handle((value, error) -> {
+            if (error != null) {
+                throw Errors.toApi(error, name, operation);
+            }
+            return value;
+        });
+    }
+
+    // ---- reads of the common layout: a hash at NAME, one field per owner ----
+
+    /** @return whether the hash at the lock's name exists */
+    CompletableFuture<Boolean> hashExists() {
+        return mapErrors(services.redis.exists(name).toCompletableFuture().thenApply(n -> n != null && n > 0),
+                "isLocked");
+    }
+
+    /** @return the PTTL of the hash at the lock's name (Redis's -2 / -1 included) */
+    CompletableFuture<Long> hashTtl() {
+        return mapErrors(services.redis.pttl(name).toCompletableFuture(), "remainTimeToLive");
+    }
+
+    /** @return the count in {@code field} of the hash at the lock's name; 0 without one */
+    CompletableFuture<Integer> hashCount(String field) {
+        return mapErrors(services.redis.hget(name, field).toCompletableFuture()
+                .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
+    }
+}

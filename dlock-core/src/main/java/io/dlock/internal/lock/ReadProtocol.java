@@ -1,0 +1,110 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The protocol of the read side of a {@link ReadWriteRedisLock} ({@link io.dlock.LockKind#READ}; design notes there).
+ * A hold is the reader field {@code <client id>:<owner id>} with its count, plus one timeout key per acquisition; the
+ * watchdog renews them through {@link ReadHoldRenewal}.
+ */
+final class ReadProtocol implements LockProtocol {
+    private final ReadWriteSide side;
+    private final LockContext context;
+    private final LockServices services;
+    private final String name;
+    private final String[] acquireKeys;
+
+    ReadProtocol(LockContext context, ReadWriteKeys keys) {
+        this.side = new ReadWriteSide(context, keys, ReadWriteSide.Side.READ);
+        this.context = context;
+        this.services = context.services();
+        this.name = context.name();
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
+    }
+
+    @Override
+    public LockContext context() {
+        return context;
+    }
+
+    @Override
+    public String describe() {
+        return side.describe();
+    }
+
+    @Override
+    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String reader = side.readerField(ownerId);
+        long sentAt = services.renewer.nanoTime();
+        return services.pending.<Long>track(new HoldId(name, reader),
+                known -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+                        Long.toString(context.effectiveLease(leaseMs)), reader, side.writerField(ownerId),
+                        Long.toString(known)),
+                sleepMs -> {
+                    if (sleepMs == null) {
+                        context.recordGrant(name, reader, ownerId, leaseMs, sentAt, services.readHoldRenewal);
+                    }
+                    return sleepMs;
+                });
+    }
+
+    /** After an attempt whose reply never came, drops the read hold that attempt may have taken. */
+    @Override
+    public CompletableFuture<Void> giveUp(long ownerId) {
+        String reader = side.readerField(ownerId);
+        return services.pending.dropIfUnanswered(new HoldId(name, reader), (lease, known) -> services.scripts
+                .runByText(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys, reader,
+                        services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown"));
+    }
+
+    @Override
+    public CompletableFuture<Long> release(long ownerId, Hold hold) {
+        String reader = side.readerField(ownerId);
+        return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
+                reader, services.publishCommand, side.keys.channel(),
+                context.countAfterRelease(new HoldId(name, reader), hold), "release");
+    }
+
+    /** Extends each live read hold of the owner; the hash keeps the TTL of its longest live read hold. */
+    @Override
+    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.RWLOCK_READ_EXTEND, ScriptOutputType.INTEGER, side.releaseKeys,
+                Long.toString(leaseMs), side.readerField(ownerId));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
+        return side.forceRelease();
+    }
+
+    @Override
+    public String wakeupChannel(long ownerId) {
+        return side.keys.channel();
+    }
+
+    /** Readers and writers wait on one channel: a message must reach a waiter that can enter, so it wakes them all. */
+    @Override
+    public boolean everyMessageWakesAllWaiters() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> locked() {
+        return side.locked();
+    }
+
+    @Override
+    public CompletableFuture<Long> ttl() {
+        return side.ttl();
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long ownerId) {
+        return context.hashCount(side.readerField(ownerId));
+    }
+}

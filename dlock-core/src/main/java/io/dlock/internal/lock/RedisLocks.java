@@ -1,0 +1,42 @@
+package io.dlock.internal.lock;
+
+import io.dlock.DistributedLock;
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.FencedLock;
+import io.dlock.LockKind;
+import io.dlock.internal.LockNames;
+
+/**
+ * Where a client's lock objects are made: each is the one {@link RedisLock} over its kind's {@link LockProtocol},
+ * behind an {@link OwnerView} acting for the calling thread. The name is validated here
+ * ({@link LockNames#requireValid}); the objects are cheap and hold no state of their own.
+ */
+public final class RedisLocks {
+    private RedisLocks() {
+    }
+
+    /** @return the plain reentrant lock {@code name} ({@link PlainProtocol}) */
+    public static DistributedLock plain(LockServices services, String name) {
+        return OwnerView.ofCallingThread(new RedisLock(new PlainProtocol(context(services, name, LockKind.PLAIN))));
+    }
+
+    /** @return the fair lock {@code name} ({@link FairProtocol}) */
+    public static DistributedLock fair(LockServices services, String name) {
+        return OwnerView.ofCallingThread(new RedisLock(new FairProtocol(context(services, name, LockKind.FAIR))));
+    }
+
+    /** @return the fenced lock {@code name} ({@link FencedProtocol}) */
+    public static FencedLock fenced(LockServices services, String name) {
+        return new FencedOwnerView(new RedisLock(new FencedProtocol(context(services, name, LockKind.FENCED))), 0,
+                true);
+    }
+
+    /** @return the read-write lock {@code name} ({@link ReadWriteRedisLock}) */
+    public static DistributedReadWriteLock readWrite(LockServices services, String name) {
+        return new ReadWriteRedisLock(services, name);
+    }
+
+    private static LockContext context(LockServices services, String name, LockKind kind) {
+        return new LockContext(services, LockNames.requireValid(name), kind);
+    }
+}

@@ -1,0 +1,161 @@
+package io.dlock.internal.lock;
+
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The protocol of the write side of a {@link ReadWriteRedisLock} ({@link io.dlock.LockKind#WRITE}; design notes
+ * there). A hold is the writer field
+ * {@code <client id>:<owner id>:write} with its count in the lock hash; the watchdog renews it like a plain lock's
+ * field ({@link HashFieldRenewal}). While it waits, the writer keeps a mark in {@code dlock_rwlock_writers:{NAME}} so
+ * that new dlock readers let it go first.
+ */
+final class WriteProtocol implements LockProtocol {
+    /** {@code rwlock_write_acquire}'s answer when the owner holds only read holds. */
+    private static final long UPGRADE_REFUSED = -3L;
+
+    private final ReadWriteSide side;
+    private final LockContext context;
+    private final LockServices services;
+    private final String name;
+    private final String[] acquireKeys;
+    private final String[] withdrawKeys;
+
+    WriteProtocol(LockContext context, ReadWriteKeys keys) {
+        this.side = new ReadWriteSide(context, keys, ReadWriteSide.Side.WRITE);
+        this.context = context;
+        this.services = context.services();
+        this.name = context.name();
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
+        this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
+    }
+
+    @Override
+    public LockContext context() {
+        return context;
+    }
+
+    @Override
+    public String describe() {
+        return side.describe();
+    }
+
+    /** The write hold is the owner's writer field. */
+    @Override
+    public String holdField(long ownerId) {
+        return side.writerField(ownerId);
+    }
+
+    /** How often a waiting writer attempts (and so refreshes its mark) at least: a third of the watchdog timeout. */
+    private long markRefreshMs() {
+        return Math.max(1, services.renewer.watchdogMs() / 3);
+    }
+
+    @Override
+    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        String writer = side.writerField(ownerId);
+        String reader = side.readerField(ownerId);
+        boolean waits = waitMillis != 0;
+        long refreshMs = markRefreshMs();
+        HoldId id = new HoldId(name, writer);
+        if (waits) {
+            services.holds.mark(id, Mark.WRITER_MARK);
+        }
+        long sentAt = services.renewer.nanoTime();
+        return services.pending.<Long>track(id,
+                known -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+                        Long.toString(context.effectiveLease(leaseMs)), writer, reader,
+                        Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
+                        Long.toString(services.holds.knownCount(new HoldId(name, reader)))),
+                ttl -> onReply(ttl, id, ownerId, leaseMs, sentAt, waits, refreshMs));
+    }
+
+    /** @return null when acquired (recorded), else how long to sleep at most; throws on a refused upgrade */
+    private Long onReply(Long ttl, HoldId id, long ownerId, long leaseMs, long sentAt, boolean waits,
+                         long refreshMs) {
+        if (ttl == null) {
+            services.holds.unmark(id, Mark.WRITER_MARK);
+            context.recordGrant(name, id.field(), ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+            return null;
+        }
+        if (ttl == UPGRADE_REFUSED) {
+            services.holds.unmark(id, Mark.WRITER_MARK);
+            throw new IllegalMonitorStateException("lock '" + name + "': owner " + side.readerField(ownerId)
+                    + " holds the read lock but not the write lock; upgrading would wait forever (release the"
+                    + " read holds first, or take the write lock first and then read)");
+        }
+        // Come back before the mark runs out, even when the lock's TTL is longer.
+        return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
+    }
+
+    /**
+     * Withdraws the waiting mark (and wakes readers held back only by it), and after an attempt whose reply never came
+     * drops the write hold that attempt may have taken; failures are left to the mark's expiry and the hold's lease.
+     */
+    @Override
+    public CompletableFuture<Void> giveUp(long ownerId) {
+        String writer = side.writerField(ownerId);
+        HoldId id = new HoldId(name, writer);
+        CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
+        if (services.holds.unmark(id, Mark.WRITER_MARK)) {
+            withdrawn = services.scripts.<Long>run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
+                    withdrawKeys, writer, services.publishCommand, side.keys.channel()).handle((removed, error) -> null);
+        }
+        return withdrawn.thenCompose(ignored -> services.pending.dropIfUnanswered(id,
+                (lease, known) -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER,
+                        side.releaseKeys, writer, side.readerField(ownerId), Long.toString(lease),
+                        services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
+    }
+
+    @Override
+    public CompletableFuture<Long> release(long ownerId, Hold hold) {
+        String writer = side.writerField(ownerId);
+        return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
+                writer, side.readerField(ownerId), Long.toString(context.leaseAfterRelease(hold)),
+                services.publishCommand, side.keys.channel(), context.countAfterRelease(new HoldId(name, writer), hold),
+                "release");
+    }
+
+    /** Sets the hash's TTL to the lease, or longer while one of the owner's own read holds lasts longer. */
+    @Override
+    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
+        return services.scripts.run(Scripts.RWLOCK_WRITE_EXTEND, ScriptOutputType.INTEGER, side.releaseKeys,
+                Long.toString(leaseMs), side.writerField(ownerId), side.readerField(ownerId));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceRelease() {
+        return side.forceRelease();
+    }
+
+    @Override
+    public String wakeupChannel(long ownerId) {
+        return side.keys.channel();
+    }
+
+    /** Readers and writers wait on one channel: a message must reach a waiter that can enter, so it wakes them all. */
+    @Override
+    public boolean everyMessageWakesAllWaiters() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> locked() {
+        return side.locked();
+    }
+
+    @Override
+    public CompletableFuture<Long> ttl() {
+        return side.ttl();
+    }
+
+    @Override
+    public CompletableFuture<Integer> holdCount(long ownerId) {
+        return context.hashCount(side.writerField(ownerId));
+    }
+}
