@@ -247,7 +247,7 @@ class OwnerHandleIT {
      * first attempt is in flight, so their clean-up comes after the next request): in the end the owner waits in the
      * fair queue, is woken by the holder's release (the slot is the default 5 minutes: a waiter missing from the queue
      * would sleep for a third of that), holds once, and nothing is left behind. (The ordering itself is checked in
-     * {@code AbandonedCleanupsTest}.)
+     * {@code HoldTableTest}.)
      */
     @Test
     void cancelThenAcquireAgainNeverRacesTheCleanup(LockClient a) throws Exception {

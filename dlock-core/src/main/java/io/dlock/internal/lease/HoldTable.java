@@ -5,15 +5,18 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * Everything one client knows about its holds, in one place, keyed by ({@code key}, {@code field}) — the Redis key
  * whose field is an owner's hold and that field: the granted {@link Hold} (count, leases, validity), acquire attempts
- * still awaiting their reply, whether the last one ended without an answer (it may have run in Redis), and the marks
- * an owner may have left in Redis while it waits (a fair lock's queue place, a writer's mark).
+ * still awaiting their reply, whether the last one ended without an answer (it may have run in Redis), the marks
+ * an owner may have left in Redis while it waits (a fair lock's queue place, a writer's mark), and the cleanups that
+ * abandoned acquisitions of the owner still run (its next acquisition starts after them).
  *
  * <p>The {@link LeaseRenewer} walks its holds; the lock kinds read and keep the rest; local hand-offs read the holds.
  * An entry exists while anything is known about it and disappears when nothing is. Plain in-memory state, no Redis.
@@ -39,13 +42,17 @@ public final class HoldTable {
         int inFlight;
         boolean unanswered;
         final Set<Mark> marks = EnumSet.noneOf(Mark.class);
+        /** All pending cleanups of abandoned acquisitions of this hold, as one future; null when none. */
+        volatile CompletableFuture<?> cleanups;
 
         boolean empty() {
-            return hold == null && inFlight == 0 && !unanswered && marks.isEmpty();
+            return hold == null && inFlight == 0 && !unanswered && marks.isEmpty() && cleanups == null;
         }
     }
 
     private final ConcurrentHashMap<HoldId, Entry> entries = new ConcurrentHashMap<>();
+    /** Entries with pending cleanups: while 0, an acquisition's start costs one read ({@link #runAfterCleanups}). */
+    private final AtomicInteger withCleanups = new AtomicInteger();
     private final LongSupplier nanoTime;
     private final long watchdogMs;
 
@@ -153,6 +160,56 @@ public final class HoldTable {
         boolean[] had = new boolean[1];
         update(id, e -> had[0] = e.marks.remove(mark));
         return had[0];
+    }
+
+    // ---- cleanups of abandoned acquisitions ----
+
+    /**
+     * Records {@code cleanup}, the end of an acquisition of {@code id} that its caller abandoned (a cancelled async
+     * future): it still withdraws a queue place or a writer's mark, drops what an unanswered attempt may have left,
+     * or releases a hold granted just as it was cancelled. Until every such cleanup is done (succeeded or failed), the
+     * same owner's next acquisition of the hold waits ({@link #runAfterCleanups}), so that the two never race (its
+     * new queue place withdrawn, its new count taken down). Acquisitions that end any other way clean up before their
+     * result completes, so only abandoned ones are recorded.
+     */
+    public void trackCleanup(HoldId id, CompletableFuture<?> cleanup) {
+        if (cleanup.isDone()) {
+            return;
+        }
+        CompletableFuture<?>[] all = new CompletableFuture<?>[1];
+        update(id, e -> {
+            if (e.cleanups == null) {
+                withCleanups.incrementAndGet();
+                e.cleanups = cleanup;
+            } else {
+                e.cleanups = CompletableFuture.allOf(e.cleanups, cleanup);
+            }
+            all[0] = e.cleanups;
+        });
+        all[0].whenComplete((ok, error) -> update(id, e -> {
+            if (e.cleanups == all[0]) {
+                e.cleanups = null;
+                withCleanups.decrementAndGet();
+            }
+        }));
+    }
+
+    /**
+     * Runs {@code start} now, or once the cleanups recorded for the hold are done (on the thread that completes the
+     * last of them). {@code id} is only computed when some hold has a cleanup pending, so the common case costs one
+     * read per acquisition.
+     */
+    public void runAfterCleanups(Supplier<HoldId> id, Runnable start) {
+        CompletableFuture<?> before = null;
+        if (withCleanups.get() > 0) {
+            Entry entry = entries.get(id.get());
+            before = entry == null ? null : entry.cleanups;
+        }
+        if (before == null || before.isDone()) {
+            start.run();
+        } else {
+            before.whenComplete((ok, error) -> start.run());
+        }
     }
 
     // ---- what the scripts are told ----

@@ -57,7 +57,8 @@ public abstract class LockApi implements DistributedLock {
 
     /**
      * The caller's future completes on the client's executor. Cancelling it abandons the acquisition; the owner's next
-     * acquisition of this lock waits for what the abandoned one leaves to clean up ({@link AbandonedCleanups}).
+     * acquisition of this lock waits for what the abandoned one leaves to clean up
+     * ({@link io.dlock.internal.lease.HoldTable#trackCleanup}).
      */
     private <T> CompletableFuture<T> toCaller(AcquireLoop loop, long ownerId, CompletableFuture<T> internal) {
         CompletableFuture<T> exposed = new CompletableFuture<>();
@@ -71,8 +72,7 @@ public abstract class LockApi implements DistributedLock {
         if (loop != null) {
             exposed.whenComplete((value, error) -> {
                 if (exposed.isCancelled()) {
-                    LockProtocol protocol = core().protocol;
-                    services().abandoned.track(protocol.holdKey(), protocol.holdField(ownerId), loop.abandon());
+                    services().holds.trackCleanup(core().holdId(ownerId), loop.abandon());
                 }
             });
         }

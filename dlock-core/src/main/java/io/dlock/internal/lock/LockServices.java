@@ -58,8 +58,6 @@ public final class LockServices {
     final HoldTable holds;
     /** The lost-reply rule over {@link #holds}, for every kind. */
     final PendingAcquisitions pending;
-    /** Cleanups of cancelled acquisitions, which the same owner's next acquisition waits for. */
-    final AbandonedCleanups abandoned = new AbandonedCleanups();
     /** Where locks and the renewer report events: the client's lock event listeners (none at first). */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();

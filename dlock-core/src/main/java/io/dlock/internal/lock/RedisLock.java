@@ -136,8 +136,8 @@ final class RedisLock {
             loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
         }
         services.register(loop);
-        // after what an abandoned acquisition of the same owner leaves to clean up (AbandonedCleanups)
-        services.abandoned.runAfter(() -> holdId(ownerId), loop::start);
+        // after what an abandoned acquisition of the same owner leaves to clean up (HoldTable#trackCleanup)
+        services.holds.runAfterCleanups(() -> holdId(ownerId), loop::start);
         return loop;
     }
 

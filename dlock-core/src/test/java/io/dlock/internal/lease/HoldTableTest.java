@@ -115,4 +115,43 @@ class HoldTableTest {
         table.unmark(ID, Mark.WRITER_MARK);
         assertThat(table.size()).isZero();
     }
+
+    @Test
+    void anAcquisitionStartsAtOnceWhenNoCleanupIsPending() {
+        java.util.List<String> started = new ArrayList<>();
+        table.trackCleanup(ID, CompletableFuture.completedFuture(null));
+        table.runAfterCleanups(() -> ID, () -> started.add("now"));
+        assertThat(started).containsExactly("now");
+        assertThat(table.size()).as("a finished cleanup leaves no entry").isZero();
+    }
+
+    @Test
+    void anAcquisitionStartsAfterEveryPendingCleanupOfTheSameHoldOnly() {
+        java.util.List<String> started = new ArrayList<>();
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        CompletableFuture<Void> second = new CompletableFuture<>();
+        table.trackCleanup(ID, first);
+        table.trackCleanup(ID, second);
+
+        table.runAfterCleanups(() -> new HoldId("orders", "client:2"), () -> started.add("other owner"));
+        table.runAfterCleanups(() -> new HoldId("other", ID.field()), () -> started.add("other lock"));
+        table.runAfterCleanups(() -> ID, () -> started.add("same owner"));
+        assertThat(started).containsExactly("other owner", "other lock");
+
+        second.complete(null);
+        assertThat(started).doesNotContain("same owner");
+        first.completeExceptionally(new IllegalStateException("a failed cleanup counts as done"));
+        assertThat(started).containsExactly("other owner", "other lock", "same owner");
+        assertThat(table.size()).as("the entry goes with its last cleanup").isZero();
+
+        table.runAfterCleanups(() -> ID, () -> started.add("later"));
+        assertThat(started).last().isEqualTo("later");
+    }
+
+    @Test
+    void aHoldIdIsNotComputedWhileNoCleanupIsPendingAnywhere() {
+        table.runAfterCleanups(() -> {
+            throw new AssertionError("the id was computed although nothing was pending");
+        }, () -> { });
+    }
 }
