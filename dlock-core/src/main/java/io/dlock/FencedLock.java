@@ -85,9 +85,21 @@ public interface FencedLock extends DistributedLock {
      * The token of the current thread's (on a view: its owner's) hold, without a round trip.
      *
      * @return the token, or null when the current thread holds nothing, or its hold was found lost or is no longer
-     * known valid ({@link #leaseValidFor()} is zero): a null here means "do not write"
+     * known valid ({@link #leaseValidFor()} is zero): a null here means "do not write". This nullable form mirrors
+     * Redisson's {@code RFencedLock.getToken()}; {@link #requireToken()} is the primitive form that cannot be unboxed
+     * by accident.
      */
     Long getToken();
+
+    /**
+     * The token of the current thread's (on a view: its owner's) hold, without a round trip; the form to pass to the
+     * storage that checks tokens, since there is no null to unbox by mistake. Never blocks; thread-safe.
+     *
+     * @return the token of the owner's hold, while that hold is known valid ({@link #leaseValidFor()} positive)
+     * @throws IllegalMonitorStateException when the owner holds nothing, or its hold was found lost or is no longer
+     *                                      known valid (the message names the lock): do not write then
+     */
+    long requireToken();
 
     // ---- asynchronous twins (see Blocking): never block, complete on the client's executor ----
 

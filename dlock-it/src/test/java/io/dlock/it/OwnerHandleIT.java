@@ -192,6 +192,9 @@ class OwnerHandleIT {
         FencedLock view = fenced.as(owner);
         long token = view.lockAndGetToken();
         assertThat(fenced.getToken()).as("the thread holds nothing").isNull();
+        assertThatThrownBy(fenced::requireToken).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining(fenced.getName());
+        assertThat(workers.call(WAIT, () -> fenced.as(owner).requireToken())).isEqualTo(token);
         assertThat(workers.call(WAIT, () -> fenced.as(owner).getToken())).isEqualTo(token);
         assertThat(fenced.as(a.newOwner()).tryLockAndGetToken()).as("another owner").isNull();
         view.unlock();

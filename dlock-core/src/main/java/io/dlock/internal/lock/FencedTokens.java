@@ -55,6 +55,17 @@ interface FencedTokens extends FencedLock {
     }
 
     @Override
+    default long requireToken() {
+        Long token = getToken();
+        if (token == null) {
+            throw new IllegalMonitorStateException("fenced lock '" + getName() + "' is not held by owner "
+                    + tokenOwner() + " with a lease known valid (never acquired, released, or its lease ran out or "
+                    + "was lost), so it has no token to write with");
+        }
+        return token;
+    }
+
+    @Override
     default CompletableFuture<Long> lockAndGetTokenAsync() {
         return lockAndGetTokenAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
     }
