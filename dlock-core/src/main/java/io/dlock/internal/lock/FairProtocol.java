@@ -239,31 +239,9 @@ final class FairProtocol implements LockProtocol {
                 "release");
     }
 
-    /** The hold is a field of the hash at NAME, as the plain lock's ({@code lock_extend.lua}). */
-    @Override
-    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
-        return services.scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER, new String[] {name},
-                Long.toString(leaseMs), context.ownerField(ownerId));
-    }
-
     @Override
     public String wakeupChannel(long ownerId) {
         return channelPrefix + ":" + context.ownerField(ownerId);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> locked() {
-        return context.hashExists();
-    }
-
-    @Override
-    public CompletableFuture<Long> ttl() {
-        return context.hashTtl();
-    }
-
-    @Override
-    public CompletableFuture<Integer> holdCount(long ownerId) {
-        return context.hashCount(context.ownerField(ownerId));
     }
 
     @Override

@@ -50,7 +50,8 @@ import java.util.concurrent.CompletableFuture;
  * reset under a live outer acquisition and the owner's last unlock frees the lock; a wait given up after such an
  * attempt drops what it may have left.
  *
- * <p>The release, give-up, extension, forced release and reads are the plain lock's, reached by composition. Unlike
+ * <p>The release, give-up and forced release are the plain lock's, reached by composition; the extension and reads
+ * are those of the common layout ({@link LockProtocol}), as for the plain lock. Unlike
  * the plain lock, owners of one client do not hand the lock to each other locally (no {@link #localGate}): every
  * acquisition goes through Redis, where its token is issued.
  */
@@ -128,11 +129,6 @@ final class FencedProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
-        return plain.extend(ownerId, leaseMs);
-    }
-
-    @Override
     public CompletableFuture<Boolean> forceRelease() {
         return plain.forceRelease();
     }
@@ -140,20 +136,5 @@ final class FencedProtocol implements LockProtocol {
     @Override
     public String wakeupChannel(long ownerId) {
         return plain.wakeupChannel(ownerId);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> locked() {
-        return plain.locked();
-    }
-
-    @Override
-    public CompletableFuture<Long> ttl() {
-        return plain.ttl();
-    }
-
-    @Override
-    public CompletableFuture<Integer> holdCount(long ownerId) {
-        return plain.holdCount(ownerId);
     }
 }

@@ -1,6 +1,8 @@
 package io.dlock.internal.lock;
 
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -13,6 +15,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every method acts for one owner ({@code ownerId}: a thread id or a {@code LockOwner}'s id), never blocks, and
  * may be called from any thread, concurrently. Futures complete on a Redis I/O thread: their callbacks must not
  * block. A method may also throw instead of failing its future; {@link RedisLock} treats both alike.
+ *
+ * <p>The defaults serve the common layout, a hash at the lock's name with one field per owner (the plain, fenced and
+ * fair locks); other layouts override them.
  *
  * <p>Implementations: {@link PlainProtocol}, {@link FencedProtocol} (the plain one plus a token),
  * {@link FairProtocol}, {@link ReadProtocol} and {@link WriteProtocol} (sharing {@link ReadWriteState}).
@@ -64,9 +69,13 @@ interface LockProtocol {
 
     /**
      * Sends the lease extension of {@code ownerId}'s hold ({@link LeaseExtension}). Reply: 1 = it now expires
-     * {@code leaseMs} from now, 0 = the owner holds nothing in Redis.
+     * {@code leaseMs} from now, 0 = the owner holds nothing in Redis. By default the hold is the owner's field of the
+     * hash at {@link #holdKey()} ({@code lock_extend.lua}).
      */
-    CompletableFuture<Long> extend(long ownerId, long leaseMs);
+    default CompletableFuture<Long> extend(long ownerId, long leaseMs) {
+        return context().services().scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER,
+                new String[] {holdKey()}, Long.toString(leaseMs), holdField(ownerId));
+    }
 
     /** Removes the lock whoever holds it; true if it was removed. Also forgets this client's records of it. */
     CompletableFuture<Boolean> forceRelease();
@@ -91,12 +100,21 @@ interface LockProtocol {
         return null;
     }
 
-    /** @return whether the lock is held (for a read-write side: held in that side's mode) */
-    CompletableFuture<Boolean> locked();
+    /** @return whether the lock is held (for a read-write side: held in that side's mode); by default: the hash exists */
+    default CompletableFuture<Boolean> locked() {
+        return context().hashExists();
+    }
 
-    /** @return the lock's remaining TTL in ms ({@code TTL_NOT_LOCKED} / {@code TTL_NO_EXPIRY} as in the API) */
-    CompletableFuture<Long> ttl();
+    /**
+     * @return the lock's remaining TTL in ms ({@code TTL_NOT_LOCKED} / {@code TTL_NO_EXPIRY} as in the API); by
+     *         default the hash's
+     */
+    default CompletableFuture<Long> ttl() {
+        return context().hashTtl();
+    }
 
-    /** @return {@code ownerId}'s hold count as Redis has it */
-    CompletableFuture<Integer> holdCount(long ownerId);
+    /** @return {@code ownerId}'s hold count as Redis has it; by default its field's count in the hash */
+    default CompletableFuture<Integer> holdCount(long ownerId) {
+        return context().hashCount(holdField(ownerId));
+    }
 }

@@ -109,12 +109,6 @@ final class PlainProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
-        return services.scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER, lockKey, Long.toString(leaseMs),
-                context.ownerField(ownerId));
-    }
-
-    @Override
     public String wakeupChannel(long ownerId) {
         return channel;
     }
@@ -126,20 +120,5 @@ final class PlainProtocol implements LockProtocol {
         CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 lockKey, services.publishCommand, "0", channel);
         return context.mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> locked() {
-        return context.hashExists();
-    }
-
-    @Override
-    public CompletableFuture<Long> ttl() {
-        return context.hashTtl();
-    }
-
-    @Override
-    public CompletableFuture<Integer> holdCount(long ownerId) {
-        return context.hashCount(context.ownerField(ownerId));
     }
 }

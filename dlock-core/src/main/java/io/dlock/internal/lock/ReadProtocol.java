@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * A hold is the reader field {@code <client id>:<owner id>} with its count, plus one timeout key per acquisition; the
  * watchdog renews them through {@link ReadHoldRenewal}.
  */
-final class ReadProtocol implements LockProtocol {
+final class ReadProtocol implements ReadWriteProtocol {
     private final ReadWriteSide side;
     private final LockContext context;
     private final LockServices services;
@@ -28,13 +28,8 @@ final class ReadProtocol implements LockProtocol {
     }
 
     @Override
-    public LockContext context() {
-        return context;
-    }
-
-    @Override
-    public String describe() {
-        return side.describe();
+    public ReadWriteSide side() {
+        return side;
     }
 
     @Override
@@ -75,32 +70,6 @@ final class ReadProtocol implements LockProtocol {
     public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
         return services.scripts.run(Scripts.RWLOCK_READ_EXTEND, ScriptOutputType.INTEGER, side.releaseKeys,
                 Long.toString(leaseMs), side.readerField(ownerId));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> forceRelease() {
-        return side.forceRelease();
-    }
-
-    @Override
-    public String wakeupChannel(long ownerId) {
-        return side.keys.channel();
-    }
-
-    /** Readers and writers wait on one channel: a message must reach a waiter that can enter, so it wakes them all. */
-    @Override
-    public boolean everyMessageWakesAllWaiters() {
-        return true;
-    }
-
-    @Override
-    public CompletableFuture<Boolean> locked() {
-        return side.locked();
-    }
-
-    @Override
-    public CompletableFuture<Long> ttl() {
-        return side.ttl();
     }
 
     @Override

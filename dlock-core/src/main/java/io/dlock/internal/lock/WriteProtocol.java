@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * field ({@link HashFieldRenewal}). While it waits, the writer keeps a mark in {@code dlock_rwlock_writers:{NAME}} so
  * that new dlock readers let it go first.
  */
-final class WriteProtocol implements LockProtocol {
+final class WriteProtocol implements ReadWriteProtocol {
     /** {@code rwlock_write_acquire}'s answer when the owner holds only read holds. */
     private static final long UPGRADE_REFUSED = -3L;
 
@@ -35,17 +35,12 @@ final class WriteProtocol implements LockProtocol {
         this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
     }
 
-    @Override
-    public LockContext context() {
-        return context;
-    }
-
-    @Override
-    public String describe() {
-        return side.describe();
-    }
-
     /** The write hold is the owner's writer field. */
+    @Override
+    public ReadWriteSide side() {
+        return side;
+    }
+
     @Override
     public String holdField(long ownerId) {
         return side.writerField(ownerId);
@@ -126,32 +121,6 @@ final class WriteProtocol implements LockProtocol {
     public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
         return services.scripts.run(Scripts.RWLOCK_WRITE_EXTEND, ScriptOutputType.INTEGER, side.releaseKeys,
                 Long.toString(leaseMs), side.writerField(ownerId), side.readerField(ownerId));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> forceRelease() {
-        return side.forceRelease();
-    }
-
-    @Override
-    public String wakeupChannel(long ownerId) {
-        return side.keys.channel();
-    }
-
-    /** Readers and writers wait on one channel: a message must reach a waiter that can enter, so it wakes them all. */
-    @Override
-    public boolean everyMessageWakesAllWaiters() {
-        return true;
-    }
-
-    @Override
-    public CompletableFuture<Boolean> locked() {
-        return side.locked();
-    }
-
-    @Override
-    public CompletableFuture<Long> ttl() {
-        return side.ttl();
     }
 
     @Override

@@ -1,0 +1,49 @@
+package io.dlock.internal.lock;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A side of a read-write lock ({@link ReadProtocol}, {@link WriteProtocol}): what both sides do alike is answered by
+ * their {@link ReadWriteSide} here, once; each side adds its attempt, release, give-up, extension and hold field.
+ */
+interface ReadWriteProtocol extends LockProtocol {
+    /** @return the keys, fields and shared steps of this side */
+    ReadWriteSide side();
+
+    @Override
+    default LockContext context() {
+        return side().context;
+    }
+
+    @Override
+    default String describe() {
+        return side().describe();
+    }
+
+    @Override
+    default CompletableFuture<Boolean> forceRelease() {
+        return side().forceRelease();
+    }
+
+    /** Readers and writers wait on one channel, {@code redisson_rwlock:{NAME}}. */
+    @Override
+    default String wakeupChannel(long ownerId) {
+        return side().keys.channel();
+    }
+
+    /** A message must reach a waiter that can enter (a reader or a writer), so it wakes them all. */
+    @Override
+    default boolean everyMessageWakesAllWaiters() {
+        return true;
+    }
+
+    @Override
+    default CompletableFuture<Boolean> locked() {
+        return side().locked();
+    }
+
+    @Override
+    default CompletableFuture<Long> ttl() {
+        return side().ttl();
+    }
+}
