@@ -91,34 +91,52 @@ final class AcquireLoop {
     private long outageBackoffMs;
 
     /**
-     * @param undo            releases one hold of the owner: used when the acquisition succeeds after it was abandoned
-     * @param giveUp          removes what the attempts left behind when the loop ends without the lock (a fair
-     *                        lock's queue entry); may be a no-op
-     * @param deadlineNanos   {@link #NO_DEADLINE} to wait without limit
-     * @param singleAttempt   attempt once and never wait
-     * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
+     * One owner's steps on one lock, given by the lock ({@link RedisLock#startAcquire}).
+     *
+     * @param lockName             names the lock in errors
+     * @param attempt              one acquire attempt
+     * @param undo                 releases one hold of the owner: used when the acquisition succeeds after it was
+     *                             abandoned
+     * @param giveUp               removes what the attempts left behind when the loop ends without the lock (a fair
+     *                             lock's queue entry); may be a no-op
+     * @param channel              the channel whose messages wake this waiter
      * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
-     *                        ({@link WakeupHub#join(String, boolean)})
-     * @param outage          paces the retries of a loop without deadline while Redis is unavailable
-     * @param gate            waits behind local holders and takes hand-offs; null for kinds without
+     *                             ({@link WakeupHub#join(String, boolean)})
+     * @param gate                 waits behind local holders and takes hand-offs; null for kinds without
      */
-    AcquireLoop(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
-                Supplier<CompletableFuture<?>> giveUp, String channel, WakeupHub hub, LongSupplier nanoTime,
-                long deadlineNanos, boolean singleAttempt, long fallbackSleepMs, boolean everyMessageWakesAll,
-                Outage outage, LocalGate gate) {
-        this.outage = outage;
-        this.gate = gate;
-        this.everyMessageWakesAll = everyMessageWakesAll;
-        this.lockName = lockName;
-        this.attempt = attempt;
-        this.undo = undo;
-        this.giveUp = giveUp;
-        this.channel = channel;
-        this.hub = hub;
-        this.nanoTime = nanoTime;
+    record Steps(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
+                 Supplier<CompletableFuture<?>> giveUp, String channel, boolean everyMessageWakesAll, LocalGate gate) {
+    }
+
+    /**
+     * How a client's loops wait: one per client ({@link LockServices}).
+     *
+     * @param hub             the wake-ups
+     * @param nanoTime        the monotonic clock of deadlines
+     * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
+     * @param outage          paces the retries of a loop without deadline while Redis is unavailable
+     */
+    record Waiting(WakeupHub hub, LongSupplier nanoTime, long fallbackSleepMs, Outage outage) {
+    }
+
+    /**
+     * @param deadlineNanos {@link #NO_DEADLINE} to wait without limit
+     * @param singleAttempt attempt once and never wait
+     */
+    AcquireLoop(Steps steps, Waiting waiting, long deadlineNanos, boolean singleAttempt) {
+        this.lockName = steps.lockName();
+        this.attempt = steps.attempt();
+        this.undo = steps.undo();
+        this.giveUp = steps.giveUp();
+        this.channel = steps.channel();
+        this.everyMessageWakesAll = steps.everyMessageWakesAll();
+        this.gate = steps.gate();
+        this.hub = waiting.hub();
+        this.nanoTime = waiting.nanoTime();
+        this.fallbackSleepMs = waiting.fallbackSleepMs();
+        this.outage = waiting.outage();
         this.deadlineNanos = deadlineNanos;
         this.singleAttempt = singleAttempt;
-        this.fallbackSleepMs = fallbackSleepMs;
     }
 
     /** Starts the loop (one abandoned or failed before it started just ends); returns the result future. */

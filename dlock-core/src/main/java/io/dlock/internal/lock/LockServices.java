@@ -39,8 +39,8 @@ public final class LockServices {
     final Clock clock;
     /** Confirms acquisitions on replicas ({@code syncReplicas}), or does nothing. */
     final ReplicaSync replicaSync;
-    /** Paces and logs the retries of acquisitions without a wait limit while Redis is unavailable. */
-    final Outage outage;
+    /** How acquisitions wait: wake-ups, the monotonic clock, the longest sleep, the pacing of retries in outages. */
+    final AcquireLoop.Waiting loopWaiting;
     /**
      * How long a client's owners hold back after a release whose unlock message reached other clients' waiters, so
      * that one of those (which must first receive the message, wake and send its attempt) gets the lock rather than
@@ -87,7 +87,8 @@ public final class LockServices {
         this.fairLockWaitMs = fairLockWaitMs;
         this.clock = clock;
         this.replicaSync = replicaSync;
-        this.outage = new Outage(scheduler);
+        this.loopWaiting = new AcquireLoop.Waiting(wakeups, renewer::nanoTime, renewer.watchdogMs(),
+                new Outage(scheduler));
         this.waits = waits;
         this.cohorts = new LocalCohorts(scheduler, renewer::nanoTime,
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),

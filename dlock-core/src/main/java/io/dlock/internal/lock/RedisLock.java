@@ -127,11 +127,10 @@ final class RedisLock {
         AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
                 : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
-        AcquireLoop loop = new AcquireLoop(name, attempt,
-                () -> release(ownerId), () -> Errors.call(() -> protocol.giveUp(ownerId)),
-                protocol.wakeupChannel(ownerId), services.wakeups, services.renewer::nanoTime, deadline, waitNanos == 0,
-                services.renewer.watchdogMs(), protocol.everyMessageWakesAllWaiters(), services.outage,
-                protocol.localGate(ownerId, leaseMs));
+        AcquireLoop.Steps steps = new AcquireLoop.Steps(name, attempt, () -> release(ownerId),
+                () -> Errors.call(() -> protocol.giveUp(ownerId)), protocol.wakeupChannel(ownerId),
+                protocol.everyMessageWakesAllWaiters(), protocol.localGate(ownerId, leaseMs));
+        AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
         if (followed != LockEventListener.Acquisition.IGNORED) {
             loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
         }

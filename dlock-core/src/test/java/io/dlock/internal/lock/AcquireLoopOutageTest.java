@@ -35,13 +35,13 @@ class AcquireLoopOutageTest {
     private final AtomicInteger attempts = new AtomicInteger();
 
     private AcquireLoop loop(long deadlineNanos) {
-        return new AcquireLoop("orders", () -> {
+        return new AcquireLoop(new AcquireLoop.Steps("orders", () -> {
             attempts.incrementAndGet();
             Object reply = replies.poll();
             return reply instanceof Throwable t ? CompletableFuture.failedFuture(t)
                     : CompletableFuture.completedFuture(reply == ACQUIRED ? null : (Long) reply);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                hub, time::nanoTime, deadlineNanos, false, 30_000, false, outage, null);
+                false, null), new AcquireLoop.Waiting(hub, time::nanoTime, 30_000, outage), deadlineNanos, false);
     }
 
     @Test

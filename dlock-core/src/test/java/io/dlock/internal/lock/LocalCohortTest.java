@@ -631,12 +631,12 @@ class LocalCohortTest {
                 return CompletableFuture.completedFuture(null);
             }
         }, time);
-        return new AcquireLoop(NAME, () -> {
+        return new AcquireLoop(new AcquireLoop.Steps(NAME, () -> {
             redisAttempts.incrementAndGet();
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                hub, clock, deadlineNanos, false, WATCHDOG_MS, false, new Outage(time), gate);
+                false, gate), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
     }
 
     /**
@@ -783,12 +783,12 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
         AtomicInteger attempts = new AtomicInteger();
-        AcquireLoop once = new AcquireLoop(NAME, () -> {
+        AcquireLoop once = new AcquireLoop(new AcquireLoop.Steps(NAME, () -> {
             attempts.incrementAndGet();
             return CompletableFuture.completedFuture(1_000L);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                null, time::nanoTime, time.nanoTime(), true, WATCHDOG_MS, false, new Outage(time),
-                loopGate(cohort, 2));
+                false, loopGate(cohort, 2)), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
+                new Outage(time)), time.nanoTime(), true);
         once.start();
         assertThat(once.result()).isCompletedWithValue(false);
         assertThat(attempts).hasValue(0);
