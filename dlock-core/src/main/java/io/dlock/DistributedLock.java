@@ -32,6 +32,15 @@ import java.util.concurrent.locks.Lock;
  * with an explicit lease, the hold simply expires when the lease ends. When a hold this client believes it has turns
  * out to be gone, the client's {@link LeaseLostListener}s are told once.
  *
+ * <p><b>A re-entry never brings a lost hold back.</b> When the owner holds the lock by this client's count but Redis
+ * no longer has the hold (another client's {@link #forceUnlock()}, a failover or restart that lost it, a lease that
+ * ran out), another owner may have held the lock meanwhile. A re-entering acquisition ({@code lock}, {@code tryLock}
+ * in every form, sync or async) then changes nothing in Redis and fails with {@link LockLostException}; the
+ * listeners hear of the loss, and the owner's outer acquisitions are void (their {@code unlock()} throws
+ * {@link IllegalMonitorStateException}). {@link #getHoldCount()} and {@link #isHeldByCurrentThread()} that find the
+ * hold gone report the loss the same way. ({@code ReentrantLock} has nothing to lose; Redisson re-creates the hold
+ * silently.)
+ *
  * <p><b>Waiting.</b> A blocked acquisition does not poll: it waits for the unlock notification on the lock's pub/sub
  * channel, bounded by the lock's remaining time to live.
  *

@@ -12,8 +12,10 @@
 -- ARGV[6]  the longest sleep to return, in ms (>= 1)
 -- ARGV[7]  the caller's acquisitions its client knows of (held, or still awaiting their reply), before this one;
 --          optional (absent: a re-entry counts one more, whatever the hash holds)
+-- ARGV[8]  the acquisitions of the owner's hold that its client counts on (granted, not being released); optional
 --
 -- Returns  nil when the caller now holds the lock (first hold, or one more re-entrant hold; TTL reset to the lease);
+--          -4 (HOLD_GONE) when ARGV[8] > 0 but the owner's field is gone: nothing is changed (fragment hold_gone);
 --          otherwise how long the caller may sleep at most before it attempts again (ms, 1..ARGV[6]):
 --            at the head of the queue: the lock's PTTL (the release will wake it earlier);
 --            behind others while the lock is held: the lock's PTTL;
@@ -34,10 +36,14 @@
 --#include invalid_lease
 --#include drop_expired_heads
 --#include add_hold
+--#include hold_gone
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[8])) then
+    return HOLD_GONE
 end
 
 -- The queue keys expire one slot after the latest deadline they hold, so that waiters that died in line cannot

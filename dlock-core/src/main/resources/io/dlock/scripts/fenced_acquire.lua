@@ -7,11 +7,13 @@
 -- ARGV[3]  the owner's acquisitions its client knows of (held, or still awaiting their reply), before this one
 -- ARGV[4]  "1" when the client's hold of this owner has a token of its own (taken through the fenced lock), "0"
 --          when it has none (no hold, or a hold taken through the plain lock of the same name)
+-- ARGV[5]  the acquisitions of the owner's hold that its client counts on (granted, not being released); optional
 --
 -- Returns  {1, token} when the caller took the lock, or re-entered a hold that had no token of its own: a new token
 --                     was issued and stored in KEYS[2]; the hold count is ARGV[3] + 1;
 --          {2, -1}    when the caller re-entered a hold that has its token: no new token, the hold keeps its own;
---          {0, pttl}  when somebody else holds the lock: its PTTL in ms (-1 if the key has no expiry).
+--          {0, pttl}  when somebody else holds the lock: its PTTL in ms (-1 if the key has no expiry);
+--          {-4, -1}   (HOLD_GONE) when ARGV[5] > 0 but the owner's field is gone: nothing is changed (hold_gone).
 --          Every acquisition resets the hash's TTL to the lease, as lock_acquire does.
 --
 -- Invariant: a new token is max(counter + 1, Redis TIME in microseconds since the epoch), so
@@ -28,10 +30,14 @@
 -- RFencedLock's (§5.1, §9 item 7), which INCRs it on each of its acquisitions and so continues from our values.
 
 --#include invalid_lease
+--#include hold_gone
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
+    return {HOLD_GONE, -1}
 end
 
 if redis.replicate_commands then

@@ -4,8 +4,10 @@
 -- ARGV[1]  lease in milliseconds (> 0): the hash's TTL after this call
 -- ARGV[2]  the owner field, "<client id>:<owner id>"
 -- ARGV[3]  the owner's acquisitions its client knows of (held, or still awaiting their reply), before this one
+-- ARGV[4]  the acquisitions of the owner's hold that its client counts on (granted, not being released); optional
 --
 -- Returns  nil when the caller now holds the lock (hold count ARGV[3] + 1, TTL reset to the lease);
+--          -4 (HOLD_GONE) when ARGV[4] > 0 but the owner's field is gone: nothing is changed (fragment hold_gone);
 --          otherwise the lock's PTTL in ms (-1 if the key has no expiry), so the caller can bound its wait.
 --
 -- Invariant: the hash has exactly one owner field with a count >= 1, and always a TTL. A count above ARGV[3] can only
@@ -17,10 +19,14 @@
 
 --#include invalid_lease
 --#include add_hold
+--#include hold_gone
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[4])) then
+    return HOLD_GONE
 end
 
 local count = redis.call('hget', KEYS[1], ARGV[2])

@@ -9,8 +9,10 @@
 -- ARGV[3]  the same owner's writer field, "<client id>:<owner id>:write"
 -- ARGV[4]  the reader's acquisitions its client knows of (held, or still awaiting their reply), before this one;
 --          optional (absent: this is one more hold, whatever the hash holds)
+-- ARGV[5]  the acquisitions of the reader's hold that its client counts on (granted, not being released); optional
 --
--- Returns  nil when granted: the reader's count is incremented, a timeout key
+-- Returns  -4 (HOLD_GONE) when ARGV[5] > 0 but the reader's field is gone: nothing is changed (fragment hold_gone);
+--          nil when granted: the reader's count is incremented, a timeout key
 --          <KEYS[2]>:<reader field>:rwlock_timeout:<new count> = "1" expires after the lease, and the hash's TTL is
 --          raised to the lease if it was shorter;
 --          otherwise the longest sleep in ms before trying again: the lock's PTTL while another owner writes (or
@@ -26,10 +28,14 @@
 --#include invalid_lease
 --#include drop_expired_marks
 --#include add_hold
+--#include hold_gone
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
+    return HOLD_GONE
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')

@@ -14,10 +14,12 @@
 -- ARGV[6]  the same owner's read holds its client knows of (held, or still awaiting their reply); optional. Read
 --          holds of the owner above that count can only be left by read attempts whose replies were lost: they are
 --          dropped here rather than refusing the write hold as an upgrade
+-- ARGV[7]  the acquisitions of the writer's hold that its client counts on (granted, not being released); optional
 --
 -- Returns  nil when acquired: mode "write", the writer's count incremented, the hash's TTL reset to the lease (on
 --          re-entry: to the lease, or longer while one of the owner's own read holds lasts longer), the mark removed;
 --          -3 when the owner holds live read holds and no write hold: an upgrade, refused (nothing is changed);
+--          -4 (HOLD_GONE) when ARGV[7] > 0 but the writer's field is gone: nothing is changed (fragment hold_gone);
 --          otherwise the lock's PTTL (-1 if it has no expiry), after marking the writer as waiting if asked.
 --
 -- Invariants: at most one writer field; a writer is never granted while any other owner holds the hash. Re-entry
@@ -26,12 +28,16 @@
 
 --#include invalid_lease
 --#include add_hold
+--#include hold_gone
 --#include drop_expired_marks
 --#include write_hold_ttl
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[7])) then
+    return HOLD_GONE
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')

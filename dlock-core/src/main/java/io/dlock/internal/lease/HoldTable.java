@@ -223,6 +223,16 @@ public final class HoldTable {
         return (hold == null ? 0 : hold.acquisitions()) + inFlight(id);
     }
 
+    /**
+     * @return the acquisitions of {@code id}'s live hold that this client counts on (granted, none of them being
+     *         released), 0 without one: when positive, the owner's field must still be in Redis, and an acquisition
+     *         that finds it gone must not re-create it as a re-entry (fragment {@code hold_gone})
+     */
+    public long heldCount(HoldId id) {
+        Hold hold = live(id);
+        return hold == null ? 0 : hold.acquisitionsAfterPendingReleases();
+    }
+
     /** @return the lease (ms) {@code id}'s hold has now; the watchdog timeout when this client knows none */
     public long currentLease(HoldId id) {
         Hold hold = live(id);

@@ -184,6 +184,7 @@ final class FairProtocol implements LockProtocol {
         long effectiveLease = context.effectiveLease(leaseMs);
         boolean mayQueue = waitMillis != 0;
         HoldId id = new HoldId(name, field);
+        String held = context.heldArg(id);
         if (mayQueue) {
             services.holds.mark(id, Mark.FAIR_QUEUE_PLACE);
         }
@@ -191,8 +192,11 @@ final class FairProtocol implements LockProtocol {
         return services.pending.<Long>track(id,
                 known -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
                         Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
-                        mayQueue ? "1" : "0", maxSleep, Long.toString(known)),
+                        mayQueue ? "1" : "0", maxSleep, Long.toString(known), held),
                 sleep -> {
+                    if (sleep != null && sleep == LockContext.HOLD_GONE) {
+                        throw context.holdGone(id, describe());
+                    }
                     if (sleep == null) {
                         services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
                         context.recordGrant(name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);

@@ -96,22 +96,27 @@ final class FencedProtocol implements LockProtocol {
         String field = context.ownerField(ownerId);
         Hold known = services.renewer.find(name, field);
         boolean hasToken = known != null && known.fencingToken() != null;
+        HoldId id = new HoldId(name, field);
+        String held = context.heldArg(id);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<List<Object>>track(new HoldId(name, field),
+        return services.pending.<List<Object>>track(id,
                 knownCount -> services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
                         Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(knownCount),
-                        hasToken ? "1" : "0"),
-                values -> recordReply(values, ownerId, field, leaseMs, sentAt));
+                        hasToken ? "1" : "0", held),
+                values -> recordReply(values, id, ownerId, leaseMs, sentAt));
     }
 
     /** @return null when acquired (recorded, with the hold's token), else the lock's PTTL */
-    private Long recordReply(List<Object> values, long ownerId, String field, long leaseMs, long sentAt) {
+    private Long recordReply(List<Object> values, HoldId id, long ownerId, long leaseMs, long sentAt) {
         long outcome = (Long) values.get(0);
         long value = (Long) values.get(1);
+        if (outcome == LockContext.HOLD_GONE) {
+            throw context.holdGone(id, describe());
+        }
         if (outcome != ACQUIRED && outcome != REENTERED) {
             return value;
         }
-        Hold hold = context.recordGrant(name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
+        Hold hold = context.recordGrant(name, id.field(), ownerId, leaseMs, sentAt, services.hashFieldRenewal);
         if (outcome == ACQUIRED) {
             hold.fencingToken(value);
         }

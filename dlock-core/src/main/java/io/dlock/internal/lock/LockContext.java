@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockKind;
+import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
@@ -19,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * @param kind     the kind of the lock: given to the holds it begins and reported with its events
  */
 record LockContext(LockServices services, String name, LockKind kind) {
+    /** An acquire script's answer when the hold it would re-enter is gone from Redis (fragment {@code hold_gone}). */
+    static final long HOLD_GONE = -4;
 
     /** @return the owner's field, {@code <client id>:<owner id>} (docs/protocol.md §1) */
     String ownerField(long ownerId) {
@@ -42,6 +45,31 @@ record LockContext(LockServices services, String name, LockKind kind) {
      */
     String countAfterRelease(HoldId id, Hold hold) {
         return Long.toString(services.holds.countAfterRelease(id, hold).orElse(-1));
+    }
+
+    /** The acquire scripts' "held" argument for {@code id} ({@link io.dlock.internal.lease.HoldTable#heldCount}). */
+    String heldArg(HoldId id) {
+        return Long.toString(services.holds.heldCount(id));
+    }
+
+    /**
+     * An acquisition found the hold it would re-enter gone from Redis ({@link #HOLD_GONE}): removed by a forceUnlock, a
+     * failover or a restart, or run out, so another owner may have held the lock since. Reports the loss to the
+     * lease-lost listeners ({@code REMOVED}, or {@code EXPIRED} when its lease had run out by this client's count) and
+     * forgets the hold: the owner's outer acquisitions are gone with it.
+     *
+     * @param description how errors name the lock ({@link LockProtocol#describe()})
+     * @return the exception for the caller of the acquisition
+     */
+    LockLostException holdGone(HoldId id, String description) {
+        Hold hold = services.renewer.find(id.key(), id.field());
+        if (hold != null) {
+            services.renewer.goneFromRedis(hold);
+        }
+        return new LockLostException(name, description + ": the hold of owner " + id.field() + " that this "
+                + "acquisition would re-enter is gone from Redis (removed by a forceUnlock, a failover or a restart, "
+                + "or its lease ran out), so another owner may have held the lock meanwhile; nothing was acquired and "
+                + "the outer acquisitions are void (what the lock protected may have been changed)");
     }
 
     /**

@@ -62,11 +62,16 @@ final class PlainProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = context.ownerField(ownerId);
+        HoldId id = new HoldId(name, field);
+        String held = context.heldArg(id);
         long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(new HoldId(name, field),
+        return services.pending.<Long>track(id,
                 known -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
-                        Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(known)),
+                        Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(known), held),
                 ttl -> {
+                    if (ttl != null && ttl == LockContext.HOLD_GONE) {
+                        throw context.holdGone(id, describe());
+                    }
                     if (ttl == null) {
                         Hold hold = context.recordGrant(name, field, ownerId, leaseMs, sentAt,
                                 services.hashFieldRenewal);

@@ -201,8 +201,21 @@ final class RedisLock {
         return Errors.call(protocol::ttl);
     }
 
+    /**
+     * The owner's hold count as Redis has it. When Redis has none although this client counted on a hold that existed
+     * before the read was sent and still does (none of its acquisitions being released), that hold is gone from Redis
+     * (removed, or run out): it is reported lost now ({@link io.dlock.internal.lease.LeaseRenewer#goneFromRedis})
+     * rather than believed until the next renewal.
+     */
     CompletableFuture<Integer> holdCount(long ownerId) {
-        return Errors.call(() -> protocol.holdCount(ownerId));
+        HoldId id = holdId(ownerId);
+        Hold before = services.holds.heldCount(id) > 0 ? hold(ownerId) : null;
+        return Errors.call(() -> protocol.holdCount(ownerId)).thenApply(count -> {
+            if (count == 0 && before != null && hold(ownerId) == before && services.holds.heldCount(id) > 0) {
+                services.renewer.goneFromRedis(before);
+            }
+            return count;
+        });
     }
 
     @Override

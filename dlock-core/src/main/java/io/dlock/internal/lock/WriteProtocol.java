@@ -58,6 +58,7 @@ final class WriteProtocol implements ReadWriteProtocol {
         boolean waits = waitMillis != 0;
         long refreshMs = markRefreshMs();
         HoldId id = new HoldId(name, writer);
+        String held = context.heldArg(id);
         if (waits) {
             services.holds.mark(id, Mark.WRITER_MARK);
         }
@@ -66,7 +67,7 @@ final class WriteProtocol implements ReadWriteProtocol {
                 known -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
                         Long.toString(context.effectiveLease(leaseMs)), writer, reader,
                         Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
-                        Long.toString(services.holds.knownCount(new HoldId(name, reader)))),
+                        Long.toString(services.holds.knownCount(new HoldId(name, reader))), held),
                 ttl -> onReply(ttl, id, ownerId, leaseMs, sentAt, waits, refreshMs));
     }
 
@@ -77,6 +78,10 @@ final class WriteProtocol implements ReadWriteProtocol {
             services.holds.unmark(id, Mark.WRITER_MARK);
             context.recordGrant(name, id.field(), ownerId, leaseMs, sentAt, services.hashFieldRenewal);
             return null;
+        }
+        if (ttl == LockContext.HOLD_GONE) {
+            services.holds.unmark(id, Mark.WRITER_MARK);
+            throw context.holdGone(id, describe());
         }
         if (ttl == UPGRADE_REFUSED) {
             services.holds.unmark(id, Mark.WRITER_MARK);
