@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockKind;
@@ -22,6 +23,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -234,5 +237,37 @@ class LeaseValidForIT {
             }
         }, "unlock settles once Redis answers again");
         assertThat(lock.leaseValidFor()).isEqualTo(Duration.ZERO);
+    }
+
+    /**
+     * An outer fixed lease with an inner watchdog re-entry: after the inner unlock Redis keeps the hold for the outer
+     * lease again, and so does leaseValidFor() (within the margin), with no loss reported while Redis keeps it.
+     * (The read side keeps one TTL per acquisition: its outer hold never shortened, see the test above.)
+     */
+    @ParameterizedTest
+    @EnumSource(value = LockKind.class, names = {"PLAIN", "FAIR", "WRITE", "FENCED"})
+    void anOuterFixedLeaseCountsAgainAfterAnInnerWatchdogReentryIsReleased(LockKind kind, LockClient a)
+            throws InterruptedException {
+        List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        a.addLeaseLostListener(lost::add);
+        DistributedLock lock = a.getLock(kind, name);
+        lock.lock(20, SECONDS);
+        lock.lock();
+        Thread.sleep(2 * WATCHDOG_MS); // the inner watchdog acquisition is renewed meanwhile
+        lock.unlock();
+
+        long before = System.nanoTime();
+        long valid = lock.leaseValidFor().toMillis();
+        long keeps = raw.pttl(name);
+        long between = (long) Math.ceil((System.nanoTime() - before) / 1e6);
+        assertThat(keeps).as("Redis keeps the outer lease again").isGreaterThan(18_000L);
+        assertThat(valid).as("leaseValidFor, not later than Redis (%d ms)", keeps)
+                .isLessThanOrEqualTo(keeps + between)
+                .isGreaterThan(keeps - 20_000 / 100 - 2 - 1_000);
+        Thread.sleep(2 * WATCHDOG_MS);
+        assertThat(lost).as("no loss while Redis keeps the hold").isEmpty();
+        assertThat(lock.leaseValidFor().toMillis()).isGreaterThan(15_000L);
+        lock.unlock();
+        assertThat(raw.exists(name)).isFalse();
     }
 }

@@ -203,18 +203,16 @@ public final class Hold implements LockEventListener.Hold {
     }
 
     /**
-     * After a partial release of a hold whose TTL Redis resets (plain, fair, write): Redis set it to
-     * {@code leaseAfterPartialRelease} no earlier than the release was sent, which may be sooner than the hold was
-     * known valid until (the released re-entry had the longer lease).
+     * After a partial release of a hold whose TTL Redis resets (plain, fair, write, fenced): the release script set it
+     * to {@code leaseAfterPartialRelease} no earlier than the release was sent, so the hold is valid until then, no
+     * later and no sooner: sooner than before when the released re-entry had the longer lease, later when it had the
+     * shorter one (an outer fixed lease outlives an inner watchdog re-entry). A renewal never shortens a TTL that is
+     * longer than the watchdog timeout (docs/protocol.md §1.6), so none can undercut it.
      */
-    private void capValidityAfterPartialRelease(long watchdogMs) {
+    private void validityAfterPartialRelease(long watchdogMs) {
         long leaseMs = watchdogAcquisitions > 0 ? watchdogMs : effective(leases.peekLast(), watchdogMs);
-        long until = releaseSentAtNanos + leaseMs * 1_000_000L;
-        long margin = margin(leaseMs);
-        if ((until - margin) - (validUntilNanos - marginNanos) < 0) {
-            validUntilNanos = until;
-            marginNanos = margin;
-        }
+        validUntilNanos = releaseSentAtNanos + leaseMs * 1_000_000L;
+        marginNanos = margin(leaseMs);
     }
 
     synchronized boolean isActive() {
@@ -335,7 +333,7 @@ public final class Hold implements LockEventListener.Hold {
             acquisitionExpiries.pollLast();
             setValidityToLongestAcquisition();
         } else {
-            capValidityAfterPartialRelease(watchdogMs);
+            validityAfterPartialRelease(watchdogMs);
         }
         return false;
     }

@@ -102,13 +102,26 @@ class HoldValidityTest {
     }
 
     @Test
-    void partialReleaseToALongerOuterLeaseKeepsTheKnownValidity() {
+    void partialReleaseToALongerOuterLeaseLengthensTheValidityAsRedisDoes() {
         Hold hold = acquire(100_000, hashField);
         time.advanceMillis(100);
         acquire(1_000, hashField);
         time.advanceMillis(100);
-        partialRelease(hold);                          // Redis: 100 s from now; known: what the 1 s re-entry gave
-        assertThat(validMs(hold)).isEqualTo(900 - margin(1_000));
+        partialRelease(hold);                          // Redis: TTL reset to the outer lease, 100 s, from now
+        assertThat(validMs(hold)).isEqualTo(100_000 - margin(100_000));
+    }
+
+    /** An outer fixed lease with an inner watchdog re-entry: after the inner unlock the outer lease counts again. */
+    @Test
+    void anOuterFixedLeaseOutlivesAnInnerWatchdogReentry() {
+        Hold hold = acquire(60_000, hashField);
+        time.advanceMillis(1_000);
+        acquire(Hold.WATCHDOG, hashField);             // Redis: TTL reset to 30 s, renewed while held
+        assertThat(hold.isWatchdogRenewed()).isTrue();
+        time.advanceMillis(5_000);
+        partialRelease(hold);                          // Redis: TTL reset to 60 s from now
+        assertThat(validMs(hold)).isEqualTo(60_000 - margin(60_000));
+        assertThat(hold.isWatchdogRenewed()).as("the fixed lease just runs out").isFalse();
     }
 
     @Test
@@ -162,8 +175,8 @@ class HoldValidityTest {
         renewer.extended(hold, sentAt, 2_000);
         assertThat(validMs(hold)).isEqualTo(1_950 - margin(2_000));
         assertThat(hold.watchdogRenewed()).isFalse();
-        partialRelease(hold);                          // Redis: the extended lease from now; known: as before
-        assertThat(validMs(hold)).isEqualTo(1_950 - margin(2_000));
+        partialRelease(hold);                          // Redis: the extended lease, from now
+        assertThat(validMs(hold)).isEqualTo(2_000 - margin(2_000));
         time.advanceMillis(WATCHDOG_MS);
         assertThat(renewals).as("never renewed again").isEmpty();
     }
