@@ -6,6 +6,7 @@ import io.dlock.internal.wakeup.WakeupHub.Subscription;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -78,6 +79,7 @@ final class AcquireLoop {
     private final boolean everyMessageWakesAll;
     private final Outage outage;
     private final LocalGate gate;
+    private final Consumer<CompletableFuture<?>> laterCleanup;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private Subscription subscription;
@@ -103,9 +105,13 @@ final class AcquireLoop {
      * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
      *                             ({@link WakeupHub#join(String, boolean)})
      * @param gate                 waits behind local holders and takes hand-offs; null for kinds without
+     * @param laterCleanup         records a cleanup that finishes after the result completed, so that the owner's
+     *                             next acquisition of the lock starts after it
+     *                             ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
      */
     record Steps(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
-                 Supplier<CompletableFuture<?>> giveUp, String channel, boolean everyMessageWakesAll, LocalGate gate) {
+                 Supplier<CompletableFuture<?>> giveUp, String channel, boolean everyMessageWakesAll, LocalGate gate,
+                 Consumer<CompletableFuture<?>> laterCleanup) {
     }
 
     /**
@@ -131,6 +137,7 @@ final class AcquireLoop {
         this.channel = steps.channel();
         this.everyMessageWakesAll = steps.everyMessageWakesAll();
         this.gate = steps.gate();
+        this.laterCleanup = steps.laterCleanup();
         this.hub = waiting.hub();
         this.nanoTime = waiting.nanoTime();
         this.fallbackSleepMs = waiting.fallbackSleepMs();
@@ -276,7 +283,11 @@ final class AcquireLoop {
         }
         if (error != null) {
             RuntimeException failure = Errors.toApi(error, lockName, "acquire");
-            giveUpThen(() -> result.completeExceptionally(failure));
+            if (Errors.isUnavailable(error)) {
+                failThenGiveUp(failure);
+            } else {
+                giveUpThen(() -> result.completeExceptionally(failure));
+            }
             return;
         }
         outageBackoffMs = 0;
@@ -369,6 +380,24 @@ final class AcquireLoop {
         CompletableFuture<?> done = Errors.call(() -> giveUp.get());
         done.whenComplete((ok, error) -> {
             completeResult.run();
+            finished.complete(null);
+        });
+    }
+
+    /**
+     * Ends the loop with {@code failure} because Redis is unavailable: the caller hears of it now, and the give-up runs
+     * after, since its own command would most likely wait a whole command timeout more (a wait limit holds within one
+     * command timeout). The give-up is recorded first ({@code laterCleanup}), so that a caller who retries at once with
+     * the same owner still starts only after it.
+     */
+    private void failThenGiveUp(RuntimeException failure) {
+        closeSubscription();
+        CompletableFuture<Void> cleanup = new CompletableFuture<>();
+        laterCleanup.accept(cleanup);
+        result.completeExceptionally(failure);
+        CompletableFuture<?> done = Errors.call(() -> giveUp.get());
+        done.whenComplete((ok, error) -> {
+            cleanup.complete(null);
             finished.complete(null);
         });
     }

@@ -129,7 +129,8 @@ final class RedisLock {
                 : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
         AcquireLoop.Steps steps = new AcquireLoop.Steps(name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> protocol.giveUp(ownerId)), protocol.wakeupChannel(ownerId),
-                protocol.everyMessageWakesAllWaiters(), protocol.localGate(ownerId, leaseMs));
+                protocol.everyMessageWakesAllWaiters(), protocol.localGate(ownerId, leaseMs),
+                cleanup -> services.holds.trackCleanup(holdId(ownerId), cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
         if (followed != LockEventListener.Acquisition.IGNORED) {
             loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));

@@ -33,6 +33,10 @@ class AcquireLoopOutageTest {
     /** Replies of the next attempts: an exception, a TTL, or {@link #ACQUIRED}. */
     private final Deque<Object> replies = new ArrayDeque<>();
     private final AtomicInteger attempts = new AtomicInteger();
+    /** Cleanups the loop recorded as finishing after its result. */
+    private final java.util.List<CompletableFuture<?>> laterCleanups = new java.util.ArrayList<>();
+    /** The reply of the give-up script. */
+    private CompletableFuture<Void> giveUpReply = CompletableFuture.completedFuture(null);
 
     private AcquireLoop loop(long deadlineNanos) {
         return new AcquireLoop(new AcquireLoop.Steps("orders", () -> {
@@ -40,8 +44,9 @@ class AcquireLoopOutageTest {
             Object reply = replies.poll();
             return reply instanceof Throwable t ? CompletableFuture.failedFuture(t)
                     : CompletableFuture.completedFuture(reply == ACQUIRED ? null : (Long) reply);
-        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                false, null), new AcquireLoop.Waiting(hub, time::nanoTime, 30_000, outage), deadlineNanos, false);
+        }, () -> CompletableFuture.completedFuture(null), () -> giveUpReply, "channel",
+                false, null, laterCleanups::add), new AcquireLoop.Waiting(hub, time::nanoTime, 30_000, outage),
+                deadlineNanos, false);
     }
 
     @Test
@@ -98,6 +103,26 @@ class AcquireLoopOutageTest {
         assertThat(loop.result()).isCompletedExceptionally();
         assertThat(loop.result().handle((ok, e) -> e)).succeedsWithin(java.time.Duration.ZERO)
                 .isInstanceOf(LockException.class);
+    }
+
+    /**
+     * Redis unavailable under a wait limit: the caller hears of it as soon as the attempt fails, not a command timeout
+     * later when the give-up (sent to the same unavailable Redis) answers; the give-up is recorded first, so that the
+     * owner's next acquisition waits for it.
+     */
+    @Test
+    void withAWaitLimitTheCallerDoesNotWaitForTheGiveUpDuringAnOutage() {
+        replies.add(new io.lettuce.core.RedisCommandTimeoutException("Command timed out after 500 millisecond(s)"));
+        giveUpReply = new CompletableFuture<>();
+        AcquireLoop loop = loop(time.nanoTime() + 60_000_000_000L);
+        loop.start();
+        assertThat(loop.result()).isCompletedExceptionally();
+        assertThat(laterCleanups).singleElement().satisfies(cleanup -> assertThat(cleanup).isNotDone());
+        assertThat(loop.finished()).isNotDone();
+
+        giveUpReply.complete(null);
+        assertThat(laterCleanups.get(0)).isDone();
+        assertThat(loop.finished()).isDone();
     }
 
     @Test

@@ -636,7 +636,7 @@ class LocalCohortTest {
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                false, gate), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
+                false, gate, cleanup -> { }), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
     }
 
     /**
@@ -787,7 +787,7 @@ class LocalCohortTest {
             attempts.incrementAndGet();
             return CompletableFuture.completedFuture(1_000L);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
-                false, loopGate(cohort, 2)), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
+                false, loopGate(cohort, 2), cleanup -> { }), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
                 new Outage(time)), time.nanoTime(), true);
         once.start();
         assertThat(once.result()).isCompletedWithValue(false);
