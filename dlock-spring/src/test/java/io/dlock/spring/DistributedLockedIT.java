@@ -217,11 +217,6 @@ class DistributedLockedIT {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableDistributedLocking
-    public static class Enabled {
-    }
-
     @Test
     void invalidMethodsFailTheStartUpNamingTheMethodAndTheProblem(RedisServer redis) {
         assertStartupFails(redis, AsyncMethod.class, "AsyncMethod.later()", "CompletableFuture");
@@ -230,13 +225,10 @@ class DistributedLockedIT {
         assertStartupFails(redis, BadTemplate.class, "BadTemplate.run(int)", "not a valid template");
     }
 
-    private static void assertStartupFails(RedisServer redis, Class<?> bean, String method, String problem) {
-        try (Instances more = new Instances(redis.uri())) {
-            assertThatThrownBy(() -> more.start(List.of(), Enabled.class, bean))
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("@DistributedLocked on " + method)
-                    .hasMessageContaining(problem);
-        }
+    static void assertStartupFails(RedisServer redis, Class<?> bean, String method, String problem) {
+        assertThat(Instances.startupFailure(redis.uri(), bean))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("@DistributedLocked on " + method)
+                .hasMessageContaining(problem);
     }
 }
