@@ -94,7 +94,8 @@ public @interface DistributedLocked {
     /**
      * The kind of lock ({@link io.dlock.LockClient#getLock(LockKind, String)}); {@link LockKind#PLAIN} by default.
      * Under {@link LockKind#FENCED} the method may read its hold's token with
-     * {@code client.getFencedLock(name).getToken()}.
+     * {@code client.getFencedLock(name).as(LockedCalls.owner(name).orElseThrow()).getToken()} (the hold is the
+     * call's, not its thread's: see {@link LockedCalls}).
      */
     LockKind kind() default LockKind.PLAIN;
 

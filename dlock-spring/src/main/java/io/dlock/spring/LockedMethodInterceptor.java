@@ -83,6 +83,13 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         return client.get();
     }
 
+    /** @return the owner of the calling thread's calls in progress on lock {@code name}, or null */
+    static LockOwner ownerOf(String name) {
+        Map<String, Nest> held = HELD.get();
+        Nest nest = held == null ? null : held.get(name);
+        return nest == null ? null : nest.owner;
+    }
+
     /**
      * @param held  the kinds the thread's calls in progress hold on the lock name (not empty)
      * @param inner the kind of the nested call

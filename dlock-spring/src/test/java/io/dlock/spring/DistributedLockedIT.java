@@ -179,6 +179,15 @@ class DistributedLockedIT {
     }
 
     @Test
+    void aFencedMethodReadsItsTokenThroughItsCallsOwner() {
+        Long[] tokens = a.fencedTokens("a");
+        assertThat(tokens[0]).as("the call's token").isNotNull().isEqualTo(tokens[2]);
+        assertThat(tokens[1]).as("the thread holds nothing itself").isNull();
+        assertThat(LockedCalls.owner("fenced:a")).as("outside the call").isEmpty();
+        assertThat(b.fencedTokens("a")[0]).as("the next hold's token is higher").isGreaterThan(tokens[0]);
+    }
+
+    @Test
     void readersShareAcrossInstancesAndExcludeWriters() throws Exception {
         Future<?> readerA = threads.submit(() -> a.read());
         Future<?> readerB = threads.submit(() -> b.read());
