@@ -32,7 +32,8 @@ import java.lang.annotation.Target;
  * the method and the attribute.
  *
  * <p><b>Owner.</b> A hold belongs to the call, not to its thread: the next call on the same thread (the next tick of a
- * scheduler thread) does not re-enter a hold kept by {@link #minHoldTime()}.
+ * scheduler thread) does not re-enter a hold kept by {@link #minHoldTime()}. Inside the call,
+ * {@link LockedCalls#owner(String)} gives the call's owner, for a view of the lock that sees the hold.
  *
  * <p><b>Nested calls.</b> A call to a {@code @DistributedLocked} method made while the same thread is inside another
  * {@code @DistributedLocked} call of the same lock name acts as the outer call's owner, never waiting for its own
