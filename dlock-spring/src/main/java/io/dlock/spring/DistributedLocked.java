@@ -32,13 +32,40 @@ import java.lang.annotation.Target;
  * the method and the attribute.
  *
  * <p><b>Owner.</b> A hold belongs to the call, not to its thread: the next call on the same thread (the next tick of a
- * scheduler thread) does not re-enter a hold kept by {@link #minHoldTime()}. A call to a {@code @DistributedLocked}
- * method made while the same thread is inside another {@code @DistributedLocked} call of the same lock name and kind
- * runs inside the outer hold (no second acquisition, its own times ignored).
+ * scheduler thread) does not re-enter a hold kept by {@link #minHoldTime()}. Inside the call,
+ * {@link LockedCalls#owner(String)} gives the call's owner, for a view of the lock that sees the hold.
  *
- * <p><b>Return types.</b> Only synchronous methods: a method returning a {@link java.util.concurrent.Future},
- * a {@link java.util.concurrent.CompletionStage} or a Reactive Streams {@code Publisher} (Reactor's {@code Mono} and
- * {@code Flux}) is refused when the proxy is created, because the lock would be released before the work is done.
+ * <p><b>Nested calls.</b> A call to a {@code @DistributedLocked} method made while the same thread is inside another
+ * {@code @DistributedLocked} call of the same lock name acts as the outer call's owner, never waiting for its own
+ * thread:
+ * <ul>
+ *   <li>the same kind, or {@link LockKind#PLAIN}, {@link LockKind#FAIR} and {@link LockKind#FENCED} among
+ *       themselves (they share one hold in Redis): it runs inside the outer hold (no second acquisition, its own
+ *       times ignored);</li>
+ *   <li>{@link LockKind#READ} inside {@link LockKind#WRITE}: it re-enters the read side as the writer (a writer may
+ *       read), with its own lease and minimum hold;</li>
+ *   <li>any other pair ({@code WRITE} inside {@code READ}: a reader cannot become the writer; a read-write side
+ *       inside a plain, fair or fenced hold, or the reverse: two kinds of lock on one Redis key) would wait for its
+ *       own thread forever: the call throws {@link IllegalMonitorStateException} naming the method, the lock and
+ *       both kinds, and the method does not run.</li>
+ * </ul>
+ *
+ * <p><b>Return types.</b> Only synchronous results: the lock is released when the method returns, so work that a
+ * result carries on afterwards would run unlocked. When the proxy is created, a method is refused whose declared
+ * return type is (or extends) a {@link java.util.concurrent.Future}, a {@link java.util.concurrent.CompletionStage},
+ * a {@link java.util.concurrent.Callable}, a {@link java.util.concurrent.Flow.Publisher} or Reactive Streams
+ * {@code Publisher} (Reactor's {@code Mono} and {@code Flux}), an RxJava, Mutiny, Vert.x, Kotlin or Scala asynchronous
+ * type, a {@link java.util.stream.Stream} (lazy), an {@link java.util.Iterator} or {@link java.util.Spliterator},
+ * Spring MVC's {@code DeferredResult}, {@code WebAsyncTask}, {@code ResponseBodyEmitter} (and {@code SseEmitter}) or
+ * {@code StreamingResponseBody}, any type Spring's {@code ReactiveAdapterRegistry} knows, or one of these inside an
+ * {@code Optional}, a collection, a map, an array or a {@code ResponseEntity}; so is a Kotlin {@code suspend}
+ * function. A method whose declared type lets such an object through ({@code Object}, say) is checked on every call:
+ * when it returns one (or an {@code Optional} or {@code ResponseEntity} holding one), the call fails with
+ * {@link IllegalStateException} naming the method and the class, <em>before</em> the lock is released; a returned
+ * future is cancelled first (work it had not started never runs; work already running goes on, unlocked), a stream is
+ * closed, anything else is dropped unconsumed (a callable or a cold publisher never runs). Lock inside the
+ * asynchronous work instead (the async methods of {@link io.dlock.DistributedLock}, for an owner from
+ * {@link io.dlock.LockClient#newOwner()}).
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -56,16 +83,20 @@ public @interface DistributedLocked {
      * evaluated on every call: method parameters by name ({@code #{#order.id}}, needs {@code -parameters} at compile
      * time, which Spring Boot's build plugins set) or by position ({@code #{#p0}}, {@code #{#a0}}), the root object's
      * {@code method}, {@code args}, {@code target} and {@code targetClass}, and beans ({@code #{@tenant.id()}}).
-     * {@code ${...}} placeholders are resolved once, when the proxy is created. A name that evaluates to blank, or
-     * an expression that fails, throws {@link IllegalArgumentException} naming the method and the template; the method
-     * does not run.
+     * {@code ${...}} placeholders are resolved once, when the proxy is created. A template that refers to a variable
+     * no call defines (a parameter name the class file does not carry because it was compiled without
+     * {@code -parameters}, a misspelt name, {@code #p2} of a method with two parameters) would be null in every call,
+     * so that every call shared one lock: it is refused when the proxy is created, naming the method and the fix. A
+     * name that evaluates to blank, or an expression that fails, throws {@link IllegalArgumentException} naming the
+     * method and the template; the method does not run.
      */
     String name();
 
     /**
      * The kind of lock ({@link io.dlock.LockClient#getLock(LockKind, String)}); {@link LockKind#PLAIN} by default.
      * Under {@link LockKind#FENCED} the method may read its hold's token with
-     * {@code client.getFencedLock(name).getToken()}.
+     * {@code client.getFencedLock(name).as(LockedCalls.owner(name).orElseThrow()).getToken()} (the hold is the
+     * call's, not its thread's: see {@link LockedCalls}).
      */
     LockKind kind() default LockKind.PLAIN;
 
@@ -85,11 +116,13 @@ public @interface DistributedLocked {
     /**
      * The minimum hold, counted from the acquisition: when the method returns sooner, the lock stays held until this
      * time has passed, so that a fast {@code @Scheduled} job does not run again on another instance whose clock fires
-     * the same tick a little later. The caller is not blocked: the release is scheduled. {@code "0"} (the default)
-     * releases at once. Must not exceed a fixed {@link #leaseTime()}. See the module's README for what happens when the
-     * instance stops during the minimum hold.
+     * the same tick a little later. The caller is not blocked: the release is scheduled. {@code "0"} and the default
+     * ({@code ""}, none given) release at once; the difference: a {@code @Scheduled} method without a minimum hold
+     * given logs a warning when its proxy is created, since it runs twice per tick whenever the instances' clocks
+     * differ by more than the method takes ({@code "0"} says that is meant). Must not exceed a fixed
+     * {@link #leaseTime()}. See the module's README for what happens when the instance stops during the minimum hold.
      */
-    String minHoldTime() default "0";
+    String minHoldTime() default "";
 
     /** What a call does when the lock stays busy for the whole {@link #waitTime()}; {@link WhenBusy#THROW} by default. */
     WhenBusy whenBusy() default WhenBusy.THROW;

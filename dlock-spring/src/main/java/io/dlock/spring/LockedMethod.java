@@ -2,8 +2,11 @@ package io.dlock.spring;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockKind;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.util.StringValueResolver;
 
 import java.lang.reflect.Method;
@@ -13,8 +16,6 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 /**
@@ -22,10 +23,6 @@ import java.util.stream.Collectors;
  * times in milliseconds and the value a skipped call returns. Immutable, thread-safe.
  */
 final class LockedMethod {
-    /** Return types whose work outlives the call: the lock would be released before the work is done. */
-    private static final String[] ASYNC_TYPE_NAMES = {
-            "org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow"};
-
     private final String description;
     private final LockNameTemplate name;
     private final LockKind kind;
@@ -37,9 +34,11 @@ final class LockedMethod {
     private final long minHoldMs;
     private final WhenBusy whenBusy;
     private final Object skipValue;
+    /** What to log when the proxy is created, or null. */
+    private final String warning;
 
     private LockedMethod(String description, LockNameTemplate name, LockKind kind, long waitMs, long leaseMs,
-                         long minHoldMs, WhenBusy whenBusy, Object skipValue) {
+                         long minHoldMs, WhenBusy whenBusy, Object skipValue, String warning) {
         this.description = description;
         this.name = name;
         this.kind = kind;
@@ -48,6 +47,7 @@ final class LockedMethod {
         this.minHoldMs = minHoldMs;
         this.whenBusy = whenBusy;
         this.skipValue = skipValue;
+        this.warning = warning;
     }
 
     /**
@@ -66,7 +66,7 @@ final class LockedMethod {
         String template = resolve(placeholders, annotation.name(), description, "name");
         LockNameTemplate name;
         try {
-            name = LockNameTemplate.parse(template, description);
+            name = LockNameTemplate.parse(template, method, description);
         } catch (IllegalArgumentException e) {
             throw invalid(description, e.getMessage());
         }
@@ -84,23 +84,36 @@ final class LockedMethod {
                     + DistributedLock.MAX_LEASE);
         }
         String minHold = resolve(placeholders, annotation.minHoldTime(), description, "minHoldTime").trim();
-        long minHoldMs = millis(minHold, "minHoldTime", description);
+        long minHoldMs = minHold.isEmpty() ? 0 : millis(minHold, "minHoldTime", description);
         if (leaseMs != DistributedLock.LEASE_WATCHDOG && minHoldMs > leaseMs) {
             throw invalid(description, "minHoldTime \"" + minHold + "\" exceeds leaseTime \"" + lease
                     + "\": the lease is the maximum hold");
         }
+        String warning = minHold.isEmpty() && isScheduled(method) ? "@DistributedLocked on " + description
+                + ": a @Scheduled method without minHoldTime may run twice per tick. The instances' clocks differ, "
+                + "so they fire the same tick at slightly different times: when one instance has finished the job "
+                + "before another one's tick fires, the late instance finds the lock free and runs the tick again. "
+                + "Set minHoldTime above the largest difference between the instances' clocks and below the "
+                + "interval between ticks (e.g. minHoldTime = \"30s\" for a job every minute, with a fixed leaseTime "
+                + "at least as long, as ShedLock's lockAtLeastFor), or minHoldTime = \"0\" to hold the lock only "
+                + "while the method runs (no warning then)" : null;
         return new LockedMethod(description, name, annotation.kind(), waitMs, leaseMs, minHoldMs,
-                annotation.whenBusy(), skipValue(method.getReturnType()));
+                annotation.whenBusy(), skipValue(method.getReturnType()), warning);
+    }
+
+    private static boolean isScheduled(Method method) {
+        return AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)
+                || AnnotatedElementUtils.hasAnnotation(method, Schedules.class);
     }
 
     /** @return why the method cannot run under a lock released when it returns, or null when it can */
     private static String refusedSignature(Method method) {
-        Class<?> type = method.getReturnType();
-        if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
-                || hasSupertypeNamed(type, ASYNC_TYPE_NAMES)) {
-            return "returns " + type.getName() + ", whose work may continue after the method returns; the lock "
-                    + "would be released too early. Only synchronous methods are supported: lock inside the "
-                    + "asynchronous work (with LockClient's locks and their async methods) instead";
+        String deferred = DeferredResults.declared(method);
+        if (deferred != null) {
+            return "returns " + deferred + ", whose work may go on after the method returned, when the lock is "
+                    + "already released. Only synchronous results are supported: return the value itself (wait "
+                    + "for the future, collect the stream into a list), or lock inside the asynchronous work "
+                    + "(DistributedLock's async methods, for an owner from LockClient.newOwner())";
         }
         Class<?>[] parameters = method.getParameterTypes();
         if (parameters.length > 0 && parameters[parameters.length - 1].getName()
@@ -108,21 +121,6 @@ final class LockedMethod {
             return "is a Kotlin suspend function; only synchronous methods are supported";
         }
         return null;
-    }
-
-    private static boolean hasSupertypeNamed(Class<?> type, String[] names) {
-        if (type == null) {
-            return false;
-        }
-        if (Arrays.asList(names).contains(type.getName())) {
-            return true;
-        }
-        for (Class<?> parent : type.getInterfaces()) {
-            if (hasSupertypeNamed(parent, names)) {
-                return true;
-            }
-        }
-        return hasSupertypeNamed(type.getSuperclass(), names);
     }
 
     private static String resolve(StringValueResolver placeholders, String value, String description,
@@ -225,6 +223,11 @@ final class LockedMethod {
 
     Object skipValue() {
         return skipValue;
+    }
+
+    /** @return what to log once when the proxy is created (a likely mistake that is not an error), or null */
+    String warning() {
+        return warning;
     }
 
     /** @return the wait as a {@link Duration}, null for no limit */

@@ -5,8 +5,9 @@
  * <p>What applications use, all of it public API of the module {@code dlock-spring}:
  * <ul>
  *   <li>{@link io.dlock.spring.DistributedLocked} on a method, with {@link io.dlock.LockKind} (which lock),
- *       {@link io.dlock.spring.WhenBusy} (what happens when the lock stays busy) and
- *       {@link io.dlock.spring.LockBusyException}; turned on by {@link io.dlock.spring.EnableDistributedLocking} (or by
+ *       {@link io.dlock.spring.WhenBusy} (what happens when the lock stays busy),
+ *       {@link io.dlock.spring.LockBusyException} and {@link io.dlock.spring.LockedCalls} (the owner of a call's
+ *       hold, inside the call); turned on by {@link io.dlock.spring.EnableDistributedLocking} (or by
  *       the Spring Boot starter), which registers a {@link io.dlock.spring.DistributedLockedAdvisor} that may also be
  *       declared as a bean directly;</li>
  *   <li>{@link io.dlock.spring.DlockLockRegistry}, a Spring Integration {@code LockRegistry} that replaces

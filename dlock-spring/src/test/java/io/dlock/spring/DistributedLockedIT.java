@@ -179,6 +179,15 @@ class DistributedLockedIT {
     }
 
     @Test
+    void aFencedMethodReadsItsTokenThroughItsCallsOwner() {
+        Long[] tokens = a.fencedTokens("a");
+        assertThat(tokens[0]).as("the call's token").isNotNull().isEqualTo(tokens[2]);
+        assertThat(tokens[1]).as("the thread holds nothing itself").isNull();
+        assertThat(LockedCalls.owner("fenced:a")).as("outside the call").isEmpty();
+        assertThat(b.fencedTokens("a")[0]).as("the next hold's token is higher").isGreaterThan(tokens[0]);
+    }
+
+    @Test
     void readersShareAcrossInstancesAndExcludeWriters() throws Exception {
         Future<?> readerA = threads.submit(() -> a.read());
         Future<?> readerB = threads.submit(() -> b.read());
@@ -217,11 +226,6 @@ class DistributedLockedIT {
         }
     }
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableDistributedLocking
-    public static class Enabled {
-    }
-
     @Test
     void invalidMethodsFailTheStartUpNamingTheMethodAndTheProblem(RedisServer redis) {
         assertStartupFails(redis, AsyncMethod.class, "AsyncMethod.later()", "CompletableFuture");
@@ -230,13 +234,10 @@ class DistributedLockedIT {
         assertStartupFails(redis, BadTemplate.class, "BadTemplate.run(int)", "not a valid template");
     }
 
-    private static void assertStartupFails(RedisServer redis, Class<?> bean, String method, String problem) {
-        try (Instances more = new Instances(redis.uri())) {
-            assertThatThrownBy(() -> more.start(List.of(), Enabled.class, bean))
-                    .rootCause()
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("@DistributedLocked on " + method)
-                    .hasMessageContaining(problem);
-        }
+    static void assertStartupFails(RedisServer redis, Class<?> bean, String method, String problem) {
+        assertThat(Instances.startupFailure(redis.uri(), bean))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("@DistributedLocked on " + method)
+                .hasMessageContaining(problem);
     }
 }

@@ -2,6 +2,7 @@ package io.dlock.spring;
 
 import io.dlock.LockClient;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 
 import java.util.ArrayList;
@@ -25,7 +26,18 @@ final class Instances implements AutoCloseable {
      */
     AnnotationConfigApplicationContext start(Map<String, Object> properties, List<Object> shared,
                                              Class<?>... configs) {
+        return start(null, properties, shared, configs);
+    }
+
+    /**
+     * @param classLoader the context's class loader (for beans of classes it loads), or null for the default
+     */
+    AnnotationConfigApplicationContext start(ClassLoader classLoader, Map<String, Object> properties,
+                                             List<Object> shared, Class<?>... configs) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        if (classLoader != null) {
+            context.setClassLoader(classLoader);
+        }
         context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test", properties));
         context.registerBean(LockClient.class, () -> LockClient.connect(redisUri),
                 definition -> definition.setDestroyMethodName("close"));
@@ -40,6 +52,35 @@ final class Instances implements AutoCloseable {
 
     AnnotationConfigApplicationContext start(List<Object> shared, Class<?>... configs) {
         return start(Map.of(), shared, configs);
+    }
+
+    /**
+     * Starts an instance of {@code beans} with {@link EnableDistributedLocking}, which must fail.
+     *
+     * @return the root cause of the failure
+     */
+    static Throwable startupFailure(String redisUri, ClassLoader classLoader, Class<?>... beans) {
+        try (Instances instances = new Instances(redisUri)) {
+            List<Class<?>> configs = new ArrayList<>(List.of(beans));
+            configs.add(Enabled.class);
+            instances.start(classLoader, Map.of(), List.of(), configs.toArray(Class<?>[]::new));
+        } catch (RuntimeException e) {
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return root;
+        }
+        throw new AssertionError("the context started with " + List.of(beans));
+    }
+
+    static Throwable startupFailure(String redisUri, Class<?>... beans) {
+        return startupFailure(redisUri, null, beans);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableDistributedLocking
+    public static class Enabled {
     }
 
     @SuppressWarnings("unchecked")

@@ -172,6 +172,14 @@ public class LockedService {
         return "inner ran";
     }
 
+    /** @return the hold's token as the method reads it, the thread's own token (none), and the last one issued */
+    @DistributedLocked(name = "fenced:#{#key}", kind = LockKind.FENCED)
+    public Long[] fencedTokens(String key) {
+        String name = "fenced:" + key;
+        Long token = client.getFencedLock(name).as(LockedCalls.owner(name).orElseThrow()).getToken();
+        return new Long[] {token, client.getFencedLock(name).getToken(), client.inspect(name).fencingToken()};
+    }
+
     @DistributedLocked(name = "rw", kind = LockKind.READ, waitTime = "5s")
     public void read() {
         shared.enter();

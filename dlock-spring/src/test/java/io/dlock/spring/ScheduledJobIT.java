@@ -11,10 +11,14 @@ import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,6 +78,66 @@ class ScheduledJobIT {
     @EnableDistributedLocking
     @Import({ReportJob.class, Ticker.class})
     public static class JobConfig {
+    }
+
+    /** Never fire during the test: only what the start-up says about them matters. */
+    public static class Jobs {
+        @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.HOURS)
+        @DistributedLocked(name = "jobs:unheld", whenBusy = WhenBusy.SKIP)
+        public void withoutMinimumHold() {
+        }
+
+        @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.HOURS)
+        @DistributedLocked(name = "jobs:zero", whenBusy = WhenBusy.SKIP, minHoldTime = "0")
+        public void explicitlyNoMinimumHold() {
+        }
+
+        @Scheduled(fixedDelay = 1, initialDelay = 1, timeUnit = TimeUnit.HOURS)
+        @DistributedLocked(name = "jobs:held", whenBusy = WhenBusy.SKIP, minHoldTime = "500ms", leaseTime = "5s")
+        public void withMinimumHold() {
+        }
+
+        @DistributedLocked(name = "jobs:called")
+        public void notScheduled() {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    @EnableDistributedLocking
+    @Import(Jobs.class)
+    public static class JobsConfig {
+    }
+
+    @Test
+    void aScheduledMethodWithoutAMinimumHoldIsNamedWithTheFixWhenTheContextStarts(RedisServer redis) {
+        String log = stderrDuring(() -> {
+            try (Instances instances = new Instances(redis.uri())) {
+                instances.start(List.of(), JobsConfig.class);
+            }
+        });
+        String warning = "@DistributedLocked on Jobs.withoutMinimumHold(): a @Scheduled method without minHoldTime "
+                + "may run twice per tick";
+        assertThat(log).contains(warning).contains("Set minHoldTime above the largest difference between the "
+                + "instances' clocks").contains("minHoldTime = \"0\" to hold the lock only while the method runs");
+        assertThat(log.indexOf(warning)).as("logged once").isEqualTo(log.lastIndexOf(warning));
+        assertThat(log).doesNotContain("explicitlyNoMinimumHold").doesNotContain("Jobs.withMinimumHold")
+                .doesNotContain("notScheduled");
+    }
+
+    /** What slf4j-simple (which writes to the current {@code System.err}) and others wrote there during {@code run}. */
+    private static String stderrDuring(Runnable run) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            run.run();
+        } finally {
+            System.setErr(original);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        original.print(text);
+        return text;
     }
 
     @Test
