@@ -54,10 +54,40 @@ class DlockLockRegistryHoldsIT {
         Await.until(Duration.ofSeconds(5), () -> !second.getLock("foo").isLocked(), "the 100 ms lease runs out");
         assertThat(lock2.tryLock()).isTrue();
         assertThat(lock1.tryLock()).as("nested tryLock on a hold Redis no longer has").isFalse();
-        lock2.unlock();
+        try {
+            lock2.unlock();
+        } catch (ConcurrentModificationException e) {
+            // its 100 ms lease may have run out meanwhile on a loaded machine; not what this test is about
+        }
         assertThatThrownBy(lock1::unlock).isInstanceOf(ConcurrentModificationException.class);
         assertThatThrownBy(lock1::unlock).as("the failed re-entry counted nothing")
                 .isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * As documented (issue 20, point 18): two registries on one client share the thread's hold, so the thread
+     * re-enters through the second; another thread, and a registry on another client, are refused.
+     */
+    @Test
+    void twoRegistriesOnOneClientShareTheThreadsHold(LockClient first, LockClient second) throws Exception {
+        DlockLockRegistry one = new DlockLockRegistry(first, "app", null);
+        DlockLockRegistry other = new DlockLockRegistry(first, "app", null);
+        Lock lock = one.obtain("orders:1");
+        lock.lock();
+        try {
+            Lock sameClient = other.obtain("orders:1");
+            assertThat(sameClient).isNotSameAs(lock);
+            assertThat(sameClient.tryLock()).as("the same thread re-enters through the second registry").isTrue();
+            sameClient.unlock();
+            assertThat(threads.submit(() -> other.obtain("orders:1").tryLock()).get(10, TimeUnit.SECONDS))
+                    .as("another thread").isFalse();
+            assertThat(new DlockLockRegistry(second, "app", null).obtain("orders:1").tryLock())
+                    .as("a registry on another client, on this thread").isFalse();
+            assertThat(first.getLock("app:orders:1").isHeldByCurrentThread()).as("still held").isTrue();
+        } finally {
+            lock.unlock();
+        }
+        assertThat(second.getLock("app:orders:1").isLocked()).isFalse();
     }
 
     /** The same with a watchdog hold removed by another instance: no lease runs out, Redis simply lost the hold. */
@@ -83,13 +113,14 @@ class DlockLockRegistryHoldsIT {
     }
 
     /**
-     * The issue's reproduction: Redis paused (SIGSTOP), the holder's {@code unlock()} fails on the 300 ms command
-     * timeout. Nothing of that hold may carry over: the next holders (another thread, then the same one) renew and
+     * The issue's reproduction: Redis paused (SIGSTOP), the holder's {@code unlock()} fails on the command timeout
+     * (2 s here; the issue used 300 ms, which a loaded test machine misses already when connecting). Nothing of that
+     * hold may carry over: the next holders (another thread, then the same one) renew and
      * release their holds normally, with no false {@link ConcurrentModificationException}.
      */
     @Test
     void aFailedUnlockLeavesNothingForTheNextHolder(RedisServer redis,
-            @ClientSettings(commandTimeoutMillis = 300, watchdogTimeoutMillis = 3000) LockClient first,
+            @ClientSettings(commandTimeoutMillis = 2000, watchdogTimeoutMillis = 10_000) LockClient first,
             LockClient second) throws Exception {
         DlockLockRegistry registry = new DlockLockRegistry(first, Duration.ofSeconds(2));
         DistributedLock lock = registry.obtain("paused");
