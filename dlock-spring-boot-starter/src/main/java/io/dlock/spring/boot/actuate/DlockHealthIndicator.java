@@ -99,10 +99,9 @@ public class DlockHealthIndicator extends AbstractHealthIndicator implements Aut
             builder.withDetail("lastLeaseLost", java.util.Map.of("lock", last.lockName(), "reason",
                     last.reason().name(), "at", last.at().toString()));
         }
-        String unanswered = probeRedis();
-        if (unanswered != null) {
-            builder.down().withDetail("redis", unanswered.startsWith("no answer") ? "not answering" : "unreachable")
-                    .withDetail("error", unanswered);
+        ProbeFailure failure = probeRedis();
+        if (failure != null) {
+            builder.down().withDetail("redis", failure.redis()).withDetail("error", failure.error());
             return;
         }
         builder.withDetail("redis", "reachable");
@@ -127,7 +126,7 @@ public class DlockHealthIndicator extends AbstractHealthIndicator implements Aut
      *
      * @return null when Redis answered, else why not (the client's messages never show credentials)
      */
-    private String probeRedis() {
+    private ProbeFailure probeRedis() {
         try {
             CompletableFuture<LockInfo> current = probe.get();
             if (current == null || current.isDone()) {
@@ -137,16 +136,20 @@ public class DlockHealthIndicator extends AbstractHealthIndicator implements Aut
             current.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
             return null;
         } catch (TimeoutException e) {
-            return "no answer from Redis within " + timeout.toMillis() + " ms";
+            return new ProbeFailure("not answering", "no answer from Redis within " + timeout.toMillis() + " ms");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
-            return String.valueOf(cause.getMessage());
+            return new ProbeFailure("unreachable", String.valueOf(cause.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return "interrupted while waiting for Redis";
+            return new ProbeFailure("not answering", "interrupted while waiting for Redis");
         } catch (RuntimeException e) {
-            return String.valueOf(e.getMessage());
+            return new ProbeFailure("unreachable", String.valueOf(e.getMessage()));
         }
+    }
+
+    /** Why the probe failed: the {@code redis} detail ({@code unreachable}, {@code not answering}) and the error. */
+    private record ProbeFailure(String redis, String error) {
     }
 
     @Override
