@@ -7,9 +7,11 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 import org.springframework.scheduling.TaskScheduler;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A Spring Integration {@link org.springframework.integration.support.locks.LockRegistry} whose locks are dlock locks,
@@ -29,6 +31,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * them goes to Redis, {@code unlock()} by a thread that does not hold it throws {@link IllegalStateException}, and an
  * {@code unlock()} that finds the hold gone from Redis (its lease ran out, or it was removed) throws
  * {@link java.util.ConcurrentModificationException}: what the lock protected may have been changed by someone else.
+ * A re-entry never succeeds on a hold Redis no longer has: it checks the hold in Redis (one round trip, as
+ * {@code RedisLockRegistry}'s re-entry costs one); when the hold is gone, a nested {@code tryLock} returns false and a
+ * nested {@code lock()} or {@code lockInterruptibly()} throws {@link java.util.ConcurrentModificationException},
+ * counting nothing (the outer {@code unlock()} then reports the loss).
  * Redis failures throw {@link io.dlock.LockException}. Conditions are not supported.
  *
  * <p><b>Leases.</b> Built without a lease, holds use dlock's watchdog: renewed while held, expiring a watchdog timeout
@@ -36,9 +42,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * that fixed lease ({@link DistributedLock#lock(Duration)} and {@link DistributedLock#tryLock(Duration, Duration)}
  * choose another per hold) and {@link #renewLock} extends it, never letting the lock go in between.
  *
- * <p><b>Cache.</b> Lock objects are cached per key; {@link #expireUnusedOlderThan(long)} drops those not held in this
- * JVM and last acquired longer ago. Dropping is always safe: the hold in Redis belongs to the thread, so an old and a
+ * <p><b>Cache.</b> Lock objects are cached per key, at most {@link #setCacheCapacity cacheCapacity} of them (100,000
+ * by default, as {@code RedisLockRegistry}): when an {@link #obtain} goes over it, the least recently obtained locks
+ * that no thread of this JVM holds or waits for are dropped. {@link #expireUnusedOlderThan(long)} drops those not in
+ * use and last acquired longer ago. Dropping is always safe: the hold in Redis belongs to the thread, so an old and a
  * new object for one key still exclude each other (and a thread holding one re-enters through the other).
+ *
+ * <p><b>Two registries on one client share a thread's holds</b>, unlike two {@code RedisLockRegistry}s: a thread that
+ * holds {@code "orders:1"} through one {@code DlockLockRegistry} re-enters it through a second registry on the same
+ * {@link LockClient} (with the same prefix) instead of being refused. A dlock hold belongs to the client and the
+ * thread ({@code <client id>:<thread id>} in Redis, as in Redisson), not to a registry object, so every lock object,
+ * registry and {@code LockClient} call of that thread and client is the same owner; each {@code RedisLockRegistry}
+ * instead writes its own random client id into its keys. To have two registries exclude each other as two
+ * applications do, give each its own {@code LockClient}.
  *
  * <p>Thread-safe. The registry does not close the client.
  */
@@ -48,7 +64,12 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
     private final String prefix;
     /** Null: the watchdog. */
     private final Duration leaseTime;
-    private final Map<String, DlockRegistryLock> locks = new ConcurrentHashMap<>();
+    /** Access order: the least recently obtained first. Guarded by itself. */
+    private final LinkedHashMap<String, DlockRegistryLock> locks = new LinkedHashMap<>(16, 0.75f, true);
+    private volatile int cacheCapacity = DEFAULT_CACHE_CAPACITY;
+
+    /** The default {@linkplain #setCacheCapacity cache capacity}: 100,000 lock objects, as {@code RedisLockRegistry}. */
+    public static final int DEFAULT_CACHE_CAPACITY = 100_000;
 
     /**
      * Watchdog leases, lock names equal to the keys.
@@ -104,7 +125,47 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
             throw new IllegalArgumentException("DlockLockRegistry: the lock key must be a non-blank String, not "
                     + (lockKey == null ? "null" : lockKey.getClass().getName() + " \"" + lockKey + "\""));
         }
-        return locks.computeIfAbsent(key, k -> new DlockRegistryLock(client.getLock(prefix + k), leaseTime));
+        synchronized (locks) {
+            DlockRegistryLock lock = locks.computeIfAbsent(key,
+                    k -> new DlockRegistryLock(client.getLock(prefix + k), leaseTime));
+            if (locks.size() > cacheCapacity) {
+                evictLeastRecentlyUsed(lock);
+            }
+            return lock;
+        }
+    }
+
+    /** Drops the least recently obtained locks not in use (never {@code keep}) until the cache fits its capacity. */
+    private void evictLeastRecentlyUsed(DlockRegistryLock keep) {
+        Iterator<DlockRegistryLock> eldestFirst = locks.values().iterator();
+        while (locks.size() > cacheCapacity && eldestFirst.hasNext()) {
+            DlockRegistryLock lock = eldestFirst.next();
+            if (lock != keep && !lock.isInUseInThisProcess()) {
+                eldestFirst.remove();
+            }
+        }
+    }
+
+    /**
+     * Sets how many lock objects the registry caches (default {@link #DEFAULT_CACHE_CAPACITY}). It applies from the
+     * next {@link #obtain}, which drops the least recently obtained locks that no thread of this JVM holds or waits
+     * for until the cache fits; locks in use are never dropped, so the cache may hold more while more are in use.
+     * Nothing in Redis changes. Thread-safe; never blocks on Redis.
+     *
+     * @param cacheCapacity at least 1
+     * @throws IllegalArgumentException when {@code cacheCapacity} is less than 1
+     */
+    public void setCacheCapacity(int cacheCapacity) {
+        if (cacheCapacity < 1) {
+            throw new IllegalArgumentException("DlockLockRegistry: cacheCapacity must be at least 1, not "
+                    + cacheCapacity);
+        }
+        this.cacheCapacity = cacheCapacity;
+    }
+
+    /** @return the {@linkplain #setCacheCapacity cache capacity} */
+    public int getCacheCapacity() {
+        return cacheCapacity;
     }
 
     /**
@@ -114,7 +175,9 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
     @Override
     public void expireUnusedOlderThan(long age) {
         long now = System.nanoTime();
-        locks.values().removeIf(lock -> lock.unusedFor(now) >= age * 1_000_000L && !lock.isInUseInThisProcess());
+        synchronized (locks) {
+            locks.values().removeIf(lock -> lock.unusedFor(now) >= age * 1_000_000L && !lock.isInUseInThisProcess());
+        }
     }
 
     /**
@@ -167,7 +230,16 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
 
     /** @return the number of cached lock objects */
     int cachedLocks() {
-        return locks.size();
+        synchronized (locks) {
+            return locks.size();
+        }
+    }
+
+    /** @return the keys of the cached lock objects, the least recently obtained first */
+    List<String> cachedKeys() {
+        synchronized (locks) {
+            return new ArrayList<>(locks.keySet());
+        }
     }
 
     @Override

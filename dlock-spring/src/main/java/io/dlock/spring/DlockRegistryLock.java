@@ -16,11 +16,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li>The Redis hold exists exactly while {@code local} is held: it is taken by the thread's outermost acquisition
  *       (after the local one) and released by its last {@code unlock()} (before the local one). Re-entries count only
- *       locally, so they cost no round trip; the Redis hold always counts exactly one acquisition.</li>
+ *       locally, so the Redis hold always counts exactly one acquisition.</li>
+ *   <li>A re-entry never succeeds on a hold Redis no longer has: it first checks, without a round trip, that the
+ *       client still counts the hold valid ({@code leaseValidFor}), then that Redis still has the thread's hold (one
+ *       read-only round trip, as {@code RedisLockRegistry}'s re-entry costs one). When the hold is gone the re-entry
+ *       counts nothing: {@code tryLock} returns false, {@code lock} throws, and the outer {@code unlock()} reports
+ *       the loss.</li>
  *   <li>The Redis hold's owner is the holding thread (dlock's sync API), so two objects of one key (after a cache
  *       expiry) still exclude each other's threads in Redis.</li>
  *   <li>{@link #renew} changes only the hold's lease in Redis ({@link io.dlock.DistributedLock#extendLease}), in one
  *       atomic step that never frees the lock; it never acquires, so a hold that is gone stays gone.</li>
+ *   <li>No state outlives a hold: the lock object keeps only the local lock and a last-used time, so a failed
+ *       {@code unlock()} (which releases locally all the same) leaves nothing that the next holder could trip on.</li>
  * </ul>
  */
 final class DlockRegistryLock implements DistributedLock {
@@ -49,7 +56,13 @@ final class DlockRegistryLock implements DistributedLock {
         return lease == null ? io.dlock.DistributedLock.LEASE_WATCHDOG : lease.toMillis();
     }
 
-    /** Blocks until held; uninterruptible (the interrupt flag is kept). */
+    /**
+     * Blocks until held; uninterruptible (the interrupt flag is kept). A re-entry costs one round trip to check that
+     * Redis still has the thread's hold.
+     *
+     * @throws ConcurrentModificationException when this is a re-entry and the hold is gone from Redis (its lease ran
+     *                                         out, or it was removed); nothing is counted
+     */
     @Override
     public void lock() {
         lockWithLease(defaultLease);
@@ -65,7 +78,7 @@ final class DlockRegistryLock implements DistributedLock {
     private void lockWithLease(Duration lease) {
         local.lock();
         if (local.getHoldCount() > 1) {
-            touch();
+            reenterOrThrow();
             return;
         }
         try {
@@ -77,11 +90,16 @@ final class DlockRegistryLock implements DistributedLock {
         touch();
     }
 
+    /**
+     * As {@link #lock()}, ended by an interrupt.
+     *
+     * @throws ConcurrentModificationException when this is a re-entry and the hold is gone from Redis
+     */
     @Override
     public void lockInterruptibly() throws InterruptedException {
         local.lockInterruptibly();
         if (local.getHoldCount() > 1) {
-            touch();
+            reenterOrThrow();
             return;
         }
         try {
@@ -93,7 +111,10 @@ final class DlockRegistryLock implements DistributedLock {
         touch();
     }
 
-    /** One attempt, no wait for other holders; an interrupt makes it return false with the flag set. */
+    /**
+     * One attempt, no wait for other holders; an interrupt makes it return false with the flag set. A re-entry returns
+     * false when the thread's hold is gone from Redis (its lease ran out, or it was removed), counting nothing.
+     */
     @Override
     public boolean tryLock() {
         try {
@@ -110,7 +131,8 @@ final class DlockRegistryLock implements DistributedLock {
     }
 
     /**
-     * Waits up to {@code waitTime} in all (for the local lock, then for Redis).
+     * Waits up to {@code waitTime} in all (for the local lock, then for Redis). A re-entry returns false when the
+     * thread's hold is gone from Redis, counting nothing.
      *
      * @param ttl the lease of this hold if it is the thread's outermost; null for the registry's default
      */
@@ -125,8 +147,18 @@ final class DlockRegistryLock implements DistributedLock {
             return false;
         }
         if (local.getHoldCount() > 1) {
-            touch();
-            return true;
+            boolean held = false;
+            try {
+                held = holdIsInRedis();
+            } finally {
+                if (!held) {
+                    local.unlock();
+                }
+            }
+            if (held) {
+                touch();
+            }
+            return held;
         }
         boolean acquired = false;
         try {
@@ -141,6 +173,34 @@ final class DlockRegistryLock implements DistributedLock {
             touch();
         }
         return acquired;
+    }
+
+    /**
+     * A re-entry by {@code lock()} or {@code lockInterruptibly()}, the local lock just taken again: keeps it when Redis
+     * still has the thread's hold, else gives it back and throws.
+     *
+     * @throws ConcurrentModificationException when the hold is gone from Redis
+     */
+    private void reenterOrThrow() {
+        boolean held = false;
+        try {
+            held = holdIsInRedis();
+        } finally {
+            if (!held) {
+                local.unlock();
+            }
+        }
+        if (!held) {
+            throw new ConcurrentModificationException("lock '" + lock.getName() + "': cannot re-enter, the hold "
+                    + "this thread took is no longer in Redis (its lease ran out, or it was removed): what it "
+                    + "protected may have been changed by someone else meanwhile; unlock() the outer hold");
+        }
+        touch();
+    }
+
+    /** @return whether the client still counts the thread's hold valid and Redis still has it (one round trip) */
+    private boolean holdIsInRedis() {
+        return !lock.leaseValidFor().isZero() && lock.isHeldByCurrentThread();
     }
 
     /**

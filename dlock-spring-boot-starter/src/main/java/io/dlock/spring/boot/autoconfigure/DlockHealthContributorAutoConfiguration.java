@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Bean;
  * The {@code dlock} health indicator ({@link DlockHealthIndicator}) when Spring Boot's health support is present and
  * {@code management.health.dlock.enabled} is not false. It judges the client by the client's own settings
  * ({@link LockClient#config()}: probe lock name, watchdog timeout), also for a {@code LockClient} the application
- * defined or customised itself.
+ * defined or customised itself, and waits at most {@link DlockHealthIndicator#DEFAULT_TIMEOUT} for Redis per check.
  */
 @AutoConfiguration(after = DlockAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")

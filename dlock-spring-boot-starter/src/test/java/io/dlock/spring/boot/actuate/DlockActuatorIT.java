@@ -117,7 +117,8 @@ class DlockActuatorIT {
                 Await.until(Duration.ofSeconds(30), () -> "DOWN".equals(status(app, "/actuator/health/dlock")),
                         "health DOWN");
                 JsonNode down = JSON.readTree(fetch(app, "/actuator/health/dlock").body());
-                assertThat(down.get("details").get("redis").asString()).isEqualTo("unreachable");
+                // the 900 ms command timeout or the health check's own 1 s bound, whichever ends the wait first
+                assertThat(down.get("details").get("redis").asString()).isIn("unreachable", "not answering");
             } finally {
                 redis.resume();
             }
