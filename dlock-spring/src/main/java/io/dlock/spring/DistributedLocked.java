@@ -120,7 +120,10 @@ public @interface DistributedLocked {
      * ({@code ""}, none given) release at once; the difference: a {@code @Scheduled} method without a minimum hold
      * given logs a warning when its proxy is created, since it runs twice per tick whenever the instances' clocks
      * differ by more than the method takes ({@code "0"} says that is meant). Must not exceed a fixed
-     * {@link #leaseTime()}. See the module's README for what happens when the instance stops during the minimum hold.
+     * {@link #leaseTime()}. A minimum hold as long as the fixed lease (ShedLock's {@code lockAtLeastFor =
+     * lockAtMostFor}) ends 20 ms before the client stops counting on the hold (the lease minus its margin of 1% + 2 ms,
+     * {@code leaseValidFor()}), so that a hold meant to end there is released, not reported lost. See the module's
+     * README for what happens when the instance stops during the minimum hold.
      */
     String minHoldTime() default "";
 

@@ -47,6 +47,9 @@ import java.util.stream.Collectors;
  * <p>Thread-safe; the calling thread blocks only while acquiring (up to the wait time) and releasing (one round trip).
  */
 final class LockedMethodInterceptor implements MethodInterceptor {
+    /** How long before the end of a fixed lease a minimum hold that reaches it is released (timer slack). */
+    static final long BEFORE_LEASE_END_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     /** Per thread, the locks held by the thread's calls in progress, by lock name; removed when empty. */
     private static final ThreadLocal<Map<String, Nest>> HELD = new ThreadLocal<>();
 
@@ -210,9 +213,17 @@ final class LockedMethodInterceptor implements MethodInterceptor {
                 + spec.description() + " is held by someone else " + waited + "; the method did not run");
     }
 
-    /** Releases the view's hold now, or schedules the release when the minimum hold is not over yet. */
+    /**
+     * Releases the view's hold now, or schedules the release when the minimum hold is not over yet. A minimum hold
+     * that reaches the end of a fixed lease ({@code minHoldTime = leaseTime}, ShedLock's habit) is released
+     * {@link #BEFORE_LEASE_END_NANOS} before the client stops counting on the hold ({@code leaseValidFor()}: the lease
+     * minus its margin), so that a hold meant to end there is never reported lost.
+     */
     private void release(DistributedLock lock, long acquiredAt, LockedMethod spec) {
         long remainingNanos = TimeUnit.MILLISECONDS.toNanos(spec.minHoldMs()) - (System.nanoTime() - acquiredAt);
+        if (remainingNanos > 0 && spec.leaseMs() != DistributedLock.LEASE_WATCHDOG) {
+            remainingNanos = Math.min(remainingNanos, lock.leaseValidFor().toNanos() - BEFORE_LEASE_END_NANOS);
+        }
         if (remainingNanos > 0) {
             releaser.releaseLater(lock, remainingNanos);
             return;

@@ -1,5 +1,6 @@
 package io.dlock.spring;
 
+import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -166,6 +168,25 @@ class DistributedLockedIT {
                 "released after the minimum hold");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
         assertThat(b.quickProbe()).isTrue();
+    }
+
+    /** ShedLock's habit, minHoldTime = leaseTime: held about that long, then released without a lost lease. */
+    @Test
+    void aMinimumHoldAsLongAsTheLeaseEndsWithoutALostLease(LockClient observer) throws InterruptedException {
+        AnnotationConfigApplicationContext context = instances.start(Map.of("app.name", "billing"), List.of(shared),
+                ServiceConfig.class);
+        LockedService c = service(context);
+        List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+        context.getBean(LockClient.class).addLeaseLostListener(lost::add);
+        long start = System.nanoTime();
+        c.minimumHoldAsLongAsTheLease();
+        assertThat(observer.getLock("shedlock-style").isLocked()).isTrue();
+        Await.until(Duration.ofSeconds(5), () -> !observer.getLock("shedlock-style").isLocked(),
+                "released at the end of the minimum hold");
+        // the lease's margin (1% + 2 ms) and the release's 20 ms lead, and no more
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(1000 - 32));
+        Thread.sleep(1_000);
+        assertThat(lost).as("no lost lease for a hold that ended as planned").isEmpty();
     }
 
     @Test

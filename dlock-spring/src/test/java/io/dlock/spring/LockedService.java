@@ -151,6 +151,11 @@ public class LockedService {
         shared.runs.incrementAndGet();
     }
 
+    @DistributedLocked(name = "shedlock-style", leaseTime = "1s", minHoldTime = "1s")
+    public void minimumHoldAsLongAsTheLease() {
+        shared.runs.incrementAndGet();
+    }
+
     @DistributedLocked(name = "quick", whenBusy = WhenBusy.SKIP)
     public boolean quickProbe() {
         return true;
