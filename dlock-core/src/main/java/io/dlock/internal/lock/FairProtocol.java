@@ -174,34 +174,24 @@ final class FairProtocol implements LockProtocol {
     }
 
     @Override
-    public String describe() {
-        return "fair lock '" + name + "'";
-    }
-
-    @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = context.ownerField(ownerId);
         long effectiveLease = context.effectiveLease(leaseMs);
         boolean mayQueue = waitMillis != 0;
         HoldId id = new HoldId(name, field);
-        String held = context.heldArg(id);
         if (mayQueue) {
             services.holds.mark(id, Mark.FAIR_QUEUE_PLACE);
         }
-        long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(id,
-                known -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
+        return context.attempt(id, ownerId, leaseMs, services.hashFieldRenewal,
+                (known, held) -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
                         Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
                         mayQueue ? "1" : "0", maxSleep, Long.toString(known), held),
-                sleep -> {
-                    if (sleep != null && sleep == LockContext.HOLD_GONE) {
-                        throw context.holdGone(id, describe());
-                    }
-                    if (sleep == null) {
+                new LockContext.AcquireReplies() {
+                    /** Out of the queue once granted; a gone hold changed nothing, so there is no place to leave. */
+                    @Override
+                    public void ended() {
                         services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
-                        context.recordGrant(name, field, ownerId, leaseMs, sentAt, services.hashFieldRenewal);
                     }
-                    return sleep;
                 });
     }
 

@@ -87,11 +87,6 @@ final class FencedProtocol implements LockProtocol {
     }
 
     @Override
-    public String describe() {
-        return "fenced lock '" + name + "'";
-    }
-
-    @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = context.ownerField(ownerId);
         Hold known = services.renewer.find(name, field);
@@ -111,7 +106,7 @@ final class FencedProtocol implements LockProtocol {
         long outcome = (Long) values.get(0);
         long value = (Long) values.get(1);
         if (outcome == LockContext.HOLD_GONE) {
-            throw context.holdGone(id, describe());
+            throw context.holdGone(id);
         }
         if (outcome != ACQUIRED && outcome != REENTERED) {
             return value;

@@ -23,6 +23,71 @@ record LockContext(LockServices services, String name, LockKind kind) {
     /** An acquire script's answer when the hold it would re-enter is gone from Redis (fragment {@code hold_gone}). */
     static final long HOLD_GONE = -4;
 
+    /** Sends one acquire script; {@link #attempt}. */
+    interface AcquireScript {
+        /**
+         * @param known the owner's count its client knows before this attempt (lost-reply rule, §1.7)
+         * @param held  the script argument of the count the client counts on ({@link #heldArg}, §1.9)
+         * @return the script's reply: nil when granted, {@link #HOLD_GONE}, or a kind's answer for a busy lock
+         */
+        CompletableFuture<Long> send(long known, String held);
+    }
+
+    /** What a kind adds to the handling of an acquire reply that every kind shares ({@link #attempt}). */
+    interface AcquireReplies {
+        /** The attempt is over without a wait: granted (called before {@link #granted}), or its hold was gone. */
+        default void ended() {
+        }
+
+        /** The grant is recorded as {@code hold}. */
+        default void granted(Hold hold) {
+        }
+
+        /** @return for a reply that is neither a grant nor {@link #HOLD_GONE}: how long to sleep at most (may throw) */
+        default Long busy(long reply) {
+            return reply;
+        }
+    }
+
+    /** @return how errors name the lock: {@code lock 'x'}, {@code fair lock 'x'}, {@code lock 'x' (read side)}… */
+    String describe() {
+        return switch (kind) {
+            case PLAIN -> "lock '" + name + "'";
+            case FAIR -> "fair lock '" + name + "'";
+            case FENCED -> "fenced lock '" + name + "'";
+            case READ -> "lock '" + name + "' (read side)";
+            case WRITE -> "lock '" + name + "' (write side)";
+        };
+    }
+
+    /**
+     * One acquire attempt for the hold {@code id}, by the rules every kind follows: sent through the lost-reply rule
+     * ({@link PendingAcquisitions#track}) with the counts the client knows and counts on; a grant (nil) is recorded
+     * with the renewer before the caller hears of it; {@link #HOLD_GONE} fails the attempt ({@link #holdGone}); any
+     * other reply is the kind's to read ({@link AcquireReplies#busy}).
+     *
+     * @param leaseMs the requested lease, or {@link DistributedLock#LEASE_WATCHDOG}
+     * @param renewal how the kind's holds are renewed
+     * @return null when acquired, else how long to sleep at most
+     */
+    CompletableFuture<Long> attempt(HoldId id, long ownerId, long leaseMs, RenewalSender renewal, AcquireScript script,
+                                    AcquireReplies replies) {
+        String held = heldArg(id);
+        long sentAt = services.renewer.nanoTime();
+        return services.pending.<Long>track(id, known -> script.send(known, held), reply -> {
+            if (reply == null) {
+                replies.ended();
+                replies.granted(recordGrant(id.key(), id.field(), ownerId, leaseMs, sentAt, renewal));
+                return null;
+            }
+            if (reply == HOLD_GONE) {
+                replies.ended();
+                throw holdGone(id);
+            }
+            return replies.busy(reply);
+        });
+    }
+
     /** @return the owner's field, {@code <client id>:<owner id>} (docs/protocol.md §1) */
     String ownerField(long ownerId) {
         return services.clientId + ":" + ownerId;
@@ -58,15 +123,14 @@ record LockContext(LockServices services, String name, LockKind kind) {
      * lease-lost listeners ({@code REMOVED}, or {@code EXPIRED} when its lease had run out by this client's count) and
      * forgets the hold: the owner's outer acquisitions are gone with it.
      *
-     * @param description how errors name the lock ({@link LockProtocol#describe()})
      * @return the exception for the caller of the acquisition
      */
-    LockLostException holdGone(HoldId id, String description) {
+    LockLostException holdGone(HoldId id) {
         Hold hold = services.renewer.find(id.key(), id.field());
         if (hold != null) {
             services.renewer.goneFromRedis(hold);
         }
-        return new LockLostException(name, description + ": the hold of owner " + id.field() + " that this "
+        return new LockLostException(name, describe() + ": the hold of owner " + id.field() + " that this "
                 + "acquisition would re-enter is gone from Redis (removed by a forceUnlock, a failover or a restart, "
                 + "or its lease ran out), so another owner may have held the lock meanwhile; nothing was acquired and "
                 + "the outer acquisitions are void (what the lock protected may have been changed)");

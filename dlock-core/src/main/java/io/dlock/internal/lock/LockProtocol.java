@@ -28,7 +28,9 @@ interface LockProtocol {
     LockContext context();
 
     /** How error messages name this lock, e.g. {@code lock 'orders'} or {@code fair lock 'orders'}. */
-    String describe();
+    default String describe() {
+        return context().describe();
+    }
 
     /** @return the hold table key of this lock's holds (the name of the hash that holds the owner fields) */
     default String holdKey() {

@@ -55,29 +55,16 @@ final class PlainProtocol implements LockProtocol {
     }
 
     @Override
-    public String describe() {
-        return "lock '" + name + "'";
-    }
-
-    @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String field = context.ownerField(ownerId);
-        HoldId id = new HoldId(name, field);
-        String held = context.heldArg(id);
-        long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(id,
-                known -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
+        return context.attempt(new HoldId(name, field), ownerId, leaseMs, services.hashFieldRenewal,
+                (known, held) -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
                         Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(known), held),
-                ttl -> {
-                    if (ttl != null && ttl == LockContext.HOLD_GONE) {
-                        throw context.holdGone(id, describe());
-                    }
-                    if (ttl == null) {
-                        Hold hold = context.recordGrant(name, field, ownerId, leaseMs, sentAt,
-                                services.hashFieldRenewal);
+                new LockContext.AcquireReplies() {
+                    @Override
+                    public void granted(Hold hold) {
                         services.cohorts.acquired(name, ownerId, hold);
                     }
-                    return ttl;
                 });
     }
 

@@ -35,22 +35,11 @@ final class ReadProtocol implements ReadWriteProtocol {
     @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String reader = side.readerField(ownerId);
-        HoldId id = new HoldId(name, reader);
-        String held = context.heldArg(id);
-        long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(id,
-                known -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
-                        Long.toString(context.effectiveLease(leaseMs)), reader, side.writerField(ownerId),
-                        Long.toString(known), held),
-                sleepMs -> {
-                    if (sleepMs != null && sleepMs == LockContext.HOLD_GONE) {
-                        throw context.holdGone(id, describe());
-                    }
-                    if (sleepMs == null) {
-                        context.recordGrant(name, reader, ownerId, leaseMs, sentAt, services.readHoldRenewal);
-                    }
-                    return sleepMs;
-                });
+        return context.attempt(new HoldId(name, reader), ownerId, leaseMs, services.readHoldRenewal,
+                (known, held) -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER,
+                        acquireKeys, Long.toString(context.effectiveLease(leaseMs)), reader,
+                        side.writerField(ownerId), Long.toString(known), held),
+                new LockContext.AcquireReplies() { });
     }
 
     /** After an attempt whose reply never came, drops the read hold that attempt may have taken. */

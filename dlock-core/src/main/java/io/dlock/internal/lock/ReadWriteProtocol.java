@@ -16,11 +16,6 @@ interface ReadWriteProtocol extends LockProtocol {
     }
 
     @Override
-    default String describe() {
-        return side().describe();
-    }
-
-    @Override
     default CompletableFuture<Boolean> forceRelease() {
         return side().forceRelease();
     }

@@ -42,11 +42,6 @@ final class ReadWriteSide {
         this.releaseKeys = new String[] {keys.name(), keys.timeoutRoot()};
     }
 
-    /** @return {@code lock 'NAME' (read side)} or {@code (write side)} */
-    String describe() {
-        return "lock '" + keys.name() + "' (" + side.word + " side)";
-    }
-
     /** @return the owner's reader field, {@code <client id>:<owner id>} */
     String readerField(long ownerId) {
         return context.ownerField(ownerId);

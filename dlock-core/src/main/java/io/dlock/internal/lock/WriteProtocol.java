@@ -58,39 +58,35 @@ final class WriteProtocol implements ReadWriteProtocol {
         boolean waits = waitMillis != 0;
         long refreshMs = markRefreshMs();
         HoldId id = new HoldId(name, writer);
-        String held = context.heldArg(id);
         if (waits) {
             services.holds.mark(id, Mark.WRITER_MARK);
         }
-        long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>track(id,
-                known -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
-                        Long.toString(context.effectiveLease(leaseMs)), writer, reader,
+        return context.attempt(id, ownerId, leaseMs, services.hashFieldRenewal,
+                (known, held) -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER,
+                        acquireKeys, Long.toString(context.effectiveLease(leaseMs)), writer, reader,
                         Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
                         Long.toString(services.holds.knownCount(new HoldId(name, reader))), held),
-                ttl -> onReply(ttl, id, ownerId, leaseMs, sentAt, waits, refreshMs));
-    }
+                new LockContext.AcquireReplies() {
+                    /** The writer no longer waits: its mark goes. */
+                    @Override
+                    public void ended() {
+                        services.holds.unmark(id, Mark.WRITER_MARK);
+                    }
 
-    /** @return null when acquired (recorded), else how long to sleep at most; throws on a refused upgrade */
-    private Long onReply(Long ttl, HoldId id, long ownerId, long leaseMs, long sentAt, boolean waits,
-                         long refreshMs) {
-        if (ttl == null) {
-            services.holds.unmark(id, Mark.WRITER_MARK);
-            context.recordGrant(name, id.field(), ownerId, leaseMs, sentAt, services.hashFieldRenewal);
-            return null;
-        }
-        if (ttl == LockContext.HOLD_GONE) {
-            services.holds.unmark(id, Mark.WRITER_MARK);
-            throw context.holdGone(id, describe());
-        }
-        if (ttl == UPGRADE_REFUSED) {
-            services.holds.unmark(id, Mark.WRITER_MARK);
-            throw new IllegalMonitorStateException("lock '" + name + "': owner " + side.readerField(ownerId)
-                    + " holds the read lock but not the write lock; upgrading would wait forever (release the"
-                    + " read holds first, or take the write lock first and then read)");
-        }
-        // Come back before the mark runs out, even when the lock's TTL is longer.
-        return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
+                    /** @throws IllegalMonitorStateException for a refused upgrade */
+                    @Override
+                    public Long busy(long ttl) {
+                        if (ttl == UPGRADE_REFUSED) {
+                            ended();
+                            throw new IllegalMonitorStateException(describe() + ": owner "
+                                    + side.readerField(ownerId) + " holds the read lock but not the write lock; "
+                                    + "upgrading would wait forever (release the read holds first, or take the "
+                                    + "write lock first and then read)");
+                        }
+                        // Come back before the mark runs out, even when the lock's TTL is longer.
+                        return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
+                    }
+                });
     }
 
     /**
