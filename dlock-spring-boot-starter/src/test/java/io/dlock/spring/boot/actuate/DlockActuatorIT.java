@@ -130,6 +130,10 @@ class DlockActuatorIT {
                         .doesNotContain("precious");
             }
             assertThat(raw.redis.sync().hgetall("cart:42")).isEqualTo(Map.of("sku-1", "2", "owner", "alice"));
+
+            HttpResponse<String> blank = fetch(app, "/actuator/dlock/%20");
+            assertThat(blank.statusCode()).as(blank.body()).isEqualTo(400);
+            assertThat(JSON.readTree(blank.body()).get("error").asString()).isEqualTo("INVALID_NAME");
         }
     }
 
