@@ -242,11 +242,16 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      * wakes every waiter. The check and the removal are one atomic script, whichever client (dlock or Redisson) holds
      * the lock.
      *
+     * <p>Only a lock is removed, of any kind: a key of another type, or a hash whose fields are not a lock's (a
+     * shopping cart, a Spring Session), is refused with {@link NotALockException} and left as it was; the same script
+     * checks and removes, so nothing can slip in between.
+     *
      * <p>Blocks for one round trip. Thread-safe.
      *
      * @return whether a lock was removed ({@code false}: nothing held, or, on a read-write lock, held in the other
      *         side's mode)
-     * @throws LockException when Redis fails or does not answer within the command timeout
+     * @throws NotALockException when the key holds something that is not a lock (nothing was changed)
+     * @throws LockException     when Redis fails or does not answer within the command timeout
      */
     @Blocking
     boolean forceUnlock();

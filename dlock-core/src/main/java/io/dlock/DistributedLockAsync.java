@@ -92,7 +92,10 @@ public interface DistributedLockAsync {
      */
     CompletableFuture<Void> extendLeaseAsync(Duration lease);
 
-    /** Async {@link DistributedLock#forceUnlock()}. */
+    /**
+     * Async {@link DistributedLock#forceUnlock()}; the future fails with {@link NotALockException} when the key holds
+     * something that is not a lock (nothing was changed).
+     */
     CompletableFuture<Boolean> forceUnlockAsync();
 
     /** Async {@link DistributedLock#isLocked()}. */

@@ -115,7 +115,12 @@ public interface LockClient extends AutoCloseable {
      * A read-only snapshot of a lock of any kind (plain, fair, read-write, fenced; written by dlock or Redisson), read
      * in one round trip. Blocks for at most the command timeout.
      *
-     * @throws LockException when Redis fails or the key holds something that is not a lock
+     * <p>A key of another type, or a hash whose fields are not a lock's, is refused with {@link NotALockException}:
+     * its message names the lock and the key's type, never a field or a value of it (the script does not even read
+     * them back).
+     *
+     * @throws NotALockException when the key holds something that is not a lock
+     * @throws LockException     when Redis fails
      */
     @Blocking
     LockInfo inspect(String name);

@@ -4,7 +4,8 @@ package io.dlock;
  * Redis failed while working on a lock, or the client cannot work with the Redis it was given: unreachable, timed
  * out, {@code WRONGTYPE} on the lock's key, a script error, a closed client. The message names the lock (where there is
  * one) and the Redis error; the cause is kept. Subclasses name the failures a caller may want to tell apart:
- * {@link ReplicasNotSyncedException}, {@link UnsupportedServerException}, {@link LockLostException}.
+ * {@link ReplicasNotSyncedException}, {@link UnsupportedServerException}, {@link LockLostException},
+ * {@link NotALockException}.
  */
 public class LockException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -38,6 +38,27 @@ class ExceptionsTest {
     }
 
     @Test
+    void aScriptsRefusalOfAKeyThatIsNotALockIsANotALockExceptionNamingTheLock() {
+        RuntimeException hash = Errors.toApi(new RedisCommandExecutionException(
+                "DLOCK_NOT_A_LOCK dlock: the key holds a hash that is not a lock; nothing was changed"),
+                "cart:42", "forceUnlock");
+        assertThat(hash).isInstanceOf(NotALockException.class).hasMessage(
+                "lock 'cart:42': forceUnlock refused: the key holds a hash that is not a lock; nothing was changed");
+        assertThat(((LockException) hash).lockName()).isEqualTo("cart:42");
+        assertThat(Errors.isUnavailable(hash)).as("retrying finds the same key").isFalse();
+
+        RuntimeException string = Errors.toApi(new RedisCommandExecutionException(
+                "WRONGTYPE dlock: the key holds a string, not a lock; nothing was changed"), "a", "forceUnlock");
+        assertThat(string).isInstanceOf(NotALockException.class)
+                .hasMessage("lock 'a': forceUnlock refused: the key holds a string, not a lock; nothing was changed");
+
+        assertThat(Errors.toApi(new RedisCommandExecutionException(
+                "WRONGTYPE Operation against a key holding the wrong kind of value"), "a", "acquire"))
+                .as("Redis's own WRONGTYPE names no key: it may concern another key of the lock")
+                .isExactlyInstanceOf(LockException.class);
+    }
+
+    @Test
     void aRefusedSettingIsNamedAsTheBuilderNamesIt() {
         InvalidSettingException negative = catchThrowableOfType(
                 () -> TuningSettings.builder().localHandoffs(-1), InvalidSettingException.class);

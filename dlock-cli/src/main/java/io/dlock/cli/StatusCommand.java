@@ -1,8 +1,8 @@
 package io.dlock.cli;
 
 import io.dlock.LockClient;
-import io.dlock.LockException;
 import io.dlock.LockInfo;
+import io.dlock.NotALockException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,6 +20,8 @@ import java.util.List;
             "--json prints an array with one object per lock: name, type (none|lock|read_write), locked, mode "
                     + "(read|write|null), ttlMillis (-2 = not locked, -1 = no expiry), holders [clientId, "
                     + "ownerId, holdCount, write], waiters [clientId, ownerId, deadline], fencingToken.",
+            "A key that holds something else (a string, or a hash whose fields are not a lock's) is reported as "
+                    + "not a lock (JSON: name, type not_a_lock, error), without its contents, and dlock exits 1.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
@@ -47,14 +49,13 @@ final class StatusCommand extends BaseCommand {
                     LockInfo info = client.inspect(name);
                     infos.add(info);
                     lines.add(json ? "  " + LockInfoFormat.json(info) : LockInfoFormat.text(info));
-                } catch (LockException e) {
-                    if (e.getMessage() == null || !e.getMessage().contains("not a lock")) {
-                        throw e;
-                    }
+                } catch (NotALockException e) {
+                    // named by its type only: never a field or a value of it (they may be business data)
                     code = ExitCodes.FAILED;
                     lines.add(json
-                            ? "  {\"name\":" + Json.string(name) + ",\"error\":" + Json.string(e.getMessage()) + "}"
-                            : name + "\n  error    " + e.getMessage() + "\n");
+                            ? "  {\"name\":" + Json.string(name) + ",\"type\":\"not_a_lock\",\"error\":"
+                                    + Json.string(e.getMessage()) + "}"
+                            : name + "\n  state    not a lock\n  error    " + e.getMessage() + "\n");
                 }
             }
             if (json) {

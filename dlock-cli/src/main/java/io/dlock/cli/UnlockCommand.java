@@ -3,6 +3,7 @@ package io.dlock.cli;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
+import io.dlock.NotALockException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -15,6 +16,8 @@ import picocli.CommandLine.Parameters;
             "Removes LOCK and wakes its waiters, and prints who held it. Holders learn of it at their next renewal "
                     + "(a `dlock run` holding it then stops its command: exit 76). --force is required: dlock "
                     + "cannot release a hold of another process any other way.",
+            "Only a lock is removed: a key that holds anything else (a string, or a hash whose fields are not a "
+                    + "lock's, such as a shopping cart) is left as it is, and dlock exits 1.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
@@ -35,13 +38,22 @@ final class UnlockCommand extends BaseCommand {
             throw CliException.usage("the lock name is blank");
         }
         try (LockClient client = connect()) {
-            LockInfo before = client.inspect(name);
-            if (before.type() == LockInfo.Type.NONE) {
-                err().println("dlock: lock '" + name + "' was not held");
-                return ExitCodes.FAILED;
-            }
-            if (!lockOfKind(client, before).forceUnlock()) {
-                err().println("dlock: lock '" + name + "' was not held (released meanwhile)");
+            LockInfo before;
+            try {
+                before = client.inspect(name);
+                if (before.type() == LockInfo.Type.NONE) {
+                    err().println("dlock: lock '" + name + "' was not held");
+                    return ExitCodes.FAILED;
+                }
+                if (!lockOfKind(client, before).forceUnlock()) {
+                    err().println("dlock: lock '" + name + "' was not held (released meanwhile)");
+                    return ExitCodes.FAILED;
+                }
+            } catch (NotALockException e) {
+                // inspect, or the force script itself if the key changed in between: nothing was removed
+                String message = e.getMessage();
+                err().println("dlock: " + message + (message.endsWith("nothing was changed") ? ""
+                        : "; nothing was changed"));
                 return ExitCodes.FAILED;
             }
             String kind = before.type() == LockInfo.Type.READ_WRITE
@@ -60,7 +72,9 @@ final class UnlockCommand extends BaseCommand {
     private static DistributedLock lockOfKind(LockClient client, LockInfo info) {
         try {
             if (info.type() == LockInfo.Type.READ_WRITE) {
-                return client.getReadWriteLock(info.name()).writeLock();
+                // each side removes only a lock held in its own mode
+                return info.mode() == LockInfo.Mode.READ ? client.getReadWriteLock(info.name()).readLock()
+                        : client.getReadWriteLock(info.name()).writeLock();
             }
             if (!info.waiters().isEmpty()) {
                 return client.getFairLock(info.name());

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +96,72 @@ class StatusIT {
         JsonNode all = mapper.readTree(p.stdout());
         assertThat(all.get(0).get("error").asText()).contains("not a lock");
         assertThat(all.get(1).get("type").asText()).isEqualTo("none");
+    }
+
+    @Test
+    void aHashThatIsNotALockIsReportedWithoutItsFieldsOrValues(RedisServer redis) throws Exception {
+        RedisClient raw = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> c = raw.connect()) {
+            c.sync().hset("cart:42", Map.of("sku-1", "2", "owner", "alice"));
+        } finally {
+            raw.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+        DlockProcess json = DlockProcess.run("status", "--redis", redis.uri(), "--json", "cart:42", "free-one");
+        assertThat(json.exitCode()).as(json.describe()).isEqualTo(1);
+        JsonNode all = mapper.readTree(json.stdout());
+        assertThat(all.get(0).get("name").asText()).isEqualTo("cart:42");
+        assertThat(all.get(0).get("type").asText()).isEqualTo("not_a_lock");
+        assertThat(all.get(0).get("error").asText()).contains("'cart:42'").contains("hash that is not a lock");
+        assertThat(all.get(1).get("type").asText()).isEqualTo("none");
+
+        DlockProcess text = DlockProcess.run("status", "--redis", redis.uri(), "cart:42");
+        assertThat(text.exitCode()).as(text.describe()).isEqualTo(1);
+        assertThat(text.stdout()).startsWith("cart:42\n  state    not a lock\n");
+        for (DlockProcess p : List.of(json, text)) {
+            assertThat(p.stdout() + p.stderr()).doesNotContain("sku-1").doesNotContain("alice")
+                    .doesNotContain("owner");
+        }
+    }
+
+    @Test
+    void unlockForceRefusesAHashThatIsNotALockAndLeavesIt(RedisServer redis) {
+        RedisClient raw = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> c = raw.connect()) {
+            c.sync().hset("cart:42", Map.of("sku-1", "2", "owner", "alice"));
+            c.sync().set("a-string", "x");
+
+            DlockProcess p = DlockProcess.run("unlock", "--redis", redis.uri(), "--force", "cart:42");
+            assertThat(p.exitCode()).as(p.describe()).isEqualTo(1);
+            assertThat(p.stdout()).isEmpty();
+            assertThat(p.stderr()).startsWith("dlock: lock 'cart:42': ").contains("hash that is not a lock")
+                    .contains("nothing was changed").doesNotContain("sku-1").doesNotContain("alice")
+                    .doesNotContain("owner");
+            assertThat(c.sync().hgetall("cart:42")).isEqualTo(Map.of("sku-1", "2", "owner", "alice"));
+
+            DlockProcess string = DlockProcess.run("unlock", "--redis", redis.uri(), "--force", "a-string");
+            assertThat(string.exitCode()).as(string.describe()).isEqualTo(1);
+            assertThat(string.stderr()).contains("'a-string'").contains("holds a string, not a lock");
+            assertThat(c.sync().get("a-string")).isEqualTo("x");
+        } finally {
+            raw.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
+    void unlockForceRemovesAReadWriteLockInEitherMode(RedisServer redis, LockClient client) {
+        DistributedReadWriteLock rw = client.getReadWriteLock("rw-read");
+        rw.readLock().lock();
+        DlockProcess read = DlockProcess.run("unlock", "--redis", redis.uri(), "--force", "rw-read");
+        assertThat(read.exitCode()).as(read.describe()).isZero();
+        assertThat(read.stdout()).startsWith("released lock 'rw-read' (read), held by " + client.getId());
+        assertThat(rw.readLock().isLocked()).isFalse();
+
+        DistributedReadWriteLock w = client.getReadWriteLock("rw-write");
+        w.writeLock().lock();
+        DlockProcess write = DlockProcess.run("unlock", "--redis", redis.uri(), "--force", "rw-write");
+        assertThat(write.exitCode()).as(write.describe()).isZero();
+        assertThat(write.stdout()).startsWith("released lock 'rw-write' (write), held by " + client.getId());
+        assertThat(w.writeLock().isLocked()).isFalse();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.dlock.internal;
 
 import io.dlock.LockException;
+import io.dlock.NotALockException;
 import io.dlock.ReplicasNotSyncedException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -40,8 +41,9 @@ public final class Errors {
 
     /**
      * Exceptions of the API contract ({@link IllegalMonitorStateException}, {@link IllegalArgumentException},
-     * {@link LockException}, cancellation) pass unchanged; Redis and transport failures become a
-     * {@link LockException} naming the lock, the operation and the Redis error.
+     * {@link LockException}, cancellation) pass unchanged; a script's refusal to touch a key that is not a lock
+     * becomes a {@link NotALockException}; other Redis and transport failures become a {@link LockException} naming
+     * the lock, the operation and the Redis error.
      */
     public static RuntimeException toApi(Throwable error, String lockName, String operation) {
         Throwable t = unwrap(error);
@@ -50,7 +52,31 @@ public final class Errors {
                 || t instanceof CancellationException || t instanceof UnsupportedOperationException) {
             return (RuntimeException) t;
         }
+        String refusal = notALockRefusal(t);
+        if (refusal != null) {
+            return new NotALockException(lockName, "lock '" + lockName + "': " + operation + " refused: " + refusal,
+                    t);
+        }
         return new LockException(lockName, "lock '" + lockName + "': " + operation + " failed: " + describe(t), t);
+    }
+
+    /** The error codes with which the scripts refuse a key that is not a lock (the fragment {@code not_a_lock}). */
+    private static final String[] NOT_A_LOCK_CODES = {"WRONGTYPE dlock: ", "DLOCK_NOT_A_LOCK dlock: "};
+
+    /**
+     * @return the text after the code of a script's "not a lock" refusal ({@code "the key holds a hash that is not a
+     *         lock; nothing was changed"}), or null when {@code t} is no such refusal
+     */
+    static String notALockRefusal(Throwable t) {
+        if (t instanceof RedisCommandExecutionException && t.getMessage() != null) {
+            for (String code : NOT_A_LOCK_CODES) {
+                int at = t.getMessage().indexOf(code);
+                if (at >= 0) {
+                    return t.getMessage().substring(at + code.length());
+                }
+            }
+        }
+        return null;
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.dlock.internal;
 
-import io.dlock.LockException;
 import io.dlock.LockInfo;
+import io.dlock.NotALockException;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
@@ -22,8 +22,9 @@ import java.util.concurrent.CompletableFuture;
  *   <li>any other hash is a plain, fair or fenced lock: one field per holder;</li>
  *   <li>the fair queue lists waiters in order, each with the deadline of its place (epoch ms in the timeout set).</li>
  * </ul>
- * An owner field that does not end in {@code :<number>} is reported with thread id -1 and the whole field as client
- * id.
+ * A key of another type, or a hash whose fields are not a lock's (the script's {@code lock_shaped} test: owner fields
+ * {@code <uuid>:<integer>} with integer counts, and for a read-write lock its {@code mode}), is a
+ * {@link NotALockException}; the script does not even answer such a hash's fields.
  */
 public final class LockInspector {
     private static final String WRITE_SUFFIX = ":write";
@@ -54,8 +55,12 @@ public final class LockInspector {
         List<Object> queue = (List<Object>) values.get(3);
         List<Object> timeouts = (List<Object>) values.get(4);
         Object token = values.get(5);
+        boolean lockShaped = values.size() > 6 && Long.valueOf(1).equals(values.get(6));
         if (!kind.equals("none") && !kind.equals("hash")) {
-            throw new LockException(name, "lock '" + name + "': the key holds a " + kind + ", not a lock", null);
+            throw new NotALockException(name, "lock '" + name + "': the key holds a " + kind + ", not a lock", null);
+        }
+        if (kind.equals("hash") && !lockShaped) {
+            throw new NotALockException(name, "lock '" + name + "': the key holds a hash that is not a lock", null);
         }
         Map<String, String> hash = new HashMap<>();
         List<String> order = new ArrayList<>();

@@ -8,18 +8,20 @@
 -- ARGV[3]  the channel prefix, redisson_lock__channel:{NAME}
 --
 -- Returns  1 when a lock was removed (and "0" published on the channel of the head of the queue, if any),
---          0 when there was none.
+--          0 when there was none; the error of not_a_lock (WRONGTYPE dlock / DLOCK_NOT_A_LOCK dlock) when the key
+--          holds something that is not a lock of any kind.
 --
--- Invariant: the queue is kept (waiters keep their places); expired heads are dropped before the wake-up.
+-- Invariant: the queue is kept (waiters keep their places); expired heads are dropped before the wake-up. Only a
+-- lock is removed: a key of another type, or a hash whose fields are not a lock's, is refused with nothing changed.
 -- Wire protocol: Redisson's fair-lock forceUnlock (docs/protocol.md §3.5).
 
 --#include notify
 --#include drop_expired_heads
+--#include not_a_lock
 
--- A key of another type is not a lock: refused with nothing changed (never deleted as if it were one).
-local key_type = redis.call('type', KEYS[1])['ok']
-if key_type ~= 'hash' and key_type ~= 'none' then
-    return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+local refusal = not_a_lock(KEYS[1])
+if refusal then
+    return refusal
 end
 
 local now = tonumber(ARGV[1])

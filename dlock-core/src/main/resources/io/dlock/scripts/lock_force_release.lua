@@ -5,20 +5,24 @@
 -- ARGV[2]  the message: "0" (wake one waiter) or "1" (wake all, read-write lock)
 -- ARGV[3]  the unlock channel (not a key: an ACL key pattern must not have to match it)
 --
--- Returns  1 when a lock was removed (and the message published), 0 when there was none.
+-- Returns  1 when a lock was removed (and the message published), 0 when there was none; the error of not_a_lock
+--          (WRONGTYPE dlock / DLOCK_NOT_A_LOCK dlock) when the key holds something that is not a lock of any kind.
+--
+-- Invariant: only a lock is removed: a key of another type, or a hash whose fields are not a lock's, is refused
+-- with nothing changed and nothing published.
 -- Wire protocol: Redisson's forceUnlock (docs/protocol.md §2.4).
 
 --#include notify
+--#include not_a_lock
 
--- A key of another type is not a lock: refused with nothing changed (never deleted as if it were one).
-local key_type = redis.call('type', KEYS[1])['ok']
-if key_type == 'hash' then
-    -- publish first: a publish that fails aborts the script before the lock is removed
-    notify(ARGV[1], ARGV[3], ARGV[2])
-    redis.call('del', KEYS[1])
-    return 1
+local refusal = not_a_lock(KEYS[1])
+if refusal then
+    return refusal
 end
-if key_type ~= 'none' then
-    return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+if redis.call('exists', KEYS[1]) == 0 then
+    return 0
 end
-return 0
+-- publish first: a publish that fails aborts the script before the lock is removed
+notify(ARGV[1], ARGV[3], ARGV[2])
+redis.call('del', KEYS[1])
+return 1

@@ -9,24 +9,34 @@
 --
 -- Returns  1 when the lock was held in mode ARGV[2] and was removed (with every read hold's timeout key) and "1"
 --          published (wake every waiter); 0 when it is not held or held in the other mode (nothing changed, nothing
---          published).
+--          published); the error of not_a_lock (WRONGTYPE dlock / DLOCK_NOT_A_LOCK dlock) when the key holds
+--          something that is not a lock of any kind (a lock of another kind answers 0).
 --
--- Invariant: each side removes only its own mode, so a read-held lock survives writeLock().forceUnlock() and a
--- write-held one (the writer's own read holds included) survives readLock().forceUnlock(). Waiting-writer marks are
--- kept: the writers still wait, and go first.
+-- Invariant: only a lock is removed: a key of another type, or a hash whose fields are not a lock's, is refused
+-- with nothing changed and nothing published; a read hold's timeout key is deleted only while it is a string. Each
+-- side removes only its own mode, so a read-held lock survives writeLock().forceUnlock() and a write-held one (the
+-- writer's own read holds included) survives readLock().forceUnlock(). Waiting-writer marks are kept: the writers
+-- still wait, and go first.
 -- Wire protocol: Redisson's forceUnlock of either side (docs/protocol.md §4.6) removes only its own mode too;
 -- Redisson leaves the read holds' timeout keys to expire, dlock deletes them. Message "1" is Redisson's "wake all".
 
 --#include notify
 --#include read_hold_timeouts
+--#include not_a_lock
 
+local refusal = not_a_lock(KEYS[1])
+if refusal then
+    return refusal
+end
 if redis.call('hget', KEYS[1], 'mode') ~= ARGV[2] then
     return 0
 end
 -- publish first: a publish that fails aborts the script before the lock is removed
 notify(ARGV[1], ARGV[3], '1')
 for _, key in ipairs(read_hold_timeouts(KEYS[1], KEYS[2])) do
-    redis.call('del', key)
+    if redis.call('type', key)['ok'] == 'string' then
+        redis.call('del', key)
+    end
 end
 redis.call('del', KEYS[1])
 return 1

@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockInfo;
+import io.dlock.NotALockException;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
 import io.dlock.redisprocess.Await;
@@ -143,7 +144,7 @@ class InspectIT {
     @Test
     void keyOfAnotherTypeIsAClearError(LockClient client) {
         raw.sync().set("inspect:string", "x");
-        assertThatThrownBy(() -> client.inspect("inspect:string")).isInstanceOf(LockException.class)
+        assertThatThrownBy(() -> client.inspect("inspect:string")).isInstanceOf(NotALockException.class)
                 .hasMessageContaining("inspect:string").hasMessageContaining("string");
         assertThatThrownBy(() -> client.inspect(" ")).isInstanceOf(IllegalArgumentException.class);
     }

@@ -35,9 +35,15 @@ public class DlockEndpoint {
     }
 
     /**
+     * One round trip to Redis, bounded by the client's command timeout. Over HTTP, {@link DlockEndpointWebExtension}
+     * turns each exception into a status and dlock's message.
+     *
      * @param name a lock name
      * @return the lock's state in Redis
-     * @throws io.dlock.LockException when Redis fails or the key is not a lock
+     * @throws io.dlock.NotALockException when the key holds something that is not a lock (its contents are never
+     *                                    shown)
+     * @throws io.dlock.LockException     when Redis fails (unreachable, timed out, an ACL refusal)
+     * @throws IllegalArgumentException   when dlock refuses the name
      */
     @ReadOperation
     public LockInfoDescriptor lock(@Selector String name) {

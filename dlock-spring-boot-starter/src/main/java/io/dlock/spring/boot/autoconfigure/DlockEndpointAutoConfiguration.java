@@ -2,6 +2,7 @@ package io.dlock.spring.boot.autoconfigure;
 
 import io.dlock.LockClient;
 import io.dlock.spring.boot.actuate.DlockEndpoint;
+import io.dlock.spring.boot.actuate.DlockEndpointWebExtension;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -24,5 +25,13 @@ public class DlockEndpointAutoConfiguration {
     @ConditionalOnMissingBean
     DlockEndpoint dlockEndpoint(LockClient client) {
         return new DlockEndpoint(client);
+    }
+
+    /** The HTTP statuses of {@code /actuator/dlock/{name}} (see {@link DlockEndpointWebExtension}). */
+    @Bean
+    @ConditionalOnBean(DlockEndpoint.class)
+    @ConditionalOnMissingBean
+    DlockEndpointWebExtension dlockEndpointWebExtension(DlockEndpoint endpoint) {
+        return new DlockEndpointWebExtension(endpoint);
     }
 }

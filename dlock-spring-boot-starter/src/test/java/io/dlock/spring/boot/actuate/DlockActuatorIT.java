@@ -7,6 +7,9 @@ import io.dlock.LockClient;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
@@ -25,6 +28,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -102,6 +106,93 @@ class DlockActuatorIT {
             // one set of tag keys per meter name (Prometheus refuses others): no observation timer beside dlock's
             assertThat(app.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("dlock.acquire").meters())
                     .isNotEmpty().allSatisfy(m -> assertThat(m.getId().getTag("error")).isNull());
+        }
+    }
+
+    /**
+     * A key that is not a lock (a string, a hash of business data) is reported as such with HTTP 200, never with its
+     * fields or values; the endpoint used to answer 500 for a string and list any hash's fields and numbers.
+     */
+    @Test
+    void aKeyThatIsNotALockIsReportedAsNotALockWithoutItsContents(RedisServer redis) throws Exception {
+        try (ConfigurableApplicationContext app = start(redis);
+             RawConnection raw = new RawConnection(redis.uri())) {
+            raw.redis.sync().hset("cart:42", Map.of("sku-1", "2", "owner", "alice"));
+            raw.redis.sync().set("a-string", "precious");
+            for (String name : List.of("cart:42", "a-string")) {
+                HttpResponse<String> response = fetch(app, "/actuator/dlock/" + name);
+                assertThat(response.statusCode()).as(name + ": " + response.body()).isEqualTo(200);
+                JsonNode body = JSON.readTree(response.body());
+                assertThat(body.get("name").asString()).isEqualTo(name);
+                assertThat(body.get("type").asString()).isEqualTo("NOT_A_LOCK");
+                assertThat(body.get("message").asString()).contains("'" + name + "'").contains("not a lock");
+                assertThat(response.body()).doesNotContain("sku-1").doesNotContain("alice").doesNotContain("owner")
+                        .doesNotContain("precious");
+            }
+            assertThat(raw.redis.sync().hgetall("cart:42")).isEqualTo(Map.of("sku-1", "2", "owner", "alice"));
+
+            HttpResponse<String> blank = fetch(app, "/actuator/dlock/%20");
+            assertThat(blank.statusCode()).as(blank.body()).isEqualTo(400);
+            assertThat(JSON.readTree(blank.body()).get("error").asString()).isEqualTo("INVALID_NAME");
+        }
+    }
+
+    /**
+     * A name the application's Redis user may not read (ACL): HTTP 403 with dlock's message (it used to be a bare
+     * 500); the endpoint still answers for the names the user may read.
+     */
+    @Test
+    void aNameTheRedisAclForbidsIsForbiddenWithDlocksMessage(RedisServer redis) throws Exception {
+        try (RawConnection raw = new RawConnection(redis.uri())) {
+            raw.redis.sync().aclSetuser("app", AclSetuserArgs.Builder.on().addPassword("s3cret-pw")
+                    .keyPattern("lock:*").keyPattern("redisson_lock_*{lock:*").allChannels().allCommands());
+        }
+        String uri = "redis://app:s3cret-pw@127.0.0.1:" + redis.port();
+        try (ConfigurableApplicationContext app = start(redis, "dlock.redis-uri=" + uri,
+                "dlock.tuning.probe-lock-name=lock:probe")) {
+            HttpResponse<String> forbidden = fetch(app, "/actuator/dlock/payments:7");
+            assertThat(forbidden.statusCode()).as(forbidden.body()).isEqualTo(403);
+            JsonNode body = JSON.readTree(forbidden.body());
+            assertThat(body.get("name").asString()).isEqualTo("payments:7");
+            assertThat(body.get("error").asString()).isEqualTo("REDIS_PERMISSION_DENIED");
+            assertThat(body.get("message").asString()).contains("'payments:7'").contains("NOPERM");
+            assertThat(forbidden.body()).doesNotContain("s3cret-pw");
+
+            assertThat(get(app, "/actuator/dlock/lock:free").get("type").asString()).isEqualTo("NONE");
+        }
+    }
+
+    /** Redis not answering: HTTP 503 with dlock's message, not a bare 500. */
+    @Test
+    void redisNotAnsweringIsServiceUnavailableWithDlocksMessage(RedisServer redis) throws Exception {
+        try (ConfigurableApplicationContext app = start(redis, "dlock.command-timeout=500ms")) {
+            redis.pause();
+            try {
+                HttpResponse<String> response = fetch(app, "/actuator/dlock/orders:1");
+                assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
+                JsonNode body = JSON.readTree(response.body());
+                assertThat(body.get("error").asString()).isEqualTo("REDIS_UNAVAILABLE");
+                assertThat(body.get("message").asString()).contains("'orders:1'");
+            } finally {
+                redis.resume();
+            }
+        }
+    }
+
+    /** A plain Lettuce connection of the test's own, to set up keys and users. */
+    private static final class RawConnection implements AutoCloseable {
+        private final RedisClient client;
+        private final StatefulRedisConnection<String, String> redis;
+
+        RawConnection(String uri) {
+            client = RedisClient.create(uri);
+            redis = client.connect();
+        }
+
+        @Override
+        public void close() {
+            redis.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
     }
 

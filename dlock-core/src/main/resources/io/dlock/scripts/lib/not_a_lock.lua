@@ -1,0 +1,24 @@
+-- Fragment not_a_lock: the refusal of the force-release scripts to remove what is not a lock.
+--
+-- not_a_lock(key) returns nil when `key` (the lock's name, KEYS[1]) does not exist or is a hash that lock_shaped
+-- takes for a lock; otherwise the error reply the caller returns at once, before it writes or publishes anything:
+--   * another type: "WRONGTYPE dlock: the key holds a <type>, not a lock; nothing was changed"
+--   * a hash of other fields: "DLOCK_NOT_A_LOCK dlock: the key holds a hash that is not a lock; nothing was changed"
+-- Neither names a field or a value of the key (they may be business data); the client turns both into a
+-- NotALockException naming the lock (io.dlock.internal.Errors).
+--
+-- Invariant: a key that is not a lock is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
+--#include lock_shaped
+local function not_a_lock(key)
+    local key_type = redis.call('type', key)['ok']
+    if key_type == 'none' then
+        return nil
+    end
+    if key_type ~= 'hash' then
+        return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+    end
+    if lock_shaped(key) then
+        return nil
+    end
+    return redis.error_reply('DLOCK_NOT_A_LOCK dlock: the key holds a hash that is not a lock; nothing was changed')
+end
