@@ -59,6 +59,8 @@ public final class RedisServer implements RedisTopology {
     private final String sentinelConfig;
     /** Whether TLS clients must present a certificate; null for a plain-text server. */
     private final ClientAuth tlsClientAuth;
+    /** The only DNS names of the server certificate, or empty for the default ({@code 127.0.0.1}, {@code localhost}). */
+    private final List<String> tlsServerNames;
     /** The certificates of a TLS server (made with its private directory), and sockets that trust them. */
     private volatile TlsCertificates certificates;
     private volatile SSLSocketFactory tlsSockets;
@@ -70,13 +72,14 @@ public final class RedisServer implements RedisTopology {
 
     /** Settings as {@link RedisServerBuilder#start()} completed them (the binary resolved). */
     RedisServer(Path binary, int port, List<String> extraArgs, Duration startupTimeout, String sentinelConfig,
-                ClientAuth tlsClientAuth) {
+                ClientAuth tlsClientAuth, List<String> tlsServerNames) {
         this.binary = binary;
         this.requestedPort = port;
         this.extraArgs = List.copyOf(extraArgs);
         this.startupTimeout = startupTimeout;
         this.sentinelConfig = sentinelConfig;
         this.tlsClientAuth = tlsClientAuth;
+        this.tlsServerNames = List.copyOf(tlsServerNames);
     }
 
     /** What {@code --tls-auth-clients} asks of TLS clients. */
@@ -384,7 +387,7 @@ public final class RedisServer implements RedisTopology {
             dir = d;
         }
         if (tlsClientAuth != null && (certificates == null || !certificates.dir().startsWith(d))) {
-            certificates = TlsCertificates.generate(d.resolve("tls"));
+            certificates = TlsCertificates.generate(d.resolve("tls"), tlsServerNames);
             tlsSockets = certificates.socketFactory();
         }
         List<String> command = ServerCommandLine.build(binary, sentinelConfig, certificates, tlsClientAuth, onPort, d,
