@@ -121,11 +121,22 @@ final class ConnectFailures {
         return false;
     }
 
+    /**
+     * @return {@code error}, its causes and, depth first, their suppressed exceptions with their causes (Lettuce's
+     *         cluster client reports each seed's failure as a suppressed exception)
+     */
     private static List<Throwable> chain(Throwable error) {
         List<Throwable> chain = new ArrayList<>();
-        for (Throwable t = error; t != null && !chain.contains(t) && chain.size() < 20; t = t.getCause()) {
-            chain.add(t);
-        }
+        add(chain, error);
         return chain;
+    }
+
+    private static void add(List<Throwable> chain, Throwable error) {
+        for (Throwable t = error; t != null && !chain.contains(t) && chain.size() < 50; t = t.getCause()) {
+            chain.add(t);
+            for (Throwable suppressed : t.getSuppressed()) {
+                add(chain, suppressed);
+            }
+        }
     }
 }

@@ -61,16 +61,18 @@ final class CertificateGenerator {
             KeyPair ca = keyPair();
             X500Name caName = new X500Name("CN=dlock-testkit CA " + Long.toHexString(RANDOM.nextLong()));
             X509Certificate caCert = certificate(caName, ca, caName, ca.getPublic(), true, null, null);
+            // the server certificate also serves as a client one: cluster bus and replication peers ask for it
             KeyPair server = keyPair();
             GeneralName[] serverNames = serverDnsNames.isEmpty() ? DEFAULT_NAMES
                     : serverDnsNames.stream().map(n -> new GeneralName(GeneralName.dNSName, n))
                             .toArray(GeneralName[]::new);
             String subject = serverDnsNames.isEmpty() ? RedisServer.HOST : serverDnsNames.get(0);
             X509Certificate serverCert = certificate(caName, ca, new X500Name("CN=" + subject), server.getPublic(),
-                    false, KeyPurposeId.id_kp_serverAuth, serverNames);
+                    false, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
+                    serverNames);
             KeyPair client = keyPair();
             X509Certificate clientCert = certificate(caName, ca, new X500Name("CN=dlock-testkit client"),
-                    client.getPublic(), false, KeyPurposeId.id_kp_clientAuth, DEFAULT_NAMES);
+                    client.getPublic(), false, new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, DEFAULT_NAMES);
             writePem(dir.resolve("ca.crt"), "CERTIFICATE", caCert.getEncoded());
             writePem(dir.resolve("server.crt"), "CERTIFICATE", serverCert.getEncoded());
             writePem(dir.resolve("server.key"), "PRIVATE KEY", server.getPrivate().getEncoded());
@@ -96,7 +98,7 @@ final class CertificateGenerator {
     }
 
     private static X509Certificate certificate(X500Name issuer, KeyPair issuerKeys, X500Name subject, PublicKey key,
-                                               boolean isCa, KeyPurposeId purpose, GeneralName[] names)
+                                               boolean isCa, KeyPurposeId[] purposes, GeneralName[] names)
             throws GeneralSecurityException, IOException, OperatorCreationException {
         Instant now = Instant.now();
         X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
@@ -108,7 +110,7 @@ final class CertificateGenerator {
         } else {
             builder.addExtension(Extension.keyUsage, true,
                     new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-            builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+            builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
             builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
         }
         PrivateKey signingKey = issuerKeys.getPrivate();

@@ -27,6 +27,7 @@ public final class RedisServerBuilder {
     private String sentinelConfig;
     private RedisServer.ClientAuth tlsClientAuth;
     private List<String> tlsServerNames = List.of();
+    private TlsCertificates tlsCertificates;
 
     RedisServerBuilder() {
     }
@@ -113,6 +114,17 @@ public final class RedisServerBuilder {
     }
 
     /**
+     * Serves TLS only, as {@link #tls(RedisServer.ClientAuth)}, with these certificates instead of new ones: what the
+     * servers of one deployment share (Sentinel, Cluster), so that they trust each other and a client trusts them
+     * all with one CA.
+     */
+    public RedisServerBuilder tls(RedisServer.ClientAuth clientAuth, TlsCertificates certificates) {
+        tls(clientAuth);
+        this.tlsCertificates = Objects.requireNonNull(certificates, "certificates");
+        return this;
+    }
+
+    /**
      * With {@link #tls}: the server certificate names only these DNS names (its subject is the first), no IP
      * address, so a client connecting to {@code 127.0.0.1} finds its host name missing from the certificate, as
      * with nodes that Sentinel or Cluster hand out by IP. A client that checks host names connects with one of
@@ -157,7 +169,10 @@ public final class RedisServerBuilder {
             TlsCertificates.requireBouncyCastle();
         }
         Path resolved = binary != null ? binary : RedisBinary.resolve();
+        List<String> names = tlsServerNames;
+        TlsCertificates shared = tlsCertificates;
         return new RedisServer(resolved, port, extraArgs, startupTimeout, sentinelConfig, tlsClientAuth,
-                tlsServerNames).startFirst();
+                shared != null ? dir -> shared : dir -> TlsCertificates.generate(dir, names))
+                .startFirst();
     }
 }
