@@ -114,8 +114,11 @@ class ConnectOptionsIT {
         assertThat(refused.stderr()).startsWith("dlock: ACL permission missing: ").contains("NOPERM",
                 "probeLockName");
         expect(0, env, "status", "--probe-lock-name", "lock:dlock-probe", "lock:job");
-        DlockProcess run = expect(0, env, "run", "--probe-lock-name", "lock:dlock-probe", "lock:job", "--", "true");
+        DlockProcess run = expect(0, env, "run", "--probe-lock-name", "lock:dlock-probe", "lock:job", "--",
+                "sh", "-c", "echo \"pw=[$DLOCK_PASSWORD]\"");
         assertThat(run.stderr()).isEmpty();
+        // the command does not get the password
+        assertThat(run.stdout()).contains("pw=[]");
     }
 
     @Test
