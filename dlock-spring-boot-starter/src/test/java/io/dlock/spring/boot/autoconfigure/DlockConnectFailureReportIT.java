@@ -137,6 +137,8 @@ class DlockConnectFailureReportIT {
         String ca = "dlock.tls.trusted-certificates=" + dnsOnly.tlsCertificates().caCertificate();
         assertThat(report(output, "dlock.redis-uri=" + dnsOnly.uri(), ca))
                 .contains("host name not in certificate: ", "dlock.tls.verify=ca");
+        assertThat(report(output, "dlock.redis-uri=" + dnsOnly.uri(), ca, "dlock.tls.verify=ca",
+                "dlock.tls.verify-peer=false")).contains("dlock.tls.verify", "give dlock.tls.verify alone");
         try (ConfigurableApplicationContext context = run("dlock.redis-uri=" + dnsOnly.uri(), ca,
                 "dlock.tls.verify=ca")) {
             LockClient client = context.getBean(LockClient.class);
