@@ -75,6 +75,12 @@ final class ConnectionOptions {
         return m;
     }
 
+    /** @return whether any of these options was given */
+    boolean isAnySet() {
+        return passwordFile != null || probeLockName != null || trustedCertificates != null || trustStore != null
+                || keyStore != null || verify != null;
+    }
+
     private static <T> T first(T current, T candidate) {
         return current != null ? current : candidate;
     }

@@ -97,6 +97,9 @@ class ConnectOptionsIT {
                 "status", "--redis", "redis://alice:" + RedisUris.percentEncode(PASSWORD) + "@" + hostPort, "job");
         assertThat(twice.stderr()).contains("give it once");
         expect(2, Map.of(), "status", "--password-file", dir.resolve("missing").toString(), "job");
+        // the demo's worker JVMs get the URI as an argument: it takes no password apart from it
+        assertThat(expect(2, Map.of(), "demo", "--redis", "redis://alice@" + hostPort, "--password-file",
+                file.toString()).stderr()).contains("dlock demo takes --redis only");
     }
 
     @Test
