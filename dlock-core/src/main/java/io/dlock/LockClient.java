@@ -34,7 +34,9 @@ public interface LockClient extends AutoCloseable {
      *           there.</li>
      *     </ul>
      * @throws IllegalArgumentException when {@code redisUri} is none of these
-     * @throws LockException            when Redis cannot be reached within the command timeout
+     * @throws ConnectionFailedException when Redis cannot be reached within the command timeout, refuses the
+     *                                  credentials, or the TLS handshake fails; its {@code reason()} says which
+     * @throws UnsupportedServerException when the server is older than 6.2
      * @see RedisConnection where Redis is as values instead of a URI (with {@link #create})
      */
     static LockClient connect(String redisUri) {
@@ -45,10 +47,13 @@ public interface LockClient extends AutoCloseable {
      * Connects with the given settings; blocks until connected (at most a few command timeouts).
      *
      * @throws IllegalArgumentException when the URI is not valid, or TLS settings come with a plain-text connection
-     * @throws LockException            when Redis cannot be reached within the command timeout, the TLS handshake
-     *                                  fails, the server is older than 6.2, or the Redis user may not publish or
+     * @throws ConnectionFailedException when Redis cannot be reached within the command timeout, refuses the
+     *                                  credentials, the TLS handshake fails, or the Redis user may not publish or
      *                                  subscribe on the lock channels (checked with
-     *                                  {@link TuningSettings#probeLockName()}); messages never show credentials
+     *                                  {@link TuningSettings#probeLockName()}); its
+     *                                  {@link ConnectionFailedException#reason() reason()} says which, and its
+     *                                  message starts with it; messages never show credentials
+     * @throws UnsupportedServerException when the server is older than 6.2
      */
     static LockClient create(LockClientConfig config) {
         return RedisLockClient.start(config);

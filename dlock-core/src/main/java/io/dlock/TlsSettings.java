@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * Immutable TLS settings of a {@link LockClient}: which server certificates to trust, which client certificate to
- * present (mutual TLS), and whether the server is verified at all. Set with {@link LockClientConfig.Builder#tls}; they
+ * present (mutual TLS), and how the server is verified ({@link Verification}: chain and host name, chain only, or not
+ * at all). Set with {@link LockClientConfig.Builder#tls}; they
  * apply to every TLS connection of the client (data nodes and Sentinels), and need a TLS connection
  * ({@code rediss://}, {@code rediss-sentinel://}, {@code rediss-cluster://}, or a {@link RedisConnection} with
  * {@link RedisConnection.Builder#tls(boolean) tls(true)}): with a plain-text one, connecting is refused.
@@ -19,6 +20,19 @@ import java.util.Optional;
  * {@code tls.trustStore}. Passwords are copied in and out and never shown by {@link #toString()}.
  */
 public final class TlsSettings {
+    /** How a server's certificate is verified ({@link Builder#verification}). */
+    public enum Verification {
+        /** The certificate must be signed by a trusted CA and name the host connected to (the default). */
+        FULL,
+        /**
+         * The certificate must be signed by a trusted CA; the host name is not checked. Anyone holding a certificate
+         * of that CA can pose as the server, so trust a CA that signs only your Redis servers.
+         */
+        CA,
+        /** Any certificate is accepted: encrypted, not authenticated; for tests only. */
+        NONE
+    }
+
     private static final TlsSettings DEFAULTS = builder().build();
 
     private final Path trustStore;
@@ -26,7 +40,7 @@ public final class TlsSettings {
     private final Path trustedCertificates;
     private final Path keyStore;
     private final char[] keyStorePassword;
-    private final boolean verifyPeer;
+    private final Verification verification;
     private final TrustManagerFactory trustManagerFactory;
     private final KeyManagerFactory keyManagerFactory;
 
@@ -36,7 +50,7 @@ public final class TlsSettings {
         this.trustedCertificates = b.trustedCertificates;
         this.keyStore = b.keyStore;
         this.keyStorePassword = SettingChecks.copy(b.keyStorePassword);
-        this.verifyPeer = b.verifyPeer;
+        this.verification = b.verification;
         this.trustManagerFactory = b.trustManagerFactory;
         this.keyManagerFactory = b.keyManagerFactory;
     }
@@ -59,7 +73,7 @@ public final class TlsSettings {
         b.trustedCertificates = trustedCertificates;
         b.keyStore = keyStore;
         b.keyStorePassword = SettingChecks.copy(keyStorePassword);
-        b.verifyPeer = verifyPeer;
+        b.verification = verification;
         b.trustManagerFactory = trustManagerFactory;
         b.keyManagerFactory = keyManagerFactory;
         return b;
@@ -90,9 +104,14 @@ public final class TlsSettings {
         return SettingChecks.copy(keyStorePassword);
     }
 
-    /** @return whether the server's certificate and host name are verified (default true) */
+    /** @return whether the server's certificate is verified at all: {@link #verification()} is not {@code NONE} */
     public boolean verifyPeer() {
-        return verifyPeer;
+        return verification != Verification.NONE;
+    }
+
+    /** @return how the server's certificate is verified (default {@link Verification#FULL}) */
+    public Verification verification() {
+        return verification;
     }
 
     /** @return the trust managers that server certificates are checked with, if set */
@@ -107,7 +126,8 @@ public final class TlsSettings {
 
     /** @return whether every setting has its default value (then a plain-text connection is fine) */
     public boolean isDefault() {
-        return trustStore == null && trustedCertificates == null && keyStore == null && verifyPeer
+        return trustStore == null && trustedCertificates == null && keyStore == null
+                && verification == Verification.FULL
                 && trustManagerFactory == null && keyManagerFactory == null;
     }
 
@@ -115,7 +135,7 @@ public final class TlsSettings {
     @Override
     public String toString() {
         return "{trustStore=" + trustStore + ", trustedCertificates=" + trustedCertificates + ", keyStore=" + keyStore
-                + ", verifyPeer=" + verifyPeer + (trustManagerFactory != null ? ", trustManagerFactory=set" : "")
+                + ", verification=" + verification + (trustManagerFactory != null ? ", trustManagerFactory=set" : "")
                 + (keyManagerFactory != null ? ", keyManagerFactory=set" : "") + "}";
     }
 
@@ -126,7 +146,7 @@ public final class TlsSettings {
         private Path trustedCertificates;
         private Path keyStore;
         private char[] keyStorePassword;
-        private boolean verifyPeer = true;
+        private Verification verification = Verification.FULL;
         private TrustManagerFactory trustManagerFactory;
         private KeyManagerFactory keyManagerFactory;
 
@@ -174,11 +194,24 @@ public final class TlsSettings {
 
         /**
          * Whether the server's certificate must be trusted and name the host connected to; default true.
-         * {@code false} accepts any certificate: the connection is encrypted but anyone on the path can pose as the
-         * server, so use it only for tests.
+         * {@code true} is {@link #verification(Verification) verification(FULL)}, {@code false} is
+         * {@code verification(NONE)}: any certificate is accepted, the connection is encrypted but anyone on the path
+         * can pose as the server, so use it only for tests.
          */
         public Builder verifyPeer(boolean verifyPeer) {
-            this.verifyPeer = verifyPeer;
+            this.verification = verifyPeer ? Verification.FULL : Verification.NONE;
+            return this;
+        }
+
+        /**
+         * How the server's certificate is verified; default {@link Verification#FULL}. {@link Verification#CA}
+         * suits Sentinel and Cluster deployments whose certificates carry only DNS names while the nodes are handed
+         * out by IP address.
+         *
+         * @throws NullPointerException when {@code verification} is null
+         */
+        public Builder verification(Verification verification) {
+            this.verification = Objects.requireNonNull(verification, "tls.verification");
             return this;
         }
 

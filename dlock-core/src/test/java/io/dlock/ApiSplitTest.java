@@ -56,7 +56,9 @@ class ApiSplitTest {
                 "io.dlock.LeaseLostEvent", "io.dlock.LockKind", "io.dlock.LockEventListener",
                 "io.dlock.LockEventListener$Hold", "io.dlock.Blocking", "io.dlock.metrics.LockMetrics",
                 "io.dlock.LockOwner", "io.dlock.LockLostException", "io.dlock.TlsSettings", "io.dlock.TuningSettings",
-                "io.dlock.RedisConnection", "io.dlock.InvalidSettingException", "io.dlock.NotALockException");
+                "io.dlock.RedisConnection", "io.dlock.InvalidSettingException", "io.dlock.NotALockException",
+                "io.dlock.ConnectionFailedException", "io.dlock.ConnectionFailedException$Reason",
+                "io.dlock.TlsSettings$Verification");
     }
 
     private static void check(List<String> leaks, String where, Class<?> type) {

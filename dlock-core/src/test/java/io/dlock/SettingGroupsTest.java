@@ -37,9 +37,21 @@ class SettingGroupsTest {
         LockClientConfig config = LockClientConfig.builder().redisUri("rediss://h:1").tls(tls).build();
         assertThat(config.tls()).isSameAs(tls);
         assertThat(config.toBuilder().build().tls().trustStorePassword()).isEqualTo(SECRET);
-        assertThat(config.toString()).contains("trustStore=" + store).contains("verifyPeer=false")
+        assertThat(config.toString()).contains("trustStore=" + store).contains("verification=NONE")
                 .doesNotContain("s3cr3t");
         assertThat(tls.toBuilder().verifyPeer(true).build().trustStore()).contains(store);
+    }
+
+    @Test
+    void verificationModes() {
+        assertThat(TlsSettings.defaults().verification()).isEqualTo(TlsSettings.Verification.FULL);
+        TlsSettings ca = TlsSettings.builder().verification(TlsSettings.Verification.CA).build();
+        assertThat(ca.verifyPeer()).isTrue();
+        assertThat(ca.isDefault()).as("a plain-text connection must refuse it").isFalse();
+        assertThat(ca.toBuilder().build().verification()).isEqualTo(TlsSettings.Verification.CA);
+        assertThat(TlsSettings.builder().verifyPeer(false).build().verification())
+                .isEqualTo(TlsSettings.Verification.NONE);
+        assertThat(ca.toBuilder().verifyPeer(true).build().verification()).isEqualTo(TlsSettings.Verification.FULL);
     }
 
     @Test

@@ -21,6 +21,11 @@ final class DemoCommand extends BaseCommand {
 
     @Override
     public Integer call() throws Exception {
+        if (connectionOptions().isAnySet()) {
+            // its worker JVMs get the URI as an argument: a password or TLS setting would not reach them (or show)
+            throw CliException.usage("dlock demo takes --redis only (a URI without a password; no "
+                    + "--password-file, --probe-lock-name or --tls-* options)");
+        }
         String redis = redisOption();
         return new Demo(redis, out()).run();
     }

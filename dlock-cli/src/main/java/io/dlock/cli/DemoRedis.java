@@ -51,7 +51,7 @@ final class DemoRedis implements AutoCloseable {
                 LockClient.connect(uri).close(); // fail early, with the usual message, when Redis is not there
                 description = "dlock demo: using Redis at " + RedisUris.redact(uri) + ", keys " + prefix + "*";
             } catch (LockException e) {
-                throw new CliException(ExitCodes.UNAVAILABLE, e.getMessage(), e);
+                throw new CliException(ExitCodes.of(e), e.getMessage(), e);
             }
         }
         raw = RedisClient.create(uri);

@@ -1,5 +1,9 @@
 package io.dlock.cli;
 
+import io.dlock.ConnectionFailedException;
+import io.dlock.LockException;
+import io.dlock.UnsupportedServerException;
+
 /** The exit codes of {@code dlock}; documented in {@code --help} and dlock-cli/README.md. */
 public final class ExitCodes {
     /** Success (for {@code run}: the command's own exit code is passed through instead). */
@@ -8,8 +12,15 @@ public final class ExitCodes {
     public static final int FAILED = 1;
     /** Bad command line: unknown option, malformed duration or URI, missing lock name or command. */
     public static final int USAGE = 2;
-    /** Redis unreachable or failing (EX_UNAVAILABLE). */
+    /** Redis unreachable or failing (EX_UNAVAILABLE): trying again later may help. */
     public static final int UNAVAILABLE = 69;
+    /** Redis refused the password, or the ACL user may not do what dlock needs (EX_NOPERM). */
+    public static final int NOPERM = 77;
+    /**
+     * The settings do not fit the server (EX_CONFIG): certificate not trusted, host name not in the certificate,
+     * plain text to a TLS port, TLS handshake refused, server older than 6.2.
+     */
+    public static final int CONFIG = 78;
     /** Internal error, or a lock kind that this build of dlock-core does not implement yet (EX_SOFTWARE). */
     public static final int SOFTWARE = 70;
     /** {@code run}: the lock could not be had within {@code --wait} (EX_TEMPFAIL); see --conflict-exit-code. */
@@ -26,7 +37,10 @@ public final class ExitCodes {
         "0:success",
         "1:unlock --force: the lock was not held, or the name holds something that is not a lock; demo: a check failed",
         "2:usage error (unknown option, bad duration or URI, missing argument)",
-        "69:Redis unreachable or failing (EX_UNAVAILABLE)",
+        "69:Redis unreachable or failing (EX_UNAVAILABLE); trying again later may help",
+        "77:authentication refused, or an ACL permission missing (EX_NOPERM); see --password-file, --probe-lock-name",
+        "78:settings do not fit the server: certificate not trusted, host name not in certificate, server expects TLS,"
+                + " TLS handshake failed, server too old (EX_CONFIG)",
         "70:internal error",
         "75:run: lock busy / --wait timed out (EX_TEMPFAIL; see --conflict-exit-code)",
         "76:run: lease lost while the command ran, command stopped",
@@ -36,5 +50,28 @@ public final class ExitCodes {
     };
 
     private ExitCodes() {
+    }
+
+    /** @return the exit code for a failure of the library: 77, 78 or 69 by its cause (see {@link #LIST}) */
+    static int of(LockException e) {
+        if (e instanceof ConnectionFailedException failed) {
+            switch (failed.reason()) {
+                case AUTHENTICATION_REFUSED:
+                case PERMISSION_DENIED:
+                    return NOPERM;
+                case CERTIFICATE_NOT_TRUSTED:
+                case HOST_NAME_NOT_IN_CERTIFICATE:
+                case SERVER_EXPECTS_TLS:
+                case TLS_HANDSHAKE_FAILED:
+                    return CONFIG;
+                default:
+                    return UNAVAILABLE;
+            }
+        }
+        if (e instanceof UnsupportedServerException) {
+            return CONFIG;
+        }
+        // a lock name the ACL rule does not allow (the error of Redis, relayed in the message)
+        return String.valueOf(e.getMessage()).contains("NOPERM") ? NOPERM : UNAVAILABLE;
     }
 }

@@ -76,8 +76,8 @@ final class LockedRun {
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             finish();
-            if (cause instanceof LockException) {
-                throw new CliException(ExitCodes.UNAVAILABLE, cause.getMessage(), cause);
+            if (cause instanceof LockException failure) {
+                throw new CliException(ExitCodes.of(failure), cause.getMessage(), cause);
             }
             throw new CliException(ExitCodes.SOFTWARE, "cannot acquire lock '" + settings.lockName() + "': "
                     + cause, cause);

@@ -21,6 +21,7 @@ public final class Main {
     public static void main(String[] args) {
         // credentials never reach dlock's output: known before anything is printed, scrubbed from every line
         Secrets.register(System.getenv(RedisUris.ENV));
+        Secrets.registerPassword(System.getenv(ConnectionOptions.PASSWORD_ENV));
         for (int i = 0; i < args.length; i++) {
             if (args[i].startsWith("--redis=")) {
                 Secrets.register(args[i].substring("--redis=".length()));
@@ -49,12 +50,13 @@ public final class Main {
         cl.setErr(new PrintWriter(System.err, true));
         // everything after `dlock run [OPTIONS] LOCK` is the command, as in flock(1)
         cl.getSubcommands().get("run").setStopAtPositional(true);
-        setExitCodes(cl, "0", "2", "69", "70");
-        setExitCodes(cl.getSubcommands().get("run"), "0", "2", "69", "70", "75", "76", "126", "127", "other");
-        setExitCodes(cl.getSubcommands().get("status"), "0", "1", "2", "69", "70");
-        setExitCodes(cl.getSubcommands().get("watch"), "0", "2", "69", "70");
-        setExitCodes(cl.getSubcommands().get("unlock"), "0", "1", "2", "69", "70");
-        setExitCodes(cl.getSubcommands().get("demo"), "0", "1", "2", "69", "70");
+        setExitCodes(cl, "0", "2", "69", "70", "77", "78");
+        setExitCodes(cl.getSubcommands().get("run"), "0", "2", "69", "70", "75", "76", "77", "78", "126", "127",
+                "other");
+        setExitCodes(cl.getSubcommands().get("status"), "0", "1", "2", "69", "70", "77", "78");
+        setExitCodes(cl.getSubcommands().get("watch"), "0", "2", "69", "70", "77", "78");
+        setExitCodes(cl.getSubcommands().get("unlock"), "0", "1", "2", "69", "70", "77", "78");
+        setExitCodes(cl.getSubcommands().get("demo"), "0", "1", "2", "69", "70", "77", "78");
         return cl;
     }
 
@@ -90,8 +92,8 @@ public final class Main {
         if (e instanceof CliException cli) {
             code = cli.exitCode;
             message = cli.getMessage();
-        } else if (e instanceof LockException) {
-            code = ExitCodes.UNAVAILABLE;
+        } else if (e instanceof LockException failure) {
+            code = ExitCodes.of(failure);
             message = e.getMessage();
         } else {
             code = ExitCodes.SOFTWARE;

@@ -96,6 +96,53 @@ final class RedisUris {
         return colon >= 0 ? info.substring(colon + 1) : info;
     }
 
+    /**
+     * @param encoded a percent-encoded password
+     * @param source  where it came from, for the message
+     * @return {@code uri} with {@code encoded} as its password: after its user name when it names one
+     *         ({@code redis://user@host}), else with none ({@code redis://:password@host})
+     * @throws CliException (usage) when {@code uri} carries a password already
+     */
+    static String withPassword(String uri, String encoded, String source) {
+        String info = userInfo(uri);
+        if (info != null && info.contains(":")) {
+            throw CliException.usage(source + " gives the password, but the Redis URI '" + redact(uri)
+                    + "' carries one too: give it once");
+        }
+        int scheme = uri.indexOf("://");
+        int start = scheme < 0 ? 0 : scheme + 3;
+        String rest = info == null ? uri.substring(start) : uri.substring(uri.lastIndexOf('@') + 1);
+        return uri.substring(0, start) + (info == null ? "" : info) + ":" + encoded + "@" + rest;
+    }
+
+    /** @return {@code text} with every byte but letters, digits and {@code - . _ ~} percent-encoded (UTF-8) */
+    static String percentEncode(String text) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~".indexOf(c) >= 0) {
+                out.append(c);
+            } else {
+                out.append('%').append(String.format("%02X", b & 0xff));
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * @param passwordElsewhere whether the password is given apart from the URI: then {@code user@} is a user name
+     * @return whether {@code uri} carries a password ({@code user:password@}, or {@code password@} as Lettuce reads it
+     *         when no password is given elsewhere)
+     */
+    static boolean hasPassword(String uri, boolean passwordElsewhere) {
+        String info = userInfo(uri);
+        if (info == null) {
+            return false;
+        }
+        int colon = info.indexOf(':');
+        return colon >= 0 ? colon < info.length() - 1 : !passwordElsewhere;
+    }
+
     private static String userInfo(String uri) {
         int at = uri.lastIndexOf('@');
         if (at < 0) {

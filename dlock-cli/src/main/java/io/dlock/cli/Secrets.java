@@ -35,7 +35,11 @@ final class Secrets {
         if (uri == null) {
             return;
         }
-        String password = RedisUris.password(uri);
+        registerPassword(RedisUris.password(uri));
+    }
+
+    /** Remembers {@code password} (as written in a URI, or as it is: its percent-decoded form is the same). */
+    static void registerPassword(String password) {
         if (password == null) {
             return;
         }

@@ -83,7 +83,7 @@ class BadInputIT {
     void unreachableRedis() throws IOException {
         String uri = "redis://127.0.0.1:" + freePort();
         assertThat(oneLineError(69, "status", "--redis", uri, "job").stderr())
-                .startsWith("dlock: cannot connect to Redis at " + uri);
+                .startsWith("dlock: Redis unreachable: cannot connect to Redis at " + uri);
         oneLineError(69, "run", "--redis", uri, "job", "--", "true");
         oneLineError(69, "unlock", "--redis", uri, "--force", "job");
         oneLineError(69, "watch", "--redis", uri, "job");
@@ -93,7 +93,8 @@ class BadInputIT {
     void verboseShowsTheStackTrace() throws IOException {
         DlockProcess p = DlockProcess.run("status", "--verbose", "--redis", "redis://127.0.0.1:" + freePort(), "job");
         assertThat(p.exitCode()).isEqualTo(69);
-        assertThat(p.stderr()).startsWith("dlock: cannot connect").contains("LockException", "\tat ");
+        assertThat(p.stderr()).startsWith("dlock: Redis unreachable: cannot connect")
+                .contains("ConnectionFailedException", "\tat ");
     }
 
     @Test

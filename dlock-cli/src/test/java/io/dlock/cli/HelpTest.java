@@ -48,7 +48,7 @@ class HelpTest {
         String help = execute("run", "--help").out;
         assertThat(help).contains("--wait", "--lease", "--fair", "--read", "--write", "--conflict-exit-code",
                 "--on-lease-lost", "--kill-after", "--watchdog");
-        for (String code : new String[] {"75", "76", "126", "127", "2", "69", "70"}) {
+        for (String code : new String[] {"75", "76", "126", "127", "2", "69", "70", "77", "78"}) {
             assertThat(help).containsPattern("(?m)^\\s+" + code + "\\s");
         }
     }

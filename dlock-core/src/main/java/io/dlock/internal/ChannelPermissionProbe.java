@@ -1,7 +1,9 @@
 package io.dlock.internal;
 
+import io.dlock.ConnectionFailedException;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
 
 import java.util.ArrayList;
@@ -30,8 +32,11 @@ final class ChannelPermissionProbe {
         return List.of(lock, lock + ":dlock-probe", LockNames.prefixed("redisson_rwlock", name));
     }
 
-    /** @throws LockException naming the channel and command refused, or when Redis fails otherwise */
-    static void check(RedisTransport transport, LockClientConfig config) {
+    /**
+     * @throws ConnectionFailedException naming the channel and command refused ({@code PERMISSION_DENIED}), or the
+     *                                   reason Redis failed otherwise
+     */
+    static void check(RedisTransport transport, LockClientConfig config, Endpoint endpoint) {
         List<String> channels = channels(config.tuning().probeLockName());
         long timeoutMs = config.commandTimeout().toMillis() + 1000;
         for (String channel : channels) {
@@ -43,18 +48,18 @@ final class ChannelPermissionProbe {
                 publishes.add(transport.commands().spublish(channel, "").toCompletableFuture());
             }
             for (CompletableFuture<?> publish : publishes) {
-                await(publish, timeoutMs, transport, channel, "publish on");
+                await(publish, timeoutMs, endpoint, channel, "publish on");
             }
         }
         for (String channel : channels) {
-            await(transport.pubSub().subscribe(channel), timeoutMs, transport, channel, "subscribe to");
-            await(transport.pubSub().unsubscribe(channel), timeoutMs, transport, channel, "unsubscribe from");
+            await(transport.pubSub().subscribe(channel), timeoutMs, endpoint, channel, "subscribe to");
+            await(transport.pubSub().unsubscribe(channel), timeoutMs, endpoint, channel, "unsubscribe from");
         }
     }
 
-    private static void await(CompletableFuture<?> reply, long timeoutMs, RedisTransport transport, String channel,
+    private static void await(CompletableFuture<?> reply, long timeoutMs, Endpoint endpoint, String channel,
                               String action) {
-        String where = transport.describe();
+        String where = endpoint.description();
         try {
             reply.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -64,13 +69,15 @@ final class ChannelPermissionProbe {
             Throwable cause = Errors.unwrap(e);
             String message = String.valueOf(cause.getMessage());
             if (message.startsWith("NOPERM")) {
-                throw new LockException("the Redis user at " + where + " may not " + action + " channel '" + channel
-                        + "' (" + message + "): dlock publishes and subscribes on the channels of each lock (see "
-                        + "README, \"Redis ACL\"); where the ACL allows only lock names with a prefix, set "
-                        + "LockClientConfig tuning.probeLockName to a name with that prefix", cause);
+                throw new ConnectionFailedException(ConnectionFailedException.Reason.PERMISSION_DENIED,
+                        ConnectionFailedException.Reason.PERMISSION_DENIED.description() + ": the Redis user at "
+                        + where + " may not " + action + " channel '" + channel + "' (" + endpoint.scrub(message)
+                        + "): dlock publishes and subscribes on the channels of each lock (see README, \"Redis "
+                        + "ACL\"); where the ACL allows only lock names with a prefix, set LockClientConfig "
+                        + "tuning.probeLockName to a name with that prefix", cause);
             }
-            throw new LockException("cannot connect to Redis at " + where + ": " + action + " channel '" + channel
-                    + "' failed: " + Errors.describe(cause), cause);
+            throw ConnectFailures.failure(where, cause, endpoint.isTls(), action + " channel '" + channel + "' failed",
+                    endpoint::scrub);
         }
     }
 }

@@ -120,8 +120,10 @@ public final class RedisLockClient implements LockClient {
      * the command timeout passed.
      *
      * @throws IllegalArgumentException when the URI is not valid
-     * @throws LockException            when Redis cannot be reached, is older than {@link ServerVersion#MINIMUM}, or
-     *                                  the user may not use the lock channels ({@link ChannelPermissionProbe})
+     * @throws io.dlock.ConnectionFailedException when Redis cannot be reached, refuses the credentials, the TLS
+     *                                  handshake fails or the user may not use the lock channels
+     *                                  ({@link ChannelPermissionProbe}); its reason says which
+     * @throws UnsupportedServerException when the server is older than {@link ServerVersion#MINIMUM}
      */
     public static LockClient start(LockClientConfig config) {
         Endpoint endpoint = Endpoint.of(config);
@@ -131,12 +133,11 @@ public final class RedisLockClient implements LockClient {
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new LockException("cannot connect to Redis at " + endpoint.description() + ": "
-                    + endpoint.scrub(Errors.describe(Errors.unwrap(e)) + Errors.rootCause(e)), e);
+            throw ConnectFailures.failure(endpoint.description(), e, endpoint.isTls(), null, endpoint::scrub);
         }
         try {
-            requireSupportedServer(transport, config);
-            ChannelPermissionProbe.check(transport, config);
+            requireSupportedServer(transport, config, endpoint);
+            ChannelPermissionProbe.check(transport, config, endpoint);
         } catch (RuntimeException e) {
             transport.close();
             throw e;
@@ -146,11 +147,13 @@ public final class RedisLockClient implements LockClient {
 
     /**
      * Refuses a server older than {@link ServerVersion#MINIMUM} (on a cluster: the node that answers {@code INFO}),
-     * before any lock is used. A user whose ACL rule denies {@code INFO} skips the check (logged).
+     * before any lock is used. A user whose ACL rule denies {@code INFO}, or a server where {@code INFO} is renamed or
+     * disabled ({@code rename-command INFO ""}), skips the check (logged as a warning).
      *
      * @throws LockException naming the server's version and the minimum, or when {@code INFO} fails otherwise
      */
-    private static void requireSupportedServer(RedisTransport transport, LockClientConfig config) {
+    private static void requireSupportedServer(RedisTransport transport, LockClientConfig config,
+                                               Endpoint endpoint) {
         String where = transport.describe();
         String info;
         try {
@@ -161,13 +164,18 @@ public final class RedisLockClient implements LockClient {
             throw new LockException("interrupted while connecting to Redis at " + where, e);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = Errors.unwrap(e);
-            if (String.valueOf(cause.getMessage()).startsWith("NOPERM")) {
+            String message = String.valueOf(cause.getMessage());
+            if (message.startsWith("NOPERM")) {
                 log.warn("cannot check the version of Redis at {}: this user may not run INFO ({}); dlock needs "
-                        + "Redis {} or later", where, cause.getMessage(), ServerVersion.MINIMUM_TEXT);
+                        + "Redis {} or later", where, message, ServerVersion.MINIMUM_TEXT);
                 return;
             }
-            throw new LockException("cannot connect to Redis at " + where + ": INFO failed: "
-                    + Errors.describe(cause), cause);
+            if (message.startsWith("ERR unknown command")) {
+                log.warn("cannot check the version of Redis at {}: INFO is renamed or disabled on this server ({}); "
+                        + "dlock needs Redis {} or later", where, endpoint.scrub(message), ServerVersion.MINIMUM_TEXT);
+                return;
+            }
+            throw ConnectFailures.failure(where, cause, endpoint.isTls(), "INFO failed", endpoint::scrub);
         }
         ServerVersion version = ServerVersion.fromInfo(info).orElseThrow(() -> new LockException(
                 "Redis at " + where + " reports no redis_version in INFO; dlock needs Redis "

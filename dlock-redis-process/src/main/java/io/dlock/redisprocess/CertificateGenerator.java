@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
+import java.util.List;
 
 /**
  * Makes the files of a {@link TlsCertificates} with BouncyCastle ({@code org.bouncycastle:bcpkix-jdk18on}, an optional
@@ -41,23 +42,37 @@ import java.util.Date;
  */
 final class CertificateGenerator {
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final GeneralName[] DEFAULT_NAMES = {
+        new GeneralName(GeneralName.iPAddress, RedisServer.HOST), new GeneralName(GeneralName.dNSName, "localhost")};
 
     private CertificateGenerator() {
     }
 
-    /** Writes a new CA, server and client certificates and the two PKCS#12 stores into {@code dir}. */
-    static void generate(Path dir, char[] storePassword) throws IOException, GeneralSecurityException {
+    /**
+     * Writes a new CA, server and client certificates and the two PKCS#12 stores into {@code dir}.
+     *
+     * @param serverDnsNames the only names of the server certificate, or empty for {@code 127.0.0.1} and
+     *                       {@code localhost}
+     */
+    static void generate(Path dir, char[] storePassword, List<String> serverDnsNames)
+            throws IOException, GeneralSecurityException {
         try {
             Files.createDirectories(dir);
             KeyPair ca = keyPair();
             X500Name caName = new X500Name("CN=dlock-testkit CA " + Long.toHexString(RANDOM.nextLong()));
-            X509Certificate caCert = certificate(caName, ca, caName, ca.getPublic(), true, null);
+            X509Certificate caCert = certificate(caName, ca, caName, ca.getPublic(), true, null, null);
+            // the server certificate also serves as a client one: cluster bus and replication peers ask for it
             KeyPair server = keyPair();
-            X509Certificate serverCert = certificate(caName, ca, new X500Name("CN=127.0.0.1"), server.getPublic(),
-                    false, KeyPurposeId.id_kp_serverAuth);
+            GeneralName[] serverNames = serverDnsNames.isEmpty() ? DEFAULT_NAMES
+                    : serverDnsNames.stream().map(n -> new GeneralName(GeneralName.dNSName, n))
+                            .toArray(GeneralName[]::new);
+            String subject = serverDnsNames.isEmpty() ? RedisServer.HOST : serverDnsNames.get(0);
+            X509Certificate serverCert = certificate(caName, ca, new X500Name("CN=" + subject), server.getPublic(),
+                    false, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
+                    serverNames);
             KeyPair client = keyPair();
             X509Certificate clientCert = certificate(caName, ca, new X500Name("CN=dlock-testkit client"),
-                    client.getPublic(), false, KeyPurposeId.id_kp_clientAuth);
+                    client.getPublic(), false, new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, DEFAULT_NAMES);
             writePem(dir.resolve("ca.crt"), "CERTIFICATE", caCert.getEncoded());
             writePem(dir.resolve("server.crt"), "CERTIFICATE", serverCert.getEncoded());
             writePem(dir.resolve("server.key"), "PRIVATE KEY", server.getPrivate().getEncoded());
@@ -83,7 +98,7 @@ final class CertificateGenerator {
     }
 
     private static X509Certificate certificate(X500Name issuer, KeyPair issuerKeys, X500Name subject, PublicKey key,
-                                               boolean isCa, KeyPurposeId purpose)
+                                               boolean isCa, KeyPurposeId[] purposes, GeneralName[] names)
             throws GeneralSecurityException, IOException, OperatorCreationException {
         Instant now = Instant.now();
         X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer,
@@ -95,10 +110,8 @@ final class CertificateGenerator {
         } else {
             builder.addExtension(Extension.keyUsage, true,
                     new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-            builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
-            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                    new GeneralName(GeneralName.iPAddress, RedisServer.HOST),
-                    new GeneralName(GeneralName.dNSName, "localhost")}));
+            builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
+            builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
         }
         PrivateKey signingKey = issuerKeys.getPrivate();
         ContentSigner signer = new JcaContentSignerBuilder("SHA256withRSA").build(signingKey);

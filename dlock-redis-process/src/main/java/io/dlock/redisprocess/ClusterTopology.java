@@ -60,7 +60,7 @@ public final class ClusterTopology implements RedisTopology {
     ClusterTopology(List<RedisServer> nodes, int shards) {
         this.nodes = List.copyOf(nodes);
         this.shards = shards;
-        this.uri = "redis-cluster://" + nodes.stream().map(n -> RedisServer.HOST + ":" + n.port())
+        this.uri = (nodes.get(0).isTls() ? "rediss-cluster://" : "redis-cluster://") + nodes.stream().map(n -> RedisServer.HOST + ":" + n.port())
                 .collect(Collectors.joining(","));
     }
 
@@ -116,7 +116,7 @@ public final class ClusterTopology implements RedisTopology {
 
     // ------------------------------------------------------------------------------------------------ queries
 
-    /** @return {@code redis-cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,…} naming every node; never blocks */
+    /** @return {@code redis-cluster://127.0.0.1:<p1>,…} ({@code rediss-cluster://} with TLS) naming every node */
     @Override
     public String uri() {
         return uri;

@@ -26,6 +26,7 @@ public final class ClusterTopologyBuilder {
     private long nodeTimeoutMillis = ClusterTopology.DEFAULT_NODE_TIMEOUT_MILLIS;
     private Path binary;
     private final Map<String, String> config = new LinkedHashMap<>();
+    private TlsCertificates tls;
 
     ClusterTopologyBuilder() {
     }
@@ -66,6 +67,16 @@ public final class ClusterTopologyBuilder {
     public ClusterTopologyBuilder config(String key, String value) {
         RedisServer.builder().config(key, value); // validates
         config.put(key, value);
+        return this;
+    }
+
+    /**
+     * Every node serves TLS only with these certificates (no client certificate asked), the cluster bus and
+     * replication included ({@code tls-cluster yes}, {@code tls-replication yes}); {@link ClusterTopology#uri()} is
+     * then {@code rediss-cluster://}. See {@link RedisServerBuilder#tls(RedisServer.ClientAuth, TlsCertificates)}.
+     */
+    public ClusterTopologyBuilder tls(TlsCertificates certificates) {
+        this.tls = Objects.requireNonNull(certificates, "certificates");
         return this;
     }
 
@@ -136,6 +147,9 @@ public final class ClusterTopologyBuilder {
                     .config("repl-diskless-sync", "yes")
                     .config("repl-diskless-sync-delay", "0");
             config.forEach(b::config);
+            if (tls != null) {
+                b.tls(RedisServer.ClientAuth.NO, tls).config("tls-cluster", "yes");
+            }
             if (binary != null) {
                 b.binary(binary);
             }

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import javax.net.ssl.SSLSocketFactory;
 
 import org.slf4j.Logger;
@@ -59,6 +60,8 @@ public final class RedisServer implements RedisTopology {
     private final String sentinelConfig;
     /** Whether TLS clients must present a certificate; null for a plain-text server. */
     private final ClientAuth tlsClientAuth;
+    /** Makes (or hands out the shared) certificates of a TLS server, given the directory for them. */
+    private final Function<Path, TlsCertificates> certificateSource;
     /** The certificates of a TLS server (made with its private directory), and sockets that trust them. */
     private volatile TlsCertificates certificates;
     private volatile SSLSocketFactory tlsSockets;
@@ -70,13 +73,14 @@ public final class RedisServer implements RedisTopology {
 
     /** Settings as {@link RedisServerBuilder#start()} completed them (the binary resolved). */
     RedisServer(Path binary, int port, List<String> extraArgs, Duration startupTimeout, String sentinelConfig,
-                ClientAuth tlsClientAuth) {
+                ClientAuth tlsClientAuth, Function<Path, TlsCertificates> certificateSource) {
         this.binary = binary;
         this.requestedPort = port;
         this.extraArgs = List.copyOf(extraArgs);
         this.startupTimeout = startupTimeout;
         this.sentinelConfig = sentinelConfig;
         this.tlsClientAuth = tlsClientAuth;
+        this.certificateSource = certificateSource;
     }
 
     /** What {@code --tls-auth-clients} asks of TLS clients. */
@@ -384,7 +388,7 @@ public final class RedisServer implements RedisTopology {
             dir = d;
         }
         if (tlsClientAuth != null && (certificates == null || !certificates.dir().startsWith(d))) {
-            certificates = TlsCertificates.generate(d.resolve("tls"));
+            certificates = certificateSource.apply(d.resolve("tls"));
             tlsSockets = certificates.socketFactory();
         }
         List<String> command = ServerCommandLine.build(binary, sentinelConfig, certificates, tlsClientAuth, onPort, d,

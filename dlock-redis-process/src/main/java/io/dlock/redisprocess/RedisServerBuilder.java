@@ -26,6 +26,8 @@ public final class RedisServerBuilder {
     private Duration startupTimeout = RedisServer.DEFAULT_STARTUP_TIMEOUT;
     private String sentinelConfig;
     private RedisServer.ClientAuth tlsClientAuth;
+    private List<String> tlsServerNames = List.of();
+    private TlsCertificates tlsCertificates;
 
     RedisServerBuilder() {
     }
@@ -68,6 +70,22 @@ public final class RedisServerBuilder {
     }
 
     /**
+     * Renames a command ({@code --rename-command COMMAND NEW_NAME}), as hardened and managed servers do; an empty
+     * {@code newName} disables it. With {@code INFO} disabled, readiness is checked with {@code CONFIG GET dir}
+     * instead (the server's private directory identifies it) and {@link RedisServer#version()} is null.
+     *
+     * @throws IllegalArgumentException for a blank command
+     */
+    public RedisServerBuilder renameCommand(String command, String newName) {
+        Objects.requireNonNull(newName, "newName");
+        if (command == null || command.isBlank()) {
+            throw new IllegalArgumentException("blank command");
+        }
+        extraArgs.addAll(List.of("--rename-command", command.strip(), newName));
+        return this;
+    }
+
+    /**
      * Runs this executable instead of the one {@link RedisBinary#resolve()} picks.
      *
      * @throws IllegalArgumentException when it is not an executable file
@@ -95,6 +113,39 @@ public final class RedisServerBuilder {
         return this;
     }
 
+    /**
+     * Serves TLS only, as {@link #tls(RedisServer.ClientAuth)}, with these certificates instead of new ones: what the
+     * servers of one deployment share (Sentinel, Cluster), so that they trust each other and a client trusts them
+     * all with one CA.
+     */
+    public RedisServerBuilder tls(RedisServer.ClientAuth clientAuth, TlsCertificates certificates) {
+        tls(clientAuth);
+        this.tlsCertificates = Objects.requireNonNull(certificates, "certificates");
+        return this;
+    }
+
+    /**
+     * With {@link #tls}: the server certificate names only these DNS names (its subject is the first), no IP
+     * address, so a client connecting to {@code 127.0.0.1} finds its host name missing from the certificate, as
+     * with nodes that Sentinel or Cluster hand out by IP. A client that checks host names connects with one of
+     * these names resolving to loopback (e.g. {@code localhost}). By default the certificate names {@code 127.0.0.1}
+     * and {@code localhost}.
+     *
+     * @throws IllegalArgumentException when no name is given, or one is blank
+     */
+    public RedisServerBuilder tlsServerNames(String... dnsNames) {
+        if (dnsNames.length == 0) {
+            throw new IllegalArgumentException("no DNS name");
+        }
+        for (String name : dnsNames) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("blank DNS name");
+            }
+        }
+        this.tlsServerNames = List.of(dnsNames);
+        return this;
+    }
+
     /** How long {@link #start()} and {@link RedisServer#restart()} wait for an answer; default 10 s. */
     public RedisServerBuilder startupTimeout(Duration startupTimeout) {
         Objects.requireNonNull(startupTimeout, "startupTimeout");
@@ -118,6 +169,10 @@ public final class RedisServerBuilder {
             TlsCertificates.requireBouncyCastle();
         }
         Path resolved = binary != null ? binary : RedisBinary.resolve();
-        return new RedisServer(resolved, port, extraArgs, startupTimeout, sentinelConfig, tlsClientAuth).startFirst();
+        List<String> names = tlsServerNames;
+        TlsCertificates shared = tlsCertificates;
+        return new RedisServer(resolved, port, extraArgs, startupTimeout, sentinelConfig, tlsClientAuth,
+                shared != null ? dir -> shared : dir -> TlsCertificates.generate(dir, names))
+                .startFirst();
     }
 }

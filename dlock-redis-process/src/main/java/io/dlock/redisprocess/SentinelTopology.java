@@ -68,7 +68,7 @@ public final class SentinelTopology implements RedisTopology {
         this.masterName = masterName;
         this.data = List.copyOf(data);
         this.sentinels = List.copyOf(sentinels);
-        this.uri = "redis-sentinel://" + sentinels.stream().map(s -> RedisServer.HOST + ":" + s.port())
+        this.uri = (sentinels.get(0).isTls() ? "rediss-sentinel://" : "redis-sentinel://") + sentinels.stream().map(s -> RedisServer.HOST + ":" + s.port())
                 .collect(Collectors.joining(",")) + "/?sentinelMasterId=" + masterName;
     }
 

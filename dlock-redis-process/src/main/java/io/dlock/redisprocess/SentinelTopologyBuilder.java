@@ -23,6 +23,7 @@ public final class SentinelTopologyBuilder {
     private long downAfterMillis = SentinelTopology.DEFAULT_DOWN_AFTER_MILLIS;
     private long failoverTimeoutMillis = SentinelTopology.DEFAULT_FAILOVER_TIMEOUT_MILLIS;
     private Path binary;
+    private TlsCertificates tls;
 
     SentinelTopologyBuilder() {
     }
@@ -74,6 +75,17 @@ public final class SentinelTopologyBuilder {
         return this;
     }
 
+    /**
+     * Every data server and Sentinel serves TLS only with these certificates (no client certificate asked),
+     * replication and the Sentinels' own connections included ({@code tls-replication yes});
+     * {@link SentinelTopology#uri()} is then {@code rediss-sentinel://}. See
+     * {@link RedisServerBuilder#tls(RedisServer.ClientAuth, TlsCertificates)}.
+     */
+    public SentinelTopologyBuilder tls(TlsCertificates certificates) {
+        this.tls = Objects.requireNonNull(certificates, "certificates");
+        return this;
+    }
+
     /** The {@code redis-server} to run (for data servers and Sentinels); default {@link RedisBinary#resolve()}. */
     public SentinelTopologyBuilder binary(Path binary) {
         this.binary = Objects.requireNonNull(binary, "binary");
@@ -95,6 +107,9 @@ public final class SentinelTopologyBuilder {
                     .config("repl-diskless-sync-delay", "0");
             if (binary != null) {
                 dataBuilder.binary(binary);
+            }
+            if (tls != null) {
+                dataBuilder.tls(RedisServer.ClientAuth.NO, tls);
             }
             RedisServer master = dataBuilder.start();
             data.add(master);
@@ -121,6 +136,9 @@ public final class SentinelTopologyBuilder {
                 RedisServerBuilder sentinelBuilder = RedisServer.builder().sentinel(config);
                 if (binary != null) {
                     sentinelBuilder.binary(binary);
+                }
+                if (tls != null) {
+                    sentinelBuilder.tls(RedisServer.ClientAuth.NO, tls);
                 }
                 sentinelServers.add(sentinelBuilder.start());
             }

@@ -75,7 +75,9 @@ final class ServerCommandLine {
                     "--tls-cert-file", tls.serverCertificate().toAbsolutePath().toString(),
                     "--tls-key-file", tls.serverKey().toAbsolutePath().toString(),
                     "--tls-ca-cert-file", tls.caCertificate().toAbsolutePath().toString(),
-                    "--tls-auth-clients", tlsClientAuth.name().toLowerCase(Locale.ROOT)));
+                    "--tls-auth-clients", tlsClientAuth.name().toLowerCase(Locale.ROOT),
+                    // replicas, Sentinels (and, with tls-cluster, the cluster bus) reach their peers over TLS too
+                    "--tls-replication", "yes"));
         } else {
             cmd.addAll(List.of("--port", Integer.toString(port)));
         }

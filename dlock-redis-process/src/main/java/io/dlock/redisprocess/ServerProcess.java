@@ -98,6 +98,11 @@ final class ServerProcess {
                     version = Resp.infoField(info, "redis_version");
                     return null;
                 }
+            } catch (Resp.ErrorReplyException e) {
+                // INFO renamed or disabled (rename-command INFO ""): the server's own directory identifies it
+                if (answersWithOwnDir(port, tls)) {
+                    return null;
+                }
             } catch (IOException e) {
                 // not listening yet
             }
@@ -110,6 +115,18 @@ final class ServerProcess {
                 Thread.currentThread().interrupt();
                 return "the starting thread was interrupted";
             }
+        }
+    }
+
+    /** @return whether the server on {@code port} answers {@code CONFIG GET dir} with this server's directory */
+    private boolean answersWithOwnDir(int port, SSLSocketFactory tls) {
+        try {
+            Object reply = Resp.command(tls, RedisServer.HOST, port, READY_CALL_TIMEOUT, "CONFIG", "GET", "dir");
+            // Redis reports the directory it changed into, with symbolic links resolved
+            return reply instanceof List<?> pair && pair.size() == 2
+                    && dir.toRealPath().toString().equals(String.valueOf(pair.get(1)));
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -126,7 +143,7 @@ final class ServerProcess {
         return process.pid();
     }
 
-    /** @return {@code redis_version} from {@code INFO}, as it answered when ready */
+    /** @return {@code redis_version} from {@code INFO}, as it answered when ready; null when INFO is disabled */
     String version() {
         return version;
     }

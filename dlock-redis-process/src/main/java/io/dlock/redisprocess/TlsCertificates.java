@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.SecureRandom;
+import java.util.List;
 
 /**
  * A throw-away certificate authority with a server certificate (for {@code 127.0.0.1} and {@code localhost}) and a
@@ -45,9 +46,19 @@ public final class TlsCertificates {
      *                               {@value #BOUNCY_CASTLE}), or when the certificates cannot be made or written
      */
     public static TlsCertificates generate(Path dir) {
+        return generate(dir, List.of());
+    }
+
+    /**
+     * As {@link #generate(Path)}, with a server certificate that names only {@code serverDnsNames} (its subject is
+     * the first), no IP address; an empty list gives the default ({@code 127.0.0.1} and {@code localhost}).
+     *
+     * @throws IllegalStateException as {@link #generate(Path)}
+     */
+    public static TlsCertificates generate(Path dir, List<String> serverDnsNames) {
         requireBouncyCastle();
         try {
-            CertificateGenerator.generate(dir, STORE_PASSWORD.toCharArray());
+            CertificateGenerator.generate(dir, STORE_PASSWORD.toCharArray(), List.copyOf(serverDnsNames));
             return new TlsCertificates(dir);
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot generate TLS certificates in " + dir + ": " + e, e);

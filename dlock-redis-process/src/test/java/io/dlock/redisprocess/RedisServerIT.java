@@ -67,6 +67,32 @@ class RedisServerIT {
     }
 
     @Test
+    void aServerWithInfoDisabledStartsAndAnswers() throws IOException {
+        try (RedisServer redis = RedisServer.builder().renameCommand("INFO", "").start()) {
+            assertThat(redis.ping(Duration.ofSeconds(2))).isTrue();
+            assertThat(redis.version()).isNull();
+            assertThatThrownBy(() -> Resp.call(redis.host(), redis.port(), Duration.ofSeconds(2), "INFO"))
+                    .isInstanceOf(Resp.ErrorReplyException.class).hasMessageContaining("unknown command");
+        }
+    }
+
+    @Test
+    void tlsServerNamesAreTheOnlyNamesOfTheServerCertificate() throws Exception {
+        try (RedisServer redis = RedisServer.builder().tls(RedisServer.ClientAuth.NO).tlsServerNames("redis.test")
+                .start()) {
+            java.security.cert.X509Certificate cert;
+            try (var in = Files.newInputStream(redis.tlsCertificates().serverCertificate())) {
+                cert = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory
+                        .getInstance("X.509").generateCertificate(in);
+            }
+            // type 2 = DNS name; no type 7 (IP address)
+            assertThat(cert.getSubjectAlternativeNames()).containsExactly(java.util.List.of(2, "redis.test"));
+            assertThat(cert.getExtendedKeyUsage()).contains("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2");
+            assertThat(redis.ping(Duration.ofSeconds(2))).isTrue();
+        }
+    }
+
+    @Test
     void runsWithoutPersistenceOnLoopback() throws IOException {
         try (RedisServer server = RedisServer.start()) {
             assertThat(config(server, "save")).isEmpty();

@@ -91,7 +91,7 @@ public final class Endpoint {
     }
 
     /** @return whether any node or Sentinel is reached over TLS */
-    boolean isTls() {
+    public boolean isTls() {
         return allUris().anyMatch(RedisURI::isSsl);
     }
 

@@ -22,10 +22,14 @@ final class Tls {
         return builder.build();
     }
 
-    /** Sets peer verification on a TLS {@code uri}: full (certificate and host name) or none. */
+    /** Sets peer verification on a TLS {@code uri}: full (certificate and host name), certificate chain only, or none. */
     static void verifyPeer(RedisURI uri, TlsSettings tls) {
         if (uri.isSsl()) {
-            uri.setVerifyPeer(tls.verifyPeer() ? SslVerifyMode.FULL : SslVerifyMode.NONE);
+            uri.setVerifyPeer(switch (tls.verification()) {
+                case FULL -> SslVerifyMode.FULL;
+                case CA -> SslVerifyMode.CA;
+                case NONE -> SslVerifyMode.NONE;
+            });
         }
     }
 }

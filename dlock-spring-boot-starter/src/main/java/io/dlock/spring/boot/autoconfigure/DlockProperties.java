@@ -188,6 +188,13 @@ public class DlockProperties {
         /** Whether the server's certificate must be trusted and name the host (false only for tests). */
         private boolean verifyPeer = true;
 
+        /**
+         * How the server's certificate is checked: full (trusted and naming the host; the default), ca (trusted, host
+         * name not checked: Sentinel and Cluster nodes handed out by IP with certificates naming DNS names), none
+         * (tests only). Takes precedence over verify-peer.
+         */
+        private io.dlock.TlsSettings.Verification verify;
+
         public String getBundle() {
             return bundle;
         }
@@ -242,6 +249,14 @@ public class DlockProperties {
 
         public void setVerifyPeer(boolean verifyPeer) {
             this.verifyPeer = verifyPeer;
+        }
+
+        public io.dlock.TlsSettings.Verification getVerify() {
+            return verify;
+        }
+
+        public void setVerify(io.dlock.TlsSettings.Verification verify) {
+            this.verify = verify;
         }
     }
 

@@ -45,7 +45,14 @@ final class TlsSettingsFactory {
         if (hasText(tls.getKeyStore())) {
             set("dlock.tls.key-store", tls.getKeyStore(), () -> b.keyStore(Path.of(tls.getKeyStore()), keyPassword));
         }
-        b.verifyPeer(tls.isVerifyPeer());
+        if (tls.getVerify() == null) {
+            b.verifyPeer(tls.isVerifyPeer());
+        } else if (!tls.isVerifyPeer() && tls.getVerify() != TlsSettings.Verification.NONE) {
+            throw new InvalidConfigurationPropertyValueException("dlock.tls.verify", tls.getVerify(),
+                    "dlock.tls.verify-peer=false says verify nothing; give dlock.tls.verify alone");
+        } else {
+            b.verification(tls.getVerify());
+        }
         try {
             return b.build();
         } catch (InvalidSettingException e) {

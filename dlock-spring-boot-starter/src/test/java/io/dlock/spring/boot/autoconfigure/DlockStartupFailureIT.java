@@ -62,7 +62,7 @@ class DlockStartupFailureIT {
 
     @Test
     void anUnreachableRedisNeverShowsItsPassword() {
-        String trace = assertFailure("unreachable", "LockException", "127.0.0.1",
+        String trace = assertFailure("unreachable", "ConnectionFailedException", "127.0.0.1",
                 "dlock.redis-uri=redis://admin:s3cr3t-pw@127.0.0.1:1", "dlock.command-timeout=300ms");
         assertThat(trace).doesNotContain("s3cr3t-pw");
     }
@@ -109,7 +109,7 @@ class DlockStartupFailureIT {
 
     @Test
     void unreachableSentinelsNeverShowTheirPasswordOrTheDataPassword() {
-        String trace = assertFailure("sentinels down", "LockException", "master mymaster of Sentinels 127.0.0.1:1",
+        String trace = assertFailure("sentinels down", "ConnectionFailedException", "master mymaster of Sentinels 127.0.0.1:1",
                 "spring.data.redis.sentinel.master=mymaster", "spring.data.redis.sentinel.nodes=127.0.0.1:1",
                 "spring.data.redis.sentinel.password=s3cr3t-sentinel", "spring.data.redis.password=s3cr3t-data",
                 "dlock.command-timeout=300ms");
