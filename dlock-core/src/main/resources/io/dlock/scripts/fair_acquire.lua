@@ -16,6 +16,8 @@
 --
 -- Returns  nil when the caller now holds the lock (first hold, or one more re-entrant hold; TTL reset to the lease);
 --          -4 (HOLD_GONE) when ARGV[8] > 0 but the owner's field is gone: nothing is changed (fragment hold_gone);
+--          the error of not_a_lock (DLOCK_NOT_A_LOCK / WRONGTYPE dlock) when the key is there but is not a lock
+--          (a business hash): nothing is changed, the caller is refused rather than left waiting;
 --          otherwise how long the caller may sleep at most before it attempts again (ms, 1..ARGV[6]):
 --            at the head of the queue: the lock's PTTL (the release will wake it earlier);
 --            behind others while the lock is held: the lock's PTTL;
@@ -37,6 +39,7 @@
 --#include drop_expired_heads
 --#include add_hold
 --#include hold_gone
+--#include not_a_lock
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -95,6 +98,13 @@ if locked and count then
     return nil
 end
 
+if locked then
+    -- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
+    local not_lock = not_a_lock(KEYS[1])
+    if not_lock then
+        return not_lock
+    end
+end
 local pttl = -2
 if locked then
     pttl = redis.call('pttl', KEYS[1])

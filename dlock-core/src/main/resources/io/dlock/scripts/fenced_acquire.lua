@@ -14,6 +14,8 @@
 --          {2, -1}    when the caller re-entered a hold that has its token: no new token, the hold keeps its own;
 --          {0, pttl}  when somebody else holds the lock: its PTTL in ms (-1 if the key has no expiry);
 --          {-4, -1}   (HOLD_GONE) when ARGV[5] > 0 but the owner's field is gone: nothing is changed (hold_gone).
+--          the error of not_a_lock (DLOCK_NOT_A_LOCK / WRONGTYPE dlock) when the key is there but is not a lock
+--          (a business hash): nothing is changed, the caller is refused rather than left waiting;
 --          Every acquisition resets the hash's TTL to the lease, as lock_acquire does.
 --
 -- Invariant: a new token is max(counter + 1, Redis TIME in microseconds since the epoch), so
@@ -31,6 +33,7 @@
 
 --#include invalid_lease
 --#include hold_gone
+--#include not_a_lock
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -48,7 +51,8 @@ end
 
 local count = redis.call('hget', KEYS[1], ARGV[2])
 if count == false and redis.call('exists', KEYS[1]) == 1 then
-    return {0, redis.call('pttl', KEYS[1])}
+    -- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
+    return not_a_lock(KEYS[1]) or {0, redis.call('pttl', KEYS[1])}
 end
 local known = tonumber(ARGV[3])
 local new_count = known + 1

@@ -8,6 +8,8 @@
 --
 -- Returns  nil when the caller now holds the lock (hold count ARGV[3] + 1, TTL reset to the lease);
 --          -4 (HOLD_GONE) when ARGV[4] > 0 but the owner's field is gone: nothing is changed (fragment hold_gone);
+--          the error of not_a_lock (DLOCK_NOT_A_LOCK / WRONGTYPE dlock) when the key is there but is not a lock
+--          (a business hash): nothing is changed, the caller is refused rather than left waiting;
 --          otherwise the lock's PTTL in ms (-1 if the key has no expiry), so the caller can bound its wait.
 --
 -- Invariant: the hash has exactly one owner field with a count >= 1, and always a TTL. A count above ARGV[3] can only
@@ -20,6 +22,7 @@
 --#include invalid_lease
 --#include add_hold
 --#include hold_gone
+--#include not_a_lock
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -31,7 +34,8 @@ end
 
 local count = redis.call('hget', KEYS[1], ARGV[2])
 if count == false and redis.call('exists', KEYS[1]) == 1 then
-    return redis.call('pttl', KEYS[1])
+    -- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
+    return not_a_lock(KEYS[1]) or redis.call('pttl', KEYS[1])
 end
 add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[3]))
 redis.call('pexpire', KEYS[1], ARGV[1])

@@ -12,6 +12,8 @@
 -- ARGV[5]  the acquisitions of the reader's hold that its client counts on (granted, not being released); optional
 --
 -- Returns  -4 (HOLD_GONE) when ARGV[5] > 0 but the reader's field is gone: nothing is changed (fragment hold_gone);
+--          the error of not_a_lock (DLOCK_NOT_A_LOCK / WRONGTYPE dlock) when the key is there but is not a lock
+--          (a business hash): nothing is changed, the caller is refused rather than left waiting;
 --          nil when granted: the reader's count is incremented, a timeout key
 --          <KEYS[2]>:<reader field>:rwlock_timeout:<new count> = "1" expires after the lease, and the hash's TTL is
 --          raised to the lease if it was shorter;
@@ -29,6 +31,7 @@
 --#include drop_expired_marks
 --#include add_hold
 --#include hold_gone
+--#include not_a_lock
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -36,6 +39,15 @@ if refusal then
 end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
     return HOLD_GONE
+end
+
+-- A key that is not a lock at all (a business hash) is refused, never waited for nor joined. The owner's own field
+-- means a lock this owner holds.
+if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+    local not_lock = not_a_lock(KEYS[1])
+    if not_lock then
+        return not_lock
+    end
 end
 
 local mode = redis.call('hget', KEYS[1], 'mode')

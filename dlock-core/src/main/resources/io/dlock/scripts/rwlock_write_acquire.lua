@@ -20,6 +20,8 @@
 --          re-entry: to the lease, or longer while one of the owner's own read holds lasts longer), the mark removed;
 --          -3 when the owner holds live read holds and no write hold: an upgrade, refused (nothing is changed);
 --          -4 (HOLD_GONE) when ARGV[7] > 0 but the writer's field is gone: nothing is changed (fragment hold_gone);
+--          the error of not_a_lock (DLOCK_NOT_A_LOCK / WRONGTYPE dlock) when the key is there but is not a lock
+--          (a business hash): nothing is changed, the caller is refused rather than left waiting;
 --          otherwise the lock's PTTL (-1 if it has no expiry), after marking the writer as waiting if asked.
 --
 -- Invariants: at most one writer field; a writer is never granted while any other owner holds the hash. Re-entry
@@ -29,6 +31,7 @@
 --#include invalid_lease
 --#include add_hold
 --#include hold_gone
+--#include not_a_lock
 --#include drop_expired_marks
 --#include write_hold_ttl
 
@@ -81,6 +84,11 @@ for n = reads, 1, -1 do
     if redis.call('exists', root .. n) == 1 then
         return -3
     end
+end
+-- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
+local not_lock = not_a_lock(KEYS[1])
+if not_lock then
+    return not_lock
 end
 local pttl = redis.call('pttl', KEYS[1])
 local life = tonumber(ARGV[4])

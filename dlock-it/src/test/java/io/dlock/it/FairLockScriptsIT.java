@@ -29,6 +29,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 30, unit = SECONDS)
 class FairLockScriptsIT {
+    /**
+     * Owner fields of the shape a lock has ({@code <uuid>:<owner id>}; the scripts refuse a hash of other fields as
+     * not a lock): the holder H and the waiters A, B, C, D, X, Y, Z.
+     */
+    private static final String H = owner("0");
+    private static final String A = owner("a");
+    private static final String B = owner("b");
+    private static final String C = owner("c");
+    private static final String D = owner("d");
+    private static final String X = owner("1");
+    private static final String Y = owner("2");
+    private static final String Z = owner("3");
+
+    private static String owner(String hexDigit) {
+        return "00000000-0000-4000-8000-00000000000" + hexDigit + ":1";
+    }
+
     private static final String NAME = "it:fair:scripts";
     private static final String QUEUE = "redisson_lock_queue:{" + NAME + "}";
     private static final String TIMEOUTS = "redisson_lock_timeout:{" + NAME + "}";
@@ -101,151 +118,151 @@ class FairLockScriptsIT {
 
     @Test
     void waitersGetOneSlotPerWaiterAheadAndEveryAttemptRaisesIt() {
-        holdForever("h:1");
-        assertThat(attempt("a:1", SLOT, T)).as("no TTL to bound the sleep: the caller's cap").isEqualTo(MAX_SLEEP);
-        attempt("b:1", SLOT, T);
-        attempt("c:1", SLOT, T);
-        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("b:1", 2000L),
-                Map.entry("c:1", 3000L));
+        holdForever(H);
+        assertThat(attempt(A, SLOT, T)).as("no TTL to bound the sleep: the caller's cap").isEqualTo(MAX_SLEEP);
+        attempt(B, SLOT, T);
+        attempt(C, SLOT, T);
+        assertThat(deadlines()).containsExactly(Map.entry(A, 1000L), Map.entry(B, 2000L),
+                Map.entry(C, 3000L));
 
         // a later attempt (the waiter is alive) moves its own deadline forward, keeping its place
-        attempt("b:1", SLOT, T + 500);
-        attempt("a:1", SLOT, T + 800);
-        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1800L), Map.entry("b:1", 2500L),
-                Map.entry("c:1", 3000L));
+        attempt(B, SLOT, T + 500);
+        attempt(A, SLOT, T + 800);
+        assertThat(deadlines()).containsExactly(Map.entry(A, 1800L), Map.entry(B, 2500L),
+                Map.entry(C, 3000L));
 
         // but never backward
-        raw.sync().zadd(TIMEOUTS, T + 9000, "c:1");
-        attempt("c:1", SLOT, T + 900);
-        assertThat(deadlines()).containsEntry("c:1", 9000L);
+        raw.sync().zadd(TIMEOUTS, T + 9000, C);
+        attempt(C, SLOT, T + 900);
+        assertThat(deadlines()).containsEntry(C, 9000L);
     }
 
     @Test
     void theSleepIsThePttlCappedByTheCaller() {
-        holdBy("h:1", 20_000);
-        assertThat(attempt("a:1", SLOT, T)).as("the head: the lock's PTTL").isBetween(19_000L, 20_000L);
-        assertThat(attempt("b:1", SLOT, T)).as("behind the head, lock held: the PTTL").isBetween(19_000L, 20_000L);
-        assertThat(run(Scripts.FAIR_ACQUIRE, "30000", "b:1", "1000", Long.toString(T + 10), "1", "333"))
+        holdBy(H, 20_000);
+        assertThat(attempt(A, SLOT, T)).as("the head: the lock's PTTL").isBetween(19_000L, 20_000L);
+        assertThat(attempt(B, SLOT, T)).as("behind the head, lock held: the PTTL").isBetween(19_000L, 20_000L);
+        assertThat(run(Scripts.FAIR_ACQUIRE, "30000", B, "1000", Long.toString(T + 10), "1", "333"))
                 .isEqualTo(333L);
     }
 
     @Test
     void aNewWaiterGetsAtLeastTheDeadlineOfRedissonsEnqueue() {
-        holdBy("h:1", 20_000);
+        holdBy(H, 20_000);
         long now = System.currentTimeMillis();
-        attempt("a:1", SLOT, now);
-        attempt("b:1", SLOT, now);
+        attempt(A, SLOT, now);
+        attempt(B, SLOT, now);
         // Redisson: the lock's PTTL plus the slot for the first, the last one's deadline plus the slot after it
-        Double a = raw.sync().zscore(TIMEOUTS, "a:1");
-        Double b = raw.sync().zscore(TIMEOUTS, "b:1");
+        Double a = raw.sync().zscore(TIMEOUTS, A);
+        Double b = raw.sync().zscore(TIMEOUTS, B);
         assertThat(a.longValue() - now).isBetween(20_000L, 21_000L);
         assertThat(b.longValue() - a.longValue()).isEqualTo(SLOT);
     }
 
     @Test
     void takingTheLockFromTheHeadMovesEveryDeadlineOneSlotEarlier() {
-        holdForever("h:1");
-        attempt("a:1", SLOT, T);
-        attempt("b:1", SLOT, T);
-        attempt("c:1", 3000, T);
-        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("b:1", 2000L),
-                Map.entry("c:1", 9000L));
+        holdForever(H);
+        attempt(A, SLOT, T);
+        attempt(B, SLOT, T);
+        attempt(C, 3000, T);
+        assertThat(deadlines()).containsExactly(Map.entry(A, 1000L), Map.entry(B, 2000L),
+                Map.entry(C, 9000L));
 
         raw.sync().del(NAME);
-        assertThat(attempt("b:1", SLOT, T + 10)).as("not first in line: no lock").isNotNull();
-        assertThat(tryOnce("z:1", T + 10)).as("a single attempt ahead of the queue").isNotNull();
-        assertThat(attempt("a:1", SLOT, T + 10)).as("first in line, lock free").isNull();
-        assertThat(raw.hgetall(NAME)).isEqualTo(Map.of("a:1", "1"));
+        assertThat(attempt(B, SLOT, T + 10)).as("not first in line: no lock").isNotNull();
+        assertThat(tryOnce(Z, T + 10)).as("a single attempt ahead of the queue").isNotNull();
+        assertThat(attempt(A, SLOT, T + 10)).as("first in line, lock free").isNull();
+        assertThat(raw.hgetall(NAME)).isEqualTo(Map.of(A, "1"));
         assertThat(raw.pttl(NAME)).isBetween(29_000L, 30_000L);
         // b refreshed to T+10+2000 before, c kept 9000; both one slot (a's) earlier now
-        assertThat(deadlines()).containsExactly(Map.entry("b:1", 1010L), Map.entry("c:1", 8000L));
+        assertThat(deadlines()).containsExactly(Map.entry(B, 1010L), Map.entry(C, 8000L));
     }
 
     @Test
     void behindAHeadOnItsWayTheSleepIsUntilTheHeadsDeadlineNotZero() {
-        holdForever("h:1");
-        attempt("a:1", SLOT, T);
-        attempt("b:1", SLOT, T);
+        holdForever(H);
+        attempt(A, SLOT, T);
+        attempt(B, SLOT, T);
         raw.sync().del(NAME);
         // Redisson answers 0 here, and its waiter polls in a loop
-        assertThat(attempt("b:1", SLOT, T + 300)).isEqualTo(700L);
+        assertThat(attempt(B, SLOT, T + 300)).isEqualTo(700L);
         // but a head that never comes is dropped at its deadline, and the next one takes the lock
-        assertThat(attempt("b:1", SLOT, T + 1000)).isNull();
+        assertThat(attempt(B, SLOT, T + 1000)).isNull();
         assertThat(raw.keys()).containsExactly(NAME);
     }
 
     @Test
     void aSingleAttemptNeverQueues() {
-        holdBy("h:1", 20_000);
-        assertThat(tryOnce("a:1", T)).isNotNull();
+        holdBy(H, 20_000);
+        assertThat(tryOnce(A, T)).isNotNull();
         assertThat(raw.exists(QUEUE)).isFalse();
         assertThat(raw.exists(TIMEOUTS)).isFalse();
-        assertThat(tryOnce("h:1", T)).as("re-entry").isNull();
-        assertThat(raw.hgetall(NAME)).isEqualTo(Map.of("h:1", "2"));
+        assertThat(tryOnce(H, T)).as("re-entry").isNull();
+        assertThat(raw.hgetall(NAME)).isEqualTo(Map.of(H, "2"));
     }
 
     @Test
     void expiredHeadsAreDroppedByEveryScript() {
-        holdForever("h:1");
-        attempt("a:1", SLOT, T);
-        attempt("b:1", SLOT, T);
-        attempt("c:1", SLOT, T);
+        holdForever(H);
+        attempt(A, SLOT, T);
+        attempt(B, SLOT, T);
+        attempt(C, SLOT, T);
         // a head without a deadline (never written by Redisson or dlock) counts as expired too
-        raw.sync().rpush(QUEUE, "x:1");
-        raw.sync().lpush(QUEUE, "y:1");
+        raw.sync().rpush(QUEUE, X);
+        raw.sync().lpush(QUEUE, Y);
         assertThat(release("nobody:1", T + 1500)).as("not the holder").isNull();
-        assertThat(queue()).as("y (no deadline) and a (deadline T+1000) dropped").containsExactly("b:1", "c:1", "x:1");
-        assertThat(release("h:1", T + 2500)).isEqualTo(1L);
-        assertThat(queue()).containsExactly("c:1", "x:1");
+        assertThat(queue()).as("y (no deadline) and a (deadline T+1000) dropped").containsExactly(B, C, X);
+        assertThat(release(H, T + 2500)).isEqualTo(1L);
+        assertThat(queue()).containsExactly(C, X);
     }
 
     @Test
     void aWaiterThatGivesUpLeavesAndThoseBehindMoveUpOneSlot() throws InterruptedException {
-        holdForever("h:1");
-        attempt("a:1", SLOT, T);
-        attempt("b:1", 4000, T);
-        attempt("c:1", SLOT, T);
-        attempt("d:1", SLOT, T);
+        holdForever(H);
+        attempt(A, SLOT, T);
+        attempt(B, 4000, T);
+        attempt(C, SLOT, T);
+        attempt(D, SLOT, T);
         // b: 2 x its 4 s slot; c and d: Redisson's enqueue (the last one's deadline plus the slot) is later
-        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("b:1", 8000L),
-                Map.entry("c:1", 9000L), Map.entry("d:1", 10_000L));
-        assertThat(giveUp("b:1", 4000, T + 10)).isEqualTo(1L);
-        assertThat(deadlines()).containsExactly(Map.entry("a:1", 1000L), Map.entry("c:1", 5000L),
-                Map.entry("d:1", 6000L));
-        assertThat(giveUp("b:1", 4000, T + 10)).as("not queued any more").isZero();
+        assertThat(deadlines()).containsExactly(Map.entry(A, 1000L), Map.entry(B, 8000L),
+                Map.entry(C, 9000L), Map.entry(D, 10_000L));
+        assertThat(giveUp(B, 4000, T + 10)).isEqualTo(1L);
+        assertThat(deadlines()).containsExactly(Map.entry(A, 1000L), Map.entry(C, 5000L),
+                Map.entry(D, 6000L));
+        assertThat(giveUp(B, 4000, T + 10)).as("not queued any more").isZero();
 
         // the head leaves while the lock is free: the new head is told, nobody else would
         raw.sync().del(NAME);
-        attempt("c:1", SLOT, T + 20);
-        attempt("d:1", SLOT, T + 20);
-        try (RawRedis.Subscription c = raw.subscribe(CHANNEL + ":c:1");
-             RawRedis.Subscription d = raw.subscribe(CHANNEL + ":d:1")) {
-            assertThat(giveUp("a:1", SLOT, T + 30)).isEqualTo(1L);
+        attempt(C, SLOT, T + 20);
+        attempt(D, SLOT, T + 20);
+        try (RawRedis.Subscription c = raw.subscribe(CHANNEL + ":" + C);
+             RawRedis.Subscription d = raw.subscribe(CHANNEL + ":" + D)) {
+            assertThat(giveUp(A, SLOT, T + 30)).isEqualTo(1L);
             assertThat(c.messages().poll(2, SECONDS)).isEqualTo("0");
             assertThat(d.messages().poll(200, MILLISECONDS)).isNull();
         }
-        assertThat(queue()).containsExactly("c:1", "d:1");
+        assertThat(queue()).containsExactly(C, D);
     }
 
     @Test
     void theLastReleaseWakesTheHeadOnlyAndAFailedOneDoesNotTouchTheHold() throws InterruptedException {
-        holdBy("h:1", 20_000);
-        raw.sync().hset(NAME, "h:1", "2");
-        attempt("a:1", SLOT, T);
-        attempt("b:1", SLOT, T);
-        try (RawRedis.Subscription a = raw.subscribe(CHANNEL + ":a:1");
-             RawRedis.Subscription b = raw.subscribe(CHANNEL + ":b:1");
+        holdBy(H, 20_000);
+        raw.sync().hset(NAME, H, "2");
+        attempt(A, SLOT, T);
+        attempt(B, SLOT, T);
+        try (RawRedis.Subscription a = raw.subscribe(CHANNEL + ":" + A);
+             RawRedis.Subscription b = raw.subscribe(CHANNEL + ":" + B);
              RawRedis.Subscription plain = raw.subscribe(CHANNEL)) {
-            assertThat(release("a:1", T + 10)).as("a waiter does not hold it").isNull();
-            assertThat(release("h:1", T + 10)).as("partial").isZero();
+            assertThat(release(A, T + 10)).as("a waiter does not hold it").isNull();
+            assertThat(release(H, T + 10)).as("partial").isZero();
             assertThat(a.messages().poll(200, MILLISECONDS)).isNull();
-            assertThat(release("h:1", T + 10)).isEqualTo(1L);
+            assertThat(release(H, T + 10)).isEqualTo(1L);
             assertThat(a.messages().poll(2, SECONDS)).isEqualTo("0");
             assertThat(b.messages().poll(200, MILLISECONDS)).isNull();
             assertThat(plain.messages()).isEmpty();
 
             // a release by a non-holder of a free lock fails, and wakes the head all the same
-            assertThat(release("h:1", T + 20)).isNull();
+            assertThat(release(H, T + 20)).isNull();
             assertThat(a.messages().poll(2, SECONDS)).isEqualTo("0");
 
             // forceUnlock wakes the head (it removes only a lock: a holder field of the owner shape <uuid>:<n>)
@@ -254,14 +271,14 @@ class FairLockScriptsIT {
             assertThat(a.messages().poll(2, SECONDS)).isEqualTo("0");
             assertThat(run(Scripts.FAIR_FORCE_RELEASE, Long.toString(T + 30), "publish", CHANNEL)).isZero();
         }
-        assertThat(queue()).containsExactly("a:1", "b:1");
+        assertThat(queue()).containsExactly(A, B);
     }
 
     @Test
     void scoresStayExactEpochMillis() {
-        holdForever("h:1");
+        holdForever(H);
         long now = 1_723_456_789_012L;
-        run(Scripts.FAIR_ACQUIRE, "30000", "a:1", "300000", Long.toString(now), "1", "100000");
+        run(Scripts.FAIR_ACQUIRE, "30000", A, "300000", Long.toString(now), "1", "100000");
         List<ScoredValue<String>> scores = raw.sync().zrangeWithScores(TIMEOUTS, 0, -1);
         assertThat(scores).hasSize(1);
         assertThat((long) scores.get(0).getScore()).isEqualTo(now + 300_000L);

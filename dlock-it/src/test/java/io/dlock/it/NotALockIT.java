@@ -112,6 +112,21 @@ class NotALockIT {
                 .satisfies(e -> assertNoneOf(hash, e.getMessage().replace(name, "NAME")));
     }
 
+    /** An acquisition is refused too (it would wait for ever: the key has no TTL), and writes nothing. */
+    @ParameterizedTest
+    @MethodSource("kindsAndHashes")
+    void acquiringAHashThatIsNotALockIsRefusedAndLeavesIt(LockKind kind, Map<String, String> hash, LockClient a) {
+        DistributedLock lock = a.getLock(kind, name);
+        raw.sync().hset(name, hash);
+        assertThatThrownBy(() -> lock.tryLock(10, SECONDS)).isInstanceOf(NotALockException.class)
+                .hasMessageContaining("'" + name + "'").hasMessageContaining("not a lock")
+                .satisfies(e -> assertNoneOf(hash, e.getMessage().replace(name, "NAME")));
+        assertThat(lock.lockAsync()).failsWithin(java.time.Duration.ofSeconds(10)).withThrowableThat()
+                .havingCause().isInstanceOf(NotALockException.class);
+        assertThat(raw.hgetall(name)).isEqualTo(hash);
+        assertThat(raw.pttl(name)).as("no TTL was added either").isEqualTo(-1L);
+    }
+
     static Stream<Arguments> kindsAndHashes() {
         return Stream.of(LockKind.values())
                 .flatMap(kind -> hashesThatAreNotLocks().map(hash -> Arguments.of(kind, hash)));
