@@ -211,6 +211,15 @@ final class AcquireLoop {
     }
 
     private void attemptInRedis() {
+        if (result.isDone()) {
+            // abandoned or failed since this step was chosen: an attempt sent now could only take the lock to give it
+            // back (undo), holding it meanwhile. A turn this loop may have been given goes to the next local waiter.
+            if (gate != null) {
+                gate.passOn();
+            }
+            end(false);
+            return;
+        }
         unusedWakeup = false;
         attemptedWhileSubscribed = subscription != null && subscription.ready().isDone();
         CompletableFuture<Long> reply = Errors.call(() -> attempt.get());
