@@ -539,6 +539,9 @@ public abstract class AbstractLockContractIT {
         DistributedLock holder = on(a);
         holder.lock(60, SECONDS);
         DistributedLock lock = on(b);
+        // b's connection to the lock's node is up first: on a Cluster the first command to a node waits for its
+        // connection, and an attempt sent before the cancel could then run after the holder's unlock (and be undone)
+        assertThat(lock.isLocked()).isTrue();
         CompletableFuture<Void> waiting = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, 4242L);
         Leaks.awaitWaiters(b, 1);
         assertThat(waiting.cancel(true)).isTrue();
