@@ -37,6 +37,7 @@
 
 --#include invalid_lease
 --#include drop_expired_heads
+--#include take_queue_head
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
@@ -78,15 +79,11 @@ local head, head_deadline = drop_expired_heads(KEYS[2], KEYS[3], now)
 local locked = redis.call('exists', KEYS[1]) == 1
 if not locked and (not head or head == field) then
     if head then
-        redis.call('lpop', KEYS[2])
-        redis.call('zrem', KEYS[3], field)
-        local behind = redis.call('zrange', KEYS[3], 0, -1)
-        for i = 1, #behind do
-            redis.call('zincrby', KEYS[3], -slot, behind[i])
-        end
+        take_queue_head(KEYS[1], KEYS[2], KEYS[3], slot, ARGV[1])
+    else
+        redis.call('hset', KEYS[1], field, 1)
+        redis.call('pexpire', KEYS[1], ARGV[1])
     end
-    redis.call('hset', KEYS[1], field, 1)
-    redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
 end
 

@@ -155,6 +155,16 @@ public final class HoldTable {
         update(id, e -> e.marks.add(mark));
     }
 
+    /** @return whether {@code id} has {@code mark} */
+    public boolean marked(HoldId id, Mark mark) {
+        boolean[] has = new boolean[1];
+        entries.computeIfPresent(id, (k, entry) -> {
+            has[0] = entry.marks.contains(mark);
+            return entry;
+        });
+        return has[0];
+    }
+
     /** @return whether {@code id} had {@code mark} (which is now cleared) */
     public boolean unmark(HoldId id, Mark mark) {
         boolean[] had = new boolean[1];

@@ -1,5 +1,7 @@
 package io.dlock.internal.lock;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * One owner's {@link AcquireLoop.LocalGate} onto the {@link LocalCohort} of its lock name: every call looks the
  * cohort up afresh (it comes and goes with use) and tidies it afterwards.
@@ -9,12 +11,27 @@ final class CohortGate implements AcquireLoop.LocalGate {
     private final String name;
     private final long ownerId;
     private final long leaseMs;
+    private final long refreshNanos;
+    private final BooleanSupplier placeInRedis;
 
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs) {
+        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true);
+    }
+
+    /**
+     * @param refreshNanos the longest the owner waits locally before it asks Redis again, even behind a live local
+     *                     holder ({@code Long.MAX_VALUE}: no such limit)
+     * @param placeInRedis whether the owner may wait locally now: a fair-lock waiter first needs its place in the
+     *                     Redis queue, taken by an attempt
+     */
+    CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs, long refreshNanos,
+               BooleanSupplier placeInRedis) {
         this.cohorts = cohorts;
         this.name = name;
         this.ownerId = ownerId;
         this.leaseMs = leaseMs;
+        this.refreshNanos = refreshNanos;
+        this.placeInRedis = placeInRedis;
     }
 
     @Override
@@ -26,7 +43,8 @@ final class CohortGate implements AcquireLoop.LocalGate {
     @Override
     public LocalWaiter queue(long maxWaitNanos) {
         LocalCohort cohort = cohorts.find(name);
-        return cohort == null ? null : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos);
+        return cohort == null || !placeInRedis.getAsBoolean() ? null
+                : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos);
     }
 
     @Override

@@ -7,7 +7,10 @@ import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -187,12 +190,31 @@ final class FairProtocol implements LockProtocol {
                         Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
                         mayQueue ? "1" : "0", maxSleep, Long.toString(known), held),
                 new LockContext.AcquireReplies() {
+                    @Override
+                    public void granted(Hold hold) {
+                        services.cohorts.acquired(name, ownerId, hold);
+                    }
+
                     /** Out of the queue once granted; a gone hold changed nothing, so there is no place to leave. */
                     @Override
                     public void ended() {
                         services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
                     }
                 });
+    }
+
+    /**
+     * Owners of this client wait behind a local holder inside the client once they have their place in the Redis
+     * queue, and ask Redis again at least every {@code S / 3}, as a waiter sleeping on its channel does, so that their
+     * deadline stays fresh. The release hands the lock to whichever of them Redis has first in line
+     * ({@link #release}).
+     */
+    @Override
+    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+        HoldId id = new HoldId(name, context.ownerField(ownerId));
+        return new CohortGate(services.cohorts, name, ownerId, leaseMs,
+                TimeUnit.MILLISECONDS.toNanos(Long.parseLong(maxSleep)),
+                () -> services.holds.marked(id, Mark.FAIR_QUEUE_PLACE));
     }
 
     /**
@@ -224,13 +246,43 @@ final class FairProtocol implements LockProtocol {
                 }));
     }
 
+    /**
+     * Releases one hold of {@code ownerId}. When it is the owner's last and owners of this client wait behind it
+     * locally, the same script call gives the lock to the first waiter in the Redis queue if that is one of them
+     * (a local hand-off that leaves exactly what that waiter's own acquisition would have left, and publishes
+     * nothing); if the first in line belongs to another client, or nobody waits, it is an ordinary release.
+     */
     @Override
     public CompletableFuture<Long> release(long ownerId, Hold hold) {
         String field = context.ownerField(ownerId);
-        return services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field,
-                Long.toString(context.leaseAfterRelease(hold)), Long.toString(services.clock.millis()),
-                services.publishCommand, channelPrefix, context.countAfterRelease(new HoldId(name, field), hold),
-                "release");
+        String lease = Long.toString(context.leaseAfterRelease(hold));
+        String count = context.countAfterRelease(new HoldId(name, field), hold);
+        return HandOffRelease.send(this, ownerId, hold, new HandOffRelease.HandOffScript() {
+            @Override
+            public CompletableFuture<HandOffRelease.Outcome> send(List<HandOffRelease.Receiver> receivers) {
+                List<String> args = new ArrayList<>(List.of(field, lease, Long.toString(services.clock.millis()),
+                        services.publishCommand, channelPrefix, count, "release", slot));
+                for (HandOffRelease.Receiver receiver : receivers) {
+                    args.add(receiver.field());
+                    args.add(Long.toString(receiver.leaseMs()));
+                }
+                return services.scripts.<Long>run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys,
+                        args.toArray(new String[0])).thenApply(reply -> reply != null && reply >= 2L
+                        ? new HandOffRelease.Outcome.MovedTo((int) (reply - 2))
+                        : new HandOffRelease.Outcome.Released(reply));
+            }
+
+            @Override
+            public boolean picksInRedis() {
+                return true;
+            }
+
+            @Override
+            public void handedTo(long receiverId) {
+                services.holds.unmark(new HoldId(name, context.ownerField(receiverId)), Mark.FAIR_QUEUE_PLACE);
+            }
+        }, () -> services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field, lease,
+                Long.toString(services.clock.millis()), services.publishCommand, channelPrefix, count, "release"));
     }
 
     @Override
@@ -241,6 +293,7 @@ final class FairProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Boolean> forceRelease() {
         services.renewer.discardAll(name);
+        services.cohorts.cleared(name);
         CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER,
                 keys, Long.toString(services.clock.millis()), services.publishCommand, channelPrefix);
         return context.mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");

@@ -5,25 +5,64 @@ import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * The release of exclusive kinds with a {@link LocalCohort}: when an owner releases its last acquisition and another
- * owner of this client waits behind it, a hand-off script moves the lock to the first of them; otherwise (or when the
+ * The release of exclusive kinds with a {@link LocalCohort}: when an owner releases its last acquisition and other
+ * owners of this client wait behind it, a hand-off script moves the lock to one of them; otherwise (or when the
  * script moves nothing) the kind's release script runs. Replies like a release: 1 + n = the owner's last hold is gone
  * and its unlock message reached n subscribers (a hand-off counts as 1), 0 = holds remain, nil = the owner held
  * nothing. Keeps the cohort informed either way: when the message reached other clients' waiters, this client's
  * owners give them a head start ({@link LocalCohort#released(long, boolean, long)}).
+ *
+ * <p>Two shapes of hand-off, chosen by the kind ({@link HandOffScript#picksInRedis()}):
+ * <ul>
+ *   <li>to the first local waiter (the plain lock): the script moves the lock to it or answers that it moved nothing,
+ *       and then the release script runs;</li>
+ *   <li>to whichever of all local waiters Redis has first in its own line (the fair lock): one script releases, and
+ *       if the first in line is one of them, gives it the lock; otherwise it is an ordinary release.</li>
+ * </ul>
  */
 final class HandOffRelease {
 
-    /**
-     * Sends a hand-off script for the receiver's field and lease (ms). Its reply: 1 = the lock moved to the receiver,
-     * 0 = nothing moved (release as usual), nil = the owner held nothing.
-     */
+    /** A waiter the lock may be handed to: its hash field and lease in ms. */
+    record Receiver(String field, long leaseMs) {
+    }
+
+    /** What a hand-off script did. */
+    sealed interface Outcome {
+        /** The lock moved to the receiver at this index. */
+        record MovedTo(int receiver) implements Outcome {
+        }
+
+        /** Nothing moved and nothing was released: the release script runs next. */
+        record NotMoved() implements Outcome {
+        }
+
+        /** Nothing moved, but the script released as the release script would have, with this reply. */
+        record Released(Long reply) implements Outcome {
+        }
+    }
+
+    /** A kind's hand-off script. */
     interface HandOffScript {
-        CompletableFuture<Long> send(String toField, long toLeaseMs);
+        /** Sends the script for the releasing owner and these receivers, in the cohort's order. */
+        CompletableFuture<Outcome> send(List<Receiver> receivers);
+
+        /**
+         * @return true when the script picks among every local waiter by Redis's own order (and releases when none
+         *         is first), false when it takes the first local waiter only
+         */
+        default boolean picksInRedis() {
+            return false;
+        }
+
+        /** The lock was handed to {@code ownerId}, before its wait ends: the kind drops what its waiting left. */
+        default void handedTo(long ownerId) {
+        }
     }
 
     private HandOffRelease() {
@@ -43,40 +82,47 @@ final class HandOffRelease {
         LockServices services = context.services();
         String name = context.name();
         LocalCohort cohort = services.cohorts.find(name);
-        LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(ownerId, hold);
+        List<LocalWaiter> reserved = cohort == null ? List.of()
+                : cohort.reserveHandoff(ownerId, hold, handOff.picksInRedis());
         long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
-        if (next == null) {
+        if (reserved.isEmpty()) {
             return releaseInRedis(protocol, ownerId, release, messagesBefore);
         }
-        String nextField = protocol.holdField(next.ownerId);
+        List<Receiver> receivers = new ArrayList<>(reserved.size());
+        for (LocalWaiter waiter : reserved) {
+            receivers.add(new Receiver(protocol.holdField(waiter.ownerId),
+                    waiter.leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : waiter.leaseMs));
+        }
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = Errors.call(() -> handOff.send(nextField,
-                next.leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : next.leaseMs));
-        return reply.handle((moved, error) -> {
-            if (error == null && moved != null && moved == 1L) {
-                Hold nextHold = context.recordGrant(protocol.holdKey(), nextField, next.ownerId, next.leaseMs, sentAt,
-                        services.hashFieldRenewal);
+        CompletableFuture<Outcome> reply = Errors.call(() -> handOff.send(receivers));
+        return reply.handle((outcome, error) -> {
+            if (error == null && outcome instanceof Outcome.MovedTo moved) {
+                LocalWaiter next = reserved.get(moved.receiver());
+                Hold nextHold = context.recordGrant(protocol.holdKey(), receivers.get(moved.receiver()).field(),
+                        next.ownerId, next.leaseMs, sentAt, services.hashFieldRenewal);
+                handOff.handedTo(next.ownerId);
                 services.events.get().handedOff(nextHold);
-                // The receiver was reserved before the script was sent, so it still waits for exactly this outcome
-                // and nothing else can have sent it to Redis. If its caller gave up meanwhile, its own acquisition
-                // gives the lock back: never a release on its behalf here, which raced with a new attempt of the same
-                // owner and freed a lock that owner believed it held (issue 18, see LocalCohort#reserveHandoff).
-                cohort.handedOff(next, nextHold);
+                // The receivers were reserved before the script was sent, so they still wait for exactly this outcome
+                // and nothing else can have sent them to Redis. If the receiver's caller gave up meanwhile, its own
+                // acquisition gives the lock back: never a release on its behalf here, which raced with a new attempt
+                // of the same owner and freed a lock that owner believed it held (issue 18, see
+                // LocalCohort#reserveHandoff).
+                cohort.handedOff(reserved, moved.receiver(), nextHold);
                 return CompletableFuture.completedFuture(1L);
             }
-            // Not moved, or unknown after an error: the receiver asks Redis itself; this release goes on. A hand-off
-            // that ran although its reply was lost gave the receiver a count its client does not know of: its next
-            // attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
+            // Not moved, or unknown after an error: the receivers ask Redis themselves; this release goes on. A
+            // hand-off that ran although its reply was lost gave a receiver a count its client does not know of: its
+            // next attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
             if (error != null) {
-                services.holds.mayHaveRun(new HoldId(protocol.holdKey(), nextField));
+                receivers.forEach(r -> services.holds.mayHaveRun(new HoldId(protocol.holdKey(), r.field())));
             }
-            cohort.handoffFailed(next);
+            cohort.handoffFailed(reserved);
             if (error != null) {
                 return CompletableFuture.<Long>failedFuture(error);
             }
-            if (moved == null) {
-                services.cohorts.released(name, ownerId);
-                return CompletableFuture.<Long>completedFuture(null);
+            if (outcome instanceof Outcome.Released released) {
+                return CompletableFuture.completedFuture(released.reply())
+                        .thenApply(r -> afterRelease(protocol, ownerId, r, messagesBefore));
             }
             return releaseInRedis(protocol, ownerId, release, messagesBefore);
         }).thenCompose(f -> f);
@@ -89,17 +135,20 @@ final class HandOffRelease {
     private static CompletableFuture<Long> releaseInRedis(LockProtocol protocol, long ownerId,
                                                           Supplier<CompletableFuture<Long>> release,
                                                           long messagesBefore) {
+        return release.get().thenApply(released -> afterRelease(protocol, ownerId, released, messagesBefore));
+    }
+
+    /** Tells the cohort what a release through Redis did; returns its reply. */
+    private static Long afterRelease(LockProtocol protocol, long ownerId, Long released, long messagesBefore) {
         LockServices services = protocol.context().services();
         String name = protocol.context().name();
-        return release.get().thenApply(released -> {
-            if (released == null) {
-                services.cohorts.released(name, ownerId);
-            } else if (released >= 1L) {
-                // this client's own subscription, when it has one, is among the receivers
-                long own = services.wakeups.listensTo(protocol.wakeupChannel(ownerId)) ? 1 : 0;
-                services.cohorts.released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
-            }
-            return released;
-        });
+        if (released == null) {
+            services.cohorts.released(name, ownerId);
+        } else if (released >= 1L) {
+            // this client's own subscription, when it has one, is among the receivers
+            long own = services.wakeups.listensTo(protocol.wakeupChannel(ownerId)) ? 1 : 0;
+            services.cohorts.released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
+        }
+        return released;
     }
 }

@@ -4,6 +4,7 @@ import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.TaskScheduler;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -50,10 +51,11 @@ final class LocalCohort {
     private final LocalHolder holder;
     private final Deque<LocalWaiter> waiters = new ArrayDeque<>();
     /**
-     * The waiter a hand-off script was sent for, until its outcome is known. It is out of {@link #waiters}: nothing
-     * but that outcome ({@link #handedOff}, {@link #handoffFailed}) ends its wait.
+     * The waiters a hand-off script was sent for (one, or every waiter when the script picks among them), until its
+     * outcome is known; empty when none is under way. They are out of {@link #waiters}: nothing but that outcome
+     * ({@link #handedOff}, {@link #handoffFailed}) ends their wait.
      */
-    private LocalWaiter handingOff;
+    private List<LocalWaiter> handingOff = List.of();
     /**
      * Other clients' head start after a release that woke them: while it runs, owners of this client queue instead
      * of asking Redis, and the first of them asks when it ends ({@link #headStartOver}).
@@ -86,12 +88,21 @@ final class LocalCohort {
      *         cohort also answers null
      */
     synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
+        return queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #queueBehindLocalHolder(long, long, long)} for a waiter that must ask Redis again after
+     * {@code refreshNanos} even while the local holder lives ({@code Long.MAX_VALUE}: never).
+     */
+    synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos, long refreshNanos) {
         if (retired || !(headStart.running() || hasLiveHolder()) || holder.is(ownerId)) {
             return null;
         }
         long now = nanoTime.getAsLong();
         Long deadline = maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos;
-        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline);
+        Long refreshAt = refreshNanos == Long.MAX_VALUE ? null : now + refreshNanos;
+        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt);
         waiters.addLast(waiter);
         scheduleCheck(waiter, now);
         return waiter;
@@ -103,6 +114,9 @@ final class LocalCohort {
         long sleep = held == null ? recheckNanos : Math.min(held.validForNanos(now), recheckNanos);
         if (waiter.deadlineNanos != null) {
             sleep = Math.min(sleep, waiter.deadlineNanos - now);
+        }
+        if (waiter.refreshAtNanos != null) {
+            sleep = Math.min(sleep, waiter.refreshAtNanos - now);
         }
         waiter.cancelTimeout = scheduler.schedule(() -> check(waiter), Math.max(0, sleep));
     }
@@ -118,7 +132,8 @@ final class LocalCohort {
             }
             long now = nanoTime.getAsLong();
             boolean timeLeft = waiter.deadlineNanos == null || waiter.deadlineNanos - now > 0;
-            if (timeLeft && (headStart.running() || hasLiveHolder())) {
+            boolean fresh = waiter.refreshAtNanos == null || waiter.refreshAtNanos - now > 0;
+            if (timeLeft && fresh && (headStart.running() || hasLiveHolder())) {
                 scheduleCheck(waiter, now);
                 return;
             }
@@ -134,6 +149,9 @@ final class LocalCohort {
     void leave(LocalWaiter waiter) {
         synchronized (this) {
             if (!waiters.remove(waiter)) {
+                if (handingOff.contains(waiter)) {
+                    waiter.leftWhileReserved = true;
+                }
                 return;
             }
         }
@@ -175,40 +193,88 @@ final class LocalCohort {
      * <p>The caller must settle the reservation with {@link #handedOff} or {@link #handoffFailed}.
      */
     synchronized LocalWaiter reserveHandoff(long ownerId, Hold hold) {
-        if (retired || !holder.is(ownerId) || hold == null || hold.acquisitions() != 1
-                || handingOff != null || holder.handoffsInARow() >= maxHandoffs) {
-            return null;
+        List<LocalWaiter> reserved = reserveHandoff(ownerId, hold, false);
+        return reserved.isEmpty() ? null : reserved.get(0);
+    }
+
+    /**
+     * {@link #reserveHandoff(long, Hold)}, or with {@code everyWaiter} the whole line at once, for a hand-off script
+     * that gives the lock to whichever of them Redis has first in its own queue (the fair lock): then consecutive
+     * hand-offs are not capped, since Redis's queue already decides who is next, other clients included.
+     *
+     * @return the reserved waiters (to be settled as one), empty when there is no hand-off
+     */
+    synchronized List<LocalWaiter> reserveHandoff(long ownerId, Hold hold, boolean everyWaiter) {
+        if (retired || !holder.is(ownerId) || hold == null || hold.acquisitions() != 1 || !handingOff.isEmpty()
+                || (!everyWaiter && holder.handoffsInARow() >= maxHandoffs) || waiters.isEmpty()) {
+            return List.of();
         }
-        LocalWaiter next = waiters.pollFirst();
-        if (next != null) {
-            next.cancelTimeout.run();
-            handingOff = next;
-        }
-        return next;
+        List<LocalWaiter> reserved = everyWaiter ? takeAll() : List.of(waiters.pollFirst());
+        reserved.forEach(waiter -> waiter.cancelTimeout.run());
+        handingOff = reserved;
+        return reserved;
     }
 
     /** The hand-off script moved the lock to the {@link #reserveHandoff reserved} {@code waiter}, recorded as {@code hold}. */
     void handedOff(LocalWaiter waiter, Hold hold) {
+        handedOff(List.of(waiter), 0, hold);
+    }
+
+    /**
+     * The hand-off script moved the lock to {@code reserved.get(chosen)}, recorded as {@code hold}; the other reserved
+     * waiters go back to the head of the line, in their order, now behind the new holder (one whose caller left
+     * meanwhile is sent on instead, to end its wait).
+     */
+    void handedOff(List<LocalWaiter> reserved, int chosen, Hold hold) {
+        LocalWaiter receiver = reserved.get(chosen);
+        List<LocalWaiter> left = new ArrayList<>();
         synchronized (this) {
-            settle(waiter);
-            holder.handedTo(waiter.ownerId, hold);
+            settle(reserved);
+            holder.handedTo(receiver.ownerId, hold);
+            long now = nanoTime.getAsLong();
+            for (int i = reserved.size() - 1; i >= 0; i--) {
+                LocalWaiter waiter = reserved.get(i);
+                if (i == chosen) {
+                    continue;
+                }
+                if (waiter.leftWhileReserved) {
+                    left.add(waiter);
+                } else {
+                    waiters.addFirst(waiter);
+                    scheduleCheck(waiter, now);
+                }
+            }
         }
-        finish(waiter, LocalWaiter.Turn.HANDED_OVER);
+        finish(receiver, LocalWaiter.Turn.HANDED_OVER);
+        left.forEach(LocalCohort::sendToRedis);
     }
 
     /** The hand-off did not happen (or its outcome is unknown): the {@link #reserveHandoff reserved} waiter asks Redis. */
     void handoffFailed(LocalWaiter waiter) {
-        synchronized (this) {
-            settle(waiter);
-        }
-        sendToRedis(waiter);
+        handoffFailed(List.of(waiter));
     }
 
-    private void settle(LocalWaiter waiter) {
-        if (handingOff != waiter) {
-            throw new IllegalStateException("hand-off to owner " + waiter.ownerId + " was not reserved");
+    /** The hand-off did not happen (or its outcome is unknown): every reserved waiter asks Redis. */
+    void handoffFailed(List<LocalWaiter> reserved) {
+        synchronized (this) {
+            settle(reserved);
         }
-        handingOff = null;
+        reserved.forEach(LocalCohort::sendToRedis);
+    }
+
+    private void settle(List<LocalWaiter> reserved) {
+        if (!handingOff.equals(reserved)) {
+            throw new IllegalStateException("hand-off to owners " + owners(reserved) + " was not reserved");
+        }
+        handingOff = List.of();
+    }
+
+    private static String owners(List<LocalWaiter> waiters) {
+        StringBuilder b = new StringBuilder();
+        for (LocalWaiter waiter : waiters) {
+            b.append(b.length() == 0 ? "" : " ").append(waiter.ownerId);
+        }
+        return b.toString();
     }
 
     /** {@code ownerId} lost the lock, or did not hold it: {@link #released(long, boolean, long)}, giving no way. */
@@ -321,7 +387,7 @@ final class LocalCohort {
      *         null
      */
     synchronized Hold holdToVerify() {
-        return !retired && handingOff == null && !waiters.isEmpty() && hasLiveHolder() ? holder.hold() : null;
+        return !retired && handingOff.isEmpty() && !waiters.isEmpty() && hasLiveHolder() ? holder.hold() : null;
     }
 
     /**
@@ -333,7 +399,7 @@ final class LocalCohort {
     void holderGone(Hold hold) {
         List<LocalWaiter> all;
         synchronized (this) {
-            if (holder.hold() != hold || handingOff != null) {
+            if (holder.hold() != hold || !handingOff.isEmpty()) {
                 return;
             }
             holder.forget();
@@ -349,14 +415,14 @@ final class LocalCohort {
      * out or was lost counts as none); a retired cohort answers nothing and is not used again.
      */
     synchronized boolean retireIfIdle() {
-        if (!hasLiveHolder() && waiters.isEmpty() && handingOff == null && !headStart.running()) {
+        if (!hasLiveHolder() && waiters.isEmpty() && handingOff.isEmpty() && !headStart.running()) {
             retired = true;
         }
         return retired;
     }
 
     synchronized int waiterCount() {
-        return waiters.size() + (handingOff == null ? 0 : 1);
+        return waiters.size() + handingOff.size();
     }
 
     /**
@@ -368,7 +434,7 @@ final class LocalCohort {
         for (LocalWaiter waiter : waiters) {
             b.append(waiter.ownerId).append(' ');
         }
-        b.append("] handingOff=").append(handingOff == null ? "none" : Long.toString(handingOff.ownerId));
+        b.append("] handingOff=").append(handingOff.isEmpty() ? "none" : owners(handingOff));
         b.append(headStart.running() ? " givingWay" : "");
         return b.append(retired ? " retired" : "").toString();
     }

@@ -18,12 +18,23 @@ final class LocalWaiter {
     final CompletableFuture<Turn> turn = new CompletableFuture<>();
     /** When the waiter's caller stops waiting ({@link System#nanoTime} scale), or null without limit. */
     final Long deadlineNanos;
+    /**
+     * When the waiter must ask Redis again even behind a live local holder, or null never: a fair-lock waiter keeps
+     * its place in the Redis queue fresh this way ({@link FairProtocol}).
+     */
+    final Long refreshAtNanos;
     /** Cancels the waiter's timer; set by the cohort under its monitor. */
     volatile Runnable cancelTimeout = () -> { };
+    /**
+     * Its caller left while a hand-off had it reserved (guarded by the cohort's monitor): if the lock goes to another
+     * reserved waiter, this one is not put back in line but sent on ({@link LocalCohort#leave}).
+     */
+    boolean leftWhileReserved;
 
-    LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos) {
+    LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos, Long refreshAtNanos) {
         this.ownerId = ownerId;
         this.leaseMs = leaseMs;
         this.deadlineNanos = deadlineNanos;
+        this.refreshAtNanos = refreshAtNanos;
     }
 }

@@ -93,11 +93,21 @@ final class PlainProtocol implements LockProtocol {
     @Override
     public CompletableFuture<Long> release(long ownerId, Hold hold) {
         String field = context.ownerField(ownerId);
-        return HandOffRelease.send(this, ownerId, hold, (toField, toLeaseMs) -> services.scripts.run(
-                Scripts.LOCK_HANDOFF, ScriptOutputType.INTEGER, lockKey, field, toField, Long.toString(toLeaseMs)),
+        return HandOffRelease.send(this, ownerId, hold, receivers -> services.scripts.<Long>run(Scripts.LOCK_HANDOFF,
+                        ScriptOutputType.INTEGER, lockKey, field, receivers.get(0).field(),
+                        Long.toString(receivers.get(0).leaseMs()))
+                .thenApply(PlainProtocol::handOffOutcome),
                 () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
                         Long.toString(context.leaseAfterRelease(hold)), services.publishCommand, channel,
                         context.countAfterRelease(new HoldId(name, field), hold), "release"));
+    }
+
+    /** lock_handoff.lua's reply: 1 = moved, 0 = nothing moved (release as usual), nil = the owner held nothing. */
+    private static HandOffRelease.Outcome handOffOutcome(Long reply) {
+        if (reply == null) {
+            return new HandOffRelease.Outcome.Released(null);
+        }
+        return reply == 1L ? new HandOffRelease.Outcome.MovedTo(0) : new HandOffRelease.Outcome.NotMoved();
     }
 
     @Override

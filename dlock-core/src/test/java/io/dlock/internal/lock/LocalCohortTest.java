@@ -843,4 +843,92 @@ class LocalCohortTest {
         assertSentToRedis(w2);
         assertThat(cohort.waiterCount()).isZero();
     }
+
+    // ---- hand-offs that Redis's own line decides (the fair lock) ----
+
+    @Test
+    void aHandOffToAnyWaiterReservesTheWholeLineAndPutsTheOthersBackInOrder() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, true);
+        assertThat(reserved).containsExactly(b, c, d);
+        assertThat(time.pending()).as("reserved waiters' timers are cancelled").isZero();
+        assertThat(cohort.reserveHandoff(1, first, true)).as("one hand-off at a time").isEmpty();
+        time.advanceMillis(RECHECK_MS * 5);
+        reserved.forEach(LocalCohortTest::assertStillWaiting);
+
+        Hold cHold = grant(3, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(reserved, 1, cHold); // Redis had owner 3 first in its line
+        assertHandedOver(c);
+        assertStillWaiting(b);
+        assertStillWaiting(d);
+        assertThat(cohort.describe()).contains("holder=3").contains("waiters=[2 4 ]");
+        assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
+    }
+
+    @Test
+    void aHandOffToAnyWaiterIsNotCappedSinceRedisDecidesWhoIsNext() {
+        LocalCohort cohort = cohort(1);
+        Hold hold = acquire(cohort, 1);
+        long owner = 1;
+        for (long next = 2; next <= 5; next++) {
+            LocalWaiter waiter = cohort.queueBehindLocalHolder(next, Hold.WATCHDOG, FOREVER);
+            List<LocalWaiter> reserved = cohort.reserveHandoff(owner, hold, true);
+            assertThat(reserved).as("hand-off %d in a row", next - 1).containsExactly(waiter);
+            Hold nextHold = grant(next, Hold.WATCHDOG);
+            releaseDone(hold);
+            cohort.handedOff(reserved, 0, nextHold);
+            hold = nextHold;
+            owner = next;
+        }
+    }
+
+    @Test
+    void aReservedWaiterWhoseCallerLeftIsSentOnWhenAnotherGetsTheLock() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, true);
+
+        cohort.leave(b);
+        assertStillWaiting(b); // the outcome of the hand-off ends its wait, nothing else
+        Hold cHold = grant(3, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(reserved, 1, cHold);
+        assertHandedOver(c);
+        assertSentToRedis(b);
+        assertThat(cohort.waiterCount()).isZero();
+    }
+
+    @Test
+    void aFailedHandOffToAnyWaiterSendsEveryReservedWaiterToRedis() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, true);
+        cohort.handoffFailed(reserved);
+        assertSentToRedis(b);
+        assertSentToRedis(c);
+        assertThat(cohort.waiterCount()).isZero();
+    }
+
+    @Test
+    void aWaiterWithARefreshAsksRedisAgainBehindALiveHolder() {
+        LocalCohort cohort = cohort(8);
+        acquire(cohort, 1);
+        LocalWaiter fair = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, 300 * MS);
+        LocalWaiter plain = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        time.advanceMillis(299);
+        assertStillWaiting(fair);
+        time.advanceMillis(1);
+        assertSentToRedis(fair);
+        assertStillWaiting(plain);
+    }
 }

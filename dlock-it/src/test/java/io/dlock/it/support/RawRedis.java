@@ -80,6 +80,22 @@ public final class RawRedis implements AutoCloseable {
         return clientId + ":" + ownerId;
     }
 
+    /** Script calls so far ({@code EVALSHA} and {@code EVAL}, from {@code INFO commandstats}; standalone only). */
+    public long scriptCalls() {
+        return commandCalls("evalsha") + commandCalls("eval");
+    }
+
+    /** Calls of {@code command} so far, from {@code INFO commandstats} (which counts those run by scripts too). */
+    public long commandCalls(String command) {
+        String prefix = "cmdstat_" + command + ":calls=";
+        for (String line : sync().info("commandstats").split("\r?\n")) {
+            if (line.startsWith(prefix)) {
+                return Long.parseLong(line.substring(prefix.length(), line.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+
     public Map<String, String> hgetall(String key) {
         return sync().hgetall(key);
     }
