@@ -153,6 +153,8 @@ class ApiShapeTest {
         assertThatThrownBy(() -> LockClient.create(LockClientConfig.builder()
                 .redisUri("redis://127.0.0.1:1").commandTimeout(Duration.ofMillis(500)).build()))
                 .isInstanceOf(LockException.class).hasMessageContaining("127.0.0.1:1");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        // a refused connection fails at once; the bound only catches a hang (a client that retries until some longer
+        // default timeout), with room for the first Lettuce/Netty start-up on a loaded 2-core machine (seen at 5.9 s)
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
     }
 }

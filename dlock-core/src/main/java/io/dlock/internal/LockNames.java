@@ -61,7 +61,15 @@ public final class LockNames {
      * {@code {x}} share it).
      */
     public static List<String> namesOfLockChannel(String channel) {
-        String prefix = LOCK_CHANNEL_PREFIX + ":";
+        return namesOfChannel(LOCK_CHANNEL_PREFIX, channel);
+    }
+
+    /**
+     * The object names whose channel {@link #prefixed prefixed} by {@code channelPrefix} is {@code channel}, as
+     * {@link #namesOfLockChannel} does for the lock channel (e.g. {@code redisson_rwlock} for read-write locks).
+     */
+    public static List<String> namesOfChannel(String channelPrefix, String channel) {
+        String prefix = channelPrefix + ":";
         if (channel == null || !channel.startsWith(prefix)) {
             return List.of();
         }
@@ -73,7 +81,7 @@ public final class LockNames {
                 names.add(inner);
             }
         }
-        if (rest.indexOf('{') >= 0 && lockChannel(rest).equals(channel)) {
+        if (rest.indexOf('{') >= 0 && prefixed(channelPrefix, rest).equals(channel)) {
             names.add(rest);
         }
         return names;

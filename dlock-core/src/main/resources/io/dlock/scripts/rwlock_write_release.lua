@@ -17,10 +17,11 @@
 -- Returns  nil when the owner holds no write hold;
 --          0 when write holds remain (count set to ARGV[6], or decremented; TTL reset to ARGV[3], or longer while one of the owner's
 --          read holds lasts longer);
---          1 when the last write hold was released: the hash is deleted, or, if the owner still has live read holds,
---          the mode becomes "read" (downgrade) and the TTL the longest of them; either way "1" is published, so
---          every waiter wakes (waiting readers may enter together after a downgrade); 0 also when "drop-unknown"
---          found nothing to drop.
+--          1 + n when the last write hold was released: the hash is deleted, or, if the owner still has live read
+--          holds, the mode becomes "read" (downgrade) and the TTL the longest of them; either way "1" is published,
+--          so every waiter wakes (waiting readers may enter together after a downgrade), and n is the number of
+--          subscribers the message reached (the releasing client tells its own from other clients'); 0 also when
+--          "drop-unknown" found nothing to drop.
 --
 -- Invariant: a hash in "write" mode has exactly one writer field; in "read" mode none. The publish runs before any
 -- write: a publish that fails aborts the script with the lock unchanged.
@@ -49,7 +50,7 @@ if left > 0 then
 end
 -- the writer field is not a read hold: the longest live read is the same before and after it goes
 local longest = longest_live_read(KEYS[1], KEYS[2])
-notify(ARGV[4], ARGV[5], '1')
+local receivers = notify(ARGV[4], ARGV[5], '1')
 if longest > 0 then
     redis.call('hdel', KEYS[1], ARGV[1])
     redis.call('hset', KEYS[1], 'mode', 'read')
@@ -57,4 +58,4 @@ if longest > 0 then
 else
     redis.call('del', KEYS[1])
 end
-return 1
+return 1 + receivers

@@ -4,6 +4,7 @@ import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.TaskScheduler;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
@@ -18,7 +19,7 @@ import java.util.function.LongSupplier;
  * (nothing else would touch them again), and, for each cohort with waiters, checks with one {@code HEXISTS} that the
  * holder's field is still in Redis: a lock freed behind the holder's back sends its waiters to Redis.
  *
- * <p>An unlock message on a lock's channel while owners wait behind a local holder means that the lock went through
+ * <p>An unlock message on a lock's channel (or a read-write lock's, for writers) while owners wait behind a local holder means that the lock went through
  * Redis without that holder's release: a force-unlock by another client (dlock, {@code dlock unlock --force},
  * Redisson), or a message from an earlier release that arrived late. {@link #unlockMessage} makes the same check at
  * once, so local waiters learn of a forced release within a few round trips instead of at the next sweep. (Local
@@ -91,7 +92,9 @@ final class LocalCohorts {
      * holder checked if owners wait behind it.
      */
     void unlockMessage(String channel) {
-        for (String name : LockNames.namesOfLockChannel(channel)) {
+        List<String> names = channel.startsWith(ReadWriteKeys.CHANNEL_PREFIX + ":")
+                ? LockNames.namesOfChannel(ReadWriteKeys.CHANNEL_PREFIX, channel) : LockNames.namesOfLockChannel(channel);
+        for (String name : names) {
             LocalCohort cohort = byName.get(name);
             if (cohort != null) {
                 cohort.unlockMessageArrived();

@@ -102,8 +102,8 @@ final class PlainProtocol implements LockProtocol {
                         context.countAfterRelease(new HoldId(name, field), hold), "release"));
     }
 
-    /** lock_handoff.lua's reply: 1 = moved, 0 = nothing moved (release as usual), nil = the owner held nothing. */
-    private static HandOffRelease.Outcome handOffOutcome(Long reply) {
+    /** A first-waiter hand-off script's reply (lock_handoff.lua's, rwlock_write_handoff.lua's): 1 = moved, 0 = nothing moved (release as usual), nil = the owner held nothing. */
+    static HandOffRelease.Outcome handOffOutcome(Long reply) {
         if (reply == null) {
             return new HandOffRelease.Outcome.Released(null);
         }

@@ -64,6 +64,7 @@ final class ReadWriteSide {
             boolean wasRemoved = removed != null && removed == 1L;
             if (wasRemoved) {
                 services.renewer.discardAll(keys.name());
+                services.cohorts.cleared(keys.name());
             }
             return wasRemoved;
         }), "forceUnlock");

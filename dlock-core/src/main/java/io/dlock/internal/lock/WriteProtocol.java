@@ -6,6 +6,7 @@ import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -25,6 +26,7 @@ final class WriteProtocol implements ReadWriteProtocol {
     private final String name;
     private final String[] acquireKeys;
     private final String[] withdrawKeys;
+    private final String[] handOffKeys;
 
     WriteProtocol(LockContext context, ReadWriteKeys keys) {
         this.side = new ReadWriteSide(context, keys, ReadWriteSide.Side.WRITE);
@@ -33,6 +35,7 @@ final class WriteProtocol implements ReadWriteProtocol {
         this.name = context.name();
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
         this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
+        this.handOffKeys = new String[] {keys.name(), keys.writerMarks()};
     }
 
     /** The write hold is the owner's writer field. */
@@ -67,6 +70,11 @@ final class WriteProtocol implements ReadWriteProtocol {
                         Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
                         Long.toString(services.holds.knownCount(new HoldId(name, reader))), held),
                 new LockContext.AcquireReplies() {
+                    @Override
+                    public void granted(Hold hold) {
+                        services.cohorts.acquired(name, ownerId, hold);
+                    }
+
                     /** The writer no longer waits: its mark goes. */
                     @Override
                     public void ended() {
@@ -108,13 +116,48 @@ final class WriteProtocol implements ReadWriteProtocol {
                         services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
     }
 
+    /**
+     * Writers of this client wait behind a local writer inside the client, as owners of a plain lock do
+     * ({@link LocalCohort}); readers never do (they share the lock and wait on the channel).
+     */
+    @Override
+    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+        return new CohortGate(services.cohorts, name, ownerId, leaseMs);
+    }
+
+    /**
+     * Releases one write hold of {@code ownerId}; when it is the owner's last, the owner holds no read lock, and a
+     * writer of this client waits behind it, hands the write lock to that writer in one call
+     * ({@code rwlock_write_handoff.lua}: mode "write" throughout, nothing published). Consecutive hand-offs are capped
+     * and other clients get their head start, exactly as for the plain lock, so Redisson readers and writers are not
+     * kept out longer than behind a plain lock.
+     */
     @Override
     public CompletableFuture<Long> release(long ownerId, Hold hold) {
         String writer = side.writerField(ownerId);
-        return services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
-                writer, side.readerField(ownerId), Long.toString(context.leaseAfterRelease(hold)),
-                services.publishCommand, side.keys.channel(), context.countAfterRelease(new HoldId(name, writer), hold),
-                "release");
+        String reader = side.readerField(ownerId);
+        return HandOffRelease.send(this, ownerId, hold, new HandOffRelease.HandOffScript() {
+            @Override
+            public CompletableFuture<HandOffRelease.Outcome> send(List<HandOffRelease.Receiver> receivers) {
+                HandOffRelease.Receiver to = receivers.get(0);
+                return services.scripts.<Long>run(Scripts.RWLOCK_WRITE_HANDOFF, ScriptOutputType.INTEGER,
+                        handOffKeys, writer, reader, to.field(), readerOf(to.field()), Long.toString(to.leaseMs()))
+                        .thenApply(PlainProtocol::handOffOutcome);
+            }
+
+            /** The hand-off removed the receiver's waiting mark in Redis. */
+            @Override
+            public void handedTo(long receiverId) {
+                services.holds.unmark(new HoldId(name, side.writerField(receiverId)), Mark.WRITER_MARK);
+            }
+        }, () -> services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
+                        writer, reader, Long.toString(context.leaseAfterRelease(hold)), services.publishCommand,
+                        side.keys.channel(), context.countAfterRelease(new HoldId(name, writer), hold), "release"));
+    }
+
+    /** @return the reader field of the owner whose writer field is {@code writerField} */
+    private static String readerOf(String writerField) {
+        return writerField.substring(0, writerField.length() - ReadWriteKeys.WRITE_SUFFIX.length());
     }
 
     /** Sets the hash's TTL to the lease, or longer while one of the owner's own read holds lasts longer. */

@@ -702,8 +702,12 @@ class LocalCohortTest {
 
         checked.clear();
         cohorts.unlockMessage("redisson_lock__channel:{another}");
-        cohorts.unlockMessage("redisson_rwlock:{" + NAME + "}");
+        cohorts.unlockMessage("redisson_rwlock:{another}");
+        cohorts.unlockMessage("redisson_lock_queue:{" + NAME + "}");
         assertThat(checked).as("other channels").isEmpty();
+        cohorts.unlockMessage("redisson_rwlock:{" + NAME + "}"); // writers of a read-write lock NAME wait in it too
+        assertThat(checked).containsExactly(NAME + " " + h1.field());
+        checked.clear();
 
         long before = time.nanoTime();
         inRedis.clear(); // force-unlocked by another client, which published the message

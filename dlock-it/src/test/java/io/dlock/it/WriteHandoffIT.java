@@ -1,0 +1,210 @@
+package io.dlock.it;
+
+import io.dlock.DistributedReadWriteLock;
+import io.dlock.LockClient;
+import io.dlock.LockEventListener;
+import io.dlock.LockOwner;
+import io.dlock.it.support.Leaks;
+import io.dlock.it.support.LocalQueues;
+import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.testkit.ClientSettings;
+import io.dlock.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.Redisson;
+import org.redisson.api.RReadWriteLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+
+import static io.dlock.DistributedLock.LEASE_WATCHDOG;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Writers of one client hand the write lock of a read-write lock to each other inside the client in one script call
+ * (mode "write" throughout, nothing published), as owners of a plain lock do; a writer that also reads releases
+ * through Redis (a downgrade); Redisson readers waiting on the name still get in, and readers and writers never
+ * overlap.
+ */
+@ExtendWith(RedisExtension.class)
+@ClientSettings(watchdogTimeoutMillis = WriteHandoffIT.WATCHDOG_MS)
+@Timeout(value = 60, unit = SECONDS)
+class WriteHandoffIT {
+    static final int WATCHDOG_MS = 6000;
+    private static final long HOLD_MS = 20;
+
+    private String name;
+    private RawRedis raw;
+    private Workers workers;
+    private RedissonClient redisson;
+    private final List<Future<?>> tasks = new ArrayList<>();
+    private final AtomicInteger writersInside = new AtomicInteger();
+    private final AtomicInteger readersInside = new AtomicInteger();
+    private final AtomicInteger overlaps = new AtomicInteger();
+
+    @BeforeEach
+    void setUp(TestInfo info) {
+        name = "it:WriteHandoffIT:" + info.getTestMethod().orElseThrow().getName();
+        workers = new Workers("write-handoff");
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            workers.close();
+            if (redisson != null) {
+                redisson.shutdown(0, 5, SECONDS);
+            }
+        } finally {
+            if (raw != null) {
+                raw.close();
+            }
+        }
+    }
+
+    private void connect(RedisServer server) {
+        raw = RawRedis.connect(server.uri());
+    }
+
+    private static AtomicInteger handOffs(LockClient client) {
+        AtomicInteger count = new AtomicInteger();
+        client.addEventListener(new LockEventListener() {
+            @Override
+            public void handedOff(LockEventListener.Hold receiver) {
+                count.incrementAndGet();
+            }
+        });
+        return count;
+    }
+
+    private void write(Lock lock) throws InterruptedException {
+        lock.lock();
+        try {
+            if (writersInside.incrementAndGet() != 1 || readersInside.get() != 0) {
+                overlaps.incrementAndGet();
+            }
+            Thread.sleep(HOLD_MS);
+            writersInside.decrementAndGet();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void read(Lock lock) throws InterruptedException {
+        lock.lock();
+        try {
+            readersInside.incrementAndGet();
+            if (writersInside.get() != 0) {
+                overlaps.incrementAndGet();
+            }
+            Thread.sleep(HOLD_MS);
+            readersInside.decrementAndGet();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void startWriter(LockClient client, int queuedBefore) {
+        tasks.add(workers.submit(() -> {
+            write(client.getReadWriteLock(name).writeLock());
+            return null;
+        }));
+        LocalQueues.awaitQueued(client, name, queuedBefore + 1);
+    }
+
+    private void awaitTasks() {
+        for (Future<?> task : tasks) {
+            Workers.get(task, Duration.ofSeconds(20));
+        }
+    }
+
+    @Test
+    void writersOfOneClientHandTheWriteLockOverInOneScriptCallEach(RedisServer server, LockClient a) {
+        connect(server);
+        AtomicInteger handOffs = handOffs(a);
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        for (int i = 0; i < 3; i++) {
+            startWriter(a, i);
+        }
+        long scriptsBefore = raw.scriptCalls();
+        holder.unlock();
+        awaitTasks();
+        assertThat(raw.scriptCalls() - scriptsBefore).as("script calls from the holder's unlock to the last one's")
+                .isEqualTo(4);
+        assertThat(handOffs.get()).isEqualTo(3);
+        assertThat(overlaps.get()).isZero();
+        Leaks.assertClientIdle(a);
+        LocalQueues.assertNoCohorts(a);
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+    }
+
+    @Test
+    void aWriterThatAlsoReadsDowngradesInsteadOfHandingOver(RedisServer server, LockClient a) throws Exception {
+        connect(server);
+        DistributedReadWriteLock rw = a.getReadWriteLock(name);
+        Lock write = rw.as(LockOwner.of(7_000_001)).writeLock();
+        Lock read = rw.as(LockOwner.of(7_000_001)).readLock();
+        write.lock();
+        read.lock();
+        CompletableFuture<Void> waiting = rw.as(LockOwner.of(7_000_002)).writeLock()
+                .lockAsync(LEASE_WATCHDOG, MILLISECONDS);
+        LocalQueues.awaitQueued(a, name, 1);
+
+        write.unlock();
+        assertThat(raw.hgetall(name)).as("read mode, the owner's read hold only").containsEntry("mode", "read")
+                .hasSize(2);
+        Thread.sleep(200);
+        assertThat(waiting).as("the waiting writer stays out while the read hold lasts").isNotDone();
+        read.unlock();
+        waiting.get(10, SECONDS);
+        rw.as(LockOwner.of(7_000_002)).writeLock().unlock();
+        Leaks.assertClientIdle(a);
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+    }
+
+    @Test
+    void redissonReadersWaitingBehindHandOffsGetInAndNeverOverlapAWriter(RedisServer server, LockClient a) {
+        connect(server);
+        Config config = new Config();
+        config.useSingleServer().setAddress(server.uri()).setConnectionMinimumIdleSize(1).setConnectionPoolSize(4)
+                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
+        redisson = Redisson.create(config);
+        RReadWriteLock theirs = redisson.getReadWriteLock(name);
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        startWriter(a, 0);
+        startWriter(a, 1);
+        for (int i = 0; i < 3; i++) {
+            tasks.add(workers.submit(() -> {
+                read(theirs.readLock());
+                return null;
+            }));
+        }
+        tasks.add(workers.submit(() -> {
+            write(theirs.writeLock());
+            return null;
+        }));
+        holder.unlock();
+        awaitTasks();
+        assertThat(overlaps.get()).as("a reader inside with a writer, or two writers").isZero();
+        Leaks.assertClientIdle(a);
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+    }
+}
