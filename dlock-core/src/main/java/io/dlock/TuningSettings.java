@@ -105,9 +105,13 @@ public final class TuningSettings {
         }
 
         /**
-         * How many times in a row a (non-fair, non-fenced) lock may pass straight from one owner of this client to
-         * another that waits for it; default 8, 0 = never. With {@link LockClientConfig.Builder#syncReplicas} on,
-         * locks never pass this way (a hand-off is not confirmed on replicas).
+         * How many times in a row a plain lock, or the write lock of a read-write lock, may pass straight from one
+         * owner of this client to another that waits for it; default 8, 0 = never, for any kind. With
+         * {@link LockClientConfig.Builder#syncReplicas} on, locks never pass this way (a hand-off is not confirmed on
+         * replicas). The fair lock's hand-offs (to the first waiter of the Redis queue when it is an owner of this
+         * client) and a writer's hand-off to all of this client's waiting readers at once are not counted against
+         * the cap: the queue, or the release they include, already lets other clients in. The fenced lock never
+         * passes this way (every grant draws a token).
          *
          * <p>Owners of one client (threads of one JVM) that want a lock another of them holds wait inside the
          * client, without asking Redis (whose answer could only be "busy"). When the holder unlocks and one of them

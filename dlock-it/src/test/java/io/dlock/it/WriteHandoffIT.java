@@ -137,6 +137,7 @@ class WriteHandoffIT {
     @Test
     void writersOfOneClientHandTheWriteLockOverInOneScriptCallEach(RedisServer server, LockClient a) {
         connect(server);
+        loadScripts(a);
         AtomicInteger handOffs = handOffs(a);
         Lock holder = a.getReadWriteLock(name).writeLock();
         holder.lock();
@@ -205,6 +206,121 @@ class WriteHandoffIT {
         awaitTasks();
         assertThat(overlaps.get()).as("a reader inside with a writer, or two writers").isZero();
         Leaks.assertClientIdle(a);
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+    }
+
+    private final List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    private void startReader(LockClient client, String label, int queuedBefore) {
+        tasks.add(workers.submit(() -> {
+            Lock lock = client.getReadWriteLock(name).readLock();
+            lock.lock();
+            try {
+                order.add(label);
+                readersInside.incrementAndGet();
+                if (writersInside.get() != 0) {
+                    overlaps.incrementAndGet();
+                }
+                Thread.sleep(HOLD_MS);
+                readersInside.decrementAndGet();
+            } finally {
+                lock.unlock();
+            }
+            return null;
+        }));
+        LocalQueues.awaitQueued(client, name, queuedBefore + 1);
+    }
+
+    /**
+     * Runs every script the counted rounds use once (a writer hands over to a writer, then to a reader): a first
+     * {@code EVALSHA} of a script the server does not know yet costs a second call ({@code NOSCRIPT}, then
+     * {@code EVAL}), which is not what the counts are about.
+     */
+    private void loadScripts(LockClient a) {
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        startWriter(a, 0);
+        holder.unlock();
+        awaitTasks();
+        holder.lock();
+        startReader(a, "warm-up", 0);
+        holder.unlock();
+        awaitTasks();
+        tasks.clear();
+        order.clear();
+    }
+
+    @Test
+    void readersWaitingBehindAWriterOfTheirClientGetTheLockTogetherInItsRelease(RedisServer server, LockClient a) {
+        connect(server);
+        loadScripts(a);
+        AtomicInteger handOffs = handOffs(a);
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        for (int i = 0; i < 4; i++) {
+            startReader(a, "r" + i, i);
+        }
+        long scriptsBefore = raw.scriptCalls();
+        holder.unlock();
+        awaitTasks();
+        assertThat(raw.scriptCalls() - scriptsBefore).as("the writer's release and four read releases")
+                .isEqualTo(5);
+        assertThat(handOffs.get()).isEqualTo(4);
+        assertThat(overlaps.get()).isZero();
+        Leaks.assertClientIdle(a);
+        LocalQueues.assertNoCohorts(a);
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+    }
+
+    @Test
+    void aWaitingWriterOfTheClientGoesBeforeItsReadersAndTheReadersThenEnterTogether(RedisServer server,
+                                                                                   LockClient a) {
+        connect(server);
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        startReader(a, "r0", 0);
+        startReader(a, "r1", 1);
+        tasks.add(workers.submit(() -> {
+            Lock lock = a.getReadWriteLock(name).writeLock();
+            lock.lock();
+            try {
+                order.add("w");
+                Thread.sleep(HOLD_MS);
+            } finally {
+                lock.unlock();
+            }
+            return null;
+        }));
+        LocalQueues.awaitQueued(a, name, 3);
+        holder.unlock();
+        awaitTasks();
+        assertThat(order).hasSize(3).startsWith("w");
+        assertThat(overlaps.get()).isZero();
+        Leaks.assertClientIdle(a);
+        Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
+    }
+
+    @Test
+    void aWriterOfAnotherClientWaitingWithItsMarkGoesBeforeTheReadersOfTheReleasingClient(RedisServer server,
+                                                                                        LockClient a, LockClient b)
+            throws Exception {
+        connect(server);
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        startReader(a, "r0", 0);
+        startReader(a, "r1", 1);
+        CompletableFuture<Void> writerOfB = b.getReadWriteLock(name).as(LockOwner.of(7_000_003)).writeLock()
+                .lockAsync(LEASE_WATCHDOG, MILLISECONDS);
+        Await.until(Leaks.SETTLE, () -> raw.exists("dlock_rwlock_writers:{" + name + "}"),
+                () -> "b's writer should wait with its mark");
+        holder.unlock();
+        writerOfB.get(10, SECONDS);
+        assertThat(order).as("a's readers wait behind b's writer").isEmpty();
+        b.getReadWriteLock(name).as(LockOwner.of(7_000_003)).writeLock().unlock();
+        awaitTasks();
+        assertThat(order).containsExactlyInAnyOrder("r0", "r1");
+        Leaks.assertClientIdle(a);
+        Leaks.assertClientIdle(b);
         Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
     }
 }

@@ -13,9 +13,10 @@ final class CohortGate implements AcquireLoop.LocalGate {
     private final long leaseMs;
     private final long refreshNanos;
     private final BooleanSupplier placeInRedis;
+    private final boolean shared;
 
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs) {
-        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true);
+        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, false);
     }
 
     /**
@@ -23,9 +24,11 @@ final class CohortGate implements AcquireLoop.LocalGate {
      *                     holder ({@code Long.MAX_VALUE}: no such limit)
      * @param placeInRedis whether the owner may wait locally now: a fair-lock waiter first needs its place in the
      *                     Redis queue, taken by an attempt
+     * @param shared       the owner waits for a shared hold (a reader of a read-write lock)
      */
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs, long refreshNanos,
-               BooleanSupplier placeInRedis) {
+               BooleanSupplier placeInRedis, boolean shared) {
+        this.shared = shared;
         this.cohorts = cohorts;
         this.name = name;
         this.ownerId = ownerId;
@@ -44,7 +47,7 @@ final class CohortGate implements AcquireLoop.LocalGate {
     public LocalWaiter queue(long maxWaitNanos) {
         LocalCohort cohort = cohorts.find(name);
         return cohort == null || !placeInRedis.getAsBoolean() ? null
-                : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos);
+                : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos, shared);
     }
 
     @Override

@@ -214,7 +214,7 @@ final class FairProtocol implements LockProtocol {
         HoldId id = new HoldId(name, context.ownerField(ownerId));
         return new CohortGate(services.cohorts, name, ownerId, leaseMs,
                 TimeUnit.MILLISECONDS.toNanos(Long.parseLong(maxSleep)),
-                () -> services.holds.marked(id, Mark.FAIR_QUEUE_PLACE));
+                () -> services.holds.marked(id, Mark.FAIR_QUEUE_PLACE), false);
     }
 
     /**
@@ -273,8 +273,8 @@ final class FairProtocol implements LockProtocol {
             }
 
             @Override
-            public boolean picksInRedis() {
-                return true;
+            public LocalCohort.Pick pick() {
+                return LocalCohort.Pick.EVERY;
             }
 
             @Override

@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.RenewalSender;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,18 +19,22 @@ import java.util.function.Supplier;
  * nothing. Keeps the cohort informed either way: when the message reached other clients' waiters, this client's
  * owners give them a head start ({@link LocalCohort#released(long, boolean, long)}).
  *
- * <p>Two shapes of hand-off, chosen by the kind ({@link HandOffScript#picksInRedis()}):
+ * <p>The shapes of hand-off, chosen by the kind ({@link HandOffScript#pick()}):
  * <ul>
  *   <li>to the first local waiter (the plain lock): the script moves the lock to it or answers that it moved nothing,
  *       and then the release script runs;</li>
  *   <li>to whichever of all local waiters Redis has first in its own line (the fair lock): one script releases, and
- *       if the first in line is one of them, gives it the lock; otherwise it is an ordinary release.</li>
+ *       if the first in line is one of them, gives it the lock; otherwise it is an ordinary release;</li>
+ *   <li>to the first local writer, else to every local reader at once (the write side of a read-write lock).</li>
  * </ul>
  */
 final class HandOffRelease {
 
-    /** A waiter the lock may be handed to: its hash field and lease in ms. */
-    record Receiver(String field, long leaseMs) {
+    /**
+     * A waiter the lock may be handed to: its hash field, lease in ms, how its hold is renewed, and the context (kind)
+     * its hold is recorded in.
+     */
+    record Receiver(String field, long leaseMs, RenewalSender renewal, LockContext grantedIn) {
     }
 
     /** What a hand-off script did. */
@@ -45,6 +50,10 @@ final class HandOffRelease {
         /** Nothing moved, but the script released as the release script would have, with this reply. */
         record Released(Long reply) implements Outcome {
         }
+
+        /** Every receiver (all waiting for shared holds) got its hold; the releaser's hold is gone. */
+        record GrantedToAll() implements Outcome {
+        }
     }
 
     /** A kind's hand-off script. */
@@ -52,12 +61,19 @@ final class HandOffRelease {
         /** Sends the script for the releasing owner and these receivers, in the cohort's order. */
         CompletableFuture<Outcome> send(List<Receiver> receivers);
 
+        /** @return which local waiters the script is sent for ({@link LocalCohort.Pick#FIRST} by default) */
+        default LocalCohort.Pick pick() {
+            return LocalCohort.Pick.FIRST;
+        }
+
         /**
-         * @return true when the script picks among every local waiter by Redis's own order (and releases when none
-         *         is first), false when it takes the first local waiter only
+         * @param leaseMs the waiter's lease in ms, the watchdog timeout for a watchdog lease
+         * @return what the script is told of {@code waiter}; by default its {@link LockProtocol#holdField} renewed as a
+         *         hash field and recorded in the protocol's own context
          */
-        default boolean picksInRedis() {
-            return false;
+        default Receiver receiver(LockProtocol protocol, LocalWaiter waiter, long leaseMs) {
+            return new Receiver(protocol.holdField(waiter.ownerId), leaseMs,
+                    protocol.context().services().hashFieldRenewal, protocol.context());
         }
 
         /** The lock was handed to {@code ownerId}, before its wait ends: the kind drops what its waiting left. */
@@ -83,14 +99,14 @@ final class HandOffRelease {
         String name = context.name();
         LocalCohort cohort = services.cohorts.find(name);
         List<LocalWaiter> reserved = cohort == null ? List.of()
-                : cohort.reserveHandoff(ownerId, hold, handOff.picksInRedis());
+                : cohort.reserveHandoff(ownerId, hold, handOff.pick());
         long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
         if (reserved.isEmpty()) {
             return releaseInRedis(protocol, ownerId, release, messagesBefore);
         }
         List<Receiver> receivers = new ArrayList<>(reserved.size());
         for (LocalWaiter waiter : reserved) {
-            receivers.add(new Receiver(protocol.holdField(waiter.ownerId),
+            receivers.add(handOff.receiver(protocol, waiter,
                     waiter.leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : waiter.leaseMs));
         }
         long sentAt = services.renewer.nanoTime();
@@ -98,8 +114,9 @@ final class HandOffRelease {
         return reply.handle((outcome, error) -> {
             if (error == null && outcome instanceof Outcome.MovedTo moved) {
                 LocalWaiter next = reserved.get(moved.receiver());
-                Hold nextHold = context.recordGrant(protocol.holdKey(), receivers.get(moved.receiver()).field(),
-                        next.ownerId, next.leaseMs, sentAt, services.hashFieldRenewal);
+                Receiver to = receivers.get(moved.receiver());
+                Hold nextHold = to.grantedIn().recordGrant(protocol.holdKey(), to.field(), next.ownerId, next.leaseMs,
+                        sentAt, to.renewal());
                 handOff.handedTo(next.ownerId);
                 services.events.get().handedOff(nextHold);
                 // The receivers were reserved before the script was sent, so they still wait for exactly this outcome
@@ -108,6 +125,19 @@ final class HandOffRelease {
                 // of the same owner and freed a lock that owner believed it held (issue 18, see
                 // LocalCohort#reserveHandoff).
                 cohort.handedOff(reserved, moved.receiver(), nextHold);
+                return CompletableFuture.completedFuture(1L);
+            }
+            if (error == null && outcome instanceof Outcome.GrantedToAll) {
+                for (int i = 0; i < reserved.size(); i++) {
+                    LocalWaiter waiter = reserved.get(i);
+                    Receiver to = receivers.get(i);
+                    Hold granted = to.grantedIn().recordGrant(protocol.holdKey(), to.field(), waiter.ownerId,
+                            waiter.leaseMs, sentAt, to.renewal());
+                    handOff.handedTo(waiter.ownerId);
+                    services.events.get().handedOff(granted);
+                }
+                cohort.handedOffShared(reserved);
+                services.cohorts.tidy(name, cohort);
                 return CompletableFuture.completedFuture(1L);
             }
             // Not moved, or unknown after an error: the receivers ask Redis themselves; this release goes on. A

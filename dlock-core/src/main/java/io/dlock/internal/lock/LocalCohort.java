@@ -88,21 +88,23 @@ final class LocalCohort {
      *         cohort also answers null
      */
     synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
-        return queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, Long.MAX_VALUE);
+        return queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, Long.MAX_VALUE, false);
     }
 
     /**
      * {@link #queueBehindLocalHolder(long, long, long)} for a waiter that must ask Redis again after
-     * {@code refreshNanos} even while the local holder lives ({@code Long.MAX_VALUE}: never).
+     * {@code refreshNanos} even while the local holder lives ({@code Long.MAX_VALUE}: never), and that waits for a
+     * {@code shared} hold (a reader) or an exclusive one.
      */
-    synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos, long refreshNanos) {
+    synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos, long refreshNanos,
+                                                    boolean shared) {
         if (retired || !(headStart.running() || hasLiveHolder()) || holder.is(ownerId)) {
             return null;
         }
         long now = nanoTime.getAsLong();
         Long deadline = maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos;
         Long refreshAt = refreshNanos == Long.MAX_VALUE ? null : now + refreshNanos;
-        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt);
+        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt, shared);
         waiters.addLast(waiter);
         scheduleCheck(waiter, now);
         return waiter;
@@ -193,26 +195,59 @@ final class LocalCohort {
      * <p>The caller must settle the reservation with {@link #handedOff} or {@link #handoffFailed}.
      */
     synchronized LocalWaiter reserveHandoff(long ownerId, Hold hold) {
-        List<LocalWaiter> reserved = reserveHandoff(ownerId, hold, false);
+        List<LocalWaiter> reserved = reserveHandoff(ownerId, hold, Pick.FIRST);
         return reserved.isEmpty() ? null : reserved.get(0);
     }
 
+    /** Which waiters a hand-off script is sent for. */
+    enum Pick {
+        /** The first in line (plain lock); consecutive hand-offs are capped. */
+        FIRST,
+        /**
+         * The whole line at once, for a script that gives the lock to whichever of them Redis has first in its own
+         * queue (the fair lock): not capped, since Redis's queue already decides who is next, other clients included.
+         */
+        EVERY,
+        /**
+         * The first exclusive waiter (a writer: writers go first, as dlock's readers let waiting writers go first),
+         * capped; when none waits, every shared waiter (the readers, who then enter together; not capped, since the
+         * lock stops being exclusive and the release is published).
+         */
+        FIRST_EXCLUSIVE_ELSE_ALL_SHARED
+    }
+
     /**
-     * {@link #reserveHandoff(long, Hold)}, or with {@code everyWaiter} the whole line at once, for a hand-off script
-     * that gives the lock to whichever of them Redis has first in its own queue (the fair lock): then consecutive
-     * hand-offs are not capped, since Redis's queue already decides who is next, other clients included.
+     * {@link #reserveHandoff(long, Hold)} with the waiters {@code pick} names.
      *
      * @return the reserved waiters (to be settled as one), empty when there is no hand-off
      */
-    synchronized List<LocalWaiter> reserveHandoff(long ownerId, Hold hold, boolean everyWaiter) {
-        if (retired || !holder.is(ownerId) || hold == null || hold.acquisitions() != 1 || !handingOff.isEmpty()
-                || (!everyWaiter && holder.handoffsInARow() >= maxHandoffs) || waiters.isEmpty()) {
-            return List.of();
+    synchronized List<LocalWaiter> reserveHandoff(long ownerId, Hold hold, Pick pick) {
+        if (retired || maxHandoffs == 0 || !holder.is(ownerId) || hold == null || hold.acquisitions() != 1
+                || !handingOff.isEmpty() || waiters.isEmpty()) {
+            return List.of(); // no hand-offs at all with a cap of 0 (localHandoffs(0), or replica confirmation)
         }
-        List<LocalWaiter> reserved = everyWaiter ? takeAll() : List.of(waiters.pollFirst());
+        boolean capped = holder.handoffsInARow() >= maxHandoffs;
+        List<LocalWaiter> reserved = switch (pick) {
+            case FIRST -> capped ? List.of() : List.of(waiters.pollFirst());
+            case EVERY -> takeAll();
+            case FIRST_EXCLUSIVE_ELSE_ALL_SHARED -> firstExclusiveElseAllShared(capped);
+        };
         reserved.forEach(waiter -> waiter.cancelTimeout.run());
         handingOff = reserved;
         return reserved;
+    }
+
+    private List<LocalWaiter> firstExclusiveElseAllShared(boolean capped) {
+        for (LocalWaiter waiter : waiters) {
+            if (!waiter.shared) {
+                if (capped) {
+                    return List.of();
+                }
+                waiters.remove(waiter);
+                return List.of(waiter);
+            }
+        }
+        return takeAll();
     }
 
     /** The hand-off script moved the lock to the {@link #reserveHandoff reserved} {@code waiter}, recorded as {@code hold}. */
@@ -247,6 +282,18 @@ final class LocalCohort {
         }
         finish(receiver, LocalWaiter.Turn.HANDED_OVER);
         left.forEach(LocalCohort::sendToRedis);
+    }
+
+    /**
+     * The hand-off script gave every {@code reserved} waiter (all shared) its hold: none of them is an exclusive
+     * holder, so the cohort forgets its holder.
+     */
+    void handedOffShared(List<LocalWaiter> reserved) {
+        synchronized (this) {
+            settle(reserved);
+            holder.forget();
+        }
+        reserved.forEach(waiter -> finish(waiter, LocalWaiter.Turn.HANDED_OVER));
     }
 
     /** The hand-off did not happen (or its outcome is unknown): the {@link #reserveHandoff reserved} waiter asks Redis. */
@@ -292,7 +339,7 @@ final class LocalCohort {
      *                      release, plus this client's own copy of the release's message, plus one
      */
     void released(long ownerId, boolean othersWoken, long endsAtMessage) {
-        LocalWaiter first;
+        List<LocalWaiter> next;
         synchronized (this) {
             if (!holder.is(ownerId)) {
                 return;
@@ -302,9 +349,27 @@ final class LocalCohort {
                 headStart.start(endsAtMessage, this::headStartOver);
                 return;
             }
-            first = waiters.pollFirst();
+            next = nextTurn();
         }
-        sendToRedis(first);
+        next.forEach(LocalCohort::sendToRedis);
+    }
+
+    /**
+     * Takes the waiters whose turn it is to ask Redis: the first in line, and when that one waits for a shared hold,
+     * every other shared waiter too (they may all get it; otherwise they would sit until their timers).
+     */
+    private List<LocalWaiter> nextTurn() {
+        LocalWaiter first = waiters.pollFirst();
+        if (first == null) {
+            return List.of();
+        }
+        if (!first.shared) {
+            return List.of(first);
+        }
+        List<LocalWaiter> turn = new ArrayList<>();
+        turn.add(first);
+        waiters.removeIf(waiter -> waiter.shared && turn.add(waiter));
+        return turn;
     }
 
     /** Other clients had their head start: the first waiter asks Redis (unless an owner of this client holds it). */
@@ -339,14 +404,14 @@ final class LocalCohort {
      * head start runs.
      */
     void passOn() {
-        LocalWaiter next;
+        List<LocalWaiter> next;
         synchronized (this) {
             if (headStart.running() || hasLiveHolder()) {
                 return;
             }
-            next = waiters.pollFirst();
+            next = nextTurn();
         }
-        sendToRedis(next);
+        next.forEach(LocalCohort::sendToRedis);
     }
 
     /** Forgets the holder and sends every waiter to Redis (force-unlock by this client). */

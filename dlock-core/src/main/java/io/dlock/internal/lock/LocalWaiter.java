@@ -23,6 +23,11 @@ final class LocalWaiter {
      * its place in the Redis queue fresh this way ({@link FairProtocol}).
      */
     final Long refreshAtNanos;
+    /**
+     * A waiter for a shared hold (a reader of a read-write lock): readers behind a local writer are served together
+     * ({@link LocalCohort#reserveHandoff(long, io.dlock.internal.lease.Hold, LocalCohort.Pick)}).
+     */
+    final boolean shared;
     /** Cancels the waiter's timer; set by the cohort under its monitor. */
     volatile Runnable cancelTimeout = () -> { };
     /**
@@ -31,7 +36,8 @@ final class LocalWaiter {
      */
     boolean leftWhileReserved;
 
-    LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos, Long refreshAtNanos) {
+    LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos, Long refreshAtNanos, boolean shared) {
+        this.shared = shared;
         this.ownerId = ownerId;
         this.leaseMs = leaseMs;
         this.deadlineNanos = deadlineNanos;

@@ -42,6 +42,17 @@ final class ReadProtocol implements ReadWriteProtocol {
                 new LockContext.AcquireReplies() { });
     }
 
+    /**
+     * A reader waits inside the client while another owner of the client holds the write lock (a read could not be
+     * granted then anyway), and gets its read hold from that writer's release, together with the client's other
+     * waiting readers, unless a writer of the client waits too: writers go first, as dlock readers let waiting
+     * writers go first in Redis ({@link WriteProtocol#release}).
+     */
+    @Override
+    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+        return new CohortGate(services.cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, true);
+    }
+
     /** After an attempt whose reply never came, drops the read hold that attempt may have taken. */
     @Override
     public CompletableFuture<Void> giveUp(long ownerId) {

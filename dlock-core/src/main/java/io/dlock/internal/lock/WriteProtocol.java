@@ -6,6 +6,7 @@ import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -27,6 +28,8 @@ final class WriteProtocol implements ReadWriteProtocol {
     private final String[] acquireKeys;
     private final String[] withdrawKeys;
     private final String[] handOffKeys;
+    /** Where read holds handed to this client's waiting readers are recorded. */
+    private final LockContext readContext;
 
     WriteProtocol(LockContext context, ReadWriteKeys keys) {
         this.side = new ReadWriteSide(context, keys, ReadWriteSide.Side.WRITE);
@@ -35,7 +38,8 @@ final class WriteProtocol implements ReadWriteProtocol {
         this.name = context.name();
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
         this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
-        this.handOffKeys = new String[] {keys.name(), keys.writerMarks()};
+        this.handOffKeys = new String[] {keys.name(), keys.writerMarks(), keys.timeoutRoot()};
+        this.readContext = new LockContext(services, name, io.dlock.LockKind.READ);
     }
 
     /** The write hold is the owner's writer field. */
@@ -139,13 +143,42 @@ final class WriteProtocol implements ReadWriteProtocol {
         return HandOffRelease.send(this, ownerId, hold, new HandOffRelease.HandOffScript() {
             @Override
             public CompletableFuture<HandOffRelease.Outcome> send(List<HandOffRelease.Receiver> receivers) {
-                HandOffRelease.Receiver to = receivers.get(0);
+                List<String> args = new ArrayList<>(List.of(writer, reader, services.publishCommand,
+                        side.keys.channel()));
+                HandOffRelease.Receiver first = receivers.get(0);
+                boolean toReaders = first.grantedIn() == readContext;
+                if (toReaders) {
+                    args.add("read");
+                    for (HandOffRelease.Receiver to : receivers) {
+                        args.add(to.field());
+                        args.add(Long.toString(to.leaseMs()));
+                    }
+                } else {
+                    args.addAll(List.of("write", first.field(), readerOf(first.field()),
+                            Long.toString(first.leaseMs())));
+                }
                 return services.scripts.<Long>run(Scripts.RWLOCK_WRITE_HANDOFF, ScriptOutputType.INTEGER,
-                        handOffKeys, writer, reader, to.field(), readerOf(to.field()), Long.toString(to.leaseMs()))
-                        .thenApply(PlainProtocol::handOffOutcome);
+                        handOffKeys, args.toArray(new String[0])).thenApply(reply -> reply != null && reply >= 2L
+                        ? new HandOffRelease.Outcome.GrantedToAll() : PlainProtocol.handOffOutcome(reply));
             }
 
-            /** The hand-off removed the receiver's waiting mark in Redis. */
+            /** The first waiting writer, else every waiting reader. */
+            @Override
+            public LocalCohort.Pick pick() {
+                return LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED;
+            }
+
+            /** A reader's hold is its reader field, renewed as a read hold and recorded as one. */
+            @Override
+            public HandOffRelease.Receiver receiver(LockProtocol protocol, LocalWaiter waiter, long leaseMs) {
+                if (!waiter.shared) {
+                    return HandOffRelease.HandOffScript.super.receiver(protocol, waiter, leaseMs);
+                }
+                return new HandOffRelease.Receiver(side.readerField(waiter.ownerId), leaseMs,
+                        services.readHoldRenewal, readContext);
+            }
+
+            /** A writer hand-off removed the receiver's waiting mark in Redis (a reader has none). */
             @Override
             public void handedTo(long receiverId) {
                 services.holds.unmark(new HoldId(name, side.writerField(receiverId)), Mark.WRITER_MARK);

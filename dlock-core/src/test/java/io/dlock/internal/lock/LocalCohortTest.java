@@ -858,10 +858,10 @@ class LocalCohortTest {
         LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
 
-        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, true);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY);
         assertThat(reserved).containsExactly(b, c, d);
         assertThat(time.pending()).as("reserved waiters' timers are cancelled").isZero();
-        assertThat(cohort.reserveHandoff(1, first, true)).as("one hand-off at a time").isEmpty();
+        assertThat(cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY)).as("one hand-off at a time").isEmpty();
         time.advanceMillis(RECHECK_MS * 5);
         reserved.forEach(LocalCohortTest::assertStillWaiting);
 
@@ -882,7 +882,7 @@ class LocalCohortTest {
         long owner = 1;
         for (long next = 2; next <= 5; next++) {
             LocalWaiter waiter = cohort.queueBehindLocalHolder(next, Hold.WATCHDOG, FOREVER);
-            List<LocalWaiter> reserved = cohort.reserveHandoff(owner, hold, true);
+            List<LocalWaiter> reserved = cohort.reserveHandoff(owner, hold, LocalCohort.Pick.EVERY);
             assertThat(reserved).as("hand-off %d in a row", next - 1).containsExactly(waiter);
             Hold nextHold = grant(next, Hold.WATCHDOG);
             releaseDone(hold);
@@ -898,7 +898,7 @@ class LocalCohortTest {
         Hold first = acquire(cohort, 1);
         LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, true);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY);
 
         cohort.leave(b);
         assertStillWaiting(b); // the outcome of the hand-off ends its wait, nothing else
@@ -916,7 +916,7 @@ class LocalCohortTest {
         Hold first = acquire(cohort, 1);
         LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
         LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, true);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY);
         cohort.handoffFailed(reserved);
         assertSentToRedis(b);
         assertSentToRedis(c);
@@ -927,12 +927,87 @@ class LocalCohortTest {
     void aWaiterWithARefreshAsksRedisAgainBehindALiveHolder() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalWaiter fair = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, 300 * MS);
+        LocalWaiter fair = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, 300 * MS, false);
         LocalWaiter plain = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
         time.advanceMillis(299);
         assertStillWaiting(fair);
         time.advanceMillis(1);
         assertSentToRedis(fair);
         assertStillWaiting(plain);
+    }
+
+    // ---- readers and writers of a read-write lock ----
+
+    private LocalWaiter reader(LocalCohort cohort, long owner) {
+        return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, FOREVER, FOREVER, true);
+    }
+
+    @Test
+    void aWaitingWriterGetsTheHandOffBeforeReadersThatQueuedEarlier() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter r2 = reader(cohort, 2);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter r4 = reader(cohort, 4);
+        assertThat(cohort.reserveHandoff(1, first, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+                .containsExactly(w3);
+        Hold w3Hold = grant(3, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(w3, w3Hold);
+        assertStillWaiting(r2);
+        assertStillWaiting(r4);
+
+        List<LocalWaiter> readers = cohort.reserveHandoff(3, w3Hold, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED);
+        assertThat(readers).containsExactly(r2, r4);
+        releaseDone(w3Hold);
+        cohort.handedOffShared(readers);
+        assertHandedOver(r2);
+        assertHandedOver(r4);
+        assertThat(cohort.heldByAnotherLocalOwner(5)).as("readers are no exclusive holder").isFalse();
+        assertThat(cohort.retireIfIdle()).isTrue();
+    }
+
+    @Test
+    void readersAreHandedTheLockEvenWhenTheWritersStreakIsCapped() {
+        LocalCohort cohort = cohort(1);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        assertThat(take(cohort, 1, first)).isSameAs(w2);
+        Hold w2Hold = grant(2, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(w2, w2Hold);
+        assertHandedOver(w2);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+                .as("the writers' streak is used up").isEmpty();
+        cohort.leave(w3);
+        LocalWaiter r4 = reader(cohort, 4);
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+                .containsExactly(r4);
+    }
+
+    @Test
+    void whenTheLockGoesThroughRedisAllWaitingReadersAskTogether() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter r2 = reader(cohort, 2);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter r4 = reader(cohort, 4);
+        releaseDone(first);
+        cohort.released(1);
+        assertSentToRedis(r2);
+        assertSentToRedis(r4);
+        assertStillWaiting(w3);
+    }
+
+    @Test
+    void aCapOfZeroMeansNoHandOffOfAnyKind() {
+        LocalCohort cohort = cohort(0);
+        Hold first = acquire(cohort, 1);
+        reader(cohort, 2);
+        cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        for (LocalCohort.Pick pick : LocalCohort.Pick.values()) {
+            assertThat(cohort.reserveHandoff(1, first, pick)).as(pick.toString()).isEmpty();
+        }
     }
 }
