@@ -31,8 +31,11 @@ public final class Bench {
     /** The scenarios also run with metrics bound: the cost of metrics, side by side with plain dlock. */
     static final Set<String> METERED_SCENARIOS = Set.of("S1", "S2");
 
-    /** What scenarios share: the server's address, a stats connection, and CPU spent in child JVMs. */
-    record Context(String uri, RedisStats stats, AtomicLong childCpu) {
+    /**
+     * What scenarios share: the server's address, a stats connection, CPU spent in child JVMs, and the attribution
+     * of commands to clients.
+     */
+    record Context(String uri, RedisStats stats, AtomicLong childCpu, ClientSent clientSent) {
         void addChildCpu(long nanos) {
             childCpu.addAndGet(nanos);
         }
@@ -53,7 +56,8 @@ public final class Bench {
         RedisServer.reapOrphans(); // servers of earlier runs whose JVM was killed; never those of running JVMs
         try (RedisServer server = RedisServer.start(); RedisStats stats = new RedisStats(server.uri())) {
             version = server.version();
-            Context context = new Context(server.uri(), stats, new AtomicLong());
+            Context context = new Context(server.uri(), stats, new AtomicLong(),
+                    new ClientSent(InScriptCommands.scan(), stats::noscript));
             System.out.printf("redis-server %s at %s; %d round(s) of %s s; %d cores%n", version, server.uri(),
                     options.rounds, options.seconds, Runtime.getRuntime().availableProcessors());
             List<Library> libraries = new ArrayList<>();
@@ -125,14 +129,15 @@ public final class Bench {
         try {
             outcome = scenario.run(library, context, duration);
         } catch (UnsupportedOperationException e) {
-            return new Measurement(0, duration.toMillis() / 1e3, Measurement.newHistogram(), null, 0, 0,
+            return new Measurement(0, duration.toMillis() / 1e3, Measurement.newHistogram(), null,
+                    CommandCounts.NONE, 0,
                     "n/a (" + e.getMessage() + ")");
         }
         long cpu = ContendWorker.cpuNanos() - cpu0 + context.childCpu().get();
         Map<String, Long> after = context.stats().calls();
         Load.Result load = outcome.load();
         return new Measurement(load.ops(), load.seconds(), load.main(), load.extra(),
-                RedisStats.delta(before, after), cpu, outcome.check());
+                context.clientSent().count(RedisStats.deltas(before, after)), cpu, outcome.check());
     }
 
     static final class Options {

@@ -9,19 +9,39 @@ import org.HdrHistogram.Histogram;
  * @param seconds       wall time of the run
  * @param latency       per-operation latency in microseconds (all threads merged)
  * @param extra         a second latency histogram where the scenario reports one (S7: writers), else null
- * @param redisCommands Redis commands executed during the run (INFO commandstats, script-internal ones included)
+ * @param commands      Redis commands executed during the run (INFO commandstats deltas), total and client-sent
  * @param cpuNanos      CPU time of this JVM during the run
  * @param check         the scenario's safety check, "ok" or what failed
  */
-record Measurement(long ops, double seconds, Histogram latency, Histogram extra, long redisCommands, long cpuNanos,
+record Measurement(long ops, double seconds, Histogram latency, Histogram extra, CommandCounts commands, long cpuNanos,
                    String check) {
 
     double opsPerSecond() {
         return ops / seconds;
     }
 
+    /** All commands per operation, script-internal ones included. */
     double commandsPerOp() {
-        return ops == 0 ? 0 : (double) redisCommands / ops;
+        return perOp(commands.total());
+    }
+
+    /** EVAL/EVALSHA (and their _RO forms) per operation. */
+    double scriptCallsPerOp() {
+        return perOp(commands.scriptCalls());
+    }
+
+    /** (Un)subscribe commands of every kind per operation. */
+    double pubSubPerOp() {
+        return perOp(commands.pubSub());
+    }
+
+    /** Commands attributed to the clients exactly, per operation (see {@link ClientSent}). */
+    double roundTripsPerOp() {
+        return perOp(commands.roundTrips());
+    }
+
+    private double perOp(long count) {
+        return ops == 0 ? 0 : (double) count / ops;
     }
 
     double cpuMicrosPerOp() {

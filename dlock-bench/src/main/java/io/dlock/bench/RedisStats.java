@@ -3,13 +3,17 @@ package io.dlock.bench;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Reads {@code INFO commandstats} (calls per command, script-internal commands included) over its own connection. */
 final class RedisStats implements AutoCloseable {
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
+    private final Map<String, Boolean> noscript = new ConcurrentHashMap<>();
 
     RedisStats(String uri) {
         client = RedisClient.create(uri);
@@ -30,16 +34,28 @@ final class RedisStats implements AutoCloseable {
         return calls;
     }
 
-    /** Total calls between two snapshots, leaving out the commands this class itself sends. */
-    static long delta(Map<String, Long> before, Map<String, Long> after) {
-        long total = 0;
+    /** Calls per command between two snapshots, leaving out the INFO this class itself sends. */
+    static Map<String, Long> deltas(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> deltas = new HashMap<>();
         for (Map.Entry<String, Long> e : after.entrySet()) {
-            if (e.getKey().equals("info")) {
-                continue;
+            if (!e.getKey().equals("info")) {
+                deltas.put(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L));
             }
-            total += e.getValue() - before.getOrDefault(e.getKey(), 0L);
         }
-        return total;
+        return deltas;
+    }
+
+    /**
+     * Whether Redis forbids {@code command} (a commandstats name such as {@code evalsha} or {@code client|setname})
+     * in scripts: its {@code noscript} flag in {@code COMMAND INFO}. Asked once per name; the COMMAND INFO calls are
+     * counted by commandstats, so call this only outside a measured window.
+     */
+    boolean noscript(String command) {
+        return noscript.computeIfAbsent(command, c -> {
+            List<Object> info = connection.sync().commandInfo(c);
+            return !info.isEmpty() && info.get(0) instanceof List<?> entry && entry.size() > 2
+                    && entry.get(2) instanceof Collection<?> flags && flags.stream().anyMatch("noscript"::equals);
+        });
     }
 
     /** Calls of one command between two snapshots. */

@@ -15,9 +15,11 @@ final class Report {
         if (m.check().startsWith("n/a")) {
             return m.check();
         }
-        return String.format("%,10.0f ops/s  p50 %6d us  p99 %7d us  %5.1f cmds/op  %6.1f cpu-us/op  %s",
+        return String.format("%,10.0f ops/s  p50 %6d us  p99 %7d us  %5.1f cmds/op  %5.2f scripts/op  "
+                        + "%5.2f pub/sub/op  %5.2f round trips/op  %6.1f cpu-us/op  %s",
                 m.opsPerSecond(), m.latency().getValueAtPercentile(50), m.latency().getValueAtPercentile(99),
-                m.commandsPerOp(), m.cpuMicrosPerOp(), m.check());
+                m.commandsPerOp(), m.scriptCallsPerOp(), m.pubSubPerOp(), m.roundTripsPerOp(), m.cpuMicrosPerOp(),
+                m.check());
     }
 
     static String render(List<Scenario> scenarios, Map<String, Map<String, List<Measurement>>> results,
@@ -34,39 +36,53 @@ final class Report {
                     + "cycle %,.0f cycles/s.%n%n", ping, cycle));
         }
         b.append("| scenario | dlock ops/s | Redisson ops/s | ratio | dlock p50/p99 us | Redisson p50/p99 us "
-                + "| cmds/op d/R | client cpu us/op d/R | checks |\n");
-        b.append("|---|---|---|---|---|---|---|---|---|\n");
+                + "| cmds/op d/R | script calls/op d/R | pub/sub/op d/R | round trips/op d/R | client cpu us/op d/R "
+                + "| checks |\n");
+        b.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Scenario s : scenarios) {
             Map<String, List<Measurement>> byLibrary = results.get(s.id());
             if (byLibrary == null) {
                 continue;
             }
+            // W rows' operations are renewal calls, their window includes taking the locks: no per-op client columns
+            boolean renewal = s.id().startsWith("W");
             List<Measurement> d = byLibrary.getOrDefault("dlock", List.of());
             List<Measurement> r = byLibrary.getOrDefault("redisson", List.of());
             b.append("| ").append(s.id()).append(' ').append(s.title()).append(" | ")
                     .append(rate(d)).append(" | ").append(rate(r)).append(" | ")
-                    .append(ratio(d, r, s.id().startsWith("W"))).append(" | ")
+                    .append(ratio(d, r, renewal)).append(" | ")
                     .append(latency(d)).append(" | ").append(latency(r)).append(" | ")
-                    .append(String.format("%.1f / %.1f", med(d, Measurement::commandsPerOp), med(r,
-                            Measurement::commandsPerOp))).append(" | ")
-                    .append(String.format("%.1f / %.1f", med(d, Measurement::cpuMicrosPerOp), med(r,
-                            Measurement::cpuMicrosPerOp))).append(" | ")
+                    .append(pair("%.1f", d, r, Measurement::commandsPerOp)).append(" | ")
+                    .append(renewal ? "- | - | -" : pair("%.2f", d, r, Measurement::scriptCallsPerOp) + " | "
+                            + pair("%.2f", d, r, Measurement::pubSubPerOp) + " | "
+                            + pair("%.2f", d, r, Measurement::roundTripsPerOp)).append(" | ")
+                    .append(pair("%.1f", d, r, Measurement::cpuMicrosPerOp)).append(" | ")
                     .append(checks(d)).append(" / ").append(checks(r)).append(" |\n");
             List<Measurement> metered = byLibrary.getOrDefault(Library.DLOCK_METERED, List.of());
             if (!metered.isEmpty()) {
                 b.append("| ").append(s.id()).append(" with metrics bound (dlock+metrics) | ").append(rate(metered))
                         .append(" | | ").append(meteredRatio(metered, d)).append(" | ").append(latency(metered))
                         .append(" | | ").append(String.format("%.1f / -", med(metered, Measurement::commandsPerOp)))
+                        .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::scriptCallsPerOp)))
+                        .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::pubSubPerOp)))
+                        .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::roundTripsPerOp)))
                         .append(" | ").append(String.format("%.1f / -", med(metered, Measurement::cpuMicrosPerOp)))
                         .append(" | ").append(checks(metered)).append(" |\n");
             }
-            if (s.id().equals("S7")) {
-                b.append("| S7 writers only | | | | ").append(writers(d)).append(" | ").append(writers(r))
-                        .append(" | | | |\n");
+            if (hasWriters(d) || hasWriters(r)) {
+                b.append("| ").append(s.id()).append(" writers only | ").append(writerRate(d)).append(" | ")
+                        .append(writerRate(r)).append(" | ").append(writerRatio(d, r)).append(" | ")
+                        .append(writers(d)).append(" | ").append(writers(r)).append(" | | | | | | |\n");
             }
         }
         b.append("\nRows \"with metrics bound\": dlock with LockMetrics recording into a SimpleMeterRegistry; their "
                 + "ratio is to dlock without metrics in the same run (1.00x = no cost).\n");
+        b.append("\nRows \"writers only\": write operations per second and writer latency of the same runs (the "
+                + "row above counts reads and writes together).\n");
+        b.append("\nScript calls: EVAL/EVALSHA(_RO); pub/sub: (un)subscribe of every kind; round trips: commands "
+                + "no script can have run (Redis forbids them in scripts, or neither library's scripts call them), "
+                + "a lower bound: a command that scripts of either library also run (DEL, GET, SET, ...) is left "
+                + "out, since its calls cannot be attributed.\n");
         b.append("\nW rows count renewal script calls per second (lower is better; one tick per second); "
                 + "other ratios are dlock/Redisson throughput (higher is better).\n");
         return b.toString();
@@ -113,14 +129,43 @@ final class Report {
                 med(v, m -> m.latency().getValueAtPercentile(99)));
     }
 
+    /** Each operation records one latency, so the extra histogram's count is the number of writes. */
+    private static List<Measurement> withWriters(List<Measurement> ms) {
+        return valid(ms).stream().filter(m -> m.extra() != null && m.extra().getTotalCount() > 0).toList();
+    }
+
+    private static boolean hasWriters(List<Measurement> ms) {
+        return !withWriters(ms).isEmpty();
+    }
+
+    private static double writesPerSecond(Measurement m) {
+        return m.extra().getTotalCount() / m.seconds();
+    }
+
+    private static String writerRate(List<Measurement> ms) {
+        List<Measurement> v = withWriters(ms);
+        return v.isEmpty() ? "-" : String.format("%,.0f", med(v, Report::writesPerSecond));
+    }
+
+    private static String writerRatio(List<Measurement> d, List<Measurement> r) {
+        List<Measurement> dv = withWriters(d);
+        List<Measurement> rv = withWriters(r);
+        return dv.isEmpty() || rv.isEmpty() ? "-"
+                : String.format("%.2fx", med(dv, Report::writesPerSecond) / med(rv, Report::writesPerSecond));
+    }
+
     private static String writers(List<Measurement> ms) {
-        List<Measurement> v = valid(ms).stream().filter(m -> m.extra() != null && m.extra().getTotalCount() > 0)
-                .toList();
+        List<Measurement> v = withWriters(ms);
         if (v.isEmpty()) {
             return "-";
         }
         return String.format("%.0f / %.0f", med(v, m -> m.extra().getValueAtPercentile(50)),
                 med(v, m -> m.extra().getValueAtPercentile(99)));
+    }
+
+    private static String pair(String format, List<Measurement> d, List<Measurement> r,
+                               ToDoubleFunction<Measurement> f) {
+        return String.format(format + " / " + format, med(d, f), med(r, f));
     }
 
     private static String checks(List<Measurement> ms) {

@@ -3,20 +3,15 @@ package io.dlock.bench;
 import io.dlock.LockClientConfig;
 import org.HdrHistogram.Histogram;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 
-/** The scenarios of the issue, S1–S8 and the renewal traffic W. */
+/** The scenarios of the issue, S1–S8 (the 2-JVM ones are {@link TwoJvms}) and the renewal traffic W. */
 final class Scenarios {
     private Scenarios() {
     }
@@ -26,10 +21,15 @@ final class Scenarios {
                 simple("S1", "1 thread, lock()+unlock() on one name", 1, (lib, t) -> lib.lock("s1")),
                 simple("S2", "16 threads, each its own lock name", 16, (lib, t) -> lib.lock("s2:" + t)),
                 contended("S3", "8 threads of one JVM on one lock (exact counter)", 8, false),
-                new TwoJvms(),
+                new TwoJvms("S4", "2 JVM processes x 4 threads on one lock (exact counter in Redis)",
+                        ContendWorker.Mode.PLAIN, 4),
                 contended("S5", "fair lock, 8 threads on one lock (exact counter)", 8, true),
+                new TwoJvms("S5J", "fair lock, 2 JVM processes x 4 threads on one lock (exact counter in Redis)",
+                        ContendWorker.Mode.FAIR, 4),
                 new Readers(),
                 new Mixed(),
+                new TwoJvms("S7J", "2 JVM processes x 8 threads, 90% read / 10% write (extra = writer latency; "
+                        + "exact writer counter in Redis)", ContendWorker.Mode.READ_WRITE, 8),
                 new FailingTryLock(false),
                 new FailingTryLock(true),
                 new Renewal(1),
@@ -93,61 +93,6 @@ final class Scenarios {
                         : exclusion.verdict(load.ops()));
             }
         };
-    }
-
-    /** S4: two child JVMs × 4 threads on one lock, counter kept in Redis. */
-    static final class TwoJvms implements Scenario {
-        public String id() {
-            return "S4";
-        }
-
-        public String title() {
-            return "2 JVM processes x 4 threads on one lock (exact counter in Redis)";
-        }
-
-        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            long startAt = System.currentTimeMillis() + 2500;
-            List<Process> children = new ArrayList<>();
-            try {
-                for (int i = 0; i < 2; i++) {
-                    children.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", ContendWorker.class.getName(),
-                            library.name(), context.uri(), "s4", "4", Long.toString(duration.toMillis()),
-                            Long.toString(startAt)).redirectError(ProcessBuilder.Redirect.INHERIT).start());
-                }
-                long ops = 0;
-                long cpu = 0;
-                Histogram merged = Measurement.newHistogram();
-                for (Process child : children) {
-                    String result = null;
-                    try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                            StandardCharsets.UTF_8))) {
-                        for (String line; (line = out.readLine()) != null; ) {
-                            if (line.startsWith("RESULT ")) {
-                                result = line;
-                            }
-                        }
-                    }
-                    if (!child.waitFor(duration.toMillis() + 60_000, TimeUnit.MILLISECONDS) || child.exitValue() != 0
-                            || result == null) {
-                        return new Outcome(new Load.Result(0, duration.toMillis() / 1e3, merged, null, null),
-                                "child JVM failed");
-                    }
-                    String[] parts = result.split(" ");
-                    ops += Long.parseLong(parts[1]);
-                    cpu += Long.parseLong(parts[2]);
-                    merged.add(ContendWorker.decode(parts[3]));
-                }
-                String counter = context.stats().get("s4:counter");
-                long inRedis = counter == null ? 0 : Long.parseLong(counter);
-                context.addChildCpu(cpu);
-                String check = inRedis == ops ? "ok" : "COUNTER " + inRedis + " != " + ops;
-                return new Outcome(new Load.Result(ops, duration.toMillis() / 1e3, merged, null, null), check);
-            } finally {
-                children.forEach(Process::destroyForcibly);
-            }
-        }
     }
 
     /** S6: 16 threads read-locking one read-write lock. */
