@@ -13,6 +13,8 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.UnsupportedServerException;
 import io.dlock.LockInfo;
+import io.dlock.MultiLock;
+import io.dlock.internal.multilock.RedisMultiLock;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
@@ -259,6 +261,13 @@ public final class RedisLockClient implements LockClient {
     public DistributedCountDownLatch getCountDownLatch(String name) {
         checkOpen();
         return latches.latch(name);
+    }
+
+    @Override
+    public MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks) {
+        checkOpen();
+        java.util.Objects.requireNonNull(locks, "locks");
+        return RedisMultiLock.of(id, new ArrayList<>(locks));
     }
 
     @Override
