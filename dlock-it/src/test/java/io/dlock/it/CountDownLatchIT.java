@@ -200,6 +200,26 @@ class CountDownLatchIT {
     }
 
     @Test
+    void aLostMessageDelaysAWakeUpByTheBoundedRecheckAtMost(
+            @ClientSettings(watchdogTimeoutMillis = 900) LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1); // no TTL: only a message or the re-check (900 / 3 = 300 ms) can wake the awaiter
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        Future<Void> redissonWaiter = workers.submit(() -> {
+            theirs.await();
+            return null;
+        });
+        CompletableFuture<Void> ours = latch.awaitAsync();
+        Thread.sleep(500);
+        raw.sync().del(name); // opened behind everybody's back: no message
+        long start = System.nanoTime();
+        ours.get(WAKE_UP_MS, MILLISECONDS);
+        assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(1000L);
+        // dlock's awaiter announced the opening, which Redisson's untimed awaiter needed
+        Workers.get(redissonWaiter, Duration.ofMillis(WAKE_UP_MS));
+    }
+
+    @Test
     void redissonCountDownWakesDlockAwaiters(LockClient a) throws Exception {
         RCountDownLatch theirs = redisson.getCountDownLatch(name);
         assertThat(theirs.trySetCount(2)).isTrue();
