@@ -9,7 +9,7 @@
 --          kept, nothing published).
 --
 -- Invariant: the key never holds a count <= 0 after the call; a closed latch keeps its TTL (DECR keeps it).
--- Wire protocol: Redisson's countDown (docs/protocol.md §9.2): DECR; DEL when <= 0; publish "0" when = 0.
+-- Wire protocol: Redisson's countDown (docs/protocol.md §11.2): DECR; DEL when <= 0; publish "0" when = 0.
 
 --#include notify
 --#include latch_count

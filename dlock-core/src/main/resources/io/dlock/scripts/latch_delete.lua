@@ -7,7 +7,7 @@
 -- Returns  1 when a count was deleted ("0" published: every awaiter, dlock's and Redisson's, wakes and finds the
 --          latch open), 0 when there was none.
 --
--- Wire protocol: docs/protocol.md §9.2. Redisson's delete publishes "1" instead, which leaves its own awaiters asleep
+-- Wire protocol: docs/protocol.md §11.2. Redisson's delete publishes "1" instead, which leaves its own awaiters asleep
 --                on a latch that reads as open; dlock publishes "0" so that no awaiter is left behind.
 
 --#include notify

@@ -8,7 +8,7 @@
 --
 -- Sent by a dlock awaiter that found the latch open when its bounded re-check woke it, not a message: the latch
 -- expired (its participants never counted it down) or a message was lost. Redisson's awaiters, parked without a time
--- limit, wake only on a message; this one wakes them to the same answer, count 0 (docs/protocol.md §9.3).
+-- limit, wake only on a message; this one wakes them to the same answer, count 0 (docs/protocol.md §11.3).
 
 --#include notify
 --#include latch_count

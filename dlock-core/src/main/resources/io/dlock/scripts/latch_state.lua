@@ -4,7 +4,7 @@
 --
 -- Returns  {count, pttl}: count 0 and pttl -2 when the latch is open (no key); pttl -1 when the key has no TTL.
 --
--- Wire protocol: docs/protocol.md §9.2 (Redisson's getCount is a plain GET, nil read as 0).
+-- Wire protocol: docs/protocol.md §11.2 (Redisson's getCount is a plain GET, nil read as 0).
 
 --#include latch_count
 

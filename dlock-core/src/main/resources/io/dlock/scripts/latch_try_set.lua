@@ -4,14 +4,14 @@
 -- ARGV[1]  the count to set, a positive integer
 -- ARGV[2]  the latch's time to live in ms, or "0" for none
 -- ARGV[3]  the publish command: "publish", "spublish", or "both" (see the fragment notify)
--- ARGV[4]  the latch's channel, redisson_countdownlatch__channel__{NAME} (not a key: see docs/protocol.md §9)
+-- ARGV[4]  the latch's channel, redisson_countdownlatch__channel__{NAME} (not a key: see docs/protocol.md §11)
 --
 -- Returns  1 when the count was set (and "1", Redisson's NEW_COUNT, published), 0 when the latch already had a count
 --          (nothing changed).
 --
 -- Invariant: only an absent key is written; a latch with a TTL argument never exists without one. The publish runs
 --            before the write, so a publish that fails aborts with nothing changed.
--- Wire protocol: Redisson's trySetCount (docs/protocol.md §9.2): EXISTS, SET, publish "1"; the TTL is dlock's.
+-- Wire protocol: Redisson's trySetCount (docs/protocol.md §11.2): EXISTS, SET, publish "1"; the TTL is dlock's.
 
 --#include notify
 --#include latch_count

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The {@link DistributedCountDownLatch}: each operation is one script on the latch's key (docs/protocol.md §9),
+ * The {@link DistributedCountDownLatch}: each operation is one script on the latch's key (docs/protocol.md §11),
  * waits are {@link LatchAwait}s. Immutable and thread-safe; holds only its name and channel.
  *
  * <p>Sync methods wait for their async form; only {@code await} is interruptible (the others are one round trip,

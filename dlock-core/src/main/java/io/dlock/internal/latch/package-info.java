@@ -12,6 +12,6 @@
  *   <li>{@link io.dlock.internal.latch.LatchServices}: what every latch of one client shares; {@code LatchErrors}
  *       names the latch in every failure.</li>
  * </ul>
- * Wire protocol and design: {@code docs/protocol.md} §9.
+ * Wire protocol and design: {@code docs/protocol.md} §11.
  */
 package io.dlock.internal.latch;

@@ -11,6 +11,6 @@
  *       release of what was taken when one fails or the future is cancelled.</li>
  *   <li>{@code Failures}: collects what went wrong over the members and reports it as one exception naming each.</li>
  * </ul>
- * The multi-lock has no keys, scripts or channels of its own: on the wire it is its members (docs/protocol.md §10).
+ * The multi-lock has no keys, scripts or channels of its own: on the wire it is its members (docs/protocol.md §12).
  */
 package io.dlock.internal.multilock;

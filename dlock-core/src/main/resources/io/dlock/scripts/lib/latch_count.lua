@@ -8,7 +8,7 @@
 -- Neither shows the key's value (it may be business data); the client turns both into a LockException naming the
 -- latch (io.dlock.internal.latch.LatchErrors).
 --
--- Invariant: a key that is not a latch is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §9.
+-- Invariant: a key that is not a latch is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §11.
 local function latch_count(key)
     local key_type = redis.call('type', key)['ok']
     if key_type == 'none' then
