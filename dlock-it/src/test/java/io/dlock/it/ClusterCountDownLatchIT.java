@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,7 +27,7 @@ class ClusterCountDownLatchIT extends CountDownLatchIT {
         assertThat(ours.trySetCount(2, Duration.ofMinutes(1))).isTrue();
         assertThat(ours.getCount()).isEqualTo(2);
         CompletableFuture<Void> asyncWaiter = b.getCountDownLatch(tagged).awaitAsync();
-        Future<Boolean> syncWaiter = workers.submit(() -> a.getCountDownLatch(tagged).await(30, java.util.concurrent.TimeUnit.SECONDS));
+        Future<Boolean> syncWaiter = workers.submit(() -> a.getCountDownLatch(tagged).await(30, SECONDS));
         ours.countDown();
         Thread.sleep(100);
         assertThat(asyncWaiter).isNotDone();

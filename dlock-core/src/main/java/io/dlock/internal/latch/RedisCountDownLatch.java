@@ -76,8 +76,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
-        Objects.requireNonNull(unit, "unit");
-        return awaitInterruptibly(Math.max(0, unit.toMillis(timeout)));
+        return awaitInterruptibly(timeoutMillis(timeout, unit));
     }
 
     private boolean awaitInterruptibly(long timeoutMs) throws InterruptedException {
@@ -150,10 +149,19 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public CompletableFuture<Boolean> awaitAsync(long timeout, TimeUnit unit) {
-        Objects.requireNonNull(unit, "unit");
-        CompletableFuture<Boolean> wait = new LatchAwait(services, this, Math.max(0, unit.toMillis(timeout)))
-                .start().result();
+        CompletableFuture<Boolean> wait = new LatchAwait(services, this, timeoutMillis(timeout, unit)).start()
+                .result();
         return cancelling(handOff(wait, "await"), wait);
+    }
+
+    /**
+     * @return the wait in ms: 0 for a negative {@code timeout}, -1 (no limit) for one longer than {@link #MAX_TTL}
+     *         (as a lock's wait), so that no deadline overflows
+     */
+    private static long timeoutMillis(long timeout, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        long ms = unit.toMillis(timeout);
+        return ms > MAX_TTL.toMillis() ? -1 : Math.max(0, ms);
     }
 
     /** @return {@code user}, whose cancellation cancels {@code wait} (which drops its subscription) */

@@ -32,8 +32,8 @@ final class Failures {
 
     /**
      * @return null when nothing failed; an {@link IllegalMonitorStateException} when every failure is one; else a
-     *         {@link LockException} whose cause is the first failure that is not one. Either way the message names every
-     *         failed member and its error, and every member's exception is attached as suppressed.
+     *         {@link LockException} whose cause is the first failure that is not one. Either way the message names
+     *         every failed member and its error, and every member's exception is attached as suppressed.
      */
     synchronized RuntimeException toException(int memberCount) {
         if (errors.isEmpty()) {

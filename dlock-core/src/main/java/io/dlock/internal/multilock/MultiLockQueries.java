@@ -44,8 +44,9 @@ abstract class MultiLockQueries implements DistributedLock {
         return copy;
     }
 
+    /** The members in acquisition order: for the calling thread the objects given, for a view their views. */
     public final List<DistributedLock> members() {
-        return owned();
+        return owner == null ? members : owned();
     }
 
     @Override

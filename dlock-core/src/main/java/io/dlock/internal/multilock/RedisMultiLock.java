@@ -9,9 +9,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Function;
 
 /**
  * The {@link MultiLock}: the members in the global order ({@link MemberOrder}), acting for the calling thread or, for a
@@ -88,10 +91,11 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         }
     }
 
-    private static void checkLease(long leaseMs) {
+    /** Refuses a lease below 1 ms; one above {@link #MAX_LEASE} is refused by the first member, before it sends. */
+    private void checkLease(long leaseMs) {
         if (leaseMs != LEASE_WATCHDOG && leaseMs < 1) {
-            throw new IllegalArgumentException("leaseTime must be at least 1 ms or LEASE_WATCHDOG, was " + leaseMs
-                    + " ms");
+            throw new IllegalArgumentException(name + ": leaseTime must be at least 1 ms or LEASE_WATCHDOG, was "
+                    + leaseMs + " ms");
         }
     }
 
@@ -158,7 +162,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         long waitMs = waitTime == WAIT_FOREVER || unit.toMillis(waitTime) > MAX_LEASE.toMillis() ? WAIT_FOREVER
                 : unit.toMillis(waitTime);
         if (waitMs < 0 && waitTime != WAIT_FOREVER) {
-            throw new IllegalArgumentException("waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
+            throw new IllegalArgumentException(name + ": waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
         }
         return acquire(Mode.TRY, waitMs, leaseMillis(leaseTime, unit));
     }
@@ -238,7 +242,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 WAIT_FOREVER, leaseMs).start();
         CompletableFuture<Void> user = acquired.thenApply(v -> (Void) null);
         user.whenComplete((v, error) -> {
-            if (error instanceof java.util.concurrent.CancellationException) {
+            if (error instanceof CancellationException) {
                 acquired.cancel(false);
             }
         });
@@ -259,9 +263,11 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
         long leaseMs = leaseMillis(leaseTime, unit);
         checkLease(leaseMs);
-        long waitMs = waitTime == WAIT_FOREVER ? WAIT_FOREVER : unit.toMillis(waitTime);
+        Objects.requireNonNull(unit, "unit");
+        long waitMs = waitTime == WAIT_FOREVER || unit.toMillis(waitTime) > MAX_LEASE.toMillis() ? WAIT_FOREVER
+                : unit.toMillis(waitTime);
         if (waitMs < 0 && waitTime != WAIT_FOREVER) {
-            throw new IllegalArgumentException("waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
+            throw new IllegalArgumentException(name + ": waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
         }
         return new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs).start();
     }
@@ -297,9 +303,9 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * @return true when any member's result was {@code Boolean.TRUE}; fails with the one exception of {@link Failures}
      */
     private CompletableFuture<Boolean> overAll(String operation, List<DistributedLock> over,
-                                               java.util.function.Function<DistributedLock, CompletableFuture<?>> call) {
+                                               Function<DistributedLock, CompletableFuture<?>> call) {
         Failures failures = new Failures(name, operation);
-        java.util.concurrent.atomic.AtomicBoolean any = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean any = new AtomicBoolean();
         CompletableFuture<?>[] each = over.stream().map(member -> Errors.<Object>call(() -> {
             @SuppressWarnings("unchecked")
             CompletableFuture<Object> f = (CompletableFuture<Object>) call.apply(member);
@@ -314,7 +320,8 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         })).toArray(CompletableFuture<?>[]::new);
         return CompletableFuture.allOf(each).thenCompose(v -> {
             RuntimeException failed = failures.toException(members.size());
-            return failed != null ? CompletableFuture.failedFuture(failed) : CompletableFuture.completedFuture(any.get());
+            return failed != null ? CompletableFuture.failedFuture(failed)
+                    : CompletableFuture.completedFuture(any.get());
         });
     }
 }
