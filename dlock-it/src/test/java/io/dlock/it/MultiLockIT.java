@@ -238,6 +238,14 @@ class MultiLockIT {
         assertThatThrownBy(() -> inner.lock(0, MILLISECONDS)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(inner::newCondition).isInstanceOf(UnsupportedOperationException.class);
 
+        // a member whose key is not a lock: refused naming it, nothing taken
+        raw.sync().set(b, "not a lock");
+        MultiLock overWrongType = client.getMultiLock(client.getLock(a), client.getLock(b));
+        assertThatThrownBy(overWrongType::tryLock).isInstanceOf(LockException.class)
+                .hasMessageContaining(b);
+        assertThat(raw.exists(a)).isFalse();
+        raw.sync().del(b);
+
         // the two sides of one read-write lock: allowed, write side first
         MultiLock both = client.getMultiLock(client.getReadWriteLock(a).readLock(),
                 client.getReadWriteLock(a).writeLock());
