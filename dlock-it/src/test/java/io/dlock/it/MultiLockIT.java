@@ -206,6 +206,17 @@ class MultiLockIT {
         multi.unlockAsync(owner).get(5, SECONDS);
         assertThat(multi.isLockedAsync().get(5, SECONDS)).isFalse();
 
+        // a view for an owner that is not a thread: taken on one thread, released on another
+        MultiLock view = multi.as(client.newOwner());
+        view.lock();
+        assertThat(multi.isHeldByCurrentThread()).as("the calling thread is not the view's owner").isFalse();
+        workers.call(Duration.ofSeconds(10), () -> {
+            assertThat(view.isHeldByCurrentThread()).isTrue();
+            view.unlock();
+            return null;
+        });
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+
         DistributedLock blocker = other.getLock(b);
         blocker.lock();
         CompletableFuture<Void> waiting = multi.lockAsync(-1, MILLISECONDS, owner);
