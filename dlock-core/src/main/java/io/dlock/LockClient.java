@@ -97,6 +97,38 @@ public interface LockClient extends AutoCloseable {
     FencedLock getFencedLock(String name);
 
     /**
+     * A count-down latch, wire-compatible with Redisson's {@code RCountDownLatch} (dlock and Redisson clients of one
+     * name count down and await together), usable on a Redis Cluster under every name, hash-tagged ones included.
+     * Cheap; no round trip.
+     *
+     * @param name the latch's name, used as its Redis key (not null, not blank)
+     * @return the latch; thread-safe
+     * @throws NullPointerException     when {@code name} is null
+     * @throws IllegalArgumentException when {@code name} is blank
+     * @throws LockException            when the client is closed
+     */
+    DistributedCountDownLatch getCountDownLatch(String name);
+
+    /**
+     * A multi-lock over {@code locks}: all of them taken as one, all or nothing, in one global order (by name) so that
+     * multi-locks over the same locks given in different orders cannot deadlock; {@code unlock()} releases every
+     * member even when some fail. See {@link MultiLock}. Cheap; no round trip.
+     *
+     * @param locks lock objects of this client, of any kinds (plain, fair, fenced, either side of a read-write lock)
+     * @return the multi-lock, acting for the calling thread
+     * @throws NullPointerException     when {@code locks} or one of them is null
+     * @throws IllegalArgumentException when there is none, one is not a lock object of this client (another client's,
+     *                                  a multi-lock), or one lock appears twice (the same name twice, except the write
+     *                                  and read sides of one read-write lock); the message names it
+     */
+    default MultiLock getMultiLock(DistributedLock... locks) {
+        return getMultiLock(java.util.Arrays.asList(java.util.Objects.requireNonNull(locks, "locks")));
+    }
+
+    /** {@link #getMultiLock(DistributedLock...)} over a collection (iterated once, in its order). */
+    MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks);
+
+    /**
      * The lock of {@code kind} named {@code name}: {@link #getLock(String)}, {@link #getFairLock(String)}, a side of
      * {@link #getReadWriteLock(String)} or {@link #getFencedLock(String)}. Cheap; no round trip.
      *

@@ -1,5 +1,6 @@
 package io.dlock.internal;
 
+import io.dlock.DistributedCountDownLatch;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
@@ -12,6 +13,9 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.UnsupportedServerException;
 import io.dlock.LockInfo;
+import io.dlock.MultiLock;
+import io.dlock.internal.multilock.RedisMultiLock;
+import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
@@ -73,6 +77,7 @@ public final class RedisLockClient implements LockClient {
     private final LeaseRenewer renewer;
     private final LockServices services;
     private final LockInspector inspector;
+    private final LatchServices latches;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
@@ -99,6 +104,8 @@ public final class RedisLockClient implements LockClient {
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.inspector = new LockInspector(scripts);
+        this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
+                transport::slot, watchdogMs / 3);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -251,6 +258,19 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public DistributedCountDownLatch getCountDownLatch(String name) {
+        checkOpen();
+        return latches.latch(name);
+    }
+
+    @Override
+    public MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks) {
+        checkOpen();
+        java.util.Objects.requireNonNull(locks, "locks");
+        return RedisMultiLock.of(id, new ArrayList<>(locks));
+    }
+
+    @Override
     public LockInfo inspect(String name) {
         LockNames.requireValid(name);
         checkOpen();
@@ -353,6 +373,7 @@ public final class RedisLockClient implements LockClient {
         }
         closed = true;
         renewer.close();
+        latches.close();
         CompletableFuture<Void> waitersDone = services.close();
         try {
             // give-up scripts of failed waiters (a fair waiter's queue entry) go out before the connections close

@@ -36,6 +36,29 @@ public final class RedisLocks {
         return new ReadWriteRedisLock(services, name);
     }
 
+    /**
+     * What a multi-lock needs to know of a member ({@code io.dlock.internal.multilock}).
+     *
+     * @param clientId the id of the client the lock object belongs to
+     * @param name     the lock's name
+     * @param kind     its kind
+     */
+    public record Identity(String clientId, String name, LockKind kind) {
+    }
+
+    /**
+     * @return who {@code lock} is, or null when it is not a lock object of a dlock client (another implementation of
+     *         the interface)
+     */
+    public static Identity identify(DistributedLock lock) {
+        if (lock instanceof LockApi api) {
+            RedisLock core = api.core();
+            LockContext context = core.protocol.context();
+            return new Identity(core.services.clientId, context.name(), context.kind());
+        }
+        return null;
+    }
+
     private static LockContext context(LockServices services, String name, LockKind kind) {
         return new LockContext(services, LockNames.requireValid(name), kind);
     }

@@ -1,0 +1,164 @@
+package io.dlock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A count-down latch shared by every JVM that talks to the same Redis, wire-compatible with Redisson's
+ * {@code RCountDownLatch}: a coordinator sets a count, participants count it down, and awaiters are released when it
+ * reaches zero. Unlike {@link java.util.concurrent.CountDownLatch} it is reusable: once open, it may be set again.
+ *
+ * <p><b>State.</b> The latch is one Redis string, its name, holding the remaining count. No key means the latch is
+ * <em>open</em> (count 0): never set, counted down to zero, {@link #delete() deleted} or expired. So, as with Redisson,
+ * {@link #await()} before {@link #trySetCount(long)} returns at once: set the count before the participants start.
+ *
+ * <p><b>Expiry (dlock only).</b> {@link #trySetCount(long, Duration)} gives the latch a time to live, so that a latch
+ * whose participants died does not live for ever. When it runs out before the count reaches zero, the key is gone and
+ * the latch is <em>open</em>, for everybody: {@link #getCount()} is 0, dlock's awaiters return as from a count-down to
+ * zero ({@code await(timeout)} returns {@code true}) within a few milliseconds (they sleep no longer than the latch's
+ * remaining time to live), and the first dlock awaiter that notices publishes the zero message for the dead
+ * participants, which wakes Redisson's awaiters too (they read count 0 and return). Only Redisson awaiters with no
+ * dlock awaiter on the name stay parked until their own timeout. An expiry thus means "stop waiting", not "the work is
+ * done": pick a TTL well beyond the batch's expected length, and have awaiters check the work's results if they must
+ * tell the two apart.
+ *
+ * <p><b>Waiting.</b> Awaiters do not poll: they subscribe to the latch's pub/sub channel and check the count again on
+ * every message, after a reconnect, and at least every {@code watchdogTimeout / 3} (10 s by default) or when the
+ * latch's TTL runs out, whichever is sooner, so a lost message delays a wake-up by at most that long and never hangs
+ * it. A waiting awaiter holds no thread in the async forms.
+ *
+ * <p><b>Cluster.</b> Every name works on a Redis Cluster, hash-tagged ones ({@code {batch}:done}) included. (Redisson
+ * fails there with {@code CROSSSLOT} for such names, because its channel hashes to another slot; dlock then publishes
+ * with {@code PUBLISH}, which needs no slot.)
+ *
+ * <p><b>Thread-safety.</b> Instances are immutable, thread-safe and cheap; any number may exist for one name.
+ *
+ * <p><b>Errors.</b> Methods throw {@link NullPointerException} or {@link IllegalArgumentException} for bad arguments
+ * (the message names the parameter and the latch), and {@link LockException} when Redis fails or does not answer
+ * within the command timeout, when the client is closed, or when the latch's key holds something that is not a latch
+ * count (another type, or a string that is no integer; the message names the latch and the key's type, and nothing
+ * is changed). Async methods never throw for Redis failures; their futures fail with the same exceptions, and
+ * complete on the client's executor.
+ */
+public interface DistributedCountDownLatch {
+
+    /** The longest time to live of {@link #trySetCount(long, Duration)}: {@link DistributedLock#MAX_LEASE}. */
+    Duration MAX_TTL = DistributedLock.MAX_LEASE;
+
+    /** @return the latch's name, which is also its Redis key. Never blocks. */
+    String getName();
+
+    /**
+     * Sets the count if the latch is open (no count in Redis), without a time to live, and wakes nobody (awaiters of
+     * an open latch have returned already). One atomic script; blocks for one round trip.
+     *
+     * @param count the count, at least 1
+     * @return whether the count was set ({@code false}: the latch is closed already; nothing changed)
+     * @throws IllegalArgumentException when {@code count} is below 1
+     */
+    @Blocking
+    boolean trySetCount(long count);
+
+    /**
+     * As {@link #trySetCount(long)}, and the latch expires {@code ttl} from now unless counted down to zero first;
+     * see the class comment for what awaiters see then. Counting down keeps the TTL.
+     *
+     * @param count the count, at least 1
+     * @param ttl   the time to live, at least 1 ms and at most {@link #MAX_TTL}
+     * @throws IllegalArgumentException when {@code count} or {@code ttl} is out of range
+     * @throws NullPointerException     when {@code ttl} is null
+     */
+    @Blocking
+    boolean trySetCount(long count, Duration ttl);
+
+    /**
+     * Counts down by one; the call that brings the count to zero opens the latch and wakes every awaiter, dlock's and
+     * Redisson's. On an open latch it does nothing. One atomic script; blocks for one round trip. Not retried: after
+     * a {@link LockException} the count-down may or may not have happened.
+     */
+    @Blocking
+    void countDown();
+
+    /** @return the remaining count, 0 when the latch is open (one round trip) */
+    @Blocking
+    long getCount();
+
+    /**
+     * @return the latch's remaining time to live in milliseconds, {@link DistributedLock#TTL_NOT_LOCKED} (-2) when the
+     *         latch is open, {@link DistributedLock#TTL_NO_EXPIRY} (-1) when it has no expiry (one round trip)
+     */
+    @Blocking
+    long remainTimeToLive();
+
+    /**
+     * Waits until the latch is open, without a time limit. While Redis is unavailable it keeps checking, with a pause
+     * growing up to 2 s between attempts, until Redis answers again or the client closes.
+     *
+     * @throws InterruptedException if interrupted while waiting (nothing is left behind: the subscription is dropped)
+     * @throws LockException        when the key is not a latch, or the client closes while waiting
+     */
+    @Blocking
+    void await() throws InterruptedException;
+
+    /**
+     * Waits at most {@code timeout} for the latch to open.
+     *
+     * @param timeout how long to wait; 0 (or less) means one check
+     * @return {@code true} when the latch is open, {@code false} when the time ran out first
+     * @throws InterruptedException if interrupted while waiting
+     * @throws LockException        when Redis fails or does not answer (a timed wait is not retried)
+     */
+    @Blocking
+    boolean await(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /** {@link #await(long, TimeUnit)} with a {@link Duration}; a negative one counts as 0. */
+    @Blocking
+    default boolean await(Duration timeout) throws InterruptedException {
+        return await(java.util.Objects.requireNonNull(timeout, "timeout").toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Deletes the count, which opens the latch: every awaiter, dlock's and Redisson's, wakes and returns. (Redisson's
+     * own {@code delete()} publishes its "new count" message instead and leaves its awaiters asleep.) One round trip.
+     *
+     * @return whether there was a count to delete
+     */
+    @Blocking
+    boolean delete();
+
+    /** Async {@link #trySetCount(long)}; argument errors are thrown, not put in the future. */
+    CompletableFuture<Boolean> trySetCountAsync(long count);
+
+    /** Async {@link #trySetCount(long, Duration)}; argument errors are thrown, not put in the future. */
+    CompletableFuture<Boolean> trySetCountAsync(long count, Duration ttl);
+
+    /** Async {@link #countDown()}. */
+    CompletableFuture<Void> countDownAsync();
+
+    /** Async {@link #getCount()}. */
+    CompletableFuture<Long> getCountAsync();
+
+    /** Async {@link #remainTimeToLive()}. */
+    CompletableFuture<Long> remainTimeToLiveAsync();
+
+    /**
+     * Async {@link #await()}: completes when the latch is open; holds no thread while waiting. Cancelling the future
+     * ends the wait and drops its subscription.
+     */
+    CompletableFuture<Void> awaitAsync();
+
+    /**
+     * Async {@link #await(long, TimeUnit)}: completes with {@code true} when the latch is open, {@code false} when the
+     * time ran out first. Cancellable as {@link #awaitAsync()}.
+     */
+    CompletableFuture<Boolean> awaitAsync(long timeout, TimeUnit unit);
+
+    /** Async {@link #await(Duration)}. */
+    default CompletableFuture<Boolean> awaitAsync(Duration timeout) {
+        return awaitAsync(java.util.Objects.requireNonNull(timeout, "timeout").toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Async {@link #delete()}. */
+    CompletableFuture<Boolean> deleteAsync();
+}

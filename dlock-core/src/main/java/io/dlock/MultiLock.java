@@ -1,0 +1,68 @@
+package io.dlock;
+
+import java.util.List;
+
+/**
+ * Several locks of one client taken as one: all or nothing. Its members may be of any kind (plain, fair, fenced, either
+ * side of a read-write lock) and live on different Redis Cluster slots or shards; it has no Redis key of its own, so
+ * Redisson's {@code RedissonMultiLock} over the same names excludes it and is excluded by it (each member excludes
+ * Redisson's lock of its name).
+ *
+ * <p><b>One global order.</b> Members are always taken in one order, whatever the order they were given in: by name
+ * ({@link String#compareTo}), and for the two sides of one read-write lock the write side first (a writer may also
+ * read; a reader may not upgrade). Every dlock multi-lock of every client uses that order, so two multi-locks over
+ * the same names given in opposite orders cannot deadlock: whoever holds a member waits only for members after it.
+ * (Redisson takes its members in the order given and relies on random retry times; a Redisson multi-lock and a dlock
+ * one over the same names in the opposite order may still wait on each other until one's wait time runs out.)
+ *
+ * <p><b>All or nothing.</b> An acquisition that cannot take every member (a {@code tryLock} whose time ran out, an
+ * interrupt, a cancelled future, a Redis failure) releases the members it took before it returns or fails; if such
+ * a release fails too, that failure is attached ({@link Throwable#getSuppressed()}) to what the acquisition
+ * throws, and an acquisition that would have returned {@code false} throws a {@link LockException} instead.
+ *
+ * <p><b>Lease and watchdog.</b> Each member is acquired with the multi-lock's lease through its own
+ * {@code lock}/{@code tryLock}: with {@link #LEASE_WATCHDOG} every member is renewed by the watchdog while held and
+ * expires after a crash, as a single lock; with a fixed lease each member's lease runs from its own acquisition.
+ * The waiting time of {@code tryLock} is for the whole multi-lock: each member gets what is left of it.
+ *
+ * <p><b>Release.</b> {@link #unlock()} releases <em>every</em> member, in the reverse order, even when some fail
+ * (Redisson's stops at the first failure and leaves the rest locked and renewed). When some fail, it throws one
+ * exception naming each failed lock and why, with the members' own exceptions attached as suppressed: an
+ * {@link IllegalMonitorStateException} when every failure is one (a member not held: never acquired, expired,
+ * force-unlocked), else a {@link LockException}.
+ *
+ * <p><b>The rest of the lock API</b>, over the members (the owner is the calling thread, or the owner of a view of
+ * {@link #as}):
+ * <ul>
+ *   <li>{@link #getName()}: a description, {@code MultiLock[a, b(WRITE), c(FAIR)]}, not a Redis key;</li>
+ *   <li>{@link #isHeldByCurrentThread()}, {@link #isHeldByThread(long)}: whether the owner holds every member;</li>
+ *   <li>{@link #getHoldCount()}: the smallest of the owner's hold counts of the members (0 when one is not held);</li>
+ *   <li>{@link #leaseValidFor()}: the shortest of the members' (zero when one is not held);</li>
+ *   <li>{@link #isLocked()}: whether any member is held by anybody (the multi-lock could not be taken now);</li>
+ *   <li>{@link #remainTimeToLive()}: the shortest remaining time to live of the members that are held,
+ *       {@link #TTL_NOT_LOCKED} when none is, {@link #TTL_NO_EXPIRY} when none of them expires;</li>
+ *   <li>{@link #forceUnlock()}: force-unlocks every member (failures reported as for {@code unlock}); whether any
+ *       was removed;</li>
+ *   <li>{@link #extendLease(java.time.Duration)}: extends every member (failures reported as for
+ *       {@code unlock});</li>
+ *   <li>{@link #newCondition()}: unsupported.</li>
+ * </ul>
+ * Re-entry works as for each member: an owner that holds the multi-lock may acquire it again and must release it as
+ * many times. Queries make one round trip per member, in turn.
+ *
+ * <p><b>Not atomic.</b> Members are taken one after the other, each in its own round trip; between two of them,
+ * others may see some members held and others not (never all of them held by two owners). When every member hashes
+ * to one Cluster slot a single script could take them all at once; dlock does not do that yet.
+ *
+ * <p>Thread-safe and immutable; cheap to create. Errors as on {@link DistributedLock}, the messages naming the
+ * member at fault.
+ */
+public interface MultiLock extends DistributedLock {
+
+    /** @return the members, in the order they are acquired (released in the reverse order); unmodifiable */
+    List<DistributedLock> members();
+
+    /** A view of this multi-lock whose every method acts for {@code owner}: each member's view of that owner. */
+    @Override
+    MultiLock as(LockOwner owner);
+}

@@ -1,0 +1,85 @@
+package io.dlock.internal.latch;
+
+import io.dlock.DistributedCountDownLatch;
+import io.dlock.internal.LockNames;
+import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.wakeup.WakeupHub;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
+
+/**
+ * What every count-down latch of one client shares: the script runner, the wake-up hub (the same one the locks use,
+ * so a latch's channel is subscribed once per client), the executor that completes users' futures, and the waits
+ * under way, which {@link #close()} fails. Latches themselves hold nothing but their name and channel.
+ */
+public final class LatchServices {
+    /** The longest pause between two checks of an untimed await while Redis is unavailable. */
+    static final long MAX_OUTAGE_PAUSE_MS = 2000;
+
+    final ScriptRunner scripts;
+    final WakeupHub wakeups;
+    final Executor executor;
+    final LongSupplier nanoTime;
+    /** The longest an awaiter sleeps between two checks of the count, message or not (ms). */
+    final long recheckMs;
+    private final String publishCommand;
+    private final ToIntFunction<String> slot;
+    private final Set<LatchAwait> waiting = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * @param publishCommand the client's publish command for scripts ({@code publish} or {@code both})
+     * @param slot           the transport's key-to-slot function
+     * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
+     */
+    public LatchServices(ScriptRunner scripts, WakeupHub wakeups, Executor executor, LongSupplier nanoTime,
+                         String publishCommand, ToIntFunction<String> slot, long recheckMs) {
+        this.scripts = scripts;
+        this.wakeups = wakeups;
+        this.executor = executor;
+        this.nanoTime = nanoTime;
+        this.publishCommand = publishCommand;
+        this.slot = slot;
+        this.recheckMs = Math.max(1, recheckMs);
+    }
+
+    /**
+     * @return the latch {@code name}; cheap, no round trip
+     * @throws NullPointerException     when {@code name} is null
+     * @throws IllegalArgumentException when it is blank
+     */
+    public DistributedCountDownLatch latch(String name) {
+        LockNames.requireValid(name);
+        return new RedisCountDownLatch(this, LatchChannel.of(name, publishCommand, slot));
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Tracks {@code wait} until it ends; fails it at once when the client is closed. */
+    void register(LatchAwait wait) {
+        waiting.add(wait);
+        wait.result().whenComplete((ok, error) -> waiting.remove(wait));
+        if (closed) {
+            wait.fail(LatchErrors.closed(wait.name()));
+        }
+    }
+
+    /** @return awaits under way (for tests) */
+    public int waitingCount() {
+        return waiting.size();
+    }
+
+    /** Fails every wait under way (their subscriptions are dropped); later calls fail at once. Never blocks. */
+    public void close() {
+        closed = true;
+        for (LatchAwait wait : waiting) {
+            wait.fail(LatchErrors.closed(wait.name()));
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package io.dlock.internal.latch;
+
+import io.dlock.DistributedCountDownLatch;
+import io.dlock.LockException;
+import io.dlock.internal.Errors;
+import io.lettuce.core.ScriptOutputType;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The {@link DistributedCountDownLatch}: each operation is one script on the latch's key (docs/protocol.md §11),
+ * waits are {@link LatchAwait}s. Immutable and thread-safe; holds only its name and channel.
+ *
+ * <p>Sync methods wait for their async form; only {@code await} is interruptible (the others are one round trip,
+ * bounded by the command timeout, and keep the interrupt flag).
+ */
+final class RedisCountDownLatch implements DistributedCountDownLatch {
+    private final LatchServices services;
+    private final LatchChannel channel;
+
+    RedisCountDownLatch(LatchServices services, LatchChannel channel) {
+        this.services = services;
+        this.channel = channel;
+    }
+
+    LatchChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public String getName() {
+        return channel.name();
+    }
+
+    @Override
+    public boolean trySetCount(long count) {
+        return join(trySetCountAsync(count));
+    }
+
+    @Override
+    public boolean trySetCount(long count, Duration ttl) {
+        return join(trySetCountAsync(count, ttl));
+    }
+
+    @Override
+    public void countDown() {
+        join(countDownAsync());
+    }
+
+    @Override
+    public long getCount() {
+        return join(getCountAsync());
+    }
+
+    @Override
+    public long remainTimeToLive() {
+        return join(remainTimeToLiveAsync());
+    }
+
+    @Override
+    public boolean delete() {
+        return join(deleteAsync());
+    }
+
+    @Override
+    public void await() throws InterruptedException {
+        awaitInterruptibly(-1);
+    }
+
+    @Override
+    public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitInterruptibly(timeoutMillis(timeout, unit));
+    }
+
+    private boolean awaitInterruptibly(long timeoutMs) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException(LatchErrors.describe(getName()) + ": interrupted before waiting");
+        }
+        CompletableFuture<Boolean> wait = new LatchAwait(services, this, timeoutMs).start().result();
+        try {
+            return wait.get();
+        } catch (InterruptedException e) {
+            wait.cancel(false);
+            throw e;
+        } catch (ExecutionException e) {
+            throw LatchErrors.toApi(e.getCause(), getName(), "await");
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> trySetCountAsync(long count) {
+        return trySet(count, 0);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> trySetCountAsync(long count, Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0 || ttl.compareTo(MAX_TTL) > 0) {
+            throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": ttl must be between 1 ms and "
+                    + MAX_TTL.toDays() + " days, was " + ttl);
+        }
+        return trySet(count, ttl.toMillis());
+    }
+
+    private CompletableFuture<Boolean> trySet(long count, long ttlMs) {
+        if (count < 1) {
+            throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": count must be at least 1, was "
+                    + count + " (a latch with no count is open already)");
+        }
+        return this.<Long>run("trySetCount", LatchScripts.TRY_SET, ScriptOutputType.INTEGER,
+                Long.toString(count), Long.toString(ttlMs), channel.publishCommand(), channel.channel())
+                .thenApply(set -> set == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Void> countDownAsync() {
+        return this.<Long>run("countDown", LatchScripts.COUNT_DOWN, ScriptOutputType.INTEGER,
+                channel.publishCommand(), channel.channel()).thenApply(left -> null);
+    }
+
+    @Override
+    public CompletableFuture<Long> getCountAsync() {
+        return published("getCount", state().thenApply(state -> Math.max(0, state.get(0))));
+    }
+
+    @Override
+    public CompletableFuture<Long> remainTimeToLiveAsync() {
+        return published("remainTimeToLive", state().thenApply(state -> state.get(1)));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> deleteAsync() {
+        return this.<Long>run("delete", LatchScripts.DELETE, ScriptOutputType.INTEGER, channel.publishCommand(),
+                channel.channel()).thenApply(deleted -> deleted == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Void> awaitAsync() {
+        CompletableFuture<Boolean> wait = new LatchAwait(services, this, -1).start().result();
+        return cancelling(handOff(wait.thenApply(open -> (Void) null), "await"), wait);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> awaitAsync(long timeout, TimeUnit unit) {
+        CompletableFuture<Boolean> wait = new LatchAwait(services, this, timeoutMillis(timeout, unit)).start()
+                .result();
+        return cancelling(handOff(wait, "await"), wait);
+    }
+
+    /**
+     * @return the wait in ms: 0 for a negative {@code timeout}, -1 (no limit) for one longer than {@link #MAX_TTL}
+     *         (as a lock's wait), so that no deadline overflows
+     */
+    private static long timeoutMillis(long timeout, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        long ms = unit.toMillis(timeout);
+        return ms > MAX_TTL.toMillis() ? -1 : Math.max(0, ms);
+    }
+
+    /** @return {@code user}, whose cancellation cancels {@code wait} (which drops its subscription) */
+    private static <T> CompletableFuture<T> cancelling(CompletableFuture<T> user, CompletableFuture<Boolean> wait) {
+        user.whenComplete((value, error) -> {
+            if (error instanceof CancellationException) {
+                wait.cancel(false);
+            }
+        });
+        return user;
+    }
+
+    /** {@code {count, pttl}}, straight from Redis (on Lettuce's thread). */
+    CompletableFuture<List<Long>> state() {
+        return send(() -> services.scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI,
+                new String[]{getName()}));
+    }
+
+    /** Publishes "0" if the latch is open, for awaiters that only a message wakes; failures are ignored. */
+    void announceOpened() {
+        send(() -> services.scripts.run(LatchScripts.OPENED, ScriptOutputType.INTEGER, new String[]{getName()},
+                channel.publishCommand(), channel.channel()));
+    }
+
+    private <T> CompletableFuture<T> run(String operation, io.dlock.internal.script.LuaScript script,
+                                         ScriptOutputType type, String... args) {
+        return published(operation, send(() -> services.scripts.run(script, type, new String[]{getName()}, args)));
+    }
+
+    private <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
+        if (services.isClosed()) {
+            return CompletableFuture.failedFuture(LatchErrors.closed(getName()));
+        }
+        return Errors.call(call);
+    }
+
+    /** {@code reply} completed on the client's executor, failures named after the latch and {@code operation}. */
+    private <T> CompletableFuture<T> published(String operation, CompletableFuture<T> reply) {
+        return handOff(reply, operation);
+    }
+
+    private <T> CompletableFuture<T> handOff(CompletableFuture<T> inner, String operation) {
+        CompletableFuture<T> user = new CompletableFuture<>();
+        inner.whenCompleteAsync((value, error) -> {
+            if (error != null) {
+                user.completeExceptionally(LatchErrors.toApi(error, getName(), operation));
+            } else {
+                user.complete(value);
+            }
+        }, services.executor);
+        return user;
+    }
+
+    /** Waits for a one-round-trip operation, uninterruptibly (the interrupt flag is kept). */
+    private static <T> T join(CompletableFuture<T> future) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    throw cause instanceof RuntimeException r ? r : new LockException(cause.toString(), cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisCountDownLatch{" + getName() + "}";
+    }
+}

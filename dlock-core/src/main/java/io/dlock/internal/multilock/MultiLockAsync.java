@@ -1,0 +1,136 @@
+package io.dlock.internal.multilock;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockException;
+import io.dlock.LockOwner;
+import io.dlock.internal.Errors;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * One asynchronous acquisition of a multi-lock for one owner: the members in order, each through its own
+ * {@code lockAsync}/{@code tryLockAsync}, the next started when the last is held; no thread is held meanwhile.
+ *
+ * <p>Invariant: when {@link #result()} ends otherwise than with {@code true} (false, failed, cancelled), every member
+ * it took has been released, or a release failure is attached to the result (then a {@code false} becomes a
+ * {@link LockException}). A cancellation cancels the member acquisition under way (which gives back a hold it got
+ * just then) and releases the members already taken.
+ */
+final class MultiLockAsync {
+    private final String name;
+    private final List<DistributedLock> members;
+    private final long leaseMs;
+    /** Absolute deadline in nanos, or {@link Long#MAX_VALUE} when waiting without a limit. */
+    private final long deadlineNanos;
+    private final LongSupplier nanoTime;
+    private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+    private final List<DistributedLock> taken = new ArrayList<>();
+    /** The member's own future of the acquisition under way (not a derived one: cancelling that reaches it). */
+    private volatile CompletableFuture<?> current;
+
+    /**
+     * @param members the members in acquisition order
+     * @param owner   the owner acquiring
+     * @param waitMs  the wait for the whole multi-lock, or {@link DistributedLock#WAIT_FOREVER}
+     * @param leaseMs each member's lease, or {@link DistributedLock#LEASE_WATCHDOG}
+     */
+    MultiLockAsync(String name, List<DistributedLock> members, LockOwner owner, long waitMs, long leaseMs) {
+        this.name = name;
+        this.members = members.stream().map(m -> m.as(owner)).toList();
+        this.leaseMs = leaseMs;
+        this.nanoTime = System::nanoTime;
+        this.deadlineNanos = waitMs < 0 ? Long.MAX_VALUE : nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        result.whenComplete((ok, error) -> {
+            CompletableFuture<?> running = current;
+            if (error instanceof CancellationException && running != null) {
+                running.cancel(false);
+            }
+        });
+    }
+
+    /** Starts the acquisition; @return completes with whether every member is held; cancellable */
+    CompletableFuture<Boolean> start() {
+        next(0);
+        return result;
+    }
+
+    private void next(int index) {
+        if (result.isDone()) {
+            rollBack(null, false);
+            return;
+        }
+        if (index == members.size()) {
+            if (!result.complete(true)) {
+                rollBack(null, false); // cancelled just as the last member was taken
+            }
+            return;
+        }
+        DistributedLock member = members.get(index);
+        CompletableFuture<Boolean> attempt;
+        if (deadlineNanos == Long.MAX_VALUE) {
+            CompletableFuture<Void> locking = Errors.call(() -> member.lockAsync(leaseMs, TimeUnit.MILLISECONDS));
+            current = locking;
+            attempt = locking.thenApply(v -> true);
+        } else {
+            long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nanoTime.getAsLong()));
+            attempt = Errors.call(() -> member.tryLockAsync(leftMs, leaseMs, TimeUnit.MILLISECONDS));
+            current = attempt;
+        }
+        if (result.isCancelled()) {
+            current.cancel(false);
+        }
+        attempt.whenComplete((held, error) -> {
+            if (error != null) {
+                rollBack(Errors.unwrap(error), false);
+            } else if (!held) {
+                rollBack(null, true);
+            } else {
+                synchronized (taken) {
+                    taken.add(member);
+                }
+                next(index + 1);
+            }
+        });
+    }
+
+    /**
+     * Releases every member taken (in the reverse order), then ends the result: with {@code error}, with false when
+     * {@code timedOut}, or not at all when it ended already (cancelled).
+     */
+    private void rollBack(Throwable error, boolean timedOut) {
+        List<DistributedLock> toRelease;
+        synchronized (taken) {
+            toRelease = new ArrayList<>(taken);
+            taken.clear();
+        }
+        Failures failures = new Failures(name, "giving back the members taken");
+        CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
+        for (int i = toRelease.size() - 1; i >= 0; i--) {
+            DistributedLock member = toRelease.get(i);
+            released = released.thenCompose(v -> Errors.call(member::unlockAsync).handle((ok, e) -> {
+                if (e != null) {
+                    failures.add(member.getName(), Errors.unwrap(e));
+                }
+                return null;
+            }));
+        }
+        released.whenComplete((v, ignored) -> {
+            RuntimeException releaseFailure = failures.toException(toRelease.size());
+            if (error != null) {
+                if (releaseFailure != null) {
+                    error.addSuppressed(releaseFailure);
+                }
+                result.completeExceptionally(error);
+            } else if (releaseFailure != null) {
+                result.completeExceptionally(releaseFailure);
+            } else if (timedOut) {
+                result.complete(false);
+            }
+        });
+    }
+}

@@ -1,0 +1,327 @@
+package io.dlock.internal.multilock;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockOwner;
+import io.dlock.MultiLock;
+import io.dlock.internal.Errors;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.function.Function;
+
+/**
+ * The {@link MultiLock}: the members in the global order ({@link MemberOrder}), acting for the calling thread or, for a
+ * view of {@link #as}, one fixed owner. Every operation is the members' own, in that order (releases in the reverse
+ * order); the multi-lock keeps no state. Sync acquisitions use the members' sync methods, so blocking, interrupts and
+ * outages behave as on each member; async ones are {@link MultiLockAsync}s.
+ */
+public final class RedisMultiLock extends MultiLockQueries implements MultiLock {
+
+    /**
+     * @param clientId the client the members must belong to
+     * @param locks    the members in any order
+     * @throws IllegalArgumentException see {@link MemberOrder#sorted}
+     */
+    public static MultiLock of(String clientId, List<? extends DistributedLock> locks) {
+        List<MemberOrder.Member> members = MemberOrder.sorted(clientId, locks);
+        return new RedisMultiLock(MemberOrder.describe(members),
+                members.stream().map(MemberOrder.Member::lock).toList(), null);
+    }
+
+    private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner) {
+        super(name, members, owner);
+    }
+
+    @Override
+    public MultiLock as(LockOwner owner) {
+        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"));
+    }
+
+    // --- sync acquisition -------------------------------------------------------------------------------------
+
+    private enum Mode { UNINTERRUPTIBLE, INTERRUPTIBLE, TRY }
+
+    /**
+     * Takes every member in order or none.
+     *
+     * @param waitMs for {@link Mode#TRY}: the whole wait, or {@link #WAIT_FOREVER}
+     * @return whether all are held (only TRY returns false)
+     */
+    private boolean acquire(Mode mode, long waitMs, long leaseMs) throws InterruptedException {
+        checkLease(leaseMs);
+        List<DistributedLock> owned = owned();
+        long deadline = waitMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        List<DistributedLock> taken = new ArrayList<>(owned.size());
+        try {
+            for (DistributedLock member : owned) {
+                switch (mode) {
+                    case UNINTERRUPTIBLE -> member.lock(leaseMs, TimeUnit.MILLISECONDS);
+                    case INTERRUPTIBLE -> member.lockInterruptibly(leaseMs, TimeUnit.MILLISECONDS);
+                    case TRY -> {
+                        long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
+                                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                        if (!member.tryLock(leftMs, leaseMs, TimeUnit.MILLISECONDS)) {
+                            RuntimeException failed = releaseAll(taken, "giving back the members taken");
+                            taken.clear();
+                            if (failed != null) {
+                                throw failed;
+                            }
+                            return false;
+                        }
+                    }
+                }
+                taken.add(member);
+            }
+            return true;
+        } catch (RuntimeException | InterruptedException e) {
+            if (!taken.isEmpty()) {
+                RuntimeException failed = releaseAll(taken, "giving back the members taken");
+                if (failed != null) {
+                    e.addSuppressed(failed);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Refuses a lease below 1 ms; one above {@link #MAX_LEASE} is refused by the first member, before it sends. */
+    private void checkLease(long leaseMs) {
+        if (leaseMs != LEASE_WATCHDOG && leaseMs < 1) {
+            throw new IllegalArgumentException(name + ": leaseTime must be at least 1 ms or LEASE_WATCHDOG, was "
+                    + leaseMs + " ms");
+        }
+    }
+
+    /**
+     * Releases every member of {@code held} in the reverse order, going on past failures.
+     *
+     * @return null, or the one exception naming every failure ({@link Failures})
+     */
+    private RuntimeException releaseAll(List<DistributedLock> held, String operation) {
+        Failures failures = new Failures(name, operation);
+        for (int i = held.size() - 1; i >= 0; i--) {
+            DistributedLock member = held.get(i);
+            try {
+                member.unlock();
+            } catch (RuntimeException e) {
+                failures.add(member.getName(), e);
+            }
+        }
+        return failures.toException(held.size());
+    }
+
+    @Override
+    public void lock() {
+        lock(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void lock(long leaseTime, TimeUnit unit) {
+        try {
+            acquire(Mode.UNINTERRUPTIBLE, WAIT_FOREVER, leaseMillis(leaseTime, unit));
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("not interruptible", e); // members' lock() never throws it
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        lockInterruptibly(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
+        acquire(Mode.INTERRUPTIBLE, WAIT_FOREVER, leaseMillis(leaseTime, unit));
+    }
+
+    @Override
+    public boolean tryLock() {
+        try {
+            return acquire(Mode.TRY, 0, LEASE_WATCHDOG);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
+        return tryLock(waitTime, LEASE_WATCHDOG, unit);
+    }
+
+    @Override
+    public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        long waitMs = waitTime == WAIT_FOREVER || unit.toMillis(waitTime) > MAX_LEASE.toMillis() ? WAIT_FOREVER
+                : unit.toMillis(waitTime);
+        if (waitMs < 0 && waitTime != WAIT_FOREVER) {
+            throw new IllegalArgumentException(name + ": waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
+        }
+        return acquire(Mode.TRY, waitMs, leaseMillis(leaseTime, unit));
+    }
+
+    private static long leaseMillis(long leaseTime, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        return leaseTime == LEASE_WATCHDOG ? LEASE_WATCHDOG : unit.toMillis(leaseTime);
+    }
+
+    // --- release ----------------------------------------------------------------------------------------------
+
+    @Override
+    public void unlock() {
+        RuntimeException failed = releaseAll(owned(), "unlock");
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        Failures failures = new Failures(name, "forceUnlock");
+        boolean any = false;
+        for (DistributedLock member : members) {
+            try {
+                any |= member.forceUnlock();
+            } catch (RuntimeException e) {
+                failures.add(member.getName(), e);
+            }
+        }
+        RuntimeException failed = failures.toException(members.size());
+        if (failed != null) {
+            throw failed;
+        }
+        return any;
+    }
+
+    @Override
+    public void extendLease(Duration lease) {
+        Objects.requireNonNull(lease, "lease");
+        Failures failures = new Failures(name, "extendLease");
+        for (DistributedLock member : owned()) {
+            try {
+                member.extendLease(lease);
+            } catch (RuntimeException e) {
+                failures.add(member.getName(), e);
+            }
+        }
+        RuntimeException failed = failures.toException(members.size());
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException(name + ": distributed conditions are not supported");
+    }
+
+    // --- async ------------------------------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<Void> lockAsync() {
+        return lockAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit) {
+        return lockAsync(leaseTime, unit, ownerNow().id());
+    }
+
+    @Override
+    public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
+        long leaseMs = leaseMillis(leaseTime, unit);
+        checkLease(leaseMs);
+        CompletableFuture<Boolean> acquired = new MultiLockAsync(name, members, LockOwner.of(ownerId),
+                WAIT_FOREVER, leaseMs).start();
+        CompletableFuture<Void> user = acquired.thenApply(v -> (Void) null);
+        user.whenComplete((v, error) -> {
+            if (error instanceof CancellationException) {
+                acquired.cancel(false);
+            }
+        });
+        return user;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync() {
+        return tryLockAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit) {
+        return tryLockAsync(waitTime, leaseTime, unit, ownerNow().id());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
+        long leaseMs = leaseMillis(leaseTime, unit);
+        checkLease(leaseMs);
+        Objects.requireNonNull(unit, "unit");
+        long waitMs = waitTime == WAIT_FOREVER || unit.toMillis(waitTime) > MAX_LEASE.toMillis() ? WAIT_FOREVER
+                : unit.toMillis(waitTime);
+        if (waitMs < 0 && waitTime != WAIT_FOREVER) {
+            throw new IllegalArgumentException(name + ": waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
+        }
+        return new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs).start();
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync() {
+        return unlockAsync(ownerNow().id());
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync(long ownerId) {
+        LockOwner owner = LockOwner.of(ownerId);
+        return overAll("unlock", reversed(members), member -> member.as(owner).unlockAsync())
+                .thenApply(any -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> extendLeaseAsync(Duration lease) {
+        Objects.requireNonNull(lease, "lease");
+        LockOwner owner = ownerNow();
+        return overAll("extendLease", members, member -> member.as(owner).extendLeaseAsync(lease))
+                .thenApply(any -> null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlockAsync() {
+        return overAll("forceUnlock", members, DistributedLock::forceUnlockAsync);
+    }
+
+    /**
+     * Runs {@code operation} on every member at once and waits for all of them.
+     *
+     * @return true when any member's result was {@code Boolean.TRUE}; fails with the one exception of {@link Failures}
+     */
+    private CompletableFuture<Boolean> overAll(String operation, List<DistributedLock> over,
+                                               Function<DistributedLock, CompletableFuture<?>> call) {
+        Failures failures = new Failures(name, operation);
+        AtomicBoolean any = new AtomicBoolean();
+        CompletableFuture<?>[] each = over.stream().map(member -> Errors.<Object>call(() -> {
+            @SuppressWarnings("unchecked")
+            CompletableFuture<Object> f = (CompletableFuture<Object>) call.apply(member);
+            return f;
+        }).handle((value, error) -> {
+            if (error != null) {
+                failures.add(member.getName(), Errors.unwrap(error));
+            } else if (Boolean.TRUE.equals(value)) {
+                any.set(true);
+            }
+            return null;
+        })).toArray(CompletableFuture<?>[]::new);
+        return CompletableFuture.allOf(each).thenCompose(v -> {
+            RuntimeException failed = failures.toException(members.size());
+            return failed != null ? CompletableFuture.failedFuture(failed)
+                    : CompletableFuture.completedFuture(any.get());
+        });
+    }
+}

@@ -1,0 +1,16 @@
+/**
+ * The multi-lock ({@link io.dlock.MultiLock}): several locks of one client taken all or nothing, in one global order.
+ * Not API; may change without notice.
+ *
+ * <ul>
+ *   <li>{@code MemberOrder}: checks the members (one client, no lock twice except the two sides of one read-write
+ *       lock) and sorts them into the global order.</li>
+ *   <li>{@link io.dlock.internal.multilock.RedisMultiLock}: the sync API, each operation driving the members' own
+ *       methods in that order.</li>
+ *   <li>{@code MultiLockAsync}: the async acquisitions, one member after the other without holding a thread, and the
+ *       release of what was taken when one fails or the future is cancelled.</li>
+ *   <li>{@code Failures}: collects what went wrong over the members and reports it as one exception naming each.</li>
+ * </ul>
+ * The multi-lock has no keys, scripts or channels of its own: on the wire it is its members (docs/protocol.md §12).
+ */
+package io.dlock.internal.multilock;

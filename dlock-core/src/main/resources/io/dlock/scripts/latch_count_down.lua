@@ -1,0 +1,25 @@
+-- Count-down latch: count down by one.
+--
+-- KEYS[1]  the latch's count
+-- ARGV[1]  the publish command
+-- ARGV[2]  the latch's channel, redisson_countdownlatch__channel__{NAME}
+--
+-- Returns  the count after the call: > 0 when the latch stays closed (its TTL kept), 0 when this call opened it (key
+--          deleted, "0", Redisson's ZERO_COUNT, published: every awaiter wakes), < 0 when it was open already (nothing
+--          kept, nothing published).
+--
+-- Invariant: the key never holds a count <= 0 after the call; a closed latch keeps its TTL (DECR keeps it).
+-- Wire protocol: Redisson's countDown (docs/protocol.md §11.2): DECR; DEL when <= 0; publish "0" when = 0.
+
+--#include notify
+--#include latch_count
+
+latch_count(KEYS[1])
+local left = redis.call('decr', KEYS[1])
+if left <= 0 then
+    if left == 0 then
+        notify(ARGV[1], ARGV[2], '0')
+    end
+    redis.call('del', KEYS[1])
+end
+return left

@@ -1,0 +1,285 @@
+package io.dlock.it;
+
+import io.dlock.DistributedCountDownLatch;
+import io.dlock.LockClient;
+import io.dlock.LockException;
+import io.dlock.internal.RedisLockClient;
+import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
+import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
+import io.dlock.redisprocess.RedisTopology;
+import io.dlock.testkit.ClientSettings;
+import io.dlock.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RCountDownLatch;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The count-down latch: its contract, bad input, expiry as every awaiter sees it, and Redisson 4.7's
+ * {@code RCountDownLatch} on the same name in both directions. Clients run with a 30 s watchdog, so the bounded
+ * re-check is 10 s: a wake-up within {@link #WAKE_UP_MS} came from a message.
+ */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 60, unit = SECONDS)
+class CountDownLatchIT {
+    static final long WAKE_UP_MS = 2000;
+
+    String name;
+    RawRedis raw;
+    RedissonClient redisson;
+    Workers workers;
+
+    @BeforeEach
+    void setUp(RedisTopology topology, TestInfo info) {
+        name = "it:" + getClass().getSimpleName() + ":" + info.getTestMethod().orElseThrow().getName();
+        raw = RawRedis.connect(topology.uri());
+        workers = new Workers("latch-worker");
+        redisson = Redissons.connect(topology, 30_000);
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            workers.close();
+            redisson.shutdown(0, 5, SECONDS);
+        } finally {
+            raw.close();
+        }
+    }
+
+    @Test
+    void setCountDownAndAwait(LockClient a, LockClient b) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(latch.getName()).isEqualTo(name);
+        assertThat(latch.await(0, MILLISECONDS)).as("a latch never set is open").isTrue();
+        assertThat(latch.getCount()).isZero();
+        assertThat(latch.remainTimeToLive()).isEqualTo(-2L);
+
+        assertThat(latch.trySetCount(2)).isTrue();
+        assertThat(b.getCountDownLatch(name).trySetCount(5)).as("closed already").isFalse();
+        assertThat(latch.getCount()).isEqualTo(2);
+        assertThat(raw.sync().get(name)).as("Redisson's key: the count as decimal").isEqualTo("2");
+        assertThat(latch.remainTimeToLive()).isEqualTo(-1L);
+
+        Future<Long> waiter = workers.submit(() -> {
+            long start = System.nanoTime();
+            b.getCountDownLatch(name).await();
+            return (System.nanoTime() - start) / 1_000_000;
+        });
+        assertThat(latch.await(200, MILLISECONDS)).as("still closed").isFalse();
+        latch.countDown();
+        assertThat(b.getCountDownLatch(name).getCount()).isEqualTo(1);
+        Thread.sleep(100);
+        assertThat(waiter.isDone()).isFalse();
+        long before = System.nanoTime();
+        b.getCountDownLatch(name).countDown();
+        Workers.get(waiter, Duration.ofMillis(WAKE_UP_MS));
+        assertThat((System.nanoTime() - before) / 1_000_000).isLessThan(WAKE_UP_MS);
+        assertThat(raw.exists(name)).as("the key is deleted at zero").isFalse();
+        latch.countDown();
+        assertThat(raw.exists(name)).as("counting down an open latch leaves nothing").isFalse();
+
+        assertThat(latch.trySetCount(1)).as("reusable once open").isTrue();
+        latch.countDown();
+        assertThat(latch.await(Duration.ZERO)).isTrue();
+    }
+
+    @Test
+    void asyncTwins(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(latch.trySetCountAsync(1, Duration.ofMinutes(1)).get(5, SECONDS)).isTrue();
+        assertThat(latch.getCountAsync().get(5, SECONDS)).isEqualTo(1);
+        assertThat(latch.remainTimeToLiveAsync().get(5, SECONDS)).isBetween(50_000L, 60_000L);
+        CompletableFuture<Void> open = latch.awaitAsync();
+        CompletableFuture<Boolean> timed = latch.awaitAsync(100, MILLISECONDS);
+        assertThat(timed.get(5, SECONDS)).isFalse();
+        assertThat(open).isNotDone();
+        latch.countDownAsync().get(5, SECONDS);
+        open.get(WAKE_UP_MS, MILLISECONDS);
+        assertThat(latch.deleteAsync().get(5, SECONDS)).isFalse();
+    }
+
+    @Test
+    void cancelledAwaitLeavesNoSubscription(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1);
+        CompletableFuture<Void> open = latch.awaitAsync();
+        RedisLockClient client = (RedisLockClient) a;
+        Await.until(Duration.ofSeconds(5), () -> client.diagnostics().subscriptions() == 1, "subscribed");
+        open.cancel(false);
+        Await.until(Duration.ofSeconds(5), () -> client.diagnostics().subscriptions() == 0, "unsubscribed");
+    }
+
+    @Test
+    void interruptEndsAnAwait(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1);
+        Thread current = Thread.currentThread();
+        workers.submit(() -> {
+            Thread.sleep(200);
+            current.interrupt();
+            return null;
+        });
+        assertThatThrownBy(latch::await).isInstanceOf(InterruptedException.class);
+    }
+
+    @Test
+    void badInputIsRefusedNamingTheLatch(LockClient a) {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThatThrownBy(() -> latch.trySetCount(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(name).hasMessageContaining("count must be at least 1");
+        assertThatThrownBy(() -> latch.trySetCount(-3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-3");
+        assertThatThrownBy(() -> latch.trySetCount(1, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ttl");
+        assertThatThrownBy(() -> latch.trySetCount(1, Duration.ofDays(40_000)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> latch.trySetCount(1, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> a.getCountDownLatch(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> a.getCountDownLatch(" ")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(raw.keys()).isEmpty();
+    }
+
+    @Test
+    void aKeyThatIsNoLatchIsRefusedAndLeftAsItWas(LockClient a) {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        raw.sync().hset(name, "cart", "3 apples");
+        assertThatThrownBy(latch::countDown).isInstanceOf(LockException.class)
+                .hasMessageContaining("count-down latch '" + name + "'").hasMessageContaining("hash")
+                .hasMessageNotContaining("apples");
+        assertThatThrownBy(latch::getCount).isInstanceOf(LockException.class).hasMessageContaining("hash");
+        assertThatThrownBy(() -> latch.trySetCount(1)).isInstanceOf(LockException.class);
+        assertThatThrownBy(latch::await).isInstanceOf(LockException.class).hasMessageContaining(name);
+        assertThatThrownBy(latch::delete).isInstanceOf(LockException.class);
+        assertThat(raw.hgetall(name)).containsEntry("cart", "3 apples");
+
+        raw.sync().del(name);
+        raw.sync().set(name, "hello");
+        assertThatThrownBy(latch::countDown).isInstanceOf(LockException.class)
+                .hasMessageContaining("not a count").hasMessageNotContaining("hello");
+        assertThat(raw.sync().get(name)).isEqualTo("hello");
+    }
+
+    @Test
+    void anExpiredLatchOpensForEveryAwaiter(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(latch.trySetCount(3, Duration.ofMillis(1500))).isTrue();
+        assertThat(raw.pttl(name)).isBetween(1L, 1500L);
+        latch.countDown();
+        assertThat(raw.pttl(name)).as("a count-down keeps the TTL").isBetween(1L, 1500L);
+
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        Future<Long> redissonWaiter = workers.submit(() -> {
+            long start = System.nanoTime();
+            theirs.await(); // untimed: only a message wakes it
+            return (System.nanoTime() - start) / 1_000_000;
+        });
+        long start = System.nanoTime();
+        latch.await(); // the participants "died": nobody counts down any more
+        long waited = (System.nanoTime() - start) / 1_000_000;
+        assertThat(waited).as("dlock's awaiter returns when the TTL runs out").isBetween(500L, 1500L + WAKE_UP_MS);
+        Workers.get(redissonWaiter, Duration.ofMillis(WAKE_UP_MS));
+        assertThat(latch.getCount()).isZero();
+        assertThat(theirs.getCount()).isZero();
+        assertThat(raw.exists(name)).isFalse();
+    }
+
+    @Test
+    void aLostMessageDelaysAWakeUpByTheBoundedRecheckAtMost(
+            @ClientSettings(watchdogTimeoutMillis = 900) LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1); // no TTL: only a message or the re-check (900 / 3 = 300 ms) can wake the awaiter
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        Future<Void> redissonWaiter = workers.submit(() -> {
+            theirs.await();
+            return null;
+        });
+        CompletableFuture<Void> ours = latch.awaitAsync();
+        Thread.sleep(500);
+        raw.sync().del(name); // opened behind everybody's back: no message
+        long start = System.nanoTime();
+        ours.get(WAKE_UP_MS, MILLISECONDS);
+        assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(1000L);
+        // dlock's awaiter announced the opening, which Redisson's untimed awaiter needed
+        Workers.get(redissonWaiter, Duration.ofMillis(WAKE_UP_MS));
+    }
+
+    @Test
+    void redissonCountDownWakesDlockAwaiters(LockClient a) throws Exception {
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        assertThat(theirs.trySetCount(2)).isTrue();
+        DistributedCountDownLatch ours = a.getCountDownLatch(name);
+        assertThat(ours.getCount()).isEqualTo(2);
+        assertThat(ours.trySetCount(7)).isFalse();
+        CompletableFuture<Void> asyncWaiter = ours.awaitAsync();
+        Future<Boolean> syncWaiter = workers.submit(() -> ours.await(30, SECONDS));
+        theirs.countDown();
+        assertThat(ours.getCount()).isEqualTo(1);
+        Thread.sleep(100);
+        assertThat(asyncWaiter).isNotDone();
+        theirs.countDown();
+        asyncWaiter.get(WAKE_UP_MS, MILLISECONDS);
+        assertThat(Workers.get(syncWaiter, Duration.ofMillis(WAKE_UP_MS))).isTrue();
+    }
+
+    @Test
+    void dlockCountDownWakesRedissonAwaiters(LockClient a) throws Exception {
+        DistributedCountDownLatch ours = a.getCountDownLatch(name);
+        assertThat(ours.trySetCount(2)).isTrue();
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        assertThat(theirs.trySetCount(9)).as("Redisson sees dlock's count").isFalse();
+        assertThat(theirs.getCount()).isEqualTo(2);
+        Future<Void> waiter = workers.submit(() -> {
+            theirs.await();
+            return null;
+        });
+        ours.countDown();
+        theirs.countDown(); // mixed count-downs share one count
+        Workers.get(waiter, Duration.ofMillis(WAKE_UP_MS));
+        assertThat(ours.getCount()).isZero();
+    }
+
+    @Test
+    void deleteOpensTheLatchForEveryAwaiter(LockClient a, LockClient b) throws Exception {
+        DistributedCountDownLatch ours = a.getCountDownLatch(name);
+        ours.trySetCount(5);
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        Future<Void> redissonWaiter = workers.submit(() -> {
+            theirs.await();
+            return null;
+        });
+        CompletableFuture<Void> dlockWaiter = b.getCountDownLatch(name).awaitAsync();
+        Thread.sleep(300);
+        assertThat(ours.delete()).isTrue();
+        dlockWaiter.get(WAKE_UP_MS, MILLISECONDS);
+        Workers.get(redissonWaiter, Duration.ofMillis(WAKE_UP_MS));
+        assertThat(ours.delete()).isFalse();
+    }
+
+    @Test
+    void closingTheClientEndsItsAwaits(@ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a)
+            throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1);
+        CompletableFuture<Void> open = latch.awaitAsync();
+        Thread.sleep(100);
+        a.close();
+        assertThatThrownBy(() -> open.get(5, SECONDS)).hasCauseInstanceOf(LockException.class)
+                .hasMessageContaining("closed");
+    }
+}

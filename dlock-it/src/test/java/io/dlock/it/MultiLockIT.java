@@ -1,0 +1,302 @@
+package io.dlock.it;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockClient;
+import io.dlock.LockException;
+import io.dlock.MultiLock;
+import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
+import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.RedisTopology;
+import io.dlock.testkit.ClientSettings;
+import io.dlock.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The multi-lock: all or nothing, one global order (no deadlock between opposite orders), an unlock that releases
+ * every member whatever fails, leases and the watchdog as for one lock, bad input, and mutual exclusion with
+ * Redisson 4.7's {@code RedissonMultiLock} over the same names.
+ */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 90, unit = SECONDS)
+class MultiLockIT {
+    String a;
+    String b;
+    String c;
+    RawRedis raw;
+    RedissonClient redisson;
+    Workers workers;
+
+    @BeforeEach
+    void setUp(RedisTopology topology, TestInfo info) {
+        String base = "it:" + getClass().getSimpleName() + ":" + info.getTestMethod().orElseThrow().getName();
+        a = base + ":a";
+        b = base + ":b";
+        c = base + ":c";
+        raw = RawRedis.connect(topology.uri());
+        workers = new Workers("multi-worker");
+        redisson = Redissons.connect(topology, 30_000);
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            workers.close();
+            redisson.shutdown(0, 5, SECONDS);
+        } finally {
+            raw.close();
+        }
+    }
+
+    @Test
+    void allOrNothing(LockClient client, LockClient other) throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(c), client.getFairLock(b), client.getLock(a));
+        assertThat(multi.members()).extracting(DistributedLock::getName).containsExactly(a, b, c);
+        assertThat(multi.getName()).isEqualTo("MultiLock[" + a + ", " + b + "(FAIR), " + c + "]");
+
+        DistributedLock blocker = other.getFairLock(b);
+        blocker.lock();
+        assertThat(multi.tryLock(300, MILLISECONDS)).isFalse();
+        assertThat(raw.exists(a)).as("the member taken before the busy one is given back").isFalse();
+        assertThat(raw.exists(c)).isFalse();
+        assertThat(multi.tryLock()).isFalse();
+        assertThat(multi.isLocked()).isTrue();
+        assertThat(multi.isHeldByCurrentThread()).isFalse();
+        assertThat(multi.leaseValidFor()).isZero();
+
+        Future<Boolean> waiter = workers.submit(() -> {
+            boolean held = multi.tryLock(20, SECONDS);
+            if (held) {
+                assertThat(multi.isHeldByCurrentThread()).isTrue();
+                assertThat(multi.getHoldCount()).isEqualTo(1);
+                assertThat(multi.leaseValidFor()).isPositive();
+                assertThat(multi.remainTimeToLive()).isPositive();
+                multi.unlock();
+            }
+            return held;
+        });
+        Thread.sleep(200);
+        blocker.unlock();
+        assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
+        assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
+        assertThat(multi.remainTimeToLive()).isEqualTo(DistributedLock.TTL_NOT_LOCKED);
+
+        multi.lock();
+        multi.lock(); // re-entry, as each member
+        assertThat(multi.getHoldCount()).isEqualTo(2);
+        multi.unlock();
+        assertThat(multi.isHeldByCurrentThread()).isTrue();
+        multi.unlock();
+        assertThat(multi.isLocked()).isFalse();
+        assertThatThrownBy(multi::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("3 of 3 members").hasMessageContaining(a).hasMessageContaining(c);
+    }
+
+    @Test
+    void oppositeOrdersFromManyThreadsFinishWithoutDeadlock(LockClient one, LockClient two) throws Exception {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger rounds = new AtomicInteger();
+        List<Future<Void>> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            LockClient client = t % 2 == 0 ? one : two;
+            boolean forward = t % 4 < 2;
+            threads.add(workers.submit(() -> {
+                List<DistributedLock> locks = new ArrayList<>(List.of(client.getLock(a), client.getFairLock(b),
+                        client.getReadWriteLock(c).writeLock()));
+                if (!forward) {
+                    java.util.Collections.reverse(locks);
+                }
+                MultiLock multi = client.getMultiLock(locks);
+                for (int i = 0; i < 15; i++) {
+                    multi.lock();
+                    try {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        Thread.sleep(1);
+                        inside.decrementAndGet();
+                    } finally {
+                        multi.unlock();
+                    }
+                    rounds.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (Future<Void> thread : threads) {
+            Workers.get(thread, Duration.ofSeconds(60));
+        }
+        assertThat(rounds.get()).isEqualTo(8 * 15);
+        assertThat(overlaps.get()).isZero();
+        assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
+    }
+
+    @Test
+    void unlockReleasesEveryMemberWhenOneFails(@ClientSettings(watchdogTimeoutMillis = 900) LockClient client,
+                                               LockClient other) throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b), client.getLock(c));
+        multi.lock();
+        assertThat(other.getLock(b).forceUnlock()).isTrue();
+        assertThatThrownBy(multi::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("1 of 3 members").hasMessageContaining("'" + b + "'")
+                .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+        assertThat(raw.exists(a)).as("released despite b's failure").isFalse();
+        assertThat(raw.exists(c)).isFalse();
+        Thread.sleep(1200); // beyond a watchdog renewal: nothing comes back
+        assertThat(raw.exists(a) || raw.exists(c)).isFalse();
+        assertThat(client.heldLocks()).isEmpty();
+
+        // a member whose key was replaced by something that is not a lock
+        multi.lock();
+        raw.sync().del(a);
+        raw.sync().set(a, "not a lock");
+        assertThatThrownBy(multi::unlock).hasMessageContaining("'" + a + "'");
+        assertThat(raw.exists(b) || raw.exists(c)).isFalse();
+        assertThat(raw.sync().get(a)).isEqualTo("not a lock");
+    }
+
+    @Test
+    void leaseAndWatchdogAsForOneLock(@ClientSettings(watchdogTimeoutMillis = 600) LockClient client)
+            throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        multi.lock(); // watchdog: renewed while held
+        Thread.sleep(1500);
+        assertThat(multi.isHeldByCurrentThread()).isTrue();
+        multi.unlock();
+
+        assertThat(multi.tryLock(0, 700, MILLISECONDS)).isTrue();
+        assertThat(raw.pttl(a)).isBetween(1L, 700L);
+        assertThat(raw.pttl(b)).isBetween(1L, 700L);
+        assertThat(multi.leaseValidFor()).isBetween(Duration.ofMillis(1), Duration.ofMillis(700));
+        multi.extendLease(Duration.ofSeconds(5));
+        assertThat(raw.pttl(a)).isGreaterThan(4000L);
+        multi.unlock();
+        multi.lock(300, MILLISECONDS);
+        Thread.sleep(700);
+        assertThat(raw.exists(a) || raw.exists(b)).as("a fixed lease expires").isFalse();
+    }
+
+    @Test
+    void asyncAcquisitionsAllOrNothing(LockClient client, LockClient other) throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        long owner = client.newOwner().id();
+        assertThat(multi.tryLockAsync(0, -1, MILLISECONDS, owner).get(5, SECONDS)).isTrue();
+        assertThat(multi.getHoldCountAsync(owner).get(5, SECONDS)).isEqualTo(1);
+        assertThat(other.getMultiLock(other.getLock(b), other.getLock(a)).tryLockAsync().get(5, SECONDS)).isFalse();
+        multi.unlockAsync(owner).get(5, SECONDS);
+        assertThat(multi.isLockedAsync().get(5, SECONDS)).isFalse();
+
+        // a view for an owner that is not a thread: taken on one thread, released on another
+        MultiLock view = multi.as(client.newOwner());
+        view.lock();
+        assertThat(multi.isHeldByCurrentThread()).as("the calling thread is not the view's owner").isFalse();
+        workers.call(Duration.ofSeconds(10), () -> {
+            assertThat(view.isHeldByCurrentThread()).isTrue();
+            view.unlock();
+            return null;
+        });
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+
+        DistributedLock blocker = other.getLock(b);
+        blocker.lock();
+        CompletableFuture<Void> waiting = multi.lockAsync(-1, MILLISECONDS, owner);
+        Thread.sleep(300);
+        assertThat(raw.exists(a)).as("a is held while b is awaited").isTrue();
+        waiting.cancel(false);
+        io.dlock.redisprocess.Await.until(Duration.ofSeconds(5), () -> !raw.exists(a), "a given back");
+        blocker.unlock();
+        Thread.sleep(200);
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+    }
+
+    @Test
+    void badInputIsRefusedNamingTheLock(LockClient client, LockClient other) {
+        assertThatThrownBy(() -> client.getMultiLock()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one");
+        assertThatThrownBy(() -> client.getMultiLock((DistributedLock[]) null))
+                .isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> client.getMultiLock(client.getLock(a), null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("locks[1]");
+        assertThatThrownBy(() -> client.getMultiLock(client.getLock(a), client.getLock(a)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + a + "' appears twice");
+        assertThatThrownBy(() -> client.getMultiLock(client.getLock(a), client.getFencedLock(a)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("appears twice");
+        assertThatThrownBy(() -> client.getMultiLock(client.getLock(a), other.getLock(b)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another LockClient");
+        MultiLock inner = client.getMultiLock(client.getLock(a));
+        assertThatThrownBy(() -> client.getMultiLock(inner, client.getLock(b)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nested");
+        assertThatThrownBy(() -> inner.lock(0, MILLISECONDS)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(inner::newCondition).isInstanceOf(UnsupportedOperationException.class);
+
+        // a member whose key is not a lock: refused naming it, nothing taken
+        raw.sync().set(b, "not a lock");
+        MultiLock overWrongType = client.getMultiLock(client.getLock(a), client.getLock(b));
+        assertThatThrownBy(overWrongType::tryLock).isInstanceOf(LockException.class)
+                .hasMessageContaining(b);
+        assertThat(raw.exists(a)).isFalse();
+        raw.sync().del(b);
+
+        // the two sides of one read-write lock: allowed, write side first
+        MultiLock both = client.getMultiLock(client.getReadWriteLock(a).readLock(),
+                client.getReadWriteLock(a).writeLock());
+        assertThat(both.getName()).isEqualTo("MultiLock[" + a + "(WRITE), " + a + "(READ)]");
+        both.lock();
+        assertThat(both.isHeldByCurrentThread()).isTrue();
+        both.unlock();
+        assertThat(raw.exists(a)).isFalse();
+    }
+
+    @Test
+    void redissonMultiLockExcludesItAndIsExcludedByIt(LockClient client) throws Exception {
+        RLock theirs = redisson.getMultiLock(redisson.getLock(c), redisson.getLock(a));
+        MultiLock ours = client.getMultiLock(client.getLock(a), client.getLock(c));
+
+        theirs.lock();
+        assertThat(ours.tryLock(300, MILLISECONDS)).isFalse();
+        assertThat(ours.isHeldByCurrentThread()).isFalse();
+        Future<Boolean> waiter = workers.submit(() -> {
+            boolean held = ours.tryLock(20, SECONDS);
+            if (held) {
+                ours.unlock();
+            }
+            return held;
+        });
+        Thread.sleep(200);
+        theirs.unlock();
+        assertThat(Workers.get(waiter, Duration.ofSeconds(20))).as("Redisson's release wakes dlock").isTrue();
+
+        ours.lock();
+        Future<Boolean> redissonTry = workers.submit(() -> theirs.tryLock(300, -1, MILLISECONDS));
+        assertThat(Workers.get(redissonTry, Duration.ofSeconds(10))).isFalse();
+        ours.unlock();
+        Future<Boolean> redissonAfter = workers.submit(() -> {
+            boolean held = theirs.tryLock(10_000, -1, MILLISECONDS);
+            if (held) {
+                theirs.unlock();
+            }
+            return held;
+        });
+        assertThat(Workers.get(redissonAfter, Duration.ofSeconds(15))).isTrue();
+    }
+}
