@@ -2,6 +2,8 @@ package io.dlock.internal;
 
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.DistributedSemaphore;
+import io.dlock.LeasedSemaphore;
 import io.dlock.FencedLock;
 import io.dlock.HeldLock;
 import io.dlock.LeaseLostEvent;
@@ -19,6 +21,9 @@ import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.SyncWaits;
 import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
+import io.dlock.internal.semaphore.RedisLeasedSemaphore;
+import io.dlock.internal.semaphore.RedisSemaphore;
+import io.dlock.internal.semaphore.SemaphoreServices;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
@@ -72,6 +77,8 @@ public final class RedisLockClient implements LockClient {
     private final WakeupHub wakeups;
     private final LeaseRenewer renewer;
     private final LockServices services;
+    /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
+    private final SemaphoreServices semaphores;
     private final LockInspector inspector;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -99,6 +106,9 @@ public final class RedisLockClient implements LockClient {
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.inspector = new LockInspector(scripts);
+        this.semaphores = new SemaphoreServices(transport.commands(), scripts, wakeups, scheduler, System::nanoTime,
+                executor, transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(), watchdogMs,
+                Clock.systemUTC(), this::dispatchLeaseLost);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -113,6 +123,7 @@ public final class RedisLockClient implements LockClient {
             }
         });
         renewer.start();
+        semaphores.start();
     }
 
     /**
@@ -251,6 +262,22 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public DistributedSemaphore getSemaphore(String name) {
+        checkOpen();
+        LockNames.requireValid(name);
+        checkSlots(name);
+        return new RedisSemaphore(semaphores, name);
+    }
+
+    @Override
+    public LeasedSemaphore getLeasedSemaphore(String name) {
+        checkOpen();
+        LockNames.requireValid(name);
+        checkSlots(name);
+        return new RedisLeasedSemaphore(semaphores, name);
+    }
+
+    @Override
     public LockInfo inspect(String name) {
         LockNames.requireValid(name);
         checkOpen();
@@ -336,6 +363,11 @@ public final class RedisLockClient implements LockClient {
                 services.waitingCount(), services.localCohortCount());
     }
 
+    /** @return acquisitions of semaphores now waiting, and leased permits held (for tests and inspection) */
+    public int[] semaphoreActivity() {
+        return new int[] {semaphores.waitingCount(), semaphores.heldPermitCount()};
+    }
+
     /** @return how many owners of this client wait inside it behind another of its owners on {@code lockName} */
     public int localWaiters(String lockName) {
         return services.localWaiters(lockName);
@@ -353,6 +385,7 @@ public final class RedisLockClient implements LockClient {
         }
         closed = true;
         renewer.close();
+        semaphores.close();
         CompletableFuture<Void> waitersDone = services.close();
         try {
             // give-up scripts of failed waiters (a fair waiter's queue entry) go out before the connections close
