@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
  * {@link java.util.concurrent.Semaphore} (not fair): permits are taken and given back by anybody, in any number,
  * with no owner. Wire-compatible with Redisson's {@code RSemaphore} ({@code getSemaphore}): one key, the semaphore's
  * name, holding the available permits as a decimal integer, and the channel {@code redisson_sc:{NAME}}; dlock and
- * Redisson clients on one name share the permits exactly and wake each other's waiters (docs/protocol.md §8.1).
+ * Redisson clients on one name share the permits exactly and wake each other's waiters (docs/protocol.md §11.1).
  *
  * <p><b>No lease.</b> A permit taken here is not tied to its taker: a process that dies holding permits never gives
  * them back (as with Redisson). Where that matters, use {@link LeasedSemaphore}, whose permits expire after a crash.

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
  * that dies come back by themselves. Wire-compatible with Redisson's {@code RPermitExpirableSemaphore}
  * ({@code getPermitExpirableSemaphore}): the count key {@code NAME}, the permit table {@code {NAME}:timeout} (a
  * sorted set of raw 16-byte ids scored by their expiry in epoch ms) and the channel {@code redisson_sc:{NAME}}
- * (docs/protocol.md §8.2). Permit ids cross clients: a permit taken here can be released by Redisson by its id, and a
+ * (docs/protocol.md §11.2). Permit ids cross clients: a permit taken here can be released by Redisson by its id, and a
  * Redisson permit id can be released here ({@link #release(String)}).
  *
  * <p><b>Beyond Redisson.</b>

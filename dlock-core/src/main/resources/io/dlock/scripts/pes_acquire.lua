@@ -16,7 +16,7 @@
 -- Invariant: expired permits are reclaimed first (fragment reclaim_expired), so a permit whose holder died comes
 -- back at the first attempt after its lease. When the count has a TTL, the table gets the same one, so neither
 -- outlives the other (Redisson does the same).
--- Wire protocol: Redisson's RPermitExpirableSemaphore tryAcquire (docs/protocol.md §8.2), except that "now" is the
+-- Wire protocol: Redisson's RPermitExpirableSemaphore tryAcquire (docs/protocol.md §11.2), except that "now" is the
 -- server's TIME, not the caller's wall clock.
 
 --#include permit_count

@@ -14,7 +14,7 @@
 --
 -- Invariant: a permit goes back to the count at most once (the ZREM that removes its id decides). The new count is
 -- published (decimal) when above zero, before the write.
--- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease (docs/protocol.md §8.2); Redisson answers 0 for
+-- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease (docs/protocol.md §11.2); Redisson answers 0 for
 -- both of our 0 and -1.
 
 --#include permit_count

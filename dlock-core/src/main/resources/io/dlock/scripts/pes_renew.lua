@@ -10,7 +10,7 @@
 --          never brought back, since another client may have counted on its reclaim).
 --
 -- Invariant: only ids in the table with a running lease are touched; the count is never changed.
--- Wire protocol: Redisson's updateLeaseTime (docs/protocol.md §8.2), by the server's clock, several ids per call.
+-- Wire protocol: Redisson's updateLeaseTime (docs/protocol.md §11.2), by the server's clock, several ids per call.
 
 --#include permit_table
 --#include permit_id

@@ -17,7 +17,7 @@
 -- Invariant: expired permits are reclaimed first (by the server's clock), so the answer never counts a dead holder's
 -- permit as acquired; a TTL the count has is kept (INCRBY). A new count is published only when above zero.
 -- Wire protocol: Redisson's availablePermits / setPermits / trySetPermits / addPermits of
--- RPermitExpirableSemaphore (docs/protocol.md §8.2).
+-- RPermitExpirableSemaphore (docs/protocol.md §11.2).
 
 --#include permit_count
 --#include permit_table

@@ -7,7 +7,7 @@
 --          has none) and nothing was changed; the error of permit_count when the key is not a permit count.
 --
 -- Invariant: the count never goes below zero through an acquisition; its TTL is kept (DECRBY).
--- Wire protocol: Redisson's RSemaphore tryAcquire (docs/protocol.md §8.1): same predicate, same write.
+-- Wire protocol: Redisson's RSemaphore tryAcquire (docs/protocol.md §11.1): same predicate, same write.
 
 --#include permit_count
 

@@ -16,7 +16,7 @@
 -- Invariant: a TTL the key has is kept by every change (INCRBY, SET KEEPTTL), unlike Redisson's addPermits and
 -- drainPermits, which drop it; "try-set" with a TTL never leaves the key without one. The new count is published
 -- (decimal) only when it is above zero, and before the write, so a publish that fails changes nothing.
--- Wire protocol: Redisson's RSemaphore release / addPermits / trySetPermits / drainPermits (docs/protocol.md §8.1).
+-- Wire protocol: Redisson's RSemaphore release / addPermits / trySetPermits / drainPermits (docs/protocol.md §11.1).
 
 --#include permit_count
 --#include notify

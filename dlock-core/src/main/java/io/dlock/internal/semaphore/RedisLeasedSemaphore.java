@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@link LeasedSemaphore} on Redisson's {@code RPermitExpirableSemaphore} wire (docs/protocol.md §8.2): scripts
+ * {@link LeasedSemaphore} on Redisson's {@code RPermitExpirableSemaphore} wire (docs/protocol.md §11.2): scripts
  * {@code pes_acquire}, {@code pes_release}, {@code pes_renew} and {@code pes_update}. Keeps nothing but its keys; the
  * permits it grants are {@link LeasedPermit}s, watched by the client's {@link PermitWatchdog}.
  *

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@link DistributedSemaphore} on Redisson's {@code RSemaphore} wire (docs/protocol.md §8.1): scripts
+ * {@link DistributedSemaphore} on Redisson's {@code RSemaphore} wire (docs/protocol.md §11.1): scripts
  * {@code sem_acquire} and {@code sem_update}. Keeps nothing but its keys; every sync method is its async twin
  * awaited.
  */

@@ -3,7 +3,7 @@ package io.dlock.internal.semaphore;
 import io.dlock.internal.LockNames;
 
 /**
- * The Redis names of one semaphore, derived as Redisson derives them (docs/protocol.md §8): the count under the name
+ * The Redis names of one semaphore, derived as Redisson derives them (docs/protocol.md §11): the count under the name
  * itself, the permit table of a leased semaphore under {@code {NAME}:timeout} ({@code NAME:timeout} when the name
  * has a hash tag already), the channel {@code redisson_sc:{NAME}} ({@code redisson_sc:NAME}). All three hash to the
  * name's slot on a Cluster.

@@ -2,7 +2,7 @@ package io.dlock.internal.semaphore;
 
 import io.dlock.internal.script.LuaScript;
 
-/** The semaphores' scripts (docs/protocol.md §8), loaded once per JVM. */
+/** The semaphores' scripts (docs/protocol.md §11), loaded once per JVM. */
 final class SemaphoreScripts {
     /** Plain semaphore: take permits if available. */
     static final LuaScript SEM_ACQUIRE = LuaScript.load("sem_acquire");

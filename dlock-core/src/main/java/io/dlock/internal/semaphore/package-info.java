@@ -2,7 +2,7 @@
  * Internal: the distributed semaphores, {@link io.dlock.DistributedSemaphore} ({@link
  * io.dlock.internal.semaphore.RedisSemaphore}) and {@link io.dlock.LeasedSemaphore} ({@link
  * io.dlock.internal.semaphore.RedisLeasedSemaphore}), on Redisson's {@code RSemaphore} and
- * {@code RPermitExpirableSemaphore} wire (docs/protocol.md §8). Not API: public only so that the client in
+ * {@code RPermitExpirableSemaphore} wire (docs/protocol.md §11). Not API: public only so that the client in
  * {@code io.dlock.internal} can create them.
  *
  * <h2>Parts</h2>

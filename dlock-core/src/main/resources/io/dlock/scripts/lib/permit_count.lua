@@ -9,7 +9,7 @@
 -- Neither names the key's value (it may be business data); the client turns both into a NotALockException naming
 -- the semaphore.
 --
--- Invariant: a key that is not a permit count is left exactly as it was. Wire protocol: docs/protocol.md §8.1.
+-- Invariant: a key that is not a permit count is left exactly as it was. Wire protocol: docs/protocol.md §11.1.
 local function permit_count(key)
     local key_type = redis.call('type', key)['ok']
     if key_type == 'none' then

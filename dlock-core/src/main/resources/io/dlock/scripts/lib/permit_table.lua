@@ -4,7 +4,7 @@
 -- reply the caller returns at once: "WRONGTYPE dlock: the key holds a <type>, not a semaphore's permit table; nothing
 -- was changed".
 --
--- Invariant: a key that is not a permit table is left exactly as it was. Wire protocol: docs/protocol.md §8.2.
+-- Invariant: a key that is not a permit table is left exactly as it was. Wire protocol: docs/protocol.md §11.2.
 local function permit_table(key)
     local key_type = redis.call('type', key)['ok']
     if key_type == 'none' or key_type == 'zset' then

@@ -8,7 +8,7 @@
 --
 -- Invariant: every permit is either in the count or in the table, never both and never neither: a reclaimed member
 -- leaves the table in the same call that adds it to the count. Publishes only counts above zero (Redisson's waiters
--- cannot read anything else). Wire protocol: docs/protocol.md §8.2.
+-- cannot read anything else). Wire protocol: docs/protocol.md §11.2.
 --#include notify
 local function reclaim_expired(count_key, table_key, now, command, channel)
     local expired = redis.call('zrangebyscore', table_key, 0, now)

@@ -4,7 +4,7 @@
 -- judges permit expiries (never a client's wall clock). Needs effects replication of scripts (the default since
 -- Redis 5; the only mode since 7), so replicas receive the resulting ZADD, never a second reading of the clock.
 --
--- Wire protocol: docs/protocol.md §8.2 (the scores of the permit table).
+-- Wire protocol: docs/protocol.md §11.2 (the scores of the permit table).
 local function server_now_ms()
     local t = redis.call('time')
     return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
