@@ -32,8 +32,13 @@ import java.util.concurrent.CompletableFuture;
  * ({@link IllegalArgumentException} otherwise, naming the parameter). A key that is not a permit count (a hash, a
  * string that is not an integer) fails with {@link NotALockException} naming the semaphore, and is left as it was.
  * Redis failures throw {@link LockException} naming the semaphore; async methods complete exceptionally with it
- * instead. Nothing is retried behind the caller's back: an acquisition whose reply is lost (a command timeout) may
- * have taken its permits, exactly as with Redisson.
+ * instead. An acquisition whose reply is lost (a command timeout) may have taken its permits, exactly as with
+ * Redisson.
+ *
+ * <p><b>When Redis is unavailable</b> (unreachable, timing out, failing over), acquisitions without a wait limit
+ * ({@link #acquire()}, {@link #acquire(int)}, {@link #acquireAsync()}…) keep trying with a growing pause (0.1 s
+ * doubling to 2 s) until Redis answers, an interrupt or a cancel ends them, or the client closes, as the locks do; every
+ * other call fails with {@link LockException} within about the command timeout.
  */
 public interface DistributedSemaphore {
 

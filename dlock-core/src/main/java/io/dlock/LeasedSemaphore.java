@@ -40,7 +40,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p><b>Thread-safety.</b> Instances are thread-safe and cheap; a {@link Permit} may be released on any thread.
  *
- * <p><b>Errors</b> as for {@link DistributedSemaphore}: bad arguments throw {@link IllegalArgumentException} or
+ * <p><b>Errors and outages</b> as for {@link DistributedSemaphore} (acquisitions without a wait limit wait out an
+ * outage): bad arguments throw {@link IllegalArgumentException} or
  * {@link NullPointerException} naming the parameter; a key of the wrong type {@link NotALockException}; Redis failures
  * {@link LockException} naming the semaphore. When an acquisition's reply is lost, the client gives back the permit it
  * may have taken (it knows the id it asked for) before failing.

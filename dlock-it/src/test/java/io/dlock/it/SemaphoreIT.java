@@ -212,4 +212,26 @@ class SemaphoreIT {
         assertThat(semaphore.tryAcquireAsync(3).get(5, SECONDS)).isTrue();
         SemaphoreProbe.assertIdle(client);
     }
+
+    @Test
+    void anUnlimitedWaitOutlastsAnOutageAndATimedOneFails(RedisServer server,
+            @io.dlock.testkit.ClientSettings(watchdogTimeoutMillis = 3000) LockClient client) throws Exception {
+        DistributedSemaphore semaphore = client.getSemaphore(name);
+        semaphore.trySetPermits(0);
+        CompletableFuture<Void> unlimited = semaphore.acquireAsync();
+        SemaphoreProbe.awaitWaiters(client, 1);
+        server.pause();
+        try {
+            assertThatThrownBy(() -> semaphore.tryAcquire(1, Duration.ofMillis(200)))
+                    .isInstanceOf(io.dlock.LockException.class).hasMessageContaining(name);
+            Thread.sleep(3500); // attempts time out meanwhile (command timeout 1 s, re-check 1 s)
+            assertThat(unlimited).isNotDone();
+        } finally {
+            server.resume();
+        }
+        semaphore.release();
+        unlimited.get(10, SECONDS);
+        assertThat(semaphore.availablePermits()).isZero();
+        SemaphoreProbe.assertIdle(client);
+    }
 }

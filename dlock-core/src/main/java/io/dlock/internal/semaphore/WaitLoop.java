@@ -1,5 +1,6 @@
 package io.dlock.internal.semaphore;
 
+import io.dlock.internal.Errors;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,9 @@ import java.util.concurrent.TimeUnit;
  *       deadline, whichever is first, and attempt again. A lost message therefore delays by at most the re-check
  *       interval.</li>
  * </ol>
+ *
+ * <p>While Redis is unavailable ({@link Errors#isUnavailable}: connection lost, timeout, failover), an acquisition
+ * without a wait limit pauses and attempts again (0.1 s doubling to 2 s), as the locks' do; one with a limit fails.
  *
  * <p>Invariant: a grant is handed to its caller exactly once or given back ({@link Steps#undo}): when the caller gave
  * up (cancel, interrupt, client closed) while an attempt was in flight, the grant that attempt brings is undone.
@@ -50,6 +54,11 @@ final class WaitLoop<T> {
     private final boolean timed;
     private final long deadlineNanos;
     private final CompletableFuture<T> result = new CompletableFuture<>();
+    static final long FIRST_OUTAGE_PAUSE_MS = 100;
+    static final long LONGEST_OUTAGE_PAUSE_MS = 2000;
+
+    /** The next pause after a failure that says Redis is unavailable; reset by any reply. One step at a time. */
+    private volatile long outagePauseMs = FIRST_OUTAGE_PAUSE_MS;
     /** Set once, by the step that joins; read only by later steps of the same chain. */
     private volatile WakeupHub.Subscription subscription;
 
@@ -101,8 +110,11 @@ final class WaitLoop<T> {
         }
         reply.whenComplete((r, error) -> {
             if (error != null) {
-                result.completeExceptionally(error);
-            } else if (r.granted() != null) {
+                failed(error);
+                return;
+            }
+            outagePauseMs = FIRST_OUTAGE_PAUSE_MS;
+            if (r.granted() != null) {
                 if (!result.complete(r.granted())) {
                     steps.undo(r.granted());
                 }
@@ -110,6 +122,18 @@ final class WaitLoop<T> {
                 busy(r.hintMs());
             }
         });
+    }
+
+    /** An attempt failed: an acquisition without a limit waits out an outage; everything else ends here. */
+    private void failed(Throwable error) {
+        if (timed || !Errors.isUnavailable(error) || result.isDone()) {
+            result.completeExceptionally(error);
+            return;
+        }
+        long pause = outagePauseMs;
+        outagePauseMs = Math.min(LONGEST_OUTAGE_PAUSE_MS, pause * 2);
+        Runnable cancel = services.scheduler.schedule(this::attempt, TimeUnit.MILLISECONDS.toNanos(pause));
+        result.whenComplete((v, e) -> cancel.run());
     }
 
     private void busy(long hintMs) {
