@@ -9,7 +9,7 @@ import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.SemaphoreProbe;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
-import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.RedisTopology;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -45,10 +45,10 @@ class LeasedSemaphoreIT {
     private Workers workers;
 
     @BeforeEach
-    void setUp(RedisServer server, TestInfo info) {
+    void setUp(RedisTopology topology, TestInfo info) {
         name = "it:LeasedSemaphoreIT:" + info.getTestMethod().orElseThrow().getName();
         table = "{" + name + "}:timeout";
-        raw = RawRedis.connect(server.uri());
+        raw = RawRedis.connect(topology.uri());
         workers = new Workers("leased-worker");
     }
 

@@ -8,6 +8,7 @@ import io.dlock.it.support.SemaphoreProbe;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
+import io.dlock.redisprocess.RedisTopology;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,9 +38,9 @@ class SemaphoreIT {
     private Workers workers;
 
     @BeforeEach
-    void setUp(RedisServer server, TestInfo info) {
+    void setUp(RedisTopology topology, TestInfo info) {
         name = "it:SemaphoreIT:" + info.getTestMethod().orElseThrow().getName();
-        raw = RawRedis.connect(server.uri());
+        raw = RawRedis.connect(topology.uri());
         workers = new Workers("semaphore-worker");
     }
 
