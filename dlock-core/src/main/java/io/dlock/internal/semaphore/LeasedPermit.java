@@ -156,7 +156,7 @@ final class LeasedPermit implements Permit {
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
-        return semaphore.services().toUser(reply, () -> { }, RedisLeasedSemaphore.KIND, semaphoreName(), "release");
+        return semaphore.services().toUser(reply, RedisLeasedSemaphore.KIND, semaphoreName(), "release");
     }
 
     @Override

@@ -119,7 +119,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     private CompletableFuture<Permit> acquireAsync(long leaseMs) {
         WaitLoop<LeasedPermit> loop = loop(leaseMs, -1);
-        return services.toUser(loop.start().thenApply(p -> (Permit) p), loop::abandon, KIND, getName(), "acquire");
+        return services.toUser(loop.start(), p -> (Permit) p, loop::abandon, loop::undo, KIND, getName(), "acquire");
     }
 
     @Override
@@ -163,7 +163,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     @Override
     public CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
         WaitLoop<LeasedPermit> loop = loop(leaseMillis(leaseTime), RedisSemaphore.waitNanos(waitTime));
-        return services.toUser(loop.start().thenApply(p -> Optional.<Permit>ofNullable(p)), loop::abandon, KIND,
+        return services.toUser(loop.start(), p -> Optional.<Permit>ofNullable(p), loop::abandon, loop::undo, KIND,
                 getName(), "tryAcquire");
     }
 
@@ -220,7 +220,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     }
 
     private <T> CompletableFuture<T> async(CompletableFuture<T> future, String operation) {
-        return services.toUser(future, () -> { }, KIND, getName(), operation);
+        return services.toUser(future, KIND, getName(), operation);
     }
 
     private CompletableFuture<Boolean> trySet(int permits, long ttlMs) {

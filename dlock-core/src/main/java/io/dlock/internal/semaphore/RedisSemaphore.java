@@ -49,7 +49,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public CompletableFuture<Void> acquireAsync(int permits) {
         WaitLoop<Boolean> loop = loop(positive(permits, "permits"), -1);
-        return services.toUser(loop.start().thenApply(granted -> (Void) null), loop::abandon, KIND, getName(),
+        return services.toUser(loop.start(), granted -> (Void) null, loop::abandon, loop::undo, KIND, getName(),
                 "acquire");
     }
 
@@ -83,7 +83,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
         WaitLoop<Boolean> loop = loop(positive(permits, "permits"), waitNanos(waitTime));
-        return services.toUser(loop.start().thenApply(Objects::nonNull), loop::abandon, KIND, getName(),
+        return services.toUser(loop.start(), Objects::nonNull, loop::abandon, loop::undo, KIND, getName(),
                 "tryAcquire");
     }
 
@@ -155,7 +155,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private <T> CompletableFuture<T> async(CompletableFuture<T> future, String operation) {
-        return services.toUser(future, () -> { }, KIND, getName(), operation);
+        return services.toUser(future, KIND, getName(), operation);
     }
 
     private CompletableFuture<Boolean> trySet(int permits, long ttlMs) {

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -85,18 +86,25 @@ public final class SemaphoreServices {
         }
     }
 
+    /** Hands {@code internal}'s outcome to a new future completed on the executor (calls that grant nothing). */
+    <T> CompletableFuture<T> toUser(CompletableFuture<T> internal, String kind, String name, String operation) {
+        return toUser(internal, Function.identity(), () -> { }, value -> { }, kind, name, operation);
+    }
+
     /**
-     * Hands {@code internal}'s outcome to a new future completed on the executor; cancelling that future runs
-     * {@code onCancel} (which abandons the work behind {@code internal}).
+     * Hands an acquisition's outcome to a new future completed on the executor, as {@code map} of the grant.
+     * Cancelling that future runs {@code onCancel} (which abandons the wait); a grant that arrives when the user's
+     * future was cancelled already goes to {@code orphan} (which gives it back), so no grant is ever dropped.
      */
-    <T> CompletableFuture<T> toUser(CompletableFuture<T> internal, Runnable onCancel, String kind, String name,
-                                    String operation) {
-        CompletableFuture<T> user = new CompletableFuture<>();
+    <T, R> CompletableFuture<R> toUser(CompletableFuture<T> internal, Function<? super T, ? extends R> map,
+                                       Runnable onCancel, Consumer<? super T> orphan, String kind, String name,
+                                       String operation) {
+        CompletableFuture<R> user = new CompletableFuture<>();
         internal.whenCompleteAsync((value, error) -> {
             if (error != null) {
                 user.completeExceptionally(SemaphoreErrors.toApi(error, kind, name, operation));
-            } else {
-                user.complete(value);
+            } else if (!user.complete(map.apply(value)) && value != null) {
+                orphan.accept(value);
             }
         }, executor);
         user.whenComplete((value, error) -> {

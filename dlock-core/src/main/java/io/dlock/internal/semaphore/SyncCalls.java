@@ -33,7 +33,7 @@ final class SyncCalls {
 
     /**
      * Waits for an acquisition; on an interrupt it abandons it ({@code abandon}: a grant in flight is given back)
-     * and throws.
+     * and throws, unless the grant had arrived already: then it returns it and sets the interrupt flag again.
      */
     static <T> T awaitInterruptibly(CompletableFuture<T> future, Runnable abandon, String kind, String name,
                                     String operation) throws InterruptedException {
@@ -41,6 +41,11 @@ final class SyncCalls {
             return future.get();
         } catch (InterruptedException e) {
             abandon.run();
+            if (future.isDone() && !future.isCompletedExceptionally()) {
+                // granted just before the interrupt: the caller gets it (never dropped), with its flag set again
+                Thread.currentThread().interrupt();
+                return future.join();
+            }
             throw e;
         } catch (ExecutionException e) {
             throw SemaphoreErrors.toApi(e.getCause(), kind, name, operation);

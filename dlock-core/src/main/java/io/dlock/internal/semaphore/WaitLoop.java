@@ -88,6 +88,11 @@ final class WaitLoop<T> {
         return result;
     }
 
+    /** Gives back a grant that the loop delivered but its caller never received (it gave up at that moment). */
+    void undo(T granted) {
+        steps.undo(granted);
+    }
+
     /** The caller gave up: the loop stops; a grant in flight is given back when it arrives. */
     void abandon() {
         result.cancel(false);
