@@ -140,6 +140,59 @@ class SemaphoreContentionIT {
         }
     }
 
+    @Test
+    void cancellingWaitsAtRandomMomentsNeitherLosesNorAddsPermits(LockClient a, LockClient b) throws Exception {
+        String plainName = "it:SemaphoreContentionIT:cancel-plain";
+        String leasedName = "it:SemaphoreContentionIT:cancel-leased";
+        a.getSemaphore(plainName).trySetPermits(2);
+        a.getLeasedSemaphore(leasedName).trySetPermits(2);
+        java.util.Random random = new java.util.Random(42);
+        try (Workers workers = new Workers("cancel-contention")) {
+            List<Future<Integer>> runs = new ArrayList<>();
+            for (LockClient client : List.of(a, b)) {
+                for (int t = 0; t < 3; t++) {
+                    long seed = random.nextLong();
+                    runs.add(workers.submit(() -> {
+                        java.util.Random r = new java.util.Random(seed);
+                        DistributedSemaphore plain = client.getSemaphore(plainName);
+                        LeasedSemaphore leased = client.getLeasedSemaphore(leasedName);
+                        int got = 0;
+                        for (int i = 0; i < 60; i++) {
+                            java.util.concurrent.CompletableFuture<Void> p = plain.acquireAsync();
+                            java.util.concurrent.CompletableFuture<Permit> q = leased.acquireAsync();
+                            Thread.sleep(r.nextInt(3));
+                            p.cancel(true);
+                            q.cancel(true);
+                            if (!p.isCancelled()) {
+                                p.get(10, SECONDS);
+                                got++;
+                                plain.release();
+                            }
+                            if (!q.isCancelled()) {
+                                q.get(10, SECONDS).close();
+                                got++;
+                            }
+                        }
+                        return got;
+                    }));
+                }
+            }
+            int granted = 0;
+            for (Future<Integer> run : runs) {
+                granted += Workers.get(run, Duration.ofSeconds(60));
+            }
+            assertThat(granted).as("some acquisitions won before their cancel").isPositive();
+        }
+        SemaphoreProbe.assertIdle(a);
+        SemaphoreProbe.assertIdle(b);
+        io.dlock.redisprocess.Await.untilAsserted(Duration.ofSeconds(5), () -> {
+            assertThat(a.getSemaphore(plainName).availablePermits()).as("plain permits, exactly").isEqualTo(2);
+            assertThat(a.getLeasedSemaphore(leasedName).availablePermits()).as("leased permits, exactly")
+                    .isEqualTo(2);
+            assertThat(a.getLeasedSemaphore(leasedName).acquiredPermits()).isZero();
+        });
+    }
+
     private static void inside(PermitOverlapCounter counter) throws InterruptedException {
         counter.enter();
         try {
