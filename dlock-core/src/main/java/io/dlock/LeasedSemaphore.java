@@ -174,7 +174,8 @@ public interface LeasedSemaphore {
 
     /**
      * Deletes the count and the permit table. Permits held are gone: their release answers that they were not
-     * valid, and their holders hear of the loss at their next renewal.
+     * valid, and this client's holders hear of the loss through the lease-lost listeners, a watchdog-renewed permit at
+     * its next renewal ({@code REMOVED}), one with a fixed lease when that lease ends ({@code EXPIRED}).
      *
      * @return whether either key existed
      */
