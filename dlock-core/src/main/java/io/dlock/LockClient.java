@@ -129,6 +129,27 @@ public interface LockClient extends AutoCloseable {
     MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks);
 
     /**
+     * A counting semaphore, wire-compatible with Redisson's {@code RSemaphore} ({@code getSemaphore}): dlock and
+     * Redisson clients on one name share its permits and wake each other's waiters. Cheap; no round trip. See
+     * {@link DistributedSemaphore}.
+     *
+     * @param name the semaphore's name, used as its Redis key (not null, not blank)
+     * @throws IllegalArgumentException when the name is blank, or on a Cluster opens no hash tag with its '{'
+     */
+    DistributedSemaphore getSemaphore(String name);
+
+    /**
+     * A semaphore of leased permits, wire-compatible with Redisson's {@code RPermitExpirableSemaphore}
+     * ({@code getPermitExpirableSemaphore}): permit ids cross clients. Permits taken without a lease are renewed by
+     * this client's watchdog while it lives, and come back by themselves after a crash. Cheap; no round trip. See
+     * {@link LeasedSemaphore}.
+     *
+     * @param name the semaphore's name, used as its Redis key (not null, not blank)
+     * @throws IllegalArgumentException when the name is blank, or on a Cluster opens no hash tag with its '{'
+     */
+    LeasedSemaphore getLeasedSemaphore(String name);
+
+    /**
      * The lock of {@code kind} named {@code name}: {@link #getLock(String)}, {@link #getFairLock(String)}, a side of
      * {@link #getReadWriteLock(String)} or {@link #getFencedLock(String)}. Cheap; no round trip.
      *

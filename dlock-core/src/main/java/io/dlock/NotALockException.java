@@ -7,6 +7,10 @@ package io.dlock;
  * read-write lock, also the {@code mode} field ({@code read} or {@code write}) and writer fields
  * {@code <client uuid>:<integer>:write}; that is what dlock and Redisson write.
  *
+ * <p>The semaphores throw it too, from every operation, when the key of their name is not a permit count (another
+ * type, or a string that is not an integer) or a leased semaphore's permit table is not a sorted set; the message then
+ * names the semaphore ({@code semaphore 'NAME': …}) and the key's type, and nothing was changed.
+ *
  * <p>Thrown by {@link DistributedLock#forceUnlock()} of every lock kind (which checks the key atomically, in the same
  * script that would remove it) and by {@link LockClient#inspect(String)}. The message names the lock and the type of
  * the key, never a field or a value of it. A failure that does not pass by itself: retrying finds the same key.

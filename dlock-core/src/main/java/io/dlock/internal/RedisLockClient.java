@@ -3,6 +3,8 @@ package io.dlock.internal;
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.DistributedSemaphore;
+import io.dlock.LeasedSemaphore;
 import io.dlock.FencedLock;
 import io.dlock.HeldLock;
 import io.dlock.LeaseLostEvent;
@@ -23,6 +25,9 @@ import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.SyncWaits;
 import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
+import io.dlock.internal.semaphore.RedisLeasedSemaphore;
+import io.dlock.internal.semaphore.RedisSemaphore;
+import io.dlock.internal.semaphore.SemaphoreServices;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
@@ -76,6 +81,8 @@ public final class RedisLockClient implements LockClient {
     private final WakeupHub wakeups;
     private final LeaseRenewer renewer;
     private final LockServices services;
+    /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
+    private final SemaphoreServices semaphores;
     private final LockInspector inspector;
     private final LatchServices latches;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
@@ -106,6 +113,9 @@ public final class RedisLockClient implements LockClient {
         this.inspector = new LockInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
                 transport::slot, watchdogMs / 3);
+        this.semaphores = new SemaphoreServices(transport.commands(), scripts, wakeups, scheduler, System::nanoTime,
+                executor, transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(), watchdogMs,
+                Clock.systemUTC(), this::dispatchLeaseLost);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -120,6 +130,7 @@ public final class RedisLockClient implements LockClient {
             }
         });
         renewer.start();
+        semaphores.start();
     }
 
     /**
@@ -271,6 +282,22 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public DistributedSemaphore getSemaphore(String name) {
+        checkOpen();
+        LockNames.requireValid(name);
+        checkSlots(name);
+        return new RedisSemaphore(semaphores, name);
+    }
+
+    @Override
+    public LeasedSemaphore getLeasedSemaphore(String name) {
+        checkOpen();
+        LockNames.requireValid(name);
+        checkSlots(name);
+        return new RedisLeasedSemaphore(semaphores, name);
+    }
+
+    @Override
     public LockInfo inspect(String name) {
         LockNames.requireValid(name);
         checkOpen();
@@ -356,6 +383,11 @@ public final class RedisLockClient implements LockClient {
                 services.waitingCount(), services.localCohortCount());
     }
 
+    /** @return acquisitions of semaphores now waiting, and leased permits held (for tests and inspection) */
+    public int[] semaphoreActivity() {
+        return new int[] {semaphores.waitingCount(), semaphores.heldPermitCount()};
+    }
+
     /** @return how many owners of this client wait inside it behind another of its owners on {@code lockName} */
     public int localWaiters(String lockName) {
         return services.localWaiters(lockName);
@@ -374,6 +406,7 @@ public final class RedisLockClient implements LockClient {
         closed = true;
         renewer.close();
         latches.close();
+        semaphores.close();
         CompletableFuture<Void> waitersDone = services.close();
         try {
             // give-up scripts of failed waiters (a fair waiter's queue entry) go out before the connections close

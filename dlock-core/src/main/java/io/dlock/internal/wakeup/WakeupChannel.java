@@ -21,6 +21,8 @@ final class WakeupChannel {
     volatile int refs;
     /** Set when a joiner asked for it: every unlock message wakes every sleeper (see {@link WakeupHub#join}). */
     volatile boolean everyMessageWakesAll;
+    /** Set when a semaphore joined it: a message is a permit count, waking that many sleepers at most. */
+    volatile boolean countsPermits;
 
     WakeupChannel(String name, CompletableFuture<Void> ready, TaskScheduler scheduler) {
         this.name = name;
@@ -60,6 +62,14 @@ final class WakeupChannel {
         }
         // Nobody asleep: keep the wake-up for the next sleeper, at most one per joined waiter.
         permits.updateAndGet(p -> p < Math.max(1, refs) ? p + 1 : p);
+    }
+
+    /** Wakes up to {@code n} sleepers (none when {@code n <= 0}); wake-ups beyond the sleepers are kept as permits. */
+    void wakeSome(long n) {
+        long left = Math.min(n, Math.max(1, refs));
+        for (long i = 0; i < left; i++) {
+            wakeOne();
+        }
     }
 
     void wakeAll() {

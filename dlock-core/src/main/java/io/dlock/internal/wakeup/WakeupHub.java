@@ -22,6 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>A channel joined with {@code everyMessageWakesAll} (waiters of different kinds, such as the readers and
  *       writers of a read-write lock, where the one waiter woken might still be unable to enter) treats {@code 0}
  *       like {@code 1}.</li>
+ *   <li>A channel joined with {@link #joinCounting} (a semaphore's, where a message is the number of permits now
+ *       available) reads every message as a count {@code n}: a positive one wakes up to {@code n} waiters, anything
+ *       else (zero, negative, not a number) wakes nobody. Lock messages never reach such a channel.</li>
  *   <li>Every sleep is bounded by the caller (the lock's remaining TTL), so a lost message only delays, never
  *       blocks.</li>
  * </ul>
@@ -49,11 +52,26 @@ public final class WakeupHub {
      *                             included (for channels whose waiters are of different kinds)
      */
     public Subscription join(String channel, boolean everyMessageWakesAll) {
+        return join(channel, everyMessageWakesAll, false);
+    }
+
+    /**
+     * Joins the waiters of a semaphore's {@code channel}, whose messages are permit counts: a message {@code n > 0}
+     * wakes up to {@code n} sleepers, any other wakes nobody. Never blocks.
+     */
+    public Subscription joinCounting(String channel) {
+        return join(channel, false, true);
+    }
+
+    private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting) {
         WakeupChannel joined = channels.compute(channel, (name, existing) -> {
             WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler);
             c.refs++;
             if (everyMessageWakesAll) {
                 c.everyMessageWakesAll = true;
+            }
+            if (counting) {
+                c.countsPermits = true;
             }
             return c;
         });
@@ -79,10 +97,23 @@ public final class WakeupHub {
         if (c == null) {
             return;
         }
+        if (c.countsPermits) {
+            c.wakeSome(permitCount(message));
+            return;
+        }
         if ("1".equals(message) || ("0".equals(message) && c.everyMessageWakesAll)) {
             c.wakeAll();
         } else if ("0".equals(message)) {
             c.wakeOne();
+        }
+    }
+
+    /** @return the permit count a semaphore message carries, or 0 when it is not a decimal integer */
+    private static long permitCount(String message) {
+        try {
+            return Long.parseLong(message);
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 

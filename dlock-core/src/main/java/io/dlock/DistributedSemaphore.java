@@ -1,0 +1,202 @@
+package io.dlock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A counting semaphore shared by every JVM that talks to the same Redis, with the semantics of
+ * {@link java.util.concurrent.Semaphore} (not fair): permits are taken and given back by anybody, in any number,
+ * with no owner. Wire-compatible with Redisson's {@code RSemaphore} ({@code getSemaphore}): one key, the semaphore's
+ * name, holding the available permits as a decimal integer, and the channel {@code redisson_sc:{NAME}}; dlock and
+ * Redisson clients on one name share the permits exactly and wake each other's waiters (docs/protocol.md §13.1).
+ *
+ * <p><b>No lease.</b> A permit taken here is not tied to its taker: a process that dies holding permits never gives
+ * them back (as with Redisson). Where that matters, use {@link LeasedSemaphore}, whose permits expire after a crash.
+ *
+ * <p><b>Count.</b> A semaphore nobody has set has no permits (a missing key reads 0). The count may go negative
+ * through {@link #addPermits(int)} with a negative delta or {@link #setPermits(int)}; acquisitions then wait until
+ * releases bring it back above what they ask for.
+ *
+ * <p><b>Expiry.</b> The key has no TTL unless {@link #trySetPermits(int, Duration)} gave it one; every later change
+ * keeps that TTL (Redisson's {@code addPermits} and {@code drainPermits} drop it). A release after the key expired
+ * creates it again without a TTL, with the released permits (as Redisson does).
+ *
+ * <p><b>Waiting.</b> A blocked acquisition waits for a release message on the semaphore's channel, and re-checks
+ * Redis at least every {@link #RECHECK_INTERVAL} even without one, so a lost message (a release by a client that does
+ * not publish, a reconnect) delays it by at most that long, never for ever.
+ *
+ * <p><b>Thread-safety.</b> Instances are thread-safe, keep nothing but the name, and are cheap; any number may exist
+ * for one name.
+ *
+ * <p><b>Errors.</b> Permit counts must be positive where a number of permits is taken or given back
+ * ({@link IllegalArgumentException} otherwise, naming the parameter). A key that is not a permit count (a hash, a
+ * string that is not an integer) fails with {@link NotALockException} naming the semaphore, and is left as it was.
+ * Redis failures throw {@link LockException} naming the semaphore; async methods complete exceptionally with it
+ * instead. An acquisition whose reply is lost (a command timeout) may have taken its permits, exactly as with
+ * Redisson.
+ *
+ * <p><b>When Redis is unavailable</b> (unreachable, timing out, failing over), acquisitions without a wait limit
+ * ({@link #acquire()}, {@link #acquire(int)}, {@link #acquireAsync()}…) keep trying with a growing pause (0.1 s
+ * doubling to 2 s) until Redis answers, an interrupt or a cancel ends them, or the client closes, as the locks do; every
+ * other call fails with {@link LockException} within about the command timeout.
+ */
+public interface DistributedSemaphore {
+
+    /** The longest a waiting acquisition sleeps without a release message before it asks Redis again. */
+    Duration RECHECK_INTERVAL = Duration.ofSeconds(1);
+
+    /** @return the semaphore's name, its Redis key */
+    String getName();
+
+    /**
+     * Sets the count to {@code permits} if the semaphore has none yet (its key does not exist; an existing count of 0
+     * counts as set), and wakes waiters.
+     *
+     * @param permits the initial count, {@code >= 0}
+     * @return whether the count was set
+     */
+    @Blocking
+    boolean trySetPermits(int permits);
+
+    /** Async {@link #trySetPermits(int)}. */
+    CompletableFuture<Boolean> trySetPermitsAsync(int permits);
+
+    /**
+     * As {@link #trySetPermits(int)}, giving the key a TTL: the semaphore disappears {@code ttl} after it was set,
+     * whatever happens to it meanwhile.
+     *
+     * @param ttl the key's time to live, at least one millisecond
+     */
+    @Blocking
+    boolean trySetPermits(int permits, Duration ttl);
+
+    /** Async {@link #trySetPermits(int, Duration)}. */
+    CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl);
+
+    /**
+     * Sets the count of available permits to {@code permits} whatever it was (keeping the key's TTL), and wakes
+     * waiters if it is positive.
+     *
+     * @param permits the new count; may be negative
+     */
+    @Blocking
+    void setPermits(int permits);
+
+    /** Async {@link #setPermits(int)}. */
+    CompletableFuture<Void> setPermitsAsync(int permits);
+
+    /**
+     * Takes one permit, waiting as long as it takes.
+     *
+     * @throws InterruptedException when interrupted while waiting; no permit is then taken (one granted at that moment
+     *                              is given back)
+     */
+    void acquire() throws InterruptedException;
+
+    /** Async {@link #acquire()}: cancelling the future abandons the wait (a permit granted meanwhile is given back). */
+    CompletableFuture<Void> acquireAsync();
+
+    /**
+     * Takes {@code permits} permits at once (all or none), waiting as long as it takes.
+     *
+     * @param permits {@code >= 1}
+     * @throws InterruptedException when interrupted while waiting; no permit is then taken
+     */
+    void acquire(int permits) throws InterruptedException;
+
+    /** Async {@link #acquire(int)}. */
+    CompletableFuture<Void> acquireAsync(int permits);
+
+    /** Takes one permit if one is available now; one round trip. @return whether it was taken */
+    @Blocking
+    boolean tryAcquire();
+
+    /** Async {@link #tryAcquire()}. */
+    CompletableFuture<Boolean> tryAcquireAsync();
+
+    /**
+     * Takes {@code permits} permits if that many are available now; one round trip.
+     *
+     * @param permits {@code >= 1}
+     * @return whether they were taken
+     */
+    @Blocking
+    boolean tryAcquire(int permits);
+
+    /** Async {@link #tryAcquire(int)}. */
+    CompletableFuture<Boolean> tryAcquireAsync(int permits);
+
+    /**
+     * Takes {@code permits} permits, waiting at most {@code waitTime} for them.
+     *
+     * @param permits  {@code >= 1}
+     * @param waitTime how long to wait, {@link Duration#ZERO} for one attempt; not negative
+     * @return whether they were taken
+     * @throws InterruptedException when interrupted while waiting; no permit is then taken
+     */
+    boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException;
+
+    /** Async {@link #tryAcquire(int, Duration)}. */
+    CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime);
+
+    /** Gives one permit back and wakes a waiter. */
+    @Blocking
+    void release();
+
+    /** Async {@link #release()}. */
+    CompletableFuture<Void> releaseAsync();
+
+    /**
+     * Gives {@code permits} permits back (no owner is checked: any caller may release any number, as with
+     * {@link java.util.concurrent.Semaphore}) and wakes up to that many waiters.
+     *
+     * @param permits {@code >= 1}
+     */
+    @Blocking
+    void release(int permits);
+
+    /** Async {@link #release(int)}. */
+    CompletableFuture<Void> releaseAsync(int permits);
+
+    /**
+     * Changes the count by {@code delta}, keeping the key's TTL; a negative delta may take the count below zero.
+     *
+     * @param delta any value but 0
+     */
+    @Blocking
+    void addPermits(int delta);
+
+    /** Async {@link #addPermits(int)}. */
+    CompletableFuture<Void> addPermitsAsync(int delta);
+
+    /**
+     * Sets the count to 0 (keeping the key's TTL) and returns what it was: the permits taken, or a negative count
+     * that was cleared. Wakes nobody.
+     *
+     * @return the count before; 0 when the semaphore was never set
+     */
+    @Blocking
+    int drainPermits();
+
+    /** Async {@link #drainPermits()}. */
+    CompletableFuture<Integer> drainPermitsAsync();
+
+    /** @return the available permits now (may be negative; 0 when the semaphore was never set) */
+    @Blocking
+    int availablePermits();
+
+    /** Async {@link #availablePermits()}. */
+    CompletableFuture<Integer> availablePermitsAsync();
+
+    /**
+     * Deletes the semaphore's key: the permits are gone, and so are those taken (a later release creates the key
+     * again). Waiters keep waiting.
+     *
+     * @return whether the key existed
+     */
+    @Blocking
+    boolean delete();
+
+    /** Async {@link #delete()}. */
+    CompletableFuture<Boolean> deleteAsync();
+}

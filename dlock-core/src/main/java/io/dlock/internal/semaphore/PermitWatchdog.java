@@ -1,0 +1,177 @@
+package io.dlock.internal.semaphore;
+
+import io.dlock.LeaseLostEvent;
+import io.lettuce.core.ScriptOutputType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The client's watchdog for leased permits: it renews the permits taken without a lease, and reports every held
+ * permit whose lease ends (or that Redis no longer has) to the lease-lost listeners, once.
+ *
+ * <h2>Cadence</h2>
+ * A tick every third of the watchdog timeout (every ninth while the last renewal failed, so a short outage is retried
+ * before the lease runs out): first it reports held permits whose known validity ended ({@code RENEWAL_FAILED} when
+ * the last renewal of a renewed permit failed, else {@code EXPIRED}); then, unless the previous renewal is still
+ * waiting for Redis, it renews the renewed permits with one {@code pes_renew} call per semaphore and chunk of 1,000
+ * ids (the keys of one semaphore share a Cluster slot). A renewal that finds a permit gone reports it
+ * ({@code REMOVED}, or {@code EXPIRED} if its validity had ended), unless a release of it is under way.
+ *
+ * <p>Why not the locks' {@code LeaseRenewer}: its records are lock holds with a {@code LockKind}, listed by
+ * {@code heldLocks()} and counted by lock metrics; a permit is none of these. This class keeps the same rules
+ * (cadence, validity from the send, one report per loss) for permits. Thread-safety: the set of permits is
+ * concurrent; each permit guards its own state; callbacks run on I/O and timer threads and never block.
+ */
+final class PermitWatchdog {
+    private static final Logger log = LoggerFactory.getLogger(PermitWatchdog.class);
+    static final int BATCH_SIZE = 1000;
+
+    private final SemaphoreServices services;
+    private final long watchdogMs;
+    private final long periodNanos;
+    private final Clock clock;
+    private final Consumer<LeaseLostEvent> lostSink;
+    private final Set<LeasedPermit> permits = ConcurrentHashMap.newKeySet();
+    private volatile boolean renewalInFlight;
+    private volatile boolean lastRoundFailed;
+    private volatile boolean closed;
+    private volatile Runnable cancelNextTick = () -> { };
+
+    PermitWatchdog(SemaphoreServices services, long watchdogMs, Clock clock, Consumer<LeaseLostEvent> lostSink) {
+        this.services = services;
+        this.watchdogMs = watchdogMs;
+        this.periodNanos = watchdogMs * 1_000_000L / 3;
+        this.clock = clock;
+        this.lostSink = lostSink;
+    }
+
+    long watchdogMs() {
+        return watchdogMs;
+    }
+
+    void start() {
+        schedule(periodNanos);
+    }
+
+    /** A permit was granted: from now on its lease is checked, and renewed if it has none of its own. */
+    void held(LeasedPermit permit) {
+        permits.add(permit);
+        if (closed) {
+            lost(permit, LeaseLostEvent.Reason.RENEWAL_FAILED);
+        }
+    }
+
+    /** A release of {@code permit} was sent (or it was given back unseen): no more checks or reports. */
+    void forget(LeasedPermit permit) {
+        permits.remove(permit);
+    }
+
+    int heldCount() {
+        return permits.size();
+    }
+
+    private void schedule(long delayNanos) {
+        if (!closed) {
+            cancelNextTick = services.scheduler.schedule(this::safeTick, delayNanos);
+        }
+    }
+
+    private void safeTick() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            log.error("permit watchdog tick failed", e);
+        }
+    }
+
+    private void tick() {
+        schedule(lastRoundFailed ? periodNanos / 3 : periodNanos);
+        long now = services.nanoTime.getAsLong();
+        Map<SemaphoreKeys, List<LeasedPermit>> due = new LinkedHashMap<>();
+        for (LeasedPermit permit : permits) {
+            if (!permit.isHeld()) {
+                continue;
+            }
+            if (permit.validForNanos(now) <= 0) {
+                lost(permit, permit.isWatchdogRenewed() && permit.lastRenewalFailed()
+                        ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
+            } else if (permit.isWatchdogRenewed()) {
+                due.computeIfAbsent(permit.keys(), k -> new ArrayList<>()).add(permit);
+            }
+        }
+        if (renewalInFlight || due.isEmpty()) {
+            return;
+        }
+        renewalInFlight = true;
+        List<CompletableFuture<Boolean>> calls = new ArrayList<>();
+        for (Map.Entry<SemaphoreKeys, List<LeasedPermit>> entry : due.entrySet()) {
+            List<LeasedPermit> all = entry.getValue();
+            for (int from = 0; from < all.size(); from += BATCH_SIZE) {
+                calls.add(renew(entry.getKey(), all.subList(from, Math.min(all.size(), from + BATCH_SIZE))));
+            }
+        }
+        CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+            lastRoundFailed = calls.stream().anyMatch(c -> !c.join());
+            renewalInFlight = false;
+        });
+    }
+
+    /** @return completes with whether the call succeeded (never fails) */
+    private CompletableFuture<Boolean> renew(SemaphoreKeys keys, List<LeasedPermit> batch) {
+        String[] args = new String[batch.size() + 1];
+        args[0] = Long.toString(watchdogMs);
+        for (int i = 0; i < batch.size(); i++) {
+            args[i + 1] = batch.get(i).id();
+        }
+        long sentAt = services.nanoTime.getAsLong();
+        CompletableFuture<List<Object>> reply = services.run(SemaphoreScripts.PES_RENEW, ScriptOutputType.MULTI,
+                keys.both(), args);
+        return reply.handle((alive, error) -> {
+            if (error != null) {
+                log.debug("renewing {} permits of semaphore '{}' failed: {}", batch.size(), keys.name(),
+                        error.toString());
+                batch.forEach(LeasedPermit::renewalFailed);
+                return false;
+            }
+            for (int i = 0; i < batch.size(); i++) {
+                LeasedPermit permit = batch.get(i);
+                if (alive.get(i) instanceof Long n && n == 1L) {
+                    permit.renewed(sentAt);
+                } else if (permit.isHeld()) {
+                    lost(permit, permit.validForNanos(services.nanoTime.getAsLong()) <= 0
+                            ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+                }
+            }
+            return true;
+        });
+    }
+
+    /** Reports {@code permit} lost once (no-op if it is no longer held: released, or reported already). */
+    private void lost(LeasedPermit permit, LeaseLostEvent.Reason reason) {
+        if (permit.lose()) {
+            permits.remove(permit);
+            lostSink.accept(new LeaseLostEvent(permit.semaphoreName(), permit.ownerThreadId(), reason,
+                    clock.instant()));
+        }
+    }
+
+    /** Stops renewing; every permit still held is reported lost ({@code RENEWAL_FAILED}): nothing renews it now. */
+    void close() {
+        closed = true;
+        cancelNextTick.run();
+        for (LeasedPermit permit : permits) {
+            lost(permit, LeaseLostEvent.Reason.RENEWAL_FAILED);
+        }
+        permits.clear();
+    }
+}

@@ -1,0 +1,22 @@
+package io.dlock.internal.semaphore;
+
+import io.dlock.internal.script.LuaScript;
+
+/** The semaphores' scripts (docs/protocol.md §13), loaded once per JVM. */
+final class SemaphoreScripts {
+    /** Plain semaphore: take permits if available. */
+    static final LuaScript SEM_ACQUIRE = LuaScript.load("sem_acquire");
+    /** Plain semaphore: add, set, try-set, drain. */
+    static final LuaScript SEM_UPDATE = LuaScript.load("sem_update");
+    /** Leased semaphore: take one permit under a new id. */
+    static final LuaScript PES_ACQUIRE = LuaScript.load("pes_acquire");
+    /** Leased semaphore: give one permit back by id. */
+    static final LuaScript PES_RELEASE = LuaScript.load("pes_release");
+    /** Leased semaphore: extend live permits' leases. */
+    static final LuaScript PES_RENEW = LuaScript.load("pes_renew");
+    /** Leased semaphore: reclaim expired permits, then read or change the count. */
+    static final LuaScript PES_UPDATE = LuaScript.load("pes_update");
+
+    private SemaphoreScripts() {
+    }
+}

@@ -1,0 +1,29 @@
+/**
+ * Internal: the distributed semaphores, {@link io.dlock.DistributedSemaphore} ({@link
+ * io.dlock.internal.semaphore.RedisSemaphore}) and {@link io.dlock.LeasedSemaphore} ({@link
+ * io.dlock.internal.semaphore.RedisLeasedSemaphore}), on Redisson's {@code RSemaphore} and
+ * {@code RPermitExpirableSemaphore} wire (docs/protocol.md §13). Not API: public only so that the client in
+ * {@code io.dlock.internal} can create them.
+ *
+ * <h2>Parts</h2>
+ * <ul>
+ *   <li>{@link io.dlock.internal.semaphore.SemaphoreServices}: what every semaphore of one client shares (scripts,
+ *       wake-ups, timer, executor, the permit watchdog); semaphore objects keep nothing but their keys.</li>
+ *   <li>{@link io.dlock.internal.semaphore.WaitLoop}: one acquisition that may wait, without a thread: attempt, join
+ *       the channel, attempt again, sleep until a message or a bounded re-check, never past the deadline.</li>
+ *   <li>{@link io.dlock.internal.semaphore.LeasedPermit} and {@link io.dlock.internal.semaphore.PermitWatchdog}: a
+ *       held leased permit, and the client's renewal and loss reports of them.</li>
+ * </ul>
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>Every permit is either in the count or (leased) in the permit table, never both: each script moves it in one
+ *       step.</li>
+ *   <li>A grant that nobody wants any more (its caller gave up or was interrupted while the attempt was in flight)
+ *       is given back; a leased attempt whose reply is lost gives back its id, which it chose itself.</li>
+ *   <li>Expiries of leased permits are judged by the Redis server's clock only.</li>
+ *   <li>Code on Lettuce's I/O threads never blocks and never runs user code; user futures complete on the client's
+ *       executor.</li>
+ * </ul>
+ */
+package io.dlock.internal.semaphore;

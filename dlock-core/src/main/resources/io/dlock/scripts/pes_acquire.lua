@@ -1,0 +1,51 @@
+-- Leased semaphore: take one permit under a new id, with a lease judged by the server's clock.
+--
+-- KEYS[1]  the permit count (the semaphore's name)
+-- KEYS[2]  the permit table, {NAME}:timeout (NAME:timeout when NAME has a hash tag): a zset of raw 16-byte ids
+--          scored by their absolute expiry in epoch ms
+-- ARGV[1]  the lease in ms (> 0): the permit expires at server time + ARGV[1]
+-- ARGV[2]  the publish command: "publish", "spublish" or "both"
+-- ARGV[3]  the semaphore's channel, redisson_sc:{NAME} (not a key)
+-- ARGV[4]  the new permit's id: 32 lower-case hex digits, fresh (never used before)
+--
+-- Returns  0 when the permit was taken (count lowered by one, the id added to the table with its expiry);
+--          otherwise, with nothing taken, the ms until the earliest lease in the table ends (>= 1), or -1 when no
+--          lease will end by itself (the table is empty or holds only Redisson's "no lease" permits);
+--          the error of permit_count / permit_table when a key has the wrong type.
+--
+-- Invariant: expired permits are reclaimed first (fragment reclaim_expired), so a permit whose holder died comes
+-- back at the first attempt after its lease. When the count has a TTL, the table gets the same one, so neither
+-- outlives the other (Redisson does the same).
+-- Wire protocol: Redisson's RPermitExpirableSemaphore tryAcquire (docs/protocol.md §13.2), except that "now" is the
+-- server's TIME, not the caller's wall clock.
+
+--#include permit_count
+--#include permit_table
+--#include permit_id
+--#include server_now_ms
+--#include reclaim_expired
+
+local _, refusal = permit_count(KEYS[1])
+if refusal then
+    return refusal
+end
+refusal = permit_table(KEYS[2])
+if refusal then
+    return refusal
+end
+local now = server_now_ms()
+local available = reclaim_expired(KEYS[1], KEYS[2], now, ARGV[2], ARGV[3])
+if available >= 1 then
+    redis.call('decrby', KEYS[1], 1)
+    redis.call('zadd', KEYS[2], now + tonumber(ARGV[1]), permit_id(ARGV[4]))
+    local ttl = redis.call('pttl', KEYS[1])
+    if ttl > 0 then
+        redis.call('pexpire', KEYS[2], ttl)
+    end
+    return 0
+end
+local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+if first[2] == nil or tonumber(first[2]) >= 922337203685477 then
+    return -1
+end
+return math.max(1, tonumber(first[2]) - now)

@@ -1,0 +1,66 @@
+-- Semaphore: change the permit count (release, add, set, try-set, drain).
+--
+-- KEYS[1]  the permit count (the semaphore's name)
+-- ARGV[1]  the change: "add" (release and addPermits: the count plus ARGV[2], which may be negative), "set" (the
+--          count becomes ARGV[2]), "try-set" (the count becomes ARGV[2] only if the key does not exist) or "drain"
+--          (the count becomes 0)
+-- ARGV[2]  permits (an integer; ignored by "drain")
+-- ARGV[3]  "try-set" only: the TTL in ms to give a key it creates, or 0 for none
+-- ARGV[4]  the publish command: "publish", "spublish" or "both"
+-- ARGV[5]  the semaphore's channel, redisson_sc:{NAME} (not a key)
+--
+-- Returns  "add": the count after the call; "set": the count before (0 if missing); "try-set": 1 when it set the
+--          count, 0 when the key existed (an existing 0 counts as set); "drain": the count before (0 if missing);
+--          the error of permit_count when the key is not a permit count.
+--
+-- Invariant: a TTL the key has is kept by every change (INCRBY, SET KEEPTTL), unlike Redisson's addPermits and
+-- drainPermits, which drop it; "try-set" with a TTL never leaves the key without one. The new count is published
+-- (decimal) only when it is above zero, and before the write, so a publish that fails changes nothing.
+-- Wire protocol: Redisson's RSemaphore release / addPermits / trySetPermits / drainPermits (docs/protocol.md §13.1).
+
+--#include permit_count
+--#include notify
+
+local available, refusal = permit_count(KEYS[1])
+if refusal then
+    return refusal
+end
+local mode = ARGV[1]
+local permits = tonumber(ARGV[2])
+if mode == 'add' then
+    local after = available + permits
+    if after > 0 then
+        notify(ARGV[4], ARGV[5], tostring(after))
+    end
+    redis.call('incrby', KEYS[1], permits)
+    return after
+end
+if mode == 'try-set' then
+    if redis.call('exists', KEYS[1]) == 1 then
+        return 0
+    end
+    if permits > 0 then
+        notify(ARGV[4], ARGV[5], tostring(permits))
+    end
+    local ttl = tonumber(ARGV[3])
+    if ttl > 0 then
+        redis.call('set', KEYS[1], permits, 'px', ttl)
+    else
+        redis.call('set', KEYS[1], permits)
+    end
+    return 1
+end
+if mode == 'set' then
+    if permits > 0 then
+        notify(ARGV[4], ARGV[5], tostring(permits))
+    end
+    redis.call('set', KEYS[1], permits, 'keepttl')
+    return available
+end
+if mode == 'drain' then
+    if redis.call('exists', KEYS[1]) == 1 then
+        redis.call('set', KEYS[1], 0, 'keepttl')
+    end
+    return available
+end
+return redis.error_reply('ERR dlock: unknown semaphore change ' .. tostring(mode))
