@@ -273,8 +273,8 @@ final class FairProtocol implements LockProtocol {
             }
 
             @Override
-            public LocalCohort.Pick pick() {
-                return LocalCohort.Pick.EVERY;
+            public LocalLine.Pick pick() {
+                return LocalLine.Pick.EVERY;
             }
 
             @Override

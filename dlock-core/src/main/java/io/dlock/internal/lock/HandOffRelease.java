@@ -61,9 +61,9 @@ final class HandOffRelease {
         /** Sends the script for the releasing owner and these receivers, in the cohort's order. */
         CompletableFuture<Outcome> send(List<Receiver> receivers);
 
-        /** @return which local waiters the script is sent for ({@link LocalCohort.Pick#FIRST} by default) */
-        default LocalCohort.Pick pick() {
-            return LocalCohort.Pick.FIRST;
+        /** @return which local waiters the script is sent for ({@link LocalLine.Pick#FIRST} by default) */
+        default LocalLine.Pick pick() {
+            return LocalLine.Pick.FIRST;
         }
 
         /**

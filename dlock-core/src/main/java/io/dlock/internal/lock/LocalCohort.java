@@ -3,42 +3,25 @@ package io.dlock.internal.lock;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.TaskScheduler;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
  * What one client knows about one exclusive lock beyond Redis: which of its own owners holds it, and which of its
- * owners wait behind that one. It lets the client (a) skip Redis attempts that are certain to fail because another
- * owner of the same client holds the lock, and (b) hand the lock from a releasing owner straight to the next local
- * waiter in one script call, instead of a release, a pub/sub message and a new acquire.
- *
- * <h2>Invariants</h2>
+ * owners wait behind that one ({@link LocalLine}). It lets the client skip Redis attempts that are certain to fail
+ * because another owner of the same client holds the lock, and hand the lock from a releasing owner straight to local
+ * waiters in one script call ({@link HandOffRelease}). The rules, argued in docs/architecture.md §5:
  * <ul>
- *   <li>Redis stays the authority. {@link #holder} is a belief that only ever makes this client <em>wait</em>
- *       (never enter): it is set when Redis grants an owner the lock and cleared when that owner releases it, loses it
- *       or the client force-unlocks it; a holder whose {@link Hold} is no longer live counts as none.</li>
- *   <li>A local waiter asks Redis itself at its deadline (one last attempt, as any waiter) and once its holder's
- *       known lease has ended. While owners wait, the registry checks every {@code recheckNanos} that the holder's
- *       field still exists in Redis ({@link #holdToVerify}, {@link #holderGone}): a lock freed behind the holder's
- *       back (force-unlocked by another client, deleted, evicted) costs the waiters at most that long, never
- *       exclusion. A waiter's own timer never sleeps longer than {@code recheckNanos} either.</li>
- *   <li>Waiters are served first in, first out. Consecutive hand-offs are capped ({@code maxHandoffs}): then the
- *       lock is released in Redis and published as usual, so that other clients (which wait on the pub/sub channel)
- *       get their chance.</li>
- *   <li>Other clients get that chance for real: once this client has kept a lock that others wait for for a while,
- *       a release that woke them gives them a {@link HeadStart} (only a waiter woken by the message itself and a
- *       single {@code tryLock()} are not held back); else an owner of this client, awake and next in line, would
- *       nearly always win the freed lock back (docs/architecture.md §5).</li>
- *   <li>A waiter's turn completes exactly once, and only after the waiter left every place that could complete it:
- *       the queue, or the hand-off reservation ({@link #reserveHandoff}). A hand-off's target is reserved before its
- *       script is sent and stays reserved until the script's outcome is handled, so while Redis may already hold the
- *       lock for it, no other event (unlock message, deadline, leave, busy attempt, clear) can send it to Redis.
- *       Hence an owner of this client believes it holds the lock only on Redis's word: its own attempt's reply, or
- *       the reply of the hand-off script reserved for it; never both for one grant, and never a grant that this
- *       client then takes back behind the owner's back. At most one hand-off is under way per lock.</li>
+ *   <li>Redis stays the authority: {@link #holder} only ever makes this client <em>wait</em>, never enter; a holder
+ *       whose {@link Hold} is no longer live counts as none. A waiter asks Redis itself at its deadline, once its
+ *       holder's known lease ends, and at least every {@code recheckNanos}; while owners wait, the registry checks
+ *       the holder's field in Redis ({@link #holdToVerify}, {@link #holderGone}).</li>
+ *   <li>First in, first out; consecutive hand-offs are capped ({@code maxHandoffs}, 0 = none of any kind), and
+ *       other clients woken by a release get a {@link HeadStart} once this client has kept the lock a while.</li>
+ *   <li>The reservation rule: a waiter's turn completes exactly once, after it left every place that could complete
+ *       it; hand-off receivers are reserved before the script is sent and only its outcome ends their wait
+ *       ({@link #reserveHandoff}). At most one hand-off is under way per lock.</li>
  *   <li>All state is guarded by this object's monitor, never held across a Redis call or a wait.</li>
  * </ul>
  */
@@ -49,7 +32,7 @@ final class LocalCohort {
     private final int maxHandoffs;
 
     private final LocalHolder holder;
-    private final Deque<LocalWaiter> waiters = new ArrayDeque<>();
+    private final LocalLine waiters = new LocalLine();
     /**
      * The waiters a hand-off script was sent for (one, or every waiter when the script picks among them), until its
      * outcome is known; empty when none is under way. They are out of {@link #waiters}: nothing but that outcome
@@ -84,17 +67,11 @@ final class LocalCohort {
      * head start.
      *
      * @param maxWaitNanos the caller's time left ({@code Long.MAX_VALUE} without limit)
+     * @param refreshNanos how long the waiter may wait before it asks Redis again even while the local holder lives
+     *                     ({@code Long.MAX_VALUE}: as long as the holder lives)
+     * @param shared       the waiter waits for a shared hold (a reader) rather than an exclusive one
      * @return the waiter's turn, or null when no other local owner holds the lock (attempt in Redis); a retired
      *         cohort also answers null
-     */
-    synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos) {
-        return queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, Long.MAX_VALUE, false);
-    }
-
-    /**
-     * {@link #queueBehindLocalHolder(long, long, long)} for a waiter that must ask Redis again after
-     * {@code refreshNanos} even while the local holder lives ({@code Long.MAX_VALUE}: never), and that waits for a
-     * {@code shared} hold (a reader) or an exclusive one.
      */
     synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos, long refreshNanos,
                                                     boolean shared) {
@@ -105,7 +82,7 @@ final class LocalCohort {
         Long deadline = maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos;
         Long refreshAt = refreshNanos == Long.MAX_VALUE ? null : now + refreshNanos;
         LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt, shared);
-        waiters.addLast(waiter);
+        waiters.add(waiter);
         scheduleCheck(waiter, now);
         return waiter;
     }
@@ -141,7 +118,7 @@ final class LocalCohort {
             }
             waiters.remove(waiter);
         }
-        sendToRedis(waiter);
+        waiter.sendToRedis();
     }
 
     /**
@@ -157,7 +134,7 @@ final class LocalCohort {
                 return;
             }
         }
-        sendToRedis(waiter);
+        waiter.sendToRedis();
     }
 
     /**
@@ -181,78 +158,24 @@ final class LocalCohort {
     }
 
     /**
-     * Reserves the waiter the lock is to be handed to when {@code ownerId} releases its last acquisition: the first
-     * in line, taken out of the queue <em>before</em> the hand-off script is sent. Null when nobody waits,
-     * {@code ownerId} is not the known holder, this is not its last acquisition, a hand-off is already under way or
-     * the hand-offs in a row are used up.
+     * Reserves the waiters {@code pick} names for the hand-off of {@code ownerId}'s last acquisition, taking them out
+     * of the line <em>before</em> the script is sent: once it has run, Redis holds the lock for a receiver whatever
+     * this client does next, so nothing else (an unlock message, a deadline, a caller giving up, a busy attempt) may
+     * send it to Redis meanwhile, where it would adopt the field while the hand-off's reply released it on its behalf
+     * (issue 18). Settle with {@link #handedOff}, {@link #handedOffShared} or {@link #handoffFailed}.
      *
-     * <p>Why before: once the script has run, Redis holds the lock for the waiter, whatever this client does next.
-     * A waiter still queued until the reply is handled could be sent to Redis by anything that ends a wait in between
-     * (an unlock message whose check finds the releaser's field gone, its deadline, its caller giving up, a busy
-     * attempt), adopt the field the hand-off gave it and enter, while the hand-off's reply released "its" hold on its
-     * behalf: Redis free, owner inside (issue 18; docs/architecture.md §5, "The reservation rule").
-     *
-     * <p>The caller must settle the reservation with {@link #handedOff} or {@link #handoffFailed}.
+     * @return the reserved waiters, empty when nobody waits, {@code ownerId} is not the known holder, this is not its
+     *         last acquisition, a hand-off is under way, or the pick is capped
      */
-    synchronized LocalWaiter reserveHandoff(long ownerId, Hold hold) {
-        List<LocalWaiter> reserved = reserveHandoff(ownerId, hold, Pick.FIRST);
-        return reserved.isEmpty() ? null : reserved.get(0);
-    }
-
-    /** Which waiters a hand-off script is sent for. */
-    enum Pick {
-        /** The first in line (plain lock); consecutive hand-offs are capped. */
-        FIRST,
-        /**
-         * The whole line at once, for a script that gives the lock to whichever of them Redis has first in its own
-         * queue (the fair lock): not capped, since Redis's queue already decides who is next, other clients included.
-         */
-        EVERY,
-        /**
-         * The first exclusive waiter (a writer: writers go first, as dlock's readers let waiting writers go first),
-         * capped; when none waits, every shared waiter (the readers, who then enter together; not capped, since the
-         * lock stops being exclusive and the release is published).
-         */
-        FIRST_EXCLUSIVE_ELSE_ALL_SHARED
-    }
-
-    /**
-     * {@link #reserveHandoff(long, Hold)} with the waiters {@code pick} names.
-     *
-     * @return the reserved waiters (to be settled as one), empty when there is no hand-off
-     */
-    synchronized List<LocalWaiter> reserveHandoff(long ownerId, Hold hold, Pick pick) {
+    synchronized List<LocalWaiter> reserveHandoff(long ownerId, Hold hold, LocalLine.Pick pick) {
         if (retired || maxHandoffs == 0 || !holder.is(ownerId) || hold == null || hold.acquisitions() != 1
                 || !handingOff.isEmpty() || waiters.isEmpty()) {
             return List.of(); // no hand-offs at all with a cap of 0 (localHandoffs(0), or replica confirmation)
         }
-        boolean capped = holder.handoffsInARow() >= maxHandoffs;
-        List<LocalWaiter> reserved = switch (pick) {
-            case FIRST -> capped ? List.of() : List.of(waiters.pollFirst());
-            case EVERY -> takeAll();
-            case FIRST_EXCLUSIVE_ELSE_ALL_SHARED -> firstExclusiveElseAllShared(capped);
-        };
+        List<LocalWaiter> reserved = waiters.take(pick, holder.handoffsInARow() >= maxHandoffs);
         reserved.forEach(waiter -> waiter.cancelTimeout.run());
         handingOff = reserved;
         return reserved;
-    }
-
-    private List<LocalWaiter> firstExclusiveElseAllShared(boolean capped) {
-        for (LocalWaiter waiter : waiters) {
-            if (!waiter.shared) {
-                if (capped) {
-                    return List.of();
-                }
-                waiters.remove(waiter);
-                return List.of(waiter);
-            }
-        }
-        return takeAll();
-    }
-
-    /** The hand-off script moved the lock to the {@link #reserveHandoff reserved} {@code waiter}, recorded as {@code hold}. */
-    void handedOff(LocalWaiter waiter, Hold hold) {
-        handedOff(List.of(waiter), 0, hold);
     }
 
     /**
@@ -266,22 +189,18 @@ final class LocalCohort {
         synchronized (this) {
             settle(reserved);
             holder.handedTo(receiver.ownerId, hold);
-            long now = nanoTime.getAsLong();
-            for (int i = reserved.size() - 1; i >= 0; i--) {
-                LocalWaiter waiter = reserved.get(i);
-                if (i == chosen) {
-                    continue;
-                }
-                if (waiter.leftWhileReserved) {
-                    left.add(waiter);
-                } else {
-                    waiters.addFirst(waiter);
-                    scheduleCheck(waiter, now);
+            List<LocalWaiter> back = new ArrayList<>();
+            for (LocalWaiter waiter : reserved) {
+                if (waiter != receiver) {
+                    (waiter.leftWhileReserved ? left : back).add(waiter);
                 }
             }
+            waiters.putBackFirst(back);
+            long now = nanoTime.getAsLong();
+            back.forEach(waiter -> scheduleCheck(waiter, now));
         }
-        finish(receiver, LocalWaiter.Turn.HANDED_OVER);
-        left.forEach(LocalCohort::sendToRedis);
+        receiver.end(LocalWaiter.Turn.HANDED_OVER);
+        left.forEach(LocalWaiter::sendToRedis);
     }
 
     /**
@@ -293,12 +212,7 @@ final class LocalCohort {
             settle(reserved);
             holder.forget();
         }
-        reserved.forEach(waiter -> finish(waiter, LocalWaiter.Turn.HANDED_OVER));
-    }
-
-    /** The hand-off did not happen (or its outcome is unknown): the {@link #reserveHandoff reserved} waiter asks Redis. */
-    void handoffFailed(LocalWaiter waiter) {
-        handoffFailed(List.of(waiter));
+        reserved.forEach(waiter -> waiter.end(LocalWaiter.Turn.HANDED_OVER));
     }
 
     /** The hand-off did not happen (or its outcome is unknown): every reserved waiter asks Redis. */
@@ -306,22 +220,14 @@ final class LocalCohort {
         synchronized (this) {
             settle(reserved);
         }
-        reserved.forEach(LocalCohort::sendToRedis);
+        reserved.forEach(LocalWaiter::sendToRedis);
     }
 
     private void settle(List<LocalWaiter> reserved) {
         if (!handingOff.equals(reserved)) {
-            throw new IllegalStateException("hand-off to owners " + owners(reserved) + " was not reserved");
+            throw new IllegalStateException("hand-off to owners " + LocalLine.owners(reserved) + " was not reserved");
         }
         handingOff = List.of();
-    }
-
-    private static String owners(List<LocalWaiter> waiters) {
-        StringBuilder b = new StringBuilder();
-        for (LocalWaiter waiter : waiters) {
-            b.append(b.length() == 0 ? "" : " ").append(waiter.ownerId);
-        }
-        return b.toString();
     }
 
     /** {@code ownerId} lost the lock, or did not hold it: {@link #released(long, boolean, long)}, giving no way. */
@@ -349,27 +255,9 @@ final class LocalCohort {
                 headStart.start(endsAtMessage, this::headStartOver);
                 return;
             }
-            next = nextTurn();
+            next = waiters.nextTurn();
         }
-        next.forEach(LocalCohort::sendToRedis);
-    }
-
-    /**
-     * Takes the waiters whose turn it is to ask Redis: the first in line, and when that one waits for a shared hold,
-     * every other shared waiter too (they may all get it; otherwise they would sit until their timers).
-     */
-    private List<LocalWaiter> nextTurn() {
-        LocalWaiter first = waiters.pollFirst();
-        if (first == null) {
-            return List.of();
-        }
-        if (!first.shared) {
-            return List.of(first);
-        }
-        List<LocalWaiter> turn = new ArrayList<>();
-        turn.add(first);
-        waiters.removeIf(waiter -> waiter.shared && turn.add(waiter));
-        return turn;
+        next.forEach(LocalWaiter::sendToRedis);
     }
 
     /** Other clients had their head start: the first waiter asks Redis (unless an owner of this client holds it). */
@@ -409,9 +297,9 @@ final class LocalCohort {
             if (headStart.running() || hasLiveHolder()) {
                 return;
             }
-            next = nextTurn();
+            next = waiters.nextTurn();
         }
-        next.forEach(LocalCohort::sendToRedis);
+        next.forEach(LocalWaiter::sendToRedis);
     }
 
     /** Forgets the holder and sends every waiter to Redis (force-unlock by this client). */
@@ -421,9 +309,9 @@ final class LocalCohort {
             holder.forget();
             headStart.stop();
             headStart.tenureEnds();
-            all = takeAll();
+            all = waiters.takeAll();
         }
-        all.forEach(LocalCohort::sendToRedis);
+        all.forEach(LocalWaiter::sendToRedis);
     }
 
     /**
@@ -442,9 +330,9 @@ final class LocalCohort {
             if (waiters.isEmpty()) {
                 return;
             }
-            all = takeAll();
+            all = waiters.takeAll();
         }
-        all.forEach(LocalCohort::sendToRedis);
+        all.forEach(LocalWaiter::sendToRedis);
     }
 
     /**
@@ -470,9 +358,9 @@ final class LocalCohort {
             holder.forget();
             headStart.stop();
             headStart.tenureEnds();
-            all = takeAll();
+            all = waiters.takeAll();
         }
-        all.forEach(LocalCohort::sendToRedis);
+        all.forEach(LocalWaiter::sendToRedis);
     }
 
     /**
@@ -495,35 +383,13 @@ final class LocalCohort {
      * interleavings and must tell states apart.
      */
     synchronized String describe() {
-        StringBuilder b = new StringBuilder("holder=").append(holder).append(" waiters=[");
-        for (LocalWaiter waiter : waiters) {
-            b.append(waiter.ownerId).append(' ');
-        }
-        b.append("] handingOff=").append(handingOff.isEmpty() ? "none" : owners(handingOff));
+        StringBuilder b = new StringBuilder("holder=").append(holder).append(" waiters=[").append(waiters);
+        b.append("] handingOff=").append(handingOff.isEmpty() ? "none" : LocalLine.owners(handingOff));
         b.append(headStart.running() ? " givingWay" : "");
         return b.append(retired ? " retired" : "").toString();
     }
 
     private boolean hasLiveHolder() {
         return holder.live();
-    }
-
-    /** Takes every waiter out of the queue (the caller sends them to Redis outside the monitor). */
-    private List<LocalWaiter> takeAll() {
-        List<LocalWaiter> all = List.copyOf(waiters);
-        waiters.clear();
-        return all;
-    }
-
-    /** Ends {@code waiter}'s wait (if any): it attempts in Redis. */
-    private static void sendToRedis(LocalWaiter waiter) {
-        if (waiter != null) {
-            finish(waiter, LocalWaiter.Turn.ATTEMPT_IN_REDIS);
-        }
-    }
-
-    private static void finish(LocalWaiter waiter, LocalWaiter.Turn value) {
-        waiter.cancelTimeout.run();
-        waiter.turn.complete(value);
     }
 }

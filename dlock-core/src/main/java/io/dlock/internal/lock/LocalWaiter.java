@@ -25,7 +25,7 @@ final class LocalWaiter {
     final Long refreshAtNanos;
     /**
      * A waiter for a shared hold (a reader of a read-write lock): readers behind a local writer are served together
-     * ({@link LocalCohort#reserveHandoff(long, io.dlock.internal.lease.Hold, LocalCohort.Pick)}).
+     * ({@link LocalCohort#reserveHandoff(long, io.dlock.internal.lease.Hold, LocalLine.Pick)}).
      */
     final boolean shared;
     /** Cancels the waiter's timer; set by the cohort under its monitor. */
@@ -42,5 +42,16 @@ final class LocalWaiter {
         this.leaseMs = leaseMs;
         this.deadlineNanos = deadlineNanos;
         this.refreshAtNanos = refreshAtNanos;
+    }
+
+    /** Ends this waiter's wait (cancelling its timer) with {@code value}; later calls change nothing. */
+    void end(Turn value) {
+        cancelTimeout.run();
+        turn.complete(value);
+    }
+
+    /** Ends this waiter's wait: it attempts in Redis. */
+    void sendToRedis() {
+        end(Turn.ATTEMPT_IN_REDIS);
     }
 }

@@ -164,8 +164,8 @@ final class WriteProtocol implements ReadWriteProtocol {
 
             /** The first waiting writer, else every waiting reader. */
             @Override
-            public LocalCohort.Pick pick() {
-                return LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED;
+            public LocalLine.Pick pick() {
+                return LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED;
             }
 
             /** A reader's hold is its reader field, renewed as a read hold and recorded as one. */

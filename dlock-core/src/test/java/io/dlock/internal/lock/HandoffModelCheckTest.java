@@ -467,7 +467,7 @@ class HandoffModelCheckTest {
                 renewer.releaseStarted(hold);
             }
             LocalCohort cohort = cohorts.find(NAME);
-            LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(o.id, hold);
+            LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(o.id, hold, LocalLine.Pick.FIRST).stream().findFirst().orElse(null);
             if (next == null) {
                 releaseInRedis(o, hold);
                 return;
@@ -476,7 +476,7 @@ class HandoffModelCheckTest {
             send(o.field, "handoff " + o.field + " -> " + to, r -> handoffScript(r, o.field, to), moved -> {
                 if (moved == LOST) {
                     unanswered.add(to);
-                    cohort.handoffFailed(next);
+                    cohort.handoffFailed(List.of(next));
                     // RedisLock#releaseFailed: the owner's last acquisition is forgotten, the hold
                     // ends in Redis with its lease
                     renewer.releaseFailed(hold);
@@ -488,11 +488,11 @@ class HandoffModelCheckTest {
                 if (Long.valueOf(1).equals(moved)) {
                     Hold nextHold = renewer.acquired(LockKind.PLAIN, NAME, NAME, to, next.ownerId, next.leaseMs,
                             time.nanoTime(), renewal);
-                    cohort.handedOff(next, nextHold);
+                    cohort.handedOff(List.of(next), 0, nextHold);
                     released(o, hold, 1L);
                     return;
                 }
-                cohort.handoffFailed(next);
+                cohort.handoffFailed(List.of(next));
                 if (moved == null) {
                     cohorts.released(NAME, o.id);
                     released(o, hold, null);

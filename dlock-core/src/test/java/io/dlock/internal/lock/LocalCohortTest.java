@@ -54,7 +54,7 @@ class LocalCohortTest {
 
     /** The first hand-off candidate of {@code owner}'s release, reserved (as a release does before it sends the script). */
     private static LocalWaiter take(LocalCohort cohort, long owner, Hold hold) {
-        return cohort.reserveHandoff(owner, hold);
+        return cohort.reserveHandoff(owner, hold, LocalLine.Pick.FIRST).stream().findFirst().orElse(null);
     }
 
     /** A hold of {@code owner} that Redis granted just now (a re-entry when the owner already holds). */
@@ -87,7 +87,7 @@ class LocalCohortTest {
         assertThat(next).as("hand-off target of owner %d", from).isNotNull();
         Hold nextHold = grant(next.ownerId, next.leaseMs);
         releaseDone(fromHold);
-        cohort.handedOff(next, nextHold);
+        cohort.handedOff(List.of(next), 0, nextHold);
         return next;
     }
 
@@ -106,7 +106,7 @@ class LocalCohortTest {
     @Test
     void withoutALocalHolderNobodyQueues() {
         LocalCohort cohort = cohort(8);
-        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER)).isNull();
+        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).isNull();
         assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
         assertThat(time.pending()).as("no timer for a waiter that did not queue").isZero();
     }
@@ -115,24 +115,24 @@ class LocalCohortTest {
     void theHolderItselfNeverQueuesBehindItself() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        assertThat(cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER)).as("a re-entry goes to Redis").isNull();
+        assertThat(cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).as("a re-entry goes to Redis").isNull();
         assertThat(cohort.heldByAnotherLocalOwner(1)).isFalse();
         assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
-        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER)).isNotNull();
+        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).isNotNull();
     }
 
     @Test
     void handOffsServeTheWaitersInArrivalOrder() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, 5_000, FOREVER);
-        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, 5_000, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         assertThat(take(cohort, 1, first)).isSameAs(b);
         Hold bHold = grant(2, Hold.WATCHDOG);
         releaseDone(first);
-        cohort.handedOff(b, bHold);
+        cohort.handedOff(List.of(b), 0, bHold);
         assertHandedOver(b);
         assertStillWaiting(c);
         assertStillWaiting(d);
@@ -156,7 +156,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
         Hold reentered = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(reentered.acquisitions()).isEqualTo(2);
         assertThat(take(cohort, 1, reentered)).as("a partial release keeps the lock").isNull();
         assertThat(take(cohort, 1, null)).as("a hold this client does not track").isNull();
@@ -167,10 +167,10 @@ class LocalCohortTest {
     void handOffsInARowAreCappedAndTheCountRestartsAfterAReleaseThroughRedis() {
         LocalCohort cohort = cohort(2);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalWaiter w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
-        LocalWaiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         handOff(cohort, 1, h1);
         handOff(cohort, 2, renewer.find(NAME, "client:2"));
@@ -193,14 +193,14 @@ class LocalCohortTest {
     void afterAReleaseThatWokeOtherClientsThisClientsOwnersGiveThemAHeadStart() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         releaseDone(h1);
         tenureServed();
         cohort.released(1, true, NO_EARLY_END);
         assertStillWaiting(w2);
-        LocalWaiter again = cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER);
+        LocalWaiter again = cohort.queueBehindLocalHolder(1, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(again).as("the releaser's next lock() queues too, behind the head start").isNotNull();
         assertThat(cohort.heldByAnotherLocalOwner(4)).as("a single tryLock() still asks Redis").isFalse();
 
@@ -217,7 +217,7 @@ class LocalCohortTest {
     void withinItsTenureAClientDoesNotGiveWay() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         time.advanceMillis(HEAD_START_MS * HeadStart.TENURE_IN_HEAD_STARTS - 1);
         releaseDone(h1);
         cohort.released(1, true, NO_EARLY_END);
@@ -229,19 +229,19 @@ class LocalCohortTest {
     void aReleaseThatWokeNobodyElseSendsTheNextWaiterToRedisAtOnce() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         releaseDone(h1);
         cohort.released(1, false, NO_EARLY_END);
         assertSentToRedis(w2);
-        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER)).as("no holder, no head start").isNull();
+        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).as("no holder, no head start").isNull();
     }
 
     @Test
     void aHeadStartEndsWhenAnotherClientTookTheLockOrThisOneGotIt() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         releaseDone(h1);
         tenureServed();
         cohort.released(1, true, NO_EARLY_END);
@@ -254,7 +254,7 @@ class LocalCohortTest {
 
         LocalWaiter w4;
         Hold h2 = acquire(cohort, 2);
-        w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        w4 = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         releaseDone(h2);
         tenureServed();
         cohort.released(2, true, NO_EARLY_END);
@@ -268,7 +268,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         cohort.unlockMessageArrived();
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         long before = cohort.unlockMessages();
         assertThat(before).isEqualTo(1);
         releaseDone(h1);
@@ -298,10 +298,10 @@ class LocalCohortTest {
     void anotherOwnerTakingTheLockThroughRedisRestartsTheCount() {
         LocalCohort cohort = cohort(1);
         Hold h1 = acquire(cohort, 1);
-        cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         handOff(cohort, 1, h1);
         Hold h2 = renewer.find(NAME, "client:2");
-        cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(take(cohort, 2, h2)).as("cap of 1 used up").isNull();
 
         // the record is replaced by a grant from Redis to another owner (the lock went round through Redis)
@@ -314,7 +314,7 @@ class LocalCohortTest {
     void withACapOfZeroNothingIsEverHandedOff() {
         LocalCohort cohort = cohort(0);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(b).as("waiting locally still saves the doomed attempts").isNotNull();
         assertThat(take(cohort, 1, h1)).isNull();
         releaseDone(h1);
@@ -326,8 +326,8 @@ class LocalCohortTest {
     void aWaiterThatLeavesBeforeItIsChosenIsSkipped() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         cohort.leave(b);
         assertSentToRedis(b);
         cohort.leave(b);
@@ -339,18 +339,18 @@ class LocalCohortTest {
     void aWaiterChosenForAHandOffCanNoLongerLeave() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(take(cohort, 1, h1)).isSameAs(b);
 
         cohort.leave(b);
         assertThat(b.turn).as("the hand-off decides, not the leave").isNotDone();
-        cohort.handedOff(b, grant(2, Hold.WATCHDOG));
+        cohort.handedOff(List.of(b), 0, grant(2, Hold.WATCHDOG));
         assertHandedOver(b);
 
         // a hand-off that did not happen sends its first candidate to Redis; the rest keep waiting
-        assertThat(cohort.reserveHandoff(2, renewer.find(NAME, "client:2"))).isSameAs(c);
-        cohort.handoffFailed(c);
+        assertThat(take(cohort, 2, renewer.find(NAME, "client:2"))).isSameAs(c);
+        cohort.handoffFailed(List.of(c));
         assertSentToRedis(c);
         assertThat(cohort.heldByAnotherLocalOwner(3)).as("the failed hand-off leaves the holder as it was").isTrue();
     }
@@ -359,7 +359,7 @@ class LocalCohortTest {
     void aWaiterTrustsTheHolderNoLongerThanItsOwnWait() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalWaiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 300 * MS);
+        LocalWaiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 300 * MS, Long.MAX_VALUE, false);
         time.advanceMillis(299);
         assertStillWaiting(w);
         time.advanceMillis(1);
@@ -375,8 +375,8 @@ class LocalCohortTest {
     void aWaiterLooksAgainAtTheHolderAfterTheRecheckPeriod() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalWaiter forever = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter longWait = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, 5_000 * MS);
+        LocalWaiter forever = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter longWait = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, 5_000 * MS, Long.MAX_VALUE, false);
         time.advanceMillis(RECHECK_MS / 2);
         renewer.discardAll(NAME);
         time.advanceMillis(RECHECK_MS / 2 - 1);
@@ -396,7 +396,7 @@ class LocalCohortTest {
         // known valid for 500 ms minus the margin (1% + 2 ms): 493 ms
         assertThat(leased.validForNanos(time.nanoTime())).isEqualTo(493 * MS);
         time.advanceMillis(100);
-        LocalWaiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         time.advanceMillis(392);
         assertStillWaiting(w);
         time.advanceMillis(1);
@@ -407,9 +407,9 @@ class LocalCohortTest {
     void busyInRedisSendsTheWaitersThereOnlyWhenNoLocalOwnerHoldsTheLock() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         cohort.busyInRedis();
         assertStillWaiting(b);
         assertStillWaiting(c);
@@ -432,8 +432,8 @@ class LocalCohortTest {
     void releasedWakesOnlyTheFirstWaiterAndOnlyForTheHolder() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         cohort.released(2);
         assertStillWaiting(b);
@@ -456,9 +456,9 @@ class LocalCohortTest {
     void aTurnTheFirstWaiterCannotUseGoesToTheNextOneUnlessALocalOwnerHoldsTheLock() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         cohort.passOn();
         assertStillWaiting(b);
         assertThat(cohort.heldByAnotherLocalOwner(2)).as("nothing to pass on while owner 1 holds it").isTrue();
@@ -476,8 +476,8 @@ class LocalCohortTest {
     void clearSendsEveryWaiterToRedisAndForgetsTheHolder() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         cohort.clear();
         assertSentToRedis(b);
         assertSentToRedis(c);
@@ -491,7 +491,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
         assertThat(cohort.retireIfIdle()).as("held").isFalse();
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         releaseDone(h1);
         cohort.released(1);
         assertSentToRedis(b);
@@ -500,7 +500,7 @@ class LocalCohortTest {
 
         assertThat(cohort.acquired(2, grant(2, Hold.WATCHDOG))).as("a retired cohort records nothing").isFalse();
         assertThat(cohort.heldByAnotherLocalOwner(3)).isFalse();
-        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER)).isNull();
+        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).isNull();
     }
 
     @Test
@@ -508,13 +508,13 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold leased = grant(1, 200);
         cohort.acquired(1, leased);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
 
         time.advanceMillis(200);
         assertSentToRedis(b);
         assertThat(cohort.heldByAnotherLocalOwner(2)).as("lease ran out").isFalse();
-        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER)).isNull();
+        assertThat(cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).isNull();
         assertThat(take(cohort, 1, leased)).isNull();
     }
 
@@ -522,14 +522,14 @@ class LocalCohortTest {
     void aHolderWhoseHoldEndedCountsAsNone() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         // the renewer forgot the hold (force-unlocked elsewhere in this client, found not held …) before the cohort
         // heard of it: the cohort must not keep anybody waiting behind it
         renewer.discardAll(NAME);
         assertThat(h1.validForNanos(time.nanoTime())).isZero();
         assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
-        assertThat(cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER)).isNull();
+        assertThat(cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).isNull();
         cohort.busyInRedis();
         assertSentToRedis(b);
         assertSentToRedis(c);
@@ -558,13 +558,13 @@ class LocalCohortTest {
         LocalCohort cohort = cohorts.find(NAME);
         assertThat(cohort).isNotNull();
         assertThat(cohorts.size()).isEqualTo(1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         releaseDone(h1);
         cohorts.released(NAME, 1);
         assertSentToRedis(b);
         assertThat(cohorts.size()).as("dropped once idle").isZero();
-        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER)).as("the old one is retired").isNull();
+        assertThat(cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).as("the old one is retired").isNull();
 
         // a grant after that starts a fresh cohort, even if somebody recorded it in the retired one
         Hold h2 = grant(2, Hold.WATCHDOG);
@@ -591,7 +591,7 @@ class LocalCohortTest {
 
             @Override
             public LocalWaiter queue(long maxWaitNanos) {
-                return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, maxWaitNanos);
+                return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, maxWaitNanos, Long.MAX_VALUE, false);
             }
 
             @Override
@@ -654,7 +654,7 @@ class LocalCohortTest {
         Hold h1 = grant(1, Hold.WATCHDOG);
         inRedis.add(h1.field());
         cohorts.acquired(NAME, 1, h1);
-        LocalWaiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         cohorts.sweep();
         assertThat(checked).containsExactly(NAME + " " + h1.field());
@@ -695,7 +695,7 @@ class LocalCohortTest {
         cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
         assertThat(checked).as("nobody waits: nothing to check").isEmpty();
 
-        LocalWaiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohorts.find(NAME).queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         cohorts.unlockMessage("redisson_lock__channel:{" + NAME + "}");
         assertThat(checked).containsExactly(NAME + " " + h1.field());
         assertThat(b.turn).as("a late message of an earlier release: the holder is still there").isNotDone();
@@ -810,20 +810,20 @@ class LocalCohortTest {
     void aReservedHandOffTargetIsNotSentToRedisWhenTheReleasersFieldIsFoundGone() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        assertThat(cohort.reserveHandoff(1, h1)).isSameAs(w2);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        assertThat(cohort.reserveHandoff(1, h1, LocalLine.Pick.FIRST).stream().findFirst().orElse(null)).isSameAs(w2);
         assertThat(cohort.holdToVerify()).as("nothing to verify while a hand-off is under way").isNull();
 
         cohort.holderGone(h1);
         assertStillWaiting(w2);
         assertStillWaiting(w3);
         assertThat(cohort.retireIfIdle()).as("a cohort with a hand-off under way is not idle").isFalse();
-        assertThat(cohort.reserveHandoff(1, h1)).as("one hand-off at a time").isNull();
+        assertThat(cohort.reserveHandoff(1, h1, LocalLine.Pick.FIRST).stream().findFirst().orElse(null)).as("one hand-off at a time").isNull();
 
         Hold h2 = grant(2, Hold.WATCHDOG);
         releaseDone(h1);
-        cohort.handedOff(w2, h2);
+        cohort.handedOff(List.of(w2), 0, h2);
         assertHandedOver(w2);
         assertStillWaiting(w3);
         assertThat(cohort.heldByAnotherLocalOwner(3)).isTrue();
@@ -834,8 +834,8 @@ class LocalCohortTest {
     void aReservedHandOffTargetWaitsForTheOutcomeWhateverElseHappens() {
         LocalCohort cohort = cohort(8);
         Hold h1 = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 50 * MS);
-        assertThat(cohort.reserveHandoff(1, h1)).isSameAs(w2);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, 50 * MS, Long.MAX_VALUE, false);
+        assertThat(cohort.reserveHandoff(1, h1, LocalLine.Pick.FIRST).stream().findFirst().orElse(null)).isSameAs(w2);
         time.advanceMillis(100);
         cohort.leave(w2);
         cohort.passOn();
@@ -843,7 +843,7 @@ class LocalCohortTest {
         cohort.busyInRedis();
         assertStillWaiting(w2);
         assertThat(cohort.waiterCount()).as("the reserved waiter still counts as waiting").isEqualTo(1);
-        cohort.handoffFailed(w2);
+        cohort.handoffFailed(List.of(w2));
         assertSentToRedis(w2);
         assertThat(cohort.waiterCount()).isZero();
     }
@@ -854,14 +854,14 @@ class LocalCohortTest {
     void aHandOffToAnyWaiterReservesTheWholeLineAndPutsTheOthersBackInOrder() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter d = cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
-        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalLine.Pick.EVERY);
         assertThat(reserved).containsExactly(b, c, d);
         assertThat(time.pending()).as("reserved waiters' timers are cancelled").isZero();
-        assertThat(cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY)).as("one hand-off at a time").isEmpty();
+        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.EVERY)).as("one hand-off at a time").isEmpty();
         time.advanceMillis(RECHECK_MS * 5);
         reserved.forEach(LocalCohortTest::assertStillWaiting);
 
@@ -871,7 +871,7 @@ class LocalCohortTest {
         assertHandedOver(c);
         assertStillWaiting(b);
         assertStillWaiting(d);
-        assertThat(cohort.describe()).contains("holder=3").contains("waiters=[2 4 ]");
+        assertThat(cohort.describe()).contains("holder=3").contains("waiters=[2 4]");
         assertThat(cohort.heldByAnotherLocalOwner(2)).isTrue();
     }
 
@@ -881,8 +881,8 @@ class LocalCohortTest {
         Hold hold = acquire(cohort, 1);
         long owner = 1;
         for (long next = 2; next <= 5; next++) {
-            LocalWaiter waiter = cohort.queueBehindLocalHolder(next, Hold.WATCHDOG, FOREVER);
-            List<LocalWaiter> reserved = cohort.reserveHandoff(owner, hold, LocalCohort.Pick.EVERY);
+            LocalWaiter waiter = cohort.queueBehindLocalHolder(next, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+            List<LocalWaiter> reserved = cohort.reserveHandoff(owner, hold, LocalLine.Pick.EVERY);
             assertThat(reserved).as("hand-off %d in a row", next - 1).containsExactly(waiter);
             Hold nextHold = grant(next, Hold.WATCHDOG);
             releaseDone(hold);
@@ -896,9 +896,9 @@ class LocalCohortTest {
     void aReservedWaiterWhoseCallerLeftIsSentOnWhenAnotherGetsTheLock() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalLine.Pick.EVERY);
 
         cohort.leave(b);
         assertStillWaiting(b); // the outcome of the hand-off ends its wait, nothing else
@@ -914,9 +914,9 @@ class LocalCohortTest {
     void aFailedHandOffToAnyWaiterSendsEveryReservedWaiterToRedis() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
-        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
-        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalCohort.Pick.EVERY);
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        List<LocalWaiter> reserved = cohort.reserveHandoff(1, first, LocalLine.Pick.EVERY);
         cohort.handoffFailed(reserved);
         assertSentToRedis(b);
         assertSentToRedis(c);
@@ -928,7 +928,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
         LocalWaiter fair = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, 300 * MS, false);
-        LocalWaiter plain = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter plain = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         time.advanceMillis(299);
         assertStillWaiting(fair);
         time.advanceMillis(1);
@@ -947,17 +947,17 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
         LocalWaiter r2 = reader(cohort, 2);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter r4 = reader(cohort, 4);
-        assertThat(cohort.reserveHandoff(1, first, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
                 .containsExactly(w3);
         Hold w3Hold = grant(3, Hold.WATCHDOG);
         releaseDone(first);
-        cohort.handedOff(w3, w3Hold);
+        cohort.handedOff(List.of(w3), 0, w3Hold);
         assertStillWaiting(r2);
         assertStillWaiting(r4);
 
-        List<LocalWaiter> readers = cohort.reserveHandoff(3, w3Hold, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED);
+        List<LocalWaiter> readers = cohort.reserveHandoff(3, w3Hold, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED);
         assertThat(readers).containsExactly(r2, r4);
         releaseDone(w3Hold);
         cohort.handedOffShared(readers);
@@ -971,18 +971,18 @@ class LocalCohortTest {
     void readersAreHandedTheLockEvenWhenTheWritersStreakIsCapped() {
         LocalCohort cohort = cohort(1);
         Hold first = acquire(cohort, 1);
-        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(take(cohort, 1, first)).isSameAs(w2);
         Hold w2Hold = grant(2, Hold.WATCHDOG);
         releaseDone(first);
-        cohort.handedOff(w2, w2Hold);
+        cohort.handedOff(List.of(w2), 0, w2Hold);
         assertHandedOver(w2);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        assertThat(cohort.reserveHandoff(2, w2Hold, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
                 .as("the writers' streak is used up").isEmpty();
         cohort.leave(w3);
         LocalWaiter r4 = reader(cohort, 4);
-        assertThat(cohort.reserveHandoff(2, w2Hold, LocalCohort.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
                 .containsExactly(r4);
     }
 
@@ -991,7 +991,7 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
         LocalWaiter r2 = reader(cohort, 2);
-        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter r4 = reader(cohort, 4);
         releaseDone(first);
         cohort.released(1);
@@ -1005,8 +1005,8 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(0);
         Hold first = acquire(cohort, 1);
         reader(cohort, 2);
-        cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER);
-        for (LocalCohort.Pick pick : LocalCohort.Pick.values()) {
+        cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        for (LocalLine.Pick pick : LocalLine.Pick.values()) {
             assertThat(cohort.reserveHandoff(1, first, pick)).as(pick.toString()).isEmpty();
         }
     }
