@@ -2,12 +2,13 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
-import io.dlock.LockEventListener;
 import io.dlock.LockException;
 import io.dlock.LockOwner;
+import io.dlock.it.support.HandOffs;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.LocalQueues;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
@@ -19,9 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,28 +88,12 @@ class FairHandoffIT {
     }
 
     private RedissonClient redisson(RedisServer server) {
-        Config config = new Config();
-        config.setLockWatchdogTimeout(WATCHDOG_MS);
-        config.useSingleServer().setAddress(server.uri()).setConnectionMinimumIdleSize(1).setConnectionPoolSize(4)
-                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
-        redisson = Redisson.create(config);
+        redisson = Redissons.connect(server, WATCHDOG_MS);
         return redisson;
     }
 
     private List<String> queue() {
         return raw.sync().lrange("redisson_lock_queue:{" + name + "}", 0, -1);
-    }
-
-    /** Counts the hand-offs a client reports. */
-    private static AtomicInteger handOffs(LockClient client) {
-        AtomicInteger count = new AtomicInteger();
-        client.addEventListener(new LockEventListener() {
-            @Override
-            public void handedOff(LockEventListener.Hold receiver) {
-                count.incrementAndGet();
-            }
-        });
-        return count;
     }
 
     /**
@@ -156,7 +139,7 @@ class FairHandoffIT {
     void localWaitersAreHandedTheLockInQueueOrderAndARedissonWaiterBetweenThemKeepsItsTurn(
             RedisServer server, LockClient a, LockClient b) {
         RedissonClient theirs = redisson(server);
-        AtomicInteger handOffsOfA = handOffs(a);
+        AtomicInteger handOffsOfA = HandOffs.countedFor(a);
         DistributedLock holder = a.getFairLock(name);
         holder.lock();
         queueWaiter("a1", a.getId(), a.getFairLock(name));

@@ -2,11 +2,12 @@ package io.dlock.it;
 
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
-import io.dlock.LockEventListener;
 import io.dlock.LockOwner;
+import io.dlock.it.support.HandOffs;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.LocalQueues;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
@@ -18,10 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.redisson.Redisson;
 import org.redisson.api.RReadWriteLock;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,17 +81,6 @@ class WriteHandoffIT {
         raw = RawRedis.connect(server.uri());
     }
 
-    private static AtomicInteger handOffs(LockClient client) {
-        AtomicInteger count = new AtomicInteger();
-        client.addEventListener(new LockEventListener() {
-            @Override
-            public void handedOff(LockEventListener.Hold receiver) {
-                count.incrementAndGet();
-            }
-        });
-        return count;
-    }
-
     private void write(Lock lock) throws InterruptedException {
         lock.lock();
         try {
@@ -138,7 +126,7 @@ class WriteHandoffIT {
     void writersOfOneClientHandTheWriteLockOverInOneScriptCallEach(RedisServer server, LockClient a) {
         connect(server);
         loadScripts(a);
-        AtomicInteger handOffs = handOffs(a);
+        AtomicInteger handOffs = HandOffs.countedFor(a);
         Lock holder = a.getReadWriteLock(name).writeLock();
         holder.lock();
         for (int i = 0; i < 3; i++) {
@@ -183,10 +171,7 @@ class WriteHandoffIT {
     @Test
     void redissonReadersWaitingBehindHandOffsGetInAndNeverOverlapAWriter(RedisServer server, LockClient a) {
         connect(server);
-        Config config = new Config();
-        config.useSingleServer().setAddress(server.uri()).setConnectionMinimumIdleSize(1).setConnectionPoolSize(4)
-                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(2);
-        redisson = Redisson.create(config);
+        redisson = Redissons.connect(server, WATCHDOG_MS);
         RReadWriteLock theirs = redisson.getReadWriteLock(name);
         Lock holder = a.getReadWriteLock(name).writeLock();
         holder.lock();
@@ -254,7 +239,7 @@ class WriteHandoffIT {
     void readersWaitingBehindAWriterOfTheirClientGetTheLockTogetherInItsRelease(RedisServer server, LockClient a) {
         connect(server);
         loadScripts(a);
-        AtomicInteger handOffs = handOffs(a);
+        AtomicInteger handOffs = HandOffs.countedFor(a);
         Lock holder = a.getReadWriteLock(name).writeLock();
         holder.lock();
         for (int i = 0; i < 4; i++) {
