@@ -17,17 +17,12 @@
 -- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease (docs/protocol.md §13.2); Redisson answers 0 for
 -- both of our 0 and -1.
 
---#include permit_count
---#include permit_table
+--#include leased_semaphore_keys
 --#include permit_id
 --#include server_now_ms
 --#include notify
 
-local available, refusal = permit_count(KEYS[1])
-if refusal then
-    return refusal
-end
-refusal = permit_table(KEYS[2])
+local available, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
 if refusal then
     return refusal
 end

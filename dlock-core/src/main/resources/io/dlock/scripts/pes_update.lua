@@ -19,16 +19,11 @@
 -- Wire protocol: Redisson's availablePermits / setPermits / trySetPermits / addPermits of
 -- RPermitExpirableSemaphore (docs/protocol.md §13.2).
 
---#include permit_count
---#include permit_table
+--#include leased_semaphore_keys
 --#include server_now_ms
 --#include reclaim_expired
 
-local _, refusal = permit_count(KEYS[1])
-if refusal then
-    return refusal
-end
-refusal = permit_table(KEYS[2])
+local _, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
 if refusal then
     return refusal
 end
