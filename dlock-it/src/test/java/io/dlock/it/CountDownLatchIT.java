@@ -22,6 +22,8 @@ import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.List;
+import java.util.ArrayList;
 import java.util.concurrent.Future;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -97,6 +99,45 @@ class CountDownLatchIT {
         assertThat(latch.trySetCount(1)).as("reusable once open").isTrue();
         latch.countDown();
         assertThat(latch.await(Duration.ZERO)).isTrue();
+    }
+
+    /**
+     * Awaiters of one client join the latch's channel one after another while another client counts down: the ones
+     * that join after the first (the channel already subscribed) must check again after joining, or a count-down
+     * between their check and their join wakes only the others and leaves them asleep until the re-check (10 s here).
+     */
+    @Test
+    void awaitersJoiningAnAlreadySubscribedChannelAllWakeOnTheOpening(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        java.util.concurrent.ExecutorService starters = java.util.concurrent.Executors.newFixedThreadPool(5);
+        try {
+            for (int round = 0; round < 60; round++) {
+                String roundName = name + ":" + round;
+                assertThat(b.getCountDownLatch(roundName).trySetCount(1)).isTrue();
+                DistributedCountDownLatch latch = a.getCountDownLatch(roundName);
+                java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(5);
+                List<Future<CompletableFuture<Void>>> awaits = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    awaits.add(starters.submit(() -> {
+                        go.await();
+                        return latch.awaitAsync();
+                    }));
+                }
+                starters.submit(() -> {
+                    go.await();
+                    b.getCountDownLatch(roundName).countDown(); // while the awaiters check and join
+                    return null;
+                }).get(10, SECONDS);
+                long start = System.nanoTime();
+                for (Future<CompletableFuture<Void>> await : awaits) {
+                    await.get(10, SECONDS).get(10, SECONDS);
+                }
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("round %d: every awaiter woke", round)
+                        .isLessThan(Duration.ofMillis(WAKE_UP_MS));
+            }
+        } finally {
+            starters.shutdownNow();
+        }
     }
 
     @Test

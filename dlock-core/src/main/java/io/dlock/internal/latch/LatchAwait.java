@@ -13,9 +13,11 @@ import java.util.concurrent.TimeUnit;
  * <h2>Protocol</h2>
  * <ol>
  *   <li>Check the count ({@code latch_state}): open (no count above 0) ends the wait with {@code true}.</li>
- *   <li>The first time it is closed, join the latch's channel (every message wakes every awaiter of this client: a
- *       "0" opens the latch for all) and check again once the subscription is confirmed, so that a count-down between
- *       the first check and the subscription is not missed.</li>
+ *   <li>When it is closed and the check was sent before this awaiter had joined the latch's channel with a confirmed
+ *       subscription, join it (every message wakes every awaiter of this client: a "0" opens the latch for all) and
+ *       check again once the subscription is confirmed, so that a count-down between the check and the join is not
+ *       missed. This holds also when another awaiter of the client had subscribed the channel already: a message
+ *       that arrived before this awaiter joined woke only the others.</li>
  *   <li>Then sleep until a message, or the bounded re-check: {@link LatchServices#recheckMs}, the latch's remaining
  *       TTL plus 1 ms (so an expiry is seen as it happens), or the time left, whichever is shortest; check again.</li>
  * </ol>
@@ -71,11 +73,12 @@ final class LatchAwait {
         if (result.isDone()) {
             return;
         }
+        boolean whileJoined = joinedAndReady();
         latch.state().whenComplete((state, error) -> {
             if (error != null) {
                 failed(error);
             } else {
-                checked(state, byMessage);
+                checked(state, byMessage, whileJoined);
             }
         });
     }
@@ -89,7 +92,8 @@ final class LatchAwait {
         result.completeExceptionally(LatchErrors.toApi(error, name(), "await"));
     }
 
-    private void checked(List<Long> state, boolean byMessage) {
+    /** @param whileJoined the check was sent after this awaiter joined the channel and the subscription was confirmed */
+    private void checked(List<Long> state, boolean byMessage, boolean whileJoined) {
         outagePauseMs = 0;
         long count = state.get(0);
         long ttlMs = state.get(1);
@@ -111,8 +115,8 @@ final class LatchAwait {
         if (joined == null) {
             return; // the wait ended meanwhile
         }
-        if (!joined.ready().isDone()) {
-            // check again once subscribed: a count-down before that sent its message to nobody
+        if (!whileJoined) {
+            // check again once subscribed: a count-down before that sent its message to nobody of this awaiter's
             joined.ready().whenComplete((ok, error) -> check(false));
             return;
         }
@@ -129,6 +133,11 @@ final class LatchAwait {
             return;
         }
         joined.sleep(millis).whenComplete((woken, error) -> check(Boolean.TRUE.equals(woken)));
+    }
+
+    /** @return whether this awaiter has joined the channel and Redis confirmed the subscription */
+    private synchronized boolean joinedAndReady() {
+        return subscription != null && subscription.ready().isDone();
     }
 
     /** @return the subscription, joined on first use; null when the wait has ended */
