@@ -18,7 +18,9 @@ import java.util.List;
  * <p><b>All or nothing.</b> An acquisition that cannot take every member (a {@code tryLock} whose time ran out, an
  * interrupt, a cancelled future, a Redis failure) releases the members it took before it returns or fails; if such
  * a release fails too, that failure is attached ({@link Throwable#getSuppressed()}) to what the acquisition
- * throws, and an acquisition that would have returned {@code false} throws a {@link LockException} instead.
+ * throws, and an acquisition that would have returned {@code false} throws a {@link LockException} instead. A member
+ * taken with a fixed lease that ran out before the give-back (or that was removed meanwhile) has nothing left to give
+ * back and is no failure: the acquisition's own outcome stands (its loss goes to the lease-lost listeners).
  *
  * <p><b>Lease and watchdog.</b> Each member is acquired with the multi-lock's lease through its own
  * {@code lock}/{@code tryLock}: with {@link #LEASE_WATCHDOG} every member is renewed by the watchdog while held and

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
@@ -109,6 +110,26 @@ class MultiLockIT {
         assertThat(multi.isLocked()).isFalse();
         assertThatThrownBy(multi::unlock).isInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining("3 of 3 members").hasMessageContaining(a).hasMessageContaining(c);
+    }
+
+    /**
+     * A member taken with a fixed lease that runs out while a later member is awaited has nothing left to give back:
+     * the timed-out acquisition answers false (and the async one completes with false) rather than failing
+     * (seen by the chaos suite as an IllegalMonitorStateException from the give-back).
+     */
+    @Test
+    void aMemberWhoseLeaseRanOutBeforeTheGiveBackIsNoFailure(LockClient client, LockClient other) throws Exception {
+        DistributedLock holder = other.getLock(b);
+        holder.lock();
+        try {
+            MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+            assertThat(multi.tryLock(600, 100, TimeUnit.MILLISECONDS)).as("b is busy; a's lease ends meanwhile")
+                    .isFalse();
+            assertThat(multi.tryLockAsync(600, 100, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS)).isFalse();
+            assertThat(client.getLock(a).isLocked()).isFalse();
+        } finally {
+            holder.unlock();
+        }
     }
 
     @Test

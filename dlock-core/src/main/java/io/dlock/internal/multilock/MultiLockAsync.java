@@ -113,8 +113,10 @@ final class MultiLockAsync {
         for (int i = toRelease.size() - 1; i >= 0; i--) {
             DistributedLock member = toRelease.get(i);
             released = released.thenCompose(v -> Errors.call(member::unlockAsync).handle((ok, e) -> {
-                if (e != null) {
-                    failures.add(member.getName(), Errors.unwrap(e));
+                Throwable cause = e == null ? null : Errors.unwrap(e);
+                // a member whose hold is gone already (lease ran out, removed) had nothing left to give back
+                if (cause != null && !(cause instanceof IllegalMonitorStateException)) {
+                    failures.add(member.getName(), cause);
                 }
                 return null;
             }));

@@ -68,7 +68,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                         long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
                                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
                         if (!member.tryLock(leftMs, leaseMs, TimeUnit.MILLISECONDS)) {
-                            RuntimeException failed = releaseAll(taken, "giving back the members taken");
+                            RuntimeException failed = giveBack(taken);
                             taken.clear();
                             if (failed != null) {
                                 throw failed;
@@ -82,7 +82,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             return true;
         } catch (RuntimeException | InterruptedException e) {
             if (!taken.isEmpty()) {
-                RuntimeException failed = releaseAll(taken, "giving back the members taken");
+                RuntimeException failed = giveBack(taken);
                 if (failed != null) {
                     e.addSuppressed(failed);
                 }
@@ -105,11 +105,29 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * @return null, or the one exception naming every failure ({@link Failures})
      */
     private RuntimeException releaseAll(List<DistributedLock> held, String operation) {
+        return release(held, operation, false);
+    }
+
+    /**
+     * Gives back the members an acquisition that did not complete had taken ({@link #releaseAll}), where a member
+     * whose hold is gone already (its lease ran out meanwhile, or it was removed: {@link IllegalMonitorStateException})
+     * had nothing left to give back: the acquisition's own outcome stands, and the loss was reported to the lease-lost
+     * listeners.
+     */
+    private RuntimeException giveBack(List<DistributedLock> taken) {
+        return release(taken, "giving back the members taken", true);
+    }
+
+    private RuntimeException release(List<DistributedLock> held, String operation, boolean goneIsGivenBack) {
         Failures failures = new Failures(name, operation);
         for (int i = held.size() - 1; i >= 0; i--) {
             DistributedLock member = held.get(i);
             try {
                 member.unlock();
+            } catch (IllegalMonitorStateException e) {
+                if (!goneIsGivenBack) {
+                    failures.add(member.getName(), e);
+                }
             } catch (RuntimeException e) {
                 failures.add(member.getName(), e);
             }
