@@ -260,7 +260,7 @@ public class DlockProperties {
         }
     }
 
-    /** {@code dlock.annotation.*}: the {@code @DistributedLocked} and {@code @DistributedConcurrencyLimit} annotations. */
+    /** {@code dlock.annotation.*}: {@code @DistributedLocked} and {@code @DistributedConcurrencyLimit} annotations. */
     public static class Annotation {
 
         /**
