@@ -85,8 +85,8 @@ public interface LockEventListener {
 
     /**
      * An acquisition of a {@link DistributedSemaphore} or a {@link LeasedSemaphore} of this client ended (any
-     * {@code acquire} or {@code tryAcquire}, sync or async, whatever the number of permits). Reported before the
-     * caller learns of the outcome, when the caller gave up at once ({@link Outcome#INTERRUPTED}).
+     * {@code acquire} or {@code tryAcquire}, sync or async, whatever the number of permits). Reported on the thread
+     * that completes the acquisition, at about the time the caller learns the outcome (possibly just after).
      *
      * @param semaphoreName the semaphore's name
      * @param leased        whether it is a {@link LeasedSemaphore} (its grant was reported by {@link #permitGranted}
@@ -99,7 +99,8 @@ public interface LockEventListener {
     }
 
     /**
-     * Redis granted a leased permit to this client: from now on the client holds it, until exactly one
+     * Redis granted a leased permit to this client (reported before the caller receives it; a
+     * {@link #permitReleased} follows at once when the caller gave up meanwhile): the client holds it until exactly one
      * {@link #permitReleased} or {@link #permitLost} of the same id (which may come on another thread, even before the
      * acquisition's {@link #permitAcquisitionEnded}).
      *

@@ -60,7 +60,7 @@ final class LatchAwait {
 
     LatchAwait start() {
         long startedAt = services.nanoTime.getAsLong();
-        // reported on the completing thread, before any dependent stage hands the outcome to the caller
+        // reported on the completing thread, at about the time the caller learns the outcome (maybe just after)
         result.whenComplete((open, error) -> services.events.get().latchAwaitEnded(latch.getName(),
                 error instanceof java.util.concurrent.CancellationException ? LockEventListener.Outcome.INTERRUPTED
                         : error != null ? LockEventListener.Outcome.FAILED

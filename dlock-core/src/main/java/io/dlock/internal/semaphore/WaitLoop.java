@@ -94,7 +94,7 @@ final class WaitLoop<T> {
 
     CompletableFuture<T> start() {
         long startedAt = services.nanoTime.getAsLong();
-        // reported on the completing thread, before any dependent stage hands the outcome to the caller
+        // reported on the completing thread, at about the time the caller learns the outcome (maybe just after)
         result.whenComplete((value, error) -> services.events.get().permitAcquisitionEnded(name, leased,
                 error instanceof java.util.concurrent.CancellationException ? LockEventListener.Outcome.INTERRUPTED
                         : error != null ? LockEventListener.Outcome.FAILED

@@ -1,9 +1,11 @@
 package io.dlock.spring.boot;
 
 import io.dlock.LockClient;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.spring.DistributedConcurrencyLimit;
 import io.dlock.testkit.RedisExtension;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringBootConfiguration;
@@ -13,6 +15,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The starter's auto-configuration turns on {@code @DistributedConcurrencyLimit}: two Spring Boot applications on one
  * Redis run at most the declared number of calls at once between them; {@code dlock.annotation.enabled=false} turns it
- * off.
+ * off. The starter's metrics count the permits.
  */
 @ExtendWith(RedisExtension.class)
 class ConcurrencyLimitBootIT {
@@ -86,6 +89,11 @@ class ConcurrencyLimitBootIT {
             }
             assertThat(maxInside).as("calls inside at once, 6 threads on 2 permits").hasValue(2);
             assertThat(a.getBean(LockClient.class).getLeasedSemaphore("partner").availablePermits()).isEqualTo(2);
+            // the starter's metrics cover the permits: each instance took one per call it ran
+            MeterRegistry meters = a.getBean(MeterRegistry.class);
+            Await.untilAsserted(Duration.ofSeconds(5), () -> assertThat(meters.get("dlock.permit.acquire")
+                    .tags("semaphore", "leased", "outcome", "acquired").timer().count()).isEqualTo(18));
+            assertThat(meters.get("dlock.permits.held").gauge().value()).isZero();
         }
     }
 
