@@ -2,7 +2,8 @@ package io.dlock;
 
 /**
  * Told what the locks of one {@link LockClient} do, as it happens: acquisitions (each attempt, the grant, the
- * outcome), hand-offs between owners of the client, and the end and renewal of holds. Registered with
+ * outcome), hand-offs between owners of the client, and the end and renewal of holds; and what its semaphores and
+ * count-down latches do (permit acquisitions, releases and losses, latch awaits and count-downs). Registered with
  * {@link LockClient#addEventListener}; {@code io.dlock.metrics.LockMetrics} is one, and any code may add its own (an
  * audit log, a tracer, a test probe). Every method does nothing by default, so a listener overrides what it needs.
  *
@@ -80,6 +81,58 @@ public interface LockEventListener {
      * reported through {@link #holdLost} instead.
      */
     default void holdRenewed(Hold hold, boolean ok) {
+    }
+
+    /**
+     * An acquisition of a {@link DistributedSemaphore} or a {@link LeasedSemaphore} of this client ended (any
+     * {@code acquire} or {@code tryAcquire}, sync or async, whatever the number of permits). Reported on the thread
+     * that completes the acquisition, at about the time the caller learns the outcome (possibly just after).
+     *
+     * @param semaphoreName the semaphore's name
+     * @param leased        whether it is a {@link LeasedSemaphore} (its grant was reported by {@link #permitGranted}
+     *                      just before)
+     * @param outcome       {@link Outcome#ACQUIRED}, {@link Outcome#TIMED_OUT} (not granted within the wait),
+     *                      {@link Outcome#INTERRUPTED} (interrupted or cancelled) or {@link Outcome#FAILED}
+     * @param waitNanos     from the call to the outcome
+     */
+    default void permitAcquisitionEnded(String semaphoreName, boolean leased, Outcome outcome, long waitNanos) {
+    }
+
+    /**
+     * Redis granted a leased permit to this client (reported before the caller receives it; a
+     * {@link #permitReleased} follows at once when the caller gave up meanwhile): the client holds it until exactly one
+     * {@link #permitReleased} or {@link #permitLost} of the same id (which may come on another thread, even before the
+     * acquisition's {@link #permitAcquisitionEnded}).
+     *
+     * @param permitId the permit's id ({@link Permit#id()})
+     */
+    default void permitGranted(String semaphoreName, String permitId) {
+    }
+
+    /**
+     * A leased permit of this client is being given back: by its holder ({@link Permit#release()} or its twins), or by
+     * the client when the caller gave up as it was granted.
+     */
+    default void permitReleased(String semaphoreName, String permitId) {
+    }
+
+    /**
+     * A leased permit of this client was lost before its release; reported once, and to the client's
+     * {@link LeaseLostListener}s too.
+     */
+    default void permitLost(String semaphoreName, String permitId, LeaseLostEvent.Reason reason) {
+    }
+
+    /**
+     * An {@code await} of a {@link DistributedCountDownLatch} of this client ended: {@link Outcome#ACQUIRED} when the
+     * latch opened (count zero), {@link Outcome#TIMED_OUT} when its wait ran out, {@link Outcome#INTERRUPTED} or
+     * {@link Outcome#FAILED} (the latch expired or was deleted under it included).
+     */
+    default void latchAwaitEnded(String latchName, Outcome outcome, long waitNanos) {
+    }
+
+    /** A {@code countDown} of a {@link DistributedCountDownLatch} of this client was sent and answered. */
+    default void latchCountedDown(String latchName) {
     }
 
     /**

@@ -112,10 +112,10 @@ public final class RedisLockClient implements LockClient {
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.inspector = new LockInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
-                transport::slot, watchdogMs / 3);
+                transport::slot, watchdogMs / 3, services.events()::get);
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, wakeups, scheduler, System::nanoTime,
                 executor, transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(), watchdogMs,
-                Clock.systemUTC(), this::dispatchLeaseLost);
+                Clock.systemUTC(), this::dispatchLeaseLost, services.events()::get);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {

@@ -15,7 +15,8 @@ import java.util.function.Predicate;
 
 /**
  * Micrometer metrics of one {@link LockClient}: how long acquisitions take and how they end, how long locks are held,
- * leases lost, renewals, hand-offs inside the client and Redis attempts per acquisition.
+ * leases lost, renewals, hand-offs inside the client and Redis attempts per acquisition; and for its semaphores and
+ * count-down latches, permit acquisitions and waits, permits held and lost, latch awaits and count-downs.
  *
  * <pre>{@code
  * LockMetrics metrics = LockMetrics.of(client);
@@ -70,6 +71,27 @@ import java.util.function.Predicate;
  *       <td>acquisitions of this client in progress right now, attempting or waiting</td></tr>
  * </table>
  * Only holds and acquisitions that begin after the {@code LockMetrics} was built are counted.
+ *
+ * <p><b>Semaphores and count-down latches.</b> These meters carry no {@code kind} and no {@code name} tag (whatever
+ * {@link Builder#lockNameTags} says):
+ * <table>
+ *   <caption>Meters of semaphores and latches</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>meaning</th></tr>
+ *   <tr><td>{@code dlock.permit.acquire}</td><td>timer</td><td>{@code semaphore}: {@code plain}
+ *       ({@link io.dlock.DistributedSemaphore}), {@code leased} ({@link io.dlock.LeasedSemaphore}); {@code outcome}
+ *       as for {@code dlock.acquire}</td><td>each semaphore acquisition ({@code acquire}, {@code tryAcquire}, sync or
+ *       async), from the call to its result: the permit wait time. {@code timed_out}: no permit within the wait</td></tr>
+ *   <tr><td>{@code dlock.permits.held}</td><td>gauge (unit {@code permits})</td><td></td><td>leased permits this
+ *       client holds right now (granted since the {@code LockMetrics} was built, not yet released or lost); plain
+ *       permits have no holder and are not counted</td></tr>
+ *   <tr><td>{@code dlock.permit.lost}</td><td>counter</td><td>{@code reason}, as {@code dlock.lease.lost}</td>
+ *       <td>leased permits lost before their release, as reported to {@link LeaseLostListener}s</td></tr>
+ *   <tr><td>{@code dlock.latch.await}</td><td>timer</td><td>{@code outcome}: {@code opened}, {@code timed_out},
+ *       {@code interrupted}, {@code failed}</td><td>each {@code await} of a
+ *       {@link io.dlock.DistributedCountDownLatch}, from the call to its result</td></tr>
+ *   <tr><td>{@code dlock.latch.countdowns}</td><td>counter</td><td></td><td>{@code countDown} calls answered by
+ *       Redis</td></tr>
+ * </table>
  *
  * <h2>Lock names</h2>
  * Lock names are unbounded, so by default no meter carries one. {@link Builder#lockNameTags} opts in: then every meter

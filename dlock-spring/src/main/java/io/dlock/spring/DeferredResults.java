@@ -102,6 +102,27 @@ final class DeferredResults {
     }
 
     /**
+     * Fails a call whose method returned deferred work (declared as {@code Object}, say) while what it holds is still
+     * held: the work is cancelled or dropped first ({@link #discard}), then the exception goes to the caller, whose
+     * {@code catch} releases the hold.
+     *
+     * @param caller e.g. {@code "@DistributedLocked on OrderService.pay(Order)"}
+     * @param held   what the call holds, e.g. {@code "lock"}, {@code "permit"}
+     * @throws IllegalStateException when {@code result} is or holds deferred work
+     */
+    static void refuse(Object result, String caller, String held) {
+        Object work = deferredIn(result);
+        if (work != null) {
+            String fate = discard(work);
+            throw new IllegalStateException(caller + ": returned a " + work.getClass().getName() + ", whose work may "
+                    + "go on after the method returned, when the " + held + " is already released; " + fate
+                    + ", and the call fails. Return the value itself (wait for the future, collect the stream into "
+                    + "a list), or lock inside the asynchronous work (DistributedLock's async methods, for an owner "
+                    + "from LockClient.newOwner())");
+        }
+    }
+
+    /**
      * Checks one returned object, and the content of an {@link Optional} or an {@code HttpEntity}. Elements of
      * collections are not looked at (their declared type is, when the proxy is created).
      *

@@ -21,6 +21,8 @@ import java.lang.annotation.Target;
  * public Receipt pay(Order order) { ... } // one payment per order at a time, across instances
  * }</pre>
  *
+ * <p>To let up to N calls run at once instead of one, see {@link DistributedConcurrencyLimit}.
+ *
  * <p>Active when a {@link DistributedLockedAdvisor} is a bean of the context ({@link EnableDistributedLocking}, or
  * the Spring Boot auto-configuration), and only for calls that go through the Spring proxy (as {@code @Transactional}:
  * a call from inside the same object is not intercepted).

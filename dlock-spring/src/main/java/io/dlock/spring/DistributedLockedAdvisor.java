@@ -11,12 +11,13 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.Ordered;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * The whole {@link DistributedLocked} support: a {@link PointcutAdvisor} that an auto-proxy creator of the
- * application context applies to every bean with an annotated method. Declare it as a bean (or use
+ * The whole {@link DistributedLocked} and {@link DistributedConcurrencyLimit} support: a {@link PointcutAdvisor} that
+ * an auto-proxy creator of the application context applies to every bean with an annotated method. Declare it as a bean (or use
  * {@link EnableDistributedLocking}, or the Spring Boot auto-configuration, which do), ideally with
  * {@code @Role(BeanDefinition.ROLE_INFRASTRUCTURE)} so that the infrastructure auto-proxy creator of
  * {@code @EnableTransactionManagement} and Spring Boot applies it too.
@@ -41,10 +42,14 @@ public class DistributedLockedAdvisor
     /** {@link Ordered#LOWEST_PRECEDENCE} − 100: outside {@code @Transactional} and {@code @Cacheable} by default. */
     public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
-    private final LockedMethods methods = new LockedMethods();
+    private final AnnotatedMethods<DistributedLocked, LockedMethod> locked =
+            new AnnotatedMethods<>(DistributedLocked.class, LockedMethod::parse, LockedMethod::warning);
+    private final AnnotatedMethods<DistributedConcurrencyLimit, LimitedMethod> limited =
+            new AnnotatedMethods<>(DistributedConcurrencyLimit.class, LimitedMethod::parse, limit -> null);
     private final MinimumHoldReleaser releaser = new MinimumHoldReleaser();
-    private final LockedMethodPointcut pointcut = new LockedMethodPointcut(methods);
-    private final LockedMethodInterceptor interceptor;
+    private final LockedMethodPointcut pointcut = new LockedMethodPointcut(List.of(locked, limited));
+    private final LockedMethodInterceptor locker;
+    private final DlockMethodInterceptor interceptor;
     private volatile int order = DEFAULT_ORDER;
 
     /**
@@ -63,8 +68,10 @@ public class DistributedLockedAdvisor
      */
     public DistributedLockedAdvisor(Supplier<? extends LockClient> client) {
         Objects.requireNonNull(client, "client");
-        this.interceptor = new LockedMethodInterceptor(() -> Objects.requireNonNull(client.get(),
-                "the LockClient supplier of DistributedLockedAdvisor returned null"), methods, releaser);
+        Supplier<LockClient> checked = () -> Objects.requireNonNull(client.get(),
+                "the LockClient supplier of DistributedLockedAdvisor returned null");
+        this.locker = new LockedMethodInterceptor(checked, locked, releaser);
+        this.interceptor = new DlockMethodInterceptor(limited, new LimitedMethodInterceptor(checked), locker);
     }
 
     private static Supplier<LockClient> constant(LockClient client) {
@@ -96,7 +103,8 @@ public class DistributedLockedAdvisor
     public void setBeanFactory(BeanFactory beanFactory) {
         interceptor.beanFactory(beanFactory);
         if (beanFactory instanceof ConfigurableBeanFactory configurable) {
-            methods.placeholders(configurable::resolveEmbeddedValue);
+            locked.placeholders(configurable::resolveEmbeddedValue);
+            limited.placeholders(configurable::resolveEmbeddedValue);
         }
     }
 
@@ -106,7 +114,7 @@ public class DistributedLockedAdvisor
      */
     @Override
     public void afterSingletonsInstantiated() {
-        interceptor.client();
+        locker.client();
     }
 
     /** Stops taking minimum-hold releases; scheduled ones are still sent when due. Never blocks. */

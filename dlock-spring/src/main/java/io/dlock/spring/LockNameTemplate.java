@@ -49,7 +49,8 @@ final class LockNameTemplate {
 
     /**
      * @param method      the method whose arguments the template may refer to
-     * @param description the method, for messages
+     * @param description the annotation and the method, for messages ({@code "@DistributedLocked on
+     *                    OrderService.pay(Order)"})
      * @throws IllegalArgumentException when the name is blank, its template does not parse, or it refers to a
      *                                  variable that no call of {@code method} defines (a parameter name that the
      *                                  class file does not carry, a misspelt name, a position past the last
@@ -161,11 +162,11 @@ final class LockNameTemplate {
             }
             name = expression.getValue(context, String.class);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("@DistributedLocked on " + description + ": lock name \"" + template
+            throw new IllegalArgumentException(description + ": name \"" + template
                     + "\" could not be evaluated: " + e.getMessage(), e);
         }
         if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("@DistributedLocked on " + description + ": lock name \"" + template
+            throw new IllegalArgumentException(description + ": name \"" + template
                     + "\" evaluated to a blank name");
         }
         return name;

@@ -3,26 +3,21 @@ package io.dlock.spring;
 import io.dlock.DistributedLock;
 import io.dlock.LockKind;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.format.annotation.DurationFormat;
-import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.util.StringValueResolver;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.Optional;
-import java.util.OptionalDouble;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
-import java.util.stream.Collectors;
 
 /**
  * One {@link DistributedLocked} method, checked and parsed once when its proxy is created: the name template, the
  * times in milliseconds and the value a skipped call returns. Immutable, thread-safe.
  */
 final class LockedMethod {
+    /** Names the annotation in messages. */
+    private static final String LABEL = "@DistributedLocked";
+
     private final String description;
     private final LockNameTemplate name;
     private final LockKind kind;
@@ -58,35 +53,17 @@ final class LockedMethod {
      *                               the method and the attribute
      */
     static LockedMethod parse(Method method, DistributedLocked annotation, StringValueResolver placeholders) {
-        String description = describe(method);
-        String problem = refusedSignature(method);
-        if (problem != null) {
-            throw invalid(description, problem);
-        }
-        String template = resolve(placeholders, annotation.name(), description, "name");
-        LockNameTemplate name;
-        try {
-            name = LockNameTemplate.parse(template, method, description);
-        } catch (IllegalArgumentException e) {
-            throw invalid(description, e.getMessage());
-        }
-        String wait = resolve(placeholders, annotation.waitTime(), description, "waitTime").trim();
-        long waitMs = DistributedLocked.WAIT_FOREVER.equalsIgnoreCase(wait) ? DistributedLock.WAIT_FOREVER
-                : millis(wait, "waitTime", description);
-        String lease = resolve(placeholders, annotation.leaseTime(), description, "leaseTime").trim();
-        long leaseMs = lease.isEmpty() ? DistributedLock.LEASE_WATCHDOG : millis(lease, "leaseTime", description);
-        if (leaseMs == 0) {
-            throw invalid(description, "leaseTime \"" + lease + "\" is zero; use \"" + DistributedLocked.WATCHDOG
-                    + "\" (the default) for a renewed lease");
-        }
-        if (leaseMs > DistributedLock.MAX_LEASE.toMillis()) {
-            throw invalid(description, "leaseTime \"" + lease + "\" exceeds the longest lease, "
-                    + DistributedLock.MAX_LEASE);
-        }
-        String minHold = resolve(placeholders, annotation.minHoldTime(), description, "minHoldTime").trim();
-        long minHoldMs = minHold.isEmpty() ? 0 : millis(minHold, "minHoldTime", description);
+        MethodAttributes attributes = new MethodAttributes(LABEL, method, placeholders);
+        String description = attributes.description();
+        attributes.requireSynchronous("lock");
+        LockNameTemplate name = attributes.nameTemplate(annotation.name());
+        long waitMs = attributes.waitMs(annotation.waitTime(), DistributedLocked.WAIT_FOREVER);
+        long leaseMs = attributes.leaseMs(annotation.leaseTime(), DistributedLocked.WATCHDOG);
+        String minHold = attributes.resolve("minHoldTime", annotation.minHoldTime()).trim();
+        long minHoldMs = minHold.isEmpty() ? 0 : attributes.millis("minHoldTime", minHold);
         if (leaseMs != DistributedLock.LEASE_WATCHDOG && minHoldMs > leaseMs) {
-            throw invalid(description, "minHoldTime \"" + minHold + "\" exceeds leaseTime \"" + lease
+            throw attributes.invalid("minHoldTime \"" + minHold + "\" exceeds leaseTime \""
+                    + attributes.resolve("leaseTime", annotation.leaseTime()).trim()
                     + "\": the lease is the maximum hold");
         }
         String warning = minHold.isEmpty() && isScheduled(method) ? "@DistributedLocked on " + description
@@ -98,98 +75,12 @@ final class LockedMethod {
                 + "at least as long, as ShedLock's lockAtLeastFor), or minHoldTime = \"0\" to hold the lock only "
                 + "while the method runs (no warning then)" : null;
         return new LockedMethod(description, name, annotation.kind(), waitMs, leaseMs, minHoldMs,
-                annotation.whenBusy(), skipValue(method.getReturnType()), warning);
+                annotation.whenBusy(), MethodAttributes.skipValue(method.getReturnType()), warning);
     }
 
     private static boolean isScheduled(Method method) {
         return AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)
                 || AnnotatedElementUtils.hasAnnotation(method, Schedules.class);
-    }
-
-    /** @return why the method cannot run under a lock released when it returns, or null when it can */
-    private static String refusedSignature(Method method) {
-        String deferred = DeferredResults.declared(method);
-        if (deferred != null) {
-            return "returns " + deferred + ", whose work may go on after the method returned, when the lock is "
-                    + "already released. Only synchronous results are supported: return the value itself (wait "
-                    + "for the future, collect the stream into a list), or lock inside the asynchronous work "
-                    + "(DistributedLock's async methods, for an owner from LockClient.newOwner())";
-        }
-        Class<?>[] parameters = method.getParameterTypes();
-        if (parameters.length > 0 && parameters[parameters.length - 1].getName()
-                .equals("kotlin.coroutines.Continuation")) {
-            return "is a Kotlin suspend function; only synchronous methods are supported";
-        }
-        return null;
-    }
-
-    private static String resolve(StringValueResolver placeholders, String value, String description,
-                                  String attribute) {
-        try {
-            String resolved = placeholders.resolveStringValue(value);
-            return resolved == null ? "" : resolved;
-        } catch (IllegalArgumentException e) {
-            throw invalid(description, attribute + " \"" + value + "\": " + e.getMessage());
-        }
-    }
-
-    /** @return the duration in ms, ≥ 0 */
-    private static long millis(String value, String attribute, String description) {
-        Duration duration;
-        try {
-            duration = DurationFormatterUtils.detectAndParse(value, DurationFormat.Unit.MILLIS);
-        } catch (RuntimeException e) {
-            throw invalid(description, attribute + " \"" + value + "\" is not a duration (use e.g. \"500ms\", "
-                    + "\"5s\", \"10m\", \"PT5S\" or a number of milliseconds)");
-        }
-        if (duration.isNegative()) {
-            throw invalid(description, attribute + " \"" + value + "\" is negative");
-        }
-        try {
-            return duration.toMillis();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
-    /** The value a skipped call returns: empty optionals, zero or false for primitives, null otherwise. */
-    static Object skipValue(Class<?> type) {
-        if (type == Optional.class) {
-            return Optional.empty();
-        } else if (type == OptionalInt.class) {
-            return OptionalInt.empty();
-        } else if (type == OptionalLong.class) {
-            return OptionalLong.empty();
-        } else if (type == OptionalDouble.class) {
-            return OptionalDouble.empty();
-        } else if (type == boolean.class) {
-            return false;
-        } else if (type == char.class) {
-            return '\0';
-        } else if (type == byte.class) {
-            return (byte) 0;
-        } else if (type == short.class) {
-            return (short) 0;
-        } else if (type == int.class) {
-            return 0;
-        } else if (type == long.class) {
-            return 0L;
-        } else if (type == float.class) {
-            return 0f;
-        } else if (type == double.class) {
-            return 0d;
-        }
-        return null;
-    }
-
-    static String describe(Method method) {
-        return method.getDeclaringClass().getSimpleName() + "." + method.getName()
-                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
-                .collect(Collectors.joining(", ", "(", ")"));
-    }
-
-    private static IllegalStateException invalid(String description, String problem) {
-        return new IllegalStateException("@DistributedLocked on " + description + ": " + problem);
     }
 
     /** e.g. {@code OrderService.pay(Order)}, for messages. */

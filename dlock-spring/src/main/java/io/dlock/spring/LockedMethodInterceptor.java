@@ -66,12 +66,12 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private static final Set<LockKind> EXCLUSIVE = EnumSet.of(LockKind.PLAIN, LockKind.FAIR, LockKind.FENCED);
 
     private final Supplier<? extends LockClient> client;
-    private final LockedMethods methods;
+    private final AnnotatedMethods<DistributedLocked, LockedMethod> methods;
     private final MinimumHoldReleaser releaser;
     private volatile BeanFactory beanFactory;
 
-    LockedMethodInterceptor(Supplier<? extends LockClient> client, LockedMethods methods,
-                            MinimumHoldReleaser releaser) {
+    LockedMethodInterceptor(Supplier<? extends LockClient> client,
+                            AnnotatedMethods<DistributedLocked, LockedMethod> methods, MinimumHoldReleaser releaser) {
         this.client = client;
         this.methods = methods;
         this.releaser = releaser;
@@ -169,21 +169,9 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         }
     }
 
-    /**
-     * Fails a call whose method returned deferred work (declared as {@code Object}, say), while its lock is still
-     * held: the work is cancelled or dropped first ({@link DeferredResults#discard}), then the caller's
-     * {@code catch} releases the lock.
-     */
+    /** Fails a call whose method returned deferred work, while its lock is still held (see DeferredResults). */
     private static void refuseDeferred(Object result, LockedMethod spec) {
-        Object work = DeferredResults.deferredIn(result);
-        if (work != null) {
-            String fate = DeferredResults.discard(work);
-            throw new IllegalStateException("@DistributedLocked on " + spec.description() + ": returned a "
-                    + work.getClass().getName() + ", whose work may go on after the method returned, when the lock "
-                    + "is already released; " + fate + ", and the call fails. Return the value itself (wait for "
-                    + "the future, collect the stream into a list), or lock inside the asynchronous work "
-                    + "(DistributedLock's async methods, for an owner from LockClient.newOwner())");
-        }
+        DeferredResults.refuse(result, "@DistributedLocked on " + spec.description(), "lock");
     }
 
     /**

@@ -6,23 +6,29 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 
 import java.lang.reflect.Method;
+import java.util.List;
 
 /**
- * Matches the methods annotated with {@link DistributedLocked} (directly, on an overridden method or an interface
- * method), and checks each match's attributes: the proxy creation of a bean with an invalid one fails with the
- * message of {@link LockedMethod#parse}. Static (no per-call matching); thread-safe.
+ * Matches the methods annotated with any of dlock's method annotations ({@link DistributedLocked},
+ * {@link DistributedConcurrencyLimit}; directly, on an overridden method or an interface method), and checks each
+ * match's attributes: the proxy creation of a bean with an invalid one fails with the parser's message. Static (no
+ * per-call matching); thread-safe.
  */
 final class LockedMethodPointcut implements Pointcut, MethodMatcher {
-    private final Pointcut annotated = new AnnotationMatchingPointcut(null, DistributedLocked.class, true);
-    private final LockedMethods methods;
+    private final List<AnnotatedMethods<?, ?>> methods;
+    /** Per entry of {@link #methods}: whether a method carries its annotation. */
+    private final List<MethodMatcher> annotated;
 
-    LockedMethodPointcut(LockedMethods methods) {
-        this.methods = methods;
+    LockedMethodPointcut(List<AnnotatedMethods<?, ?>> methods) {
+        this.methods = List.copyOf(methods);
+        this.annotated = this.methods.stream()
+                .map(m -> new AnnotationMatchingPointcut(null, m.annotationType(), true).getMethodMatcher())
+                .toList();
     }
 
     @Override
     public ClassFilter getClassFilter() {
-        return annotated.getClassFilter();
+        return ClassFilter.TRUE;
     }
 
     @Override
@@ -32,8 +38,14 @@ final class LockedMethodPointcut implements Pointcut, MethodMatcher {
 
     @Override
     public boolean matches(Method method, Class<?> targetClass) {
-        return annotated.getMethodMatcher().matches(method, targetClass)
-                && methods.find(method, targetClass) != null;
+        boolean matched = false;
+        for (int i = 0; i < methods.size(); i++) {
+            // every annotation is parsed (not only the first found), so that each one's errors fail the start-up
+            if (annotated.get(i).matches(method, targetClass) && methods.get(i).find(method, targetClass) != null) {
+                matched = true;
+            }
+        }
+        return matched;
     }
 
     @Override

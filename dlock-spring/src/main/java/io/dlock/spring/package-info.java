@@ -7,14 +7,16 @@
  *   <li>{@link io.dlock.spring.DistributedLocked} on a method, with {@link io.dlock.LockKind} (which lock),
  *       {@link io.dlock.spring.WhenBusy} (what happens when the lock stays busy),
  *       {@link io.dlock.spring.LockBusyException} and {@link io.dlock.spring.LockedCalls} (the owner of a call's
- *       hold, inside the call); turned on by {@link io.dlock.spring.EnableDistributedLocking} (or by
+ *       hold, inside the call); {@link io.dlock.spring.DistributedConcurrencyLimit} on a method (at most N calls at
+ *       once across instances, one leased semaphore permit each), with
+ *       {@link io.dlock.spring.ConcurrencyLimitReachedException}; both turned on by {@link io.dlock.spring.EnableDistributedLocking} (or by
  *       the Spring Boot starter), which registers a {@link io.dlock.spring.DistributedLockedAdvisor} that may also be
  *       declared as a bean directly;</li>
  *   <li>{@link io.dlock.spring.DlockLockRegistry}, a Spring Integration {@code LockRegistry} that replaces
  *       {@code RedisLockRegistry}.</li>
  * </ul>
  * Every other class of this package is package-private: how an annotated call is parsed, intercepted and released
- * (including the delayed release of a minimum hold), and the registry's lock objects. They may change without notice.
+ * (including the delayed release of a minimum hold and the permits of a concurrency limit), and the registry's lock objects. They may change without notice.
  *
  * <p>Both need one {@link io.dlock.LockClient} from the application; neither closes it. See the module's README.
  */

@@ -75,14 +75,14 @@ class LockedMethodTest {
 
     @Test
     void skippedCallsReturnEmptyValues() {
-        assertThat(LockedMethod.skipValue(void.class)).isNull();
-        assertThat(LockedMethod.skipValue(String.class)).isNull();
-        assertThat(LockedMethod.skipValue(Optional.class)).isEqualTo(Optional.empty());
-        assertThat(LockedMethod.skipValue(OptionalInt.class)).isEqualTo(OptionalInt.empty());
-        assertThat(LockedMethod.skipValue(int.class)).isEqualTo(0);
-        assertThat(LockedMethod.skipValue(long.class)).isEqualTo(0L);
-        assertThat(LockedMethod.skipValue(double.class)).isEqualTo(0d);
-        assertThat(LockedMethod.skipValue(boolean.class)).isEqualTo(false);
-        assertThat(LockedMethod.skipValue(char.class)).isEqualTo('\0');
+        assertThat(MethodAttributes.skipValue(void.class)).isNull();
+        assertThat(MethodAttributes.skipValue(String.class)).isNull();
+        assertThat(MethodAttributes.skipValue(Optional.class)).isEqualTo(Optional.empty());
+        assertThat(MethodAttributes.skipValue(OptionalInt.class)).isEqualTo(OptionalInt.empty());
+        assertThat(MethodAttributes.skipValue(int.class)).isEqualTo(0);
+        assertThat(MethodAttributes.skipValue(long.class)).isEqualTo(0L);
+        assertThat(MethodAttributes.skipValue(double.class)).isEqualTo(0d);
+        assertThat(MethodAttributes.skipValue(boolean.class)).isEqualTo(false);
+        assertThat(MethodAttributes.skipValue(char.class)).isEqualTo('\0');
     }
 }

@@ -176,6 +176,60 @@ public final class EventSink {
                 failed("holdRenewed", e);
             }
         }
+
+        @Override
+        public void permitGranted(String semaphoreName, String permitId) {
+            try {
+                delegate.permitGranted(semaphoreName, permitId);
+            } catch (Throwable e) {
+                failed("permitGranted", e);
+            }
+        }
+
+        @Override
+        public void permitAcquisitionEnded(String semaphoreName, boolean leased, Outcome outcome, long waitNanos) {
+            try {
+                delegate.permitAcquisitionEnded(semaphoreName, leased, outcome, waitNanos);
+            } catch (Throwable e) {
+                failed("permitAcquisitionEnded", e);
+            }
+        }
+
+        @Override
+        public void permitReleased(String semaphoreName, String permitId) {
+            try {
+                delegate.permitReleased(semaphoreName, permitId);
+            } catch (Throwable e) {
+                failed("permitReleased", e);
+            }
+        }
+
+        @Override
+        public void permitLost(String semaphoreName, String permitId, LeaseLostEvent.Reason reason) {
+            try {
+                delegate.permitLost(semaphoreName, permitId, reason);
+            } catch (Throwable e) {
+                failed("permitLost", e);
+            }
+        }
+
+        @Override
+        public void latchAwaitEnded(String latchName, Outcome outcome, long waitNanos) {
+            try {
+                delegate.latchAwaitEnded(latchName, outcome, waitNanos);
+            } catch (Throwable e) {
+                failed("latchAwaitEnded", e);
+            }
+        }
+
+        @Override
+        public void latchCountedDown(String latchName) {
+            try {
+                delegate.latchCountedDown(latchName);
+            } catch (Throwable e) {
+                failed("latchCountedDown", e);
+            }
+        }
     }
 
     /** An acquisition a guarded listener follows, its failures caught and logged as the listener's. */
@@ -263,6 +317,48 @@ public final class EventSink {
         public void holdRenewed(Hold hold, boolean ok) {
             for (Guarded listener : all) {
                 listener.holdRenewed(hold, ok);
+            }
+        }
+
+        @Override
+        public void permitGranted(String semaphoreName, String permitId) {
+            for (Guarded listener : all) {
+                listener.permitGranted(semaphoreName, permitId);
+            }
+        }
+
+        @Override
+        public void permitAcquisitionEnded(String semaphoreName, boolean leased, Outcome outcome, long waitNanos) {
+            for (Guarded listener : all) {
+                listener.permitAcquisitionEnded(semaphoreName, leased, outcome, waitNanos);
+            }
+        }
+
+        @Override
+        public void permitReleased(String semaphoreName, String permitId) {
+            for (Guarded listener : all) {
+                listener.permitReleased(semaphoreName, permitId);
+            }
+        }
+
+        @Override
+        public void permitLost(String semaphoreName, String permitId, LeaseLostEvent.Reason reason) {
+            for (Guarded listener : all) {
+                listener.permitLost(semaphoreName, permitId, reason);
+            }
+        }
+
+        @Override
+        public void latchAwaitEnded(String latchName, Outcome outcome, long waitNanos) {
+            for (Guarded listener : all) {
+                listener.latchAwaitEnded(latchName, outcome, waitNanos);
+            }
+        }
+
+        @Override
+        public void latchCountedDown(String latchName) {
+            for (Guarded listener : all) {
+                listener.latchCountedDown(latchName);
             }
         }
     }

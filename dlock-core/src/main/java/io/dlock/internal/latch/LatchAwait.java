@@ -1,5 +1,6 @@
 package io.dlock.internal.latch;
 
+import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
 import io.dlock.internal.wakeup.WakeupHub;
 
@@ -60,6 +61,14 @@ final class LatchAwait {
     }
 
     LatchAwait start() {
+        long startedAt = services.nanoTime.getAsLong();
+        // reported on the completing thread, at about the time the caller learns the outcome (maybe just after)
+        result.whenComplete((open, error) -> services.events.get().latchAwaitEnded(latch.getName(),
+                error instanceof java.util.concurrent.CancellationException ? LockEventListener.Outcome.INTERRUPTED
+                        : error != null ? LockEventListener.Outcome.FAILED
+                        : Boolean.TRUE.equals(open) ? LockEventListener.Outcome.ACQUIRED
+                        : LockEventListener.Outcome.TIMED_OUT,
+                services.nanoTime.getAsLong() - startedAt));
         services.register(this);
         check(true);
         return this;

@@ -1,6 +1,7 @@
 package io.dlock.internal.latch;
 
 import io.dlock.DistributedCountDownLatch;
+import io.dlock.LockEventListener;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 
 /**
@@ -30,14 +32,19 @@ public final class LatchServices {
     private final ToIntFunction<String> slot;
     private final Set<LatchAwait> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
+    final Supplier<LockEventListener> events;
 
     /**
      * @param publishCommand the client's publish command for scripts ({@code publish} or {@code both})
      * @param slot           the transport's key-to-slot function
      * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
+     * @param events         the client's event listeners now
      */
     public LatchServices(ScriptRunner scripts, WakeupHub wakeups, Executor executor, LongSupplier nanoTime,
-                         String publishCommand, ToIntFunction<String> slot, long recheckMs) {
+                         String publishCommand, ToIntFunction<String> slot, long recheckMs,
+                         Supplier<LockEventListener> events) {
+        this.events = events;
         this.scripts = scripts;
         this.wakeups = wakeups;
         this.executor = executor;

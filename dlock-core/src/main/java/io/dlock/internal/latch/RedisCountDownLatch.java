@@ -122,7 +122,10 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     @Override
     public CompletableFuture<Void> countDownAsync() {
         return this.<Long>run("countDown", LatchScripts.COUNT_DOWN, ScriptOutputType.INTEGER,
-                channel.publishCommand(), channel.channel()).thenApply(left -> null);
+                channel.publishCommand(), channel.channel()).thenApply(left -> {
+                    services.events.get().latchCountedDown(getName());
+                    return null;
+                });
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,6 +44,10 @@ public final class MicrometerLockEvents implements LockEventListener {
     private final ObservationRegistry observations;
     private final AtomicInteger[] holds = newCounters();
     private final AtomicInteger[] waiters = newCounters();
+    /** The ids of the leased permits this client holds (granted since this object listens, not released or lost). */
+    private final Set<String> livePermits = ConcurrentHashMap.newKeySet();
+    /** {@link #livePermits}' size, for the gauge. */
+    private final AtomicInteger permitsHeld = new AtomicInteger();
     private final ConcurrentHashMap<Hold, HoldRecord> liveHolds = new ConcurrentHashMap<>();
     private final List<MicrometerMeters> registries = new CopyOnWriteArrayList<>();
 
@@ -80,7 +85,8 @@ public final class MicrometerLockEvents implements LockEventListener {
                         + ".*' (another LockMetrics, or this one, is bound to it): their counts would add up. Bind one "
                         + "LockMetrics per registry, or give each its own Builder.prefix");
             }
-            registries.add(new MicrometerMeters(registry, prefix, nameTags != null, holds, waiters));
+            registries.add(new MicrometerMeters(registry, prefix, nameTags != null, holds, waiters,
+                    permitsHeld));
         }
     }
 
@@ -229,6 +235,53 @@ public final class MicrometerLockEvents implements LockEventListener {
         }
         for (MicrometerMeters meters : registries) {
             meters.renewed(record.kind(), ok, record.taggedName());
+        }
+    }
+
+    // ---- semaphores and latches (no name tags)
+
+    @Override
+    public void permitAcquisitionEnded(String semaphoreName, boolean leased, Outcome outcome, long waitNanos) {
+        for (MicrometerMeters meters : registries) {
+            meters.synchronizers().permitAcquisition(leased, outcome, waitNanos);
+        }
+    }
+
+    @Override
+    public void permitGranted(String semaphoreName, String permitId) {
+        if (livePermits.add(permitId)) {
+            permitsHeld.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void permitReleased(String semaphoreName, String permitId) {
+        if (livePermits.remove(permitId)) {
+            permitsHeld.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void permitLost(String semaphoreName, String permitId, LeaseLostEvent.Reason reason) {
+        if (livePermits.remove(permitId)) {
+            permitsHeld.decrementAndGet();
+        }
+        for (MicrometerMeters meters : registries) {
+            meters.synchronizers().permitLost(reason);
+        }
+    }
+
+    @Override
+    public void latchAwaitEnded(String latchName, Outcome outcome, long waitNanos) {
+        for (MicrometerMeters meters : registries) {
+            meters.synchronizers().latchAwait(outcome, waitNanos);
+        }
+    }
+
+    @Override
+    public void latchCountedDown(String latchName) {
+        for (MicrometerMeters meters : registries) {
+            meters.synchronizers().countedDown();
         }
     }
 }

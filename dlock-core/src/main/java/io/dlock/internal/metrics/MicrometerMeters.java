@@ -57,13 +57,15 @@ final class MicrometerMeters {
     private final Counter[][] renewals = new Counter[KINDS.length][2];
     private final Counter[] handoffs = new Counter[KINDS.length];
     private final Counter[] renewalCalls = new Counter[2];
+    private final SynchronizerMeters synchronizers;
 
     /**
      * @param holds   holds of this client per kind, read by the {@code holds} gauges
      * @param waiters acquisitions in progress per kind, read by the {@code waiters} gauges
+     * @param permits leased permits this client holds, read by the {@code permits.held} gauge
      */
     MicrometerMeters(MeterRegistry registry, String prefix, boolean nameTags, AtomicInteger[] holds,
-                     AtomicInteger[] waiters) {
+                     AtomicInteger[] waiters, AtomicInteger permits) {
         this.registry = registry;
         this.prefix = prefix;
         this.nameTags = nameTags;
@@ -91,6 +93,12 @@ final class MicrometerMeters {
                 .description("Watchdog renewal calls (one script call renews a batch of holds)").register(registry));
         renewalCalls[1] = keep(Counter.builder(prefix + ".renewal.calls").tags("result", "failed")
                 .description("Watchdog renewal calls (one script call renews a batch of holds)").register(registry));
+        synchronizers = new SynchronizerMeters(registry, prefix, permits, registered::add);
+    }
+
+    /** @return the meters of semaphores and latches */
+    SynchronizerMeters synchronizers() {
+        return synchronizers;
     }
 
     /** @return the value of the {@code outcome} tag */

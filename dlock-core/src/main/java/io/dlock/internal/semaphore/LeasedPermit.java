@@ -124,14 +124,18 @@ final class LeasedPermit implements Permit {
     /**
      * Starts a release: stops renewal and checks it is the first.
      *
+     * @return whether the permit was held until now (not lost, no release tried before): the one end of its hold
+     *
      * @throws IllegalStateException when released already or a release is under way
      */
-    synchronized void releaseStarting() {
+    synchronized boolean releaseStarting() {
         if (state == State.RELEASING || state == State.RELEASED) {
             throw new IllegalStateException("semaphore '" + semaphoreName() + "': permit " + id
                     + " was released already");
         }
+        boolean wasHeld = state == State.HELD;
         state = State.RELEASING;
+        return wasHeld;
     }
 
     /** @return whether a release should be sent by {@link #close()} (none started or done yet) */

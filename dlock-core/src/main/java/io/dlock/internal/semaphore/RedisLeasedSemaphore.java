@@ -71,7 +71,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
         boolean watchdog = leaseMs < 0;
         long lease = watchdog ? services.watchdog.watchdogMs() : leaseMs;
         long owner = Thread.currentThread().getId();
-        return new WaitLoop<>(services, keys.channel(), new WaitLoop.Steps<>() {
+        return new WaitLoop<>(services, getName(), true, keys.channel(), new WaitLoop.Steps<>() {
             @Override
             public CompletableFuture<WaitLoop.Reply<LeasedPermit>> attempt() {
                 String id = PermitIds.fresh();
@@ -88,7 +88,9 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
                     }
                     LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease, watchdog, owner,
                             sentAt);
-                    services.watchdog.held(permit); // before the caller hears of it
+                    // both before the caller hears of it; the grant first, as held() may report the permit lost
+                    services.events.get().permitGranted(getName(), id);
+                    services.watchdog.held(permit);
                     return new WaitLoop.Reply<>(permit, 0);
                 });
             }
@@ -96,7 +98,9 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
             @Override
             public void undo(LeasedPermit granted) {
                 services.watchdog.forget(granted);
-                granted.releaseStarting();
+                if (granted.releaseStarting()) {
+                    services.events.get().permitReleased(getName(), granted.id());
+                }
                 giveBack(granted.id());
             }
         }, waitNanos);
@@ -176,7 +180,9 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
      * @return completes with whether the permit was still valid (Redis's judgement, by its clock)
      */
     CompletableFuture<Boolean> releaseHeld(LeasedPermit permit) {
-        permit.releaseStarting();
+        if (permit.releaseStarting()) {
+            services.events.get().permitReleased(getName(), permit.id());
+        }
         services.watchdog.forget(permit);
         return sendRelease(permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
                 .thenApply(r -> r == 1L);

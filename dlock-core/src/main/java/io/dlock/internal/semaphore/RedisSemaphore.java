@@ -91,7 +91,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
     private WaitLoop<Boolean> loop(int permits, long waitNanos) {
         services.checkOpen(getName());
         String count = Integer.toString(permits);
-        return new WaitLoop<>(services, keys.channel(), new WaitLoop.Steps<>() {
+        return new WaitLoop<>(services, getName(), false, keys.channel(), new WaitLoop.Steps<>() {
             @Override
             public CompletableFuture<WaitLoop.Reply<Boolean>> attempt() {
                 return services.<Long>run(SemaphoreScripts.SEM_ACQUIRE, ScriptOutputType.INTEGER, keys.count(),

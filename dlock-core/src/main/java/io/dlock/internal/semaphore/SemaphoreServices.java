@@ -1,6 +1,7 @@
 package io.dlock.internal.semaphore;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.LockEventListener;
 import io.dlock.LockException;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.script.LuaScript;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * What every semaphore of one client shares: Redis commands and scripts, the wake-up hub, the timer, the executor
@@ -36,6 +38,8 @@ public final class SemaphoreServices {
     /** The longest sleep of a waiter without a message before it asks Redis again (ms). */
     final long recheckMs;
     final PermitWatchdog watchdog;
+    /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
+    final Supplier<LockEventListener> events;
     private final Set<WaitLoop<?>> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -43,11 +47,12 @@ public final class SemaphoreServices {
      * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
      * @param watchdogMs     the lease of a permit taken without one; renewed every third of it
      * @param lostSink       told of each lost permit once (hands off to the lease-lost listeners' executor)
+     * @param events         the client's event listeners now
      */
     public SemaphoreServices(RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
                              WakeupHub wakeups, TaskScheduler scheduler, LongSupplier nanoTime, Executor executor,
                              String publishCommand, long recheckMs, long watchdogMs, Clock clock,
-                             Consumer<LeaseLostEvent> lostSink) {
+                             Consumer<LeaseLostEvent> lostSink, Supplier<LockEventListener> events) {
         this.redis = redis;
         this.scripts = scripts;
         this.wakeups = wakeups;
@@ -56,6 +61,7 @@ public final class SemaphoreServices {
         this.executor = executor;
         this.publishCommand = publishCommand;
         this.recheckMs = recheckMs;
+        this.events = events;
         this.watchdog = new PermitWatchdog(this, watchdogMs, clock, lostSink);
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.semaphore;
 
+import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
 import io.dlock.internal.wakeup.WakeupHub;
 
@@ -49,6 +50,8 @@ final class WaitLoop<T> {
     }
 
     private final SemaphoreServices services;
+    private final String name;
+    private final boolean leased;
     private final String channel;
     private final Steps<T> steps;
     private final boolean timed;
@@ -62,9 +65,16 @@ final class WaitLoop<T> {
     /** Set once, by the step that joins; read only by later steps of the same chain. */
     private volatile WakeupHub.Subscription subscription;
 
-    /** @param waitNanos how long to wait; 0 for a single attempt, negative for no limit */
-    WaitLoop(SemaphoreServices services, String channel, Steps<T> steps, long waitNanos) {
+    /**
+     * @param name      the semaphore's name, for the acquisition's event
+     * @param leased    whether a grant is a leased permit this client holds (for the event)
+     * @param waitNanos how long to wait; 0 for a single attempt, negative for no limit
+     */
+    WaitLoop(SemaphoreServices services, String name, boolean leased, String channel, Steps<T> steps,
+             long waitNanos) {
         this.services = services;
+        this.name = name;
+        this.leased = leased;
         this.channel = channel;
         this.steps = steps;
         this.timed = waitNanos >= 0;
@@ -83,6 +93,13 @@ final class WaitLoop<T> {
     }
 
     CompletableFuture<T> start() {
+        long startedAt = services.nanoTime.getAsLong();
+        // reported on the completing thread, at about the time the caller learns the outcome (maybe just after)
+        result.whenComplete((value, error) -> services.events.get().permitAcquisitionEnded(name, leased,
+                error instanceof java.util.concurrent.CancellationException ? LockEventListener.Outcome.INTERRUPTED
+                        : error != null ? LockEventListener.Outcome.FAILED
+                        : value != null ? LockEventListener.Outcome.ACQUIRED : LockEventListener.Outcome.TIMED_OUT,
+                services.nanoTime.getAsLong() - startedAt));
         services.register(this);
         attempt();
         return result;

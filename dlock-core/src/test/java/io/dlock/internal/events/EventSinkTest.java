@@ -212,6 +212,59 @@ class EventSinkTest {
         assertThat(thrower.calls).isEqualTo(6);
     }
 
+    /**
+     * Every event of {@link LockEventListener} (those of semaphores and latches included) reaches every listener of a
+     * fan-out, and what one throws reaches neither the caller nor the others: checked by reflection, so that an event
+     * added later without its guard and fan-out fails here.
+     */
+    @Test
+    void everyEventIsGuardedAndFannedOut() throws Exception {
+        List<String> heard = new ArrayList<>();
+        LockEventListener thrower = listener(heard, "thrower", true);
+        LockEventListener quiet = listener(heard, "quiet", false);
+        EventSink sink = new EventSink();
+        sink.add(thrower);
+        sink.add(quiet);
+        List<String> events = new ArrayList<>();
+        for (java.lang.reflect.Method event : LockEventListener.class.getMethods()) {
+            if (java.lang.reflect.Modifier.isStatic(event.getModifiers())
+                    || event.getName().equals("acquisitionStarted")) {
+                continue;
+            }
+            events.add(event.getName());
+            Object[] args = new Object[event.getParameterCount()];
+            Class<?>[] types = event.getParameterTypes();
+            for (int i = 0; i < args.length; i++) {
+                args[i] = types[i] == boolean.class ? Boolean.TRUE : types[i] == long.class ? 1L
+                        : types[i] == String.class ? "x" : types[i] == Outcome.class ? Outcome.ACQUIRED
+                        : types[i] == LeaseLostEvent.Reason.class ? LeaseLostEvent.Reason.EXPIRED
+                        : types[i] == LockEventListener.Hold.class ? HOLD : null;
+            }
+            event.invoke(sink.get(), args);
+        }
+        assertThat(events).contains("permitAcquisitionEnded", "permitGranted", "permitReleased", "permitLost",
+                "latchAwaitEnded", "latchCountedDown");
+        for (String event : events) {
+            assertThat(heard).as(event).contains("thrower " + event, "quiet " + event);
+        }
+    }
+
+    /** A listener that logs every event it hears, and throws after logging when {@code throwing}. */
+    private static LockEventListener listener(List<String> heard, String label, boolean throwing) {
+        return (LockEventListener) java.lang.reflect.Proxy.newProxyInstance(LockEventListener.class.getClassLoader(),
+                new Class<?>[]{LockEventListener.class}, (proxy, method, args) -> {
+                    if (method.getDeclaringClass() == Object.class) {
+                        return method.getName().equals("equals") ? proxy == args[0]
+                                : method.getName().equals("hashCode") ? System.identityHashCode(proxy) : label;
+                    }
+                    heard.add(label + " " + method.getName());
+                    if (throwing) {
+                        throw new IllegalStateException("listener bug");
+                    }
+                    return null;
+                });
+    }
+
     @Test
     void aVirtualMachineErrorIsNotSwallowed() {
         EventSink sink = new EventSink();

@@ -10,7 +10,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Turns on {@link io.dlock.spring.DistributedLocked @DistributedLocked} methods: registers a
+ * Turns on {@link io.dlock.spring.DistributedLocked @DistributedLocked} and
+ * {@link io.dlock.spring.DistributedConcurrencyLimit @DistributedConcurrencyLimit} methods: registers a
  * {@link DistributedLockedAdvisor} (which uses the application's {@link LockClient} bean) unless the application has
  * one, and {@code dlock.annotation.enabled} is not false.
  */

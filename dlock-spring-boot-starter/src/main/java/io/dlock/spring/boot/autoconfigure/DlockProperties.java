@@ -260,10 +260,13 @@ public class DlockProperties {
         }
     }
 
-    /** {@code dlock.annotation.*}: the {@code @DistributedLocked} method annotation. */
+    /** {@code dlock.annotation.*}: {@code @DistributedLocked} and {@code @DistributedConcurrencyLimit} annotations. */
     public static class Annotation {
 
-        /** Whether methods annotated with @DistributedLocked run under their lock. */
+        /**
+         * Whether methods annotated with @DistributedLocked run under their lock, and those annotated with
+         * @DistributedConcurrencyLimit under a semaphore permit.
+         */
         private boolean enabled = true;
 
         public boolean isEnabled() {

@@ -1,0 +1,48 @@
+package io.dlock.spring;
+
+import io.dlock.LeasedSemaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Gives each {@link DistributedConcurrencyLimit} semaphore the number of permits its annotation declares, once per
+ * name and number in this application instance, before the first acquisition:
+ * {@link LeasedSemaphore#trySetPermits(int)} creates it; when it exists with another total (available plus acquired),
+ * {@link LeasedSemaphore#setPermits(int)} sets the total (an atomic script that keeps the permits held and counts
+ * them) and a warning names both numbers. The total is observed with two reads, so a permit taken or given back
+ * between them can make a matching total look different: the only effect is a needless (idempotent) set and its
+ * warning. Thread-safe: concurrent first calls may both check, which is harmless.
+ */
+final class SemaphorePermitCounts {
+    private static final Logger log = LoggerFactory.getLogger(DistributedConcurrencyLimit.class);
+
+    /** Per semaphore name, the number of permits this instance last made sure of. */
+    private final Map<String, Integer> ensured = new ConcurrentHashMap<>();
+
+    /**
+     * @param semaphore   the semaphore a call is about to acquire from
+     * @param permits     the number its annotation declares, ≥ 1
+     * @param description the method, for the warning
+     */
+    void ensure(LeasedSemaphore semaphore, int permits, String description) {
+        Integer known = ensured.get(semaphore.getName());
+        if (known != null && known == permits) {
+            return;
+        }
+        if (!semaphore.trySetPermits(permits)) {
+            int acquired = semaphore.acquiredPermits();
+            int total = acquired + semaphore.availablePermits();
+            if (total != permits) {
+                log.warn("@DistributedConcurrencyLimit on {}: semaphore '{}' has {} permits in all ({} taken), the "
+                                + "annotation says {}; setting the total to {} (the last instance started decides; "
+                                + "methods sharing a name should declare the same number)",
+                        description, semaphore.getName(), total, acquired, permits, permits);
+                semaphore.setPermits(permits);
+            }
+        }
+        ensured.put(semaphore.getName(), permits);
+    }
+}
