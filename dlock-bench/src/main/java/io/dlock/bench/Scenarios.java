@@ -11,13 +11,16 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 
-/** The scenarios of the issue, S1–S8 (the 2-JVM ones are {@link TwoJvms}) and the renewal traffic W. */
+/**
+ * The scenarios of the issue, S1–S8 (the 2-JVM ones are {@link TwoJvms}) and the renewal traffic W; then the rest of
+ * the family, S9–S12 ({@link FamilyScenarios}).
+ */
 final class Scenarios {
     private Scenarios() {
     }
 
     static List<Scenario> all() {
-        return List.of(
+        List<Scenario> all = new ArrayList<>(List.of(
                 simple("S1", "1 thread, lock()+unlock() on one name", 1, (lib, t) -> lib.lock("s1")),
                 simple("S2", "16 threads, each its own lock name", 16, (lib, t) -> lib.lock("s2:" + t)),
                 contended("S3", "8 threads of one JVM on one lock (exact counter)", 8, false),
@@ -33,7 +36,9 @@ final class Scenarios {
                 new FailingTryLock(false),
                 new FailingTryLock(true),
                 new Renewal(1),
-                new Renewal(1000));
+                new Renewal(1000)));
+        all.addAll(FamilyScenarios.all());
+        return all;
     }
 
     interface LockPerThread {

@@ -198,7 +198,9 @@ public final class ChaosRun {
         do {
             try {
                 extra = strings(admin.call("KEYS", "*"));
-                extra.remove(Workload.FENCED.tokenKey());
+                for (Workload kind : Workload.values()) {
+                    extra.removeAll(kind.lastingKeys());
+                }
                 channels = strings(admin.call("PUBSUB", "CHANNELS"));
             } catch (IOException e) {
                 extra = List.of("<cannot list keys: " + e + ">");

@@ -31,6 +31,8 @@ import java.util.Map;
  *       least that long, so two such intervals meeting means Redis held both. A Redis restart (the data is lost)
  *       ends every claim made before it; a holder frozen past its lease made no claim meanwhile, so its late
  *       critical section is not covered (the store's fencing is what covers it, for the fenced lock).</li>
+ *   <li>{@link Invariant#PERMITS_NO_FAULT}, {@link Invariant#PERMITS_VALID}: the semaphores' holders, counted as 3
+ *       and 4 judge pairs ({@link PermitChecks}), never outnumber the permits.</li>
  *   <li>{@link Invariant#HOLD_IN_REDIS}, under every fault: an owner inside its critical section finds its hold in
  *       Redis when it looks past its client ({@code PROBE}) while its client still claims the hold valid; only a
  *       Redis restart since the hold's request excuses an absence (the data is lost), and a look Redis did not
@@ -49,7 +51,7 @@ import java.util.Map;
  *   <li>{@link Invariant#NOTHING_LEFT}: after the run, no key but the token counter, no subscription, no process.</li>
  * </ol>
  * Each family of invariants has its own class, fed the same {@link History} and the {@link Hold}s built from it:
- * {@link FencingChecks} (1, 2), {@link ExclusionChecks} (3, 4), {@link RedisHoldChecks} (5),
+ * {@link FencingChecks} (1, 2), {@link ExclusionChecks} (3, 4), {@link PermitChecks}, {@link RedisHoldChecks} (5),
  * {@link HolderFaultChecks} (6, 7, 10) and {@link LivenessChecks} (8, 9, 11).
  */
 public final class Checker {
@@ -60,6 +62,8 @@ public final class Checker {
         NO_STALE_WRITE("store never accepts a stale token"),
         NO_OVERLAP("no overlap while no fault is active"),
         VALID_HOLDS_EXCLUSIVE("holds known valid never overlap"),
+        PERMITS_NO_FAULT("no more holders than permits, no fault near"),
+        PERMITS_VALID("permits known valid never exceed the count"),
         HOLD_IN_REDIS("owner inside, claimed valid, has its Redis hold"),
         DEAD_HOLDER_FREED("dead holder's lock free within lease + 1 s"),
         PAUSED_HOLDER_LEARNS("paused holder learns of the loss before writing"),
@@ -100,6 +104,7 @@ public final class Checker {
         List<Hold> holds = Hold.of(history);
         FencingChecks.check(history, holds.stream().filter(h -> h.kind() == Workload.FENCED).toList(), report);
         ExclusionChecks.check(history, holds, report);
+        PermitChecks.check(history, holds, report);
         RedisHoldChecks.check(history, report);
         HolderFaultChecks.check(history, report);
         LivenessChecks.check(history, report);

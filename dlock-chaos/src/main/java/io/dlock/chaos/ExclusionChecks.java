@@ -93,7 +93,7 @@ final class ExclusionChecks {
                     long[] ib = intervals.get(order[y]);
                     report.violation(inv, a.kind(), a.describe() + " known valid " + history.ms(ia[0]) + ".."
                             + history.ms(ia[1]) + " and " + b.describe() + " known valid " + history.ms(ib[0])
-                            + ".." + history.ms(ib[1]) + " on " + a.kind().lockName() + ": Redis held both");
+                            + ".." + history.ms(ib[1]) + " on " + a.sharedWith(b) + ": Redis held both");
                 }
             }
         }

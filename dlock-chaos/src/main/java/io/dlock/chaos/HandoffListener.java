@@ -18,7 +18,7 @@ final class HandoffListener implements LockEventListener {
     /** Called on the thread of the hand-off: counts it, never blocks. */
     @Override
     public void handedOff(Hold receiver) {
-        counts.incrementAndGet(Workload.of(receiver.kind()).ordinal());
+        counts.incrementAndGet(Workload.of(receiver.kind(), receiver.lockName()).ordinal());
     }
 
     /** @return the counts so far, as {@link HandoffCounts#format} writes them */

@@ -1,8 +1,10 @@
 package io.dlock.chaos;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
@@ -16,13 +18,34 @@ import static io.dlock.chaos.Event.Type.EXIT;
  * @param read       a read hold of the read-write lock
  * @param token      the fencing token (fenced lock) or the loop's hold number
  * @param validUntil the end of its longest validity claim ({@link Long#MIN_VALUE} when it made none)
+ * @param members    the locks a multi-lock hold took ({@code names=} of its ACQUIRED), else empty
  */
 record Hold(String worker, Workload kind, boolean read, long token, long requested, long acquired, long end,
-            long validUntil) {
+            long validUntil, Set<String> members) {
 
-    /** Two holds conflict when they are on one lock, of different owners, and not both read holds. */
+    /**
+     * Two holds conflict when they are on one lock, of different owners, and not both read holds; two multi-lock
+     * holds when they share a member. Semaphore holds never conflict pairwise: {@link PermitChecks} counts them.
+     */
     boolean conflictsWith(Hold other) {
-        return kind == other.kind && !worker.equals(other.worker) && !(read && other.read);
+        if (kind != other.kind || worker.equals(other.worker) || kind.permits() > 0) {
+            return false;
+        }
+        if (kind == Workload.MULTI) {
+            return !Collections.disjoint(members, other.members);
+        }
+        return !(read && other.read);
+    }
+
+    /** @return what two conflicting holds both took: the lock's name, or the multi-locks' shared members */
+    String sharedWith(Hold other) {
+        if (kind != Workload.MULTI) {
+            return kind.lockName();
+        }
+        List<String> shared = new ArrayList<>(members);
+        shared.retainAll(other.members);
+        Collections.sort(shared);
+        return String.join(",", shared);
     }
 
     /** @return the end of the interval in which the hold is known valid (before {@link #acquired} if none) */
@@ -37,7 +60,8 @@ record Hold(String worker, Workload kind, boolean read, long token, long request
 
     /** @return e.g. {@code w3/rw/t0 (read hold 4)} or {@code w1/fenced/t2 (token 1007)}, for messages */
     static String describe(String loop, Workload kind, boolean read, long token) {
-        return loop + (kind == Workload.FENCED ? " (token " : read ? " (read hold " : " (hold ") + token + ")";
+        return loop + (kind == Workload.FENCED ? " (token " : read ? " (read hold " : kind.permits() > 0 ? " (permit "
+                : " (hold ") + token + ")";
     }
 
     /**
@@ -63,7 +87,7 @@ record Hold(String worker, Workload kind, boolean read, long token, long request
                     validUntil = Claims.claimEnd(e, validUntil);
                     if (e.type() == EXIT) {
                         holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested,
-                                acquired.nanos(), e.nanos(), validUntil));
+                                acquired.nanos(), e.nanos(), validUntil, members(acquired)));
                         acquired = null;
                     }
                 }
@@ -72,10 +96,16 @@ record Hold(String worker, Workload kind, boolean read, long token, long request
                 long last = events.get(events.size() - 1).nanos();
                 long gone = history.exitedAt.getOrDefault(Workload.processOf(worker), last);
                 holds.add(new Hold(worker, kind, isRead(acquired), acquired.token(), requested, acquired.nanos(),
-                        Math.max(last, gone), validUntil));
+                        Math.max(last, gone), validUntil, members(acquired)));
             }
         }
         return holds;
+    }
+
+    /** @return the members named by a multi-lock's ACQUIRED ({@code names=a,b}), else none */
+    static Set<String> members(Event acquired) {
+        String names = Claims.field(acquired, "names=");
+        return names == null ? Set.of() : Set.of(names.split(","));
     }
 
     /** @return whether an ACQUIRED event is of the read side of the read-write lock */

@@ -79,7 +79,8 @@ final class HolderFaultChecks {
             String process = Workload.processOf(start.detail().split(" ")[1]);
             boolean caught = false;
             for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
-                if (!Workload.processOf(loop.getKey()).equals(process)) {
+                if (!Workload.processOf(loop.getKey()).equals(process)
+                        || !Workload.ofSource(loop.getKey()).leased()) { // a plain permit outlives any pause
                     continue;
                 }
                 List<Event> events = loop.getValue();

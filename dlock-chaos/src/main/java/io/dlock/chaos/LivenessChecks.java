@@ -103,7 +103,7 @@ final class LivenessChecks {
                 checked++;
                 if (!e.detail().startsWith(LOCK_EXCEPTION)) {
                     report.violation(inv, e.source() + " " + e.type() + " is not a LockException: " + e.detail());
-                } else if (!e.detail().contains("'" + Workload.ofSource(e.source()).lockName() + "'")) {
+                } else if (!namesItsObject(Workload.ofSource(e.source()), e.detail())) {
                     report.violation(inv, e.source() + " " + e.type() + " does not name the lock: " + e.detail());
                 } else {
                     report.count("LockException: " + kindOf(e.detail()));
@@ -131,6 +131,14 @@ final class LivenessChecks {
             });
         }
         report.checked(inv, checked);
+    }
+
+    /** @return whether an exception's message names (quoted) the lock, a member or the semaphore of {@code kind} */
+    private static boolean namesItsObject(Workload kind, String detail) {
+        if (detail.contains("'" + kind.lockName() + "'")) {
+            return true;
+        }
+        return kind.hashKeys().stream().anyMatch(name -> detail.contains("'" + name + "'"));
     }
 
     /** "did not answer in time", "unreachable", … : the part of a LockException message after the operation. */

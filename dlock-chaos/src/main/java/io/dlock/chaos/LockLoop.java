@@ -1,7 +1,5 @@
 package io.dlock.chaos;
 
-import io.dlock.DistributedLock;
-import io.dlock.FencedLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 
@@ -38,6 +36,11 @@ import static io.dlock.chaos.Event.Type.WRITE_START;
  * would, recording every step in its own event log (source {@code w<n>/<kind>/t<i>}, file
  * {@code w<n>-<kind>-t<i>.events}). Its HELLO's detail is its hold field, {@code <client id>:<thread id>}.
  *
+ * <p>What a hold takes is its {@link Guard}: a lock (a side of the read-write lock, a multi-lock over some of
+ * {@link Workload#MULTI_MEMBERS}) or a permit of a semaphore; for the plain semaphore "the lease" is the permit
+ * itself, which lasts until released ({@link Guard#NO_LEASE_MS}). Workloads that are not one hash field per hold
+ * are not probed ({@link Workload#probed()}).
+ *
  * <p>One iteration:
  * <ol>
  *   <li>Acquire, one of three ways: wait up to {@value Worker#WAIT_MS} ms with a watchdog lease (most), one no-wait
@@ -70,7 +73,7 @@ final class LockLoop implements Runnable {
     private final Random random;
     /** The fencing store's client, for the fenced loop only. */
     private final StorageClient store;
-    /** The loop's own look at Redis. */
+    /** The loop's own look at Redis; null for workloads it cannot look for ({@link Workload#probed()}). */
     private final HoldProbe probe;
     private long holds;
     /** The owner id of this loop's holds: its thread's id, once it runs. */
@@ -93,7 +96,7 @@ final class LockLoop implements Runnable {
         this.stopFile = args.stopFile();
         this.random = new Random((args.seed() * 7 + kind.ordinal()) * 31 + thread);
         this.store = kind == Workload.FENCED ? new StorageClient(args.storePort(), 2000) : null;
-        this.probe = new HoldProbe(args.redisUri(), args.commandTimeoutMs(), kind);
+        this.probe = kind.probed() ? new HoldProbe(args.redisUri(), args.commandTimeoutMs(), kind) : null;
     }
 
     /** @return its event source, {@code w<n>/<kind>/t<i>} */
@@ -103,7 +106,7 @@ final class LockLoop implements Runnable {
 
     /** Called on the client's executor for every lease-lost event: records it if it is about this loop's hold. */
     void leaseLost(LeaseLostEvent event) {
-        if (event.lockName().equals(kind.lockName()) && event.ownerId() == ownerId) {
+        if (kind.names(event.lockName()) && event.ownerId() == ownerId) {
             Long token = currentToken;
             log.record(LEASE_LOST, token == null ? Event.NO_TOKEN : token, event.reason().toString());
             currentLost.complete(null);
@@ -125,35 +128,22 @@ final class LockLoop implements Runnable {
             if (store != null) {
                 store.close();
             }
-            probe.close();
+            if (probe != null) {
+                probe.close();
+            }
             log.record(BYE, "");
             log.close();
         }
     }
 
-    /** The lock one hold takes: the kind's lock, or one side of the read-write lock. */
-    private record Side(DistributedLock lock, String name, boolean read) {
-    }
-
-    private Side side() {
-        return switch (kind) {
-            case PLAIN -> new Side(client.getLock(kind.lockName()), "", false);
-            case FAIR -> new Side(client.getFairLock(kind.lockName()), "", false);
-            case FENCED -> new Side(client.getFencedLock(kind.lockName()), "", false);
-            case READ_WRITE -> random.nextBoolean()
-                    ? new Side(client.getReadWriteLock(kind.lockName()).writeLock(), " write", false)
-                    : new Side(client.getReadWriteLock(kind.lockName()).readLock(), " read", true);
-        };
-    }
-
     private void iteration() throws InterruptedException {
-        Side side = side();
+        Guard guard = Guard.next(kind, client, random);
         int how = random.nextInt(10);
-        String mode = (how < 7 ? "wait" : how < 9 ? "try" : "lease") + side.name();
+        String mode = (how < 7 ? "wait" : how < 9 ? "try" : "lease") + guard.describe();
         log.record(ACQUIRE_START, mode);
         Long token;
         try {
-            token = acquire(side.lock(), mode);
+            token = guard.acquire(mode, watchdogMs) ? (guard.token() != null ? guard.token() : ++holds) : null;
         } catch (RuntimeException e) {
             log.record(ACQUIRE_ERROR, Worker.describe(e));
             Thread.sleep(100 + random.nextInt(200));
@@ -167,56 +157,39 @@ final class LockLoop implements Runnable {
             return;
         }
         long checkedAt = System.nanoTime();
-        long validMs = side.lock().leaseValidFor().toMillis();
+        long validMs = guard.validMs();
         currentLost = new CompletableFuture<>();
         currentToken = token;
         boolean careful = random.nextInt(3) != 0;
         log.record(ACQUIRED, token, mode + (careful ? "" : " unchecked") + " " + checks(checkedAt, validMs));
-        probe(token, side);
+        probe(token, guard);
         if (careful) {
-            criticalSection(side, token);
+            criticalSection(guard, token);
         } else {
-            carelessCriticalSection(side, token);
+            carelessCriticalSection(guard, token);
         }
-        release(side.lock(), token);
+        release(guard, token);
         currentToken = null;
     }
 
-    /** @return the hold's event token, or null when the lock was not acquired in time */
-    private Long acquire(DistributedLock lock, String mode) throws InterruptedException {
-        long wait = Worker.WAIT_MS;
-        if (lock instanceof FencedLock fenced) {
-            return mode.startsWith("wait")
-                    ? fenced.tryLockAndGetToken(wait, DistributedLock.LEASE_WATCHDOG, TimeUnit.MILLISECONDS)
-                    : mode.startsWith("try") ? fenced.tryLockAndGetToken()
-                    : fenced.tryLockAndGetToken(wait, watchdogMs, TimeUnit.MILLISECONDS);
-        }
-        boolean got = mode.startsWith("wait")
-                ? lock.tryLock(wait, DistributedLock.LEASE_WATCHDOG, TimeUnit.MILLISECONDS)
-                : mode.startsWith("try") ? lock.tryLock()
-                : lock.tryLock(wait, watchdogMs, TimeUnit.MILLISECONDS);
-        return got ? ++holds : null;
-    }
-
-    private void criticalSection(Side side, long token) throws InterruptedException {
-        DistributedLock lock = side.lock();
+    private void criticalSection(Guard guard, long token) throws InterruptedException {
         int steps = 1 + random.nextInt(3);
         for (int i = 0; i < steps; i++) {
             Thread.sleep(stepSleep());
             long checkedAt = System.nanoTime();
-            long validMs = lock.leaseValidFor().toMillis();
+            long validMs = guard.validMs();
             if (validMs < Worker.MIN_VALID_MS) {
                 lost(token, checkedAt, validMs);
                 return;
             }
             boolean goOn = step(token, checks(checkedAt, validMs));
-            probe(token, side);
+            probe(token, guard);
             if (!goOn) {
                 break;
             }
         }
         long checkedAt = System.nanoTime();
-        long validMs = lock.leaseValidFor().toMillis();
+        long validMs = guard.validMs();
         if (validMs <= 0) {
             lost(token, checkedAt, validMs);
             return;
@@ -228,12 +201,12 @@ final class LockLoop implements Runnable {
      * A holder that never looks at its lease (as most users of other libraries): for the fenced lock only the
      * store's fencing stands between its late writes and the data. Its steps say {@code unchecked}.
      */
-    private void carelessCriticalSection(Side side, long token) throws InterruptedException {
+    private void carelessCriticalSection(Guard guard, long token) throws InterruptedException {
         int steps = 1 + random.nextInt(3);
         for (int i = 0; i < steps; i++) {
             Thread.sleep(stepSleep());
             boolean goOn = step(token, "unchecked");
-            probe(token, side);
+            probe(token, guard);
             if (!goOn) {
                 break;
             }
@@ -263,8 +236,10 @@ final class LockLoop implements Runnable {
     }
 
     /** Looks in Redis, past the client, whether it holds this owner's hold now, and records what it found. */
-    private void probe(long token, Side side) {
-        log.record(PROBE, token, probe.look(ownerField, side.read()).detail());
+    private void probe(long token, Guard guard) {
+        if (probe != null) {
+            log.record(PROBE, token, probe.look(ownerField, guard.read()).detail());
+        }
     }
 
     private long stepSleep() {
@@ -291,12 +266,9 @@ final class LockLoop implements Runnable {
      * Unlocks once, as a user would: a failure is recorded and not retried (the client stops renewing a hold whose
      * release failed, so it ends with its current lease).
      */
-    private void release(DistributedLock lock, long token) {
+    private void release(Guard guard, long token) {
         try {
-            lock.unlock();
-            log.record(UNLOCKED, token, "");
-        } catch (IllegalMonitorStateException gone) {
-            log.record(UNLOCK_NOT_HELD, token, "");
+            log.record(guard.release() ? UNLOCKED : UNLOCK_NOT_HELD, token, "");
         } catch (RuntimeException e) {
             log.record(UNLOCK_ERROR, token, Worker.describe(e));
         }

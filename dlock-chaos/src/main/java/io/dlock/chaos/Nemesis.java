@@ -109,8 +109,8 @@ final class Nemesis {
 
     // ------------------------------------------------------------------------------------------ holders
 
-    /** One hold in Redis: the worker, the lock kind and its hash field. */
-    record Target(WorkerProcess worker, Workload kind, String field) {
+    /** One hold in Redis: the worker, the lock kind, the hash it lives in (a multi-lock's member) and its field. */
+    record Target(WorkerProcess worker, Workload kind, String key, String field) {
         /** @return the loop that holds it, {@code w3/rw/t1} */
         String loop() {
             return worker.loopOf(field);
@@ -120,6 +120,7 @@ final class Nemesis {
     /** @return a hold of a live worker on a lock of a seeded-random kind (polls up to 3 s), or null */
     private Target holder() throws IOException {
         List<Workload> kinds = new ArrayList<>(List.of(Workload.values()));
+        kinds.removeIf(kind -> !kind.hashHolds()); // a permit has no owner in Redis to aim at
         Collections.shuffle(kinds, random);
         long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         do {
@@ -134,15 +135,20 @@ final class Nemesis {
         return null;
     }
 
-    /** @return the holds of live workers on the lock of {@code kind} now */
+    /** @return the holds of live workers on the lock(s) of {@code kind} now; none for a semaphore */
     private List<Target> holds(Workload kind) throws IOException {
         List<Target> held = new ArrayList<>();
-        Object reply = admin.call("HKEYS", kind.lockName());
-        if (reply instanceof List<?> fields) {
-            for (Object field : fields) {
-                for (WorkerProcess w : List.copyOf(workers)) {
-                    if (w.owns(field.toString()) && w.process.isAlive()) {
-                        held.add(new Target(w, kind, field.toString()));
+        if (!kind.hashHolds()) {
+            return held;
+        }
+        for (String key : kind.hashKeys()) {
+            Object reply = admin.call("HKEYS", key);
+            if (reply instanceof List<?> fields) {
+                for (Object field : fields) {
+                    for (WorkerProcess w : List.copyOf(workers)) {
+                        if (w.owns(field.toString()) && w.process.isAlive()) {
+                            held.add(new Target(w, kind, key, field.toString()));
+                        }
                     }
                 }
             }
@@ -156,7 +162,7 @@ final class Nemesis {
      * longer counts as a hold then).
      */
     private boolean over(Target t) throws IOException {
-        if (Long.valueOf(0).equals(admin.call("HEXISTS", t.kind().lockName(), t.field()))) {
+        if (Long.valueOf(0).equals(admin.call("HEXISTS", t.key(), t.field()))) {
             return true;
         }
         if (t.kind() == Workload.READ_WRITE && !t.field().endsWith(Workload.WRITER_SUFFIX)) {
@@ -318,7 +324,7 @@ final class Nemesis {
         Map<Target, Long> mostHolds = new java.util.HashMap<>();
         while (!left.isEmpty() && Duration.ofNanos(System.nanoTime() - watchedFrom).toMillis() < boundMs) {
             for (Target t : List.copyOf(left)) {
-                Object count = admin.call("HGET", t.kind().lockName(), t.field());
+                Object count = admin.call("HGET", t.key(), t.field());
                 if (count != null) {
                     mostHolds.merge(t, Long.parseLong(count.toString()), Math::max);
                 }
@@ -331,10 +337,10 @@ final class Nemesis {
             WorkerProcess.sleep(2);
         }
         for (Target t : left) {
-            log.record(RELEASE_NOT_FREED, t.loop() + " field " + t.field() + " of " + t.kind().lockName()
+            log.record(RELEASE_NOT_FREED, t.loop() + " field " + t.field() + " of " + t.key()
                     + " still held " + boundMs + " ms after the connections were cut: "
-                    + admin.call("HGET", t.kind().lockName(), t.field()) + " hold(s) now, at most "
-                    + mostHolds.getOrDefault(t, 0L) + " seen, pttl " + admin.call("PTTL", t.kind().lockName()));
+                    + admin.call("HGET", t.key(), t.field()) + " hold(s) now, at most "
+                    + mostHolds.getOrDefault(t, 0L) + " seen, pttl " + admin.call("PTTL", t.key()));
         }
     }
 

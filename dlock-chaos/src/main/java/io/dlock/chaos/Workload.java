@@ -3,6 +3,7 @@ package io.dlock.chaos;
 import io.dlock.LockKind;
 
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -24,17 +25,90 @@ public enum Workload {
     /** {@code client.getReadWriteLock}: each hold takes the read or the write side; readers may share. */
     READ_WRITE("rw", LockKind.READ, LockKind.WRITE),
     /** {@code client.getFencedLock}: every hold gets a token, and writes to the fencing store carry it. */
-    FENCED("fenced", LockKind.FENCED);
+    FENCED("fenced", LockKind.FENCED),
+    /**
+     * {@code client.getSemaphore}: {@value #SEMAPHORE_PERMITS} permits, one per hold, no lease (a killed holder's
+     * permit never comes back, as with Redisson); at most that many holders at once.
+     */
+    SEMAPHORE("sem", 3),
+    /** {@code client.getLeasedSemaphore}: {@value #SEMAPHORE_PERMITS} permits, each a {@code Permit} with a lease. */
+    LEASED("leased", 3),
+    /**
+     * {@code client.getMultiLock} over two or three plain locks of {@link #MULTI_MEMBERS}, given in a random order:
+     * two holds conflict when they share a member.
+     */
+    MULTI("multi", 0);
+
+    /** The permits of each semaphore workload (the constants above say 3 as well): fewer than the contenders, more than one. */
+    public static final int SEMAPHORE_PERMITS = 3;
+    /** The plain locks a multi-lock hold takes some of. */
+    public static final List<String> MULTI_MEMBERS = List.of("chaos:multi:a", "chaos:multi:b", "chaos:multi:c",
+            "chaos:multi:d");
 
     /** What a writer's hold field adds to its owner's field (dlock-core's {@code ReadWriteSide#writerField}). */
     public static final String WRITER_SUFFIX = ":write";
 
     private final String label;
     private final Set<LockKind> kinds;
+    private final int permits;
 
     Workload(String label, LockKind first, LockKind... more) {
         this.label = label;
         this.kinds = EnumSet.of(first, more);
+        this.permits = 0;
+    }
+
+    /** A workload with no lock kind of its own (a semaphore, or a multi-lock of plain locks). */
+    Workload(String label, int permits) {
+        this.label = label;
+        this.kinds = EnumSet.noneOf(LockKind.class);
+        this.permits = permits;
+    }
+
+    /** @return the semaphore's permits (holds allowed at once), 0 for the lock workloads (one holder, or readers) */
+    public int permits() {
+        return permits;
+    }
+
+    /** @return whether its holds live as fields of lock hashes ({@link #hashKeys()}), which the nemesis targets */
+    public boolean hashHolds() {
+        return permits == 0;
+    }
+
+    /** @return the hashes its holds live in: the lock's name, or the multi-lock's members */
+    public List<String> hashKeys() {
+        return this == MULTI ? MULTI_MEMBERS : List.of(lockName());
+    }
+
+    /** @return whether a {@link HoldProbe} can look for its holds (one hash field per hold) */
+    public boolean probed() {
+        return hashHolds() && this != MULTI;
+    }
+
+    /** @return whether its holds have a lease, which a frozen holder loses (not the plain semaphore's permits) */
+    public boolean leased() {
+        return this != SEMAPHORE;
+    }
+
+    /** @return the workload of a lock event about {@code kind} on {@code name} (multi-lock members by name) */
+    public static Workload of(LockKind kind, String name) {
+        return MULTI_MEMBERS.contains(name) ? MULTI : of(kind);
+    }
+
+    /** @return whether {@code name} is what this workload's objects are called (the lock, a member, the semaphore) */
+    public boolean names(String name) {
+        return hashKeys().contains(name) || lockName().equals(name);
+    }
+
+    /**
+     * @return the keys allowed to outlive a run: the fenced token counter, the semaphores' permit counts, and the
+     * leased semaphore's permit table (expired permits of killed holders stay in it until an acquisition reclaims
+     * them)
+     */
+    public List<String> lastingKeys() {
+        return this == FENCED ? List.of(tokenKey())
+                : this == LEASED ? List.of(lockName(), "{" + lockName() + "}:timeout")
+                : permits > 0 ? List.of(lockName()) : List.of();
     }
 
     /** @return the workload whose loops take locks of {@code kind} */

@@ -5,14 +5,15 @@
  *   <li>The run: {@code ChaosMain} (command line), {@code ChaosSettings}, {@code ChaosRun} (starts Redis, the
  *       workers and the nemesis, then checks), {@code Processes}.</li>
  *   <li>The workers: {@code Worker} and {@code WorkerArgs} (one JVM, one {@code LockClient}), {@code LockLoop} (one
- *       owner taking one lock kind again and again), {@code HoldProbe} and {@code RedisLine} (the owner's own look at
+ *       owner taking one lock kind, semaphore permit or multi-lock again and again) and {@code Guard} (what one hold
+ *       takes and gives back), {@code HoldProbe} and {@code RedisLine} (the owner's own look at
  *       Redis, past its client), {@code FencingStorage} and {@code StorageClient} (the fenced store),
  *       {@code HandoffMeter}.</li>
  *   <li>The faults: {@code Nemesis} (seeded: kills, freezes and pauses of holders and of Redis, cut connections),
  *       {@code Fault}, {@code RedisAdmin}, {@code WorkerProcess}.</li>
  *   <li>The history and its checks: {@code Event}, {@code EventLog}, {@code History}, {@code Hold}, {@code Claims};
  *       {@code Checker} over the families {@code ExclusionChecks}, {@code FencingChecks}, {@code LivenessChecks},
- *       {@code HolderFaultChecks}, {@code RedisHoldChecks}, {@code FairQueueRemains}; {@code KnownDefect},
+ *       {@code HolderFaultChecks}, {@code RedisHoldChecks}, {@code PermitChecks}, {@code FairQueueRemains}; {@code KnownDefect},
  *       {@code HandoffCounts}; {@code Report} prints the table.</li>
  * </ul>
  * Every process records on one monotonic clock; a violation of any invariant fails the run.

@@ -95,7 +95,7 @@ class CheckerTest {
         assertThat(report.checked(Invariant.TOKENS_INCREASE)).isEqualTo(3);
         assertThat(report.checked(Invariant.NO_STALE_WRITE)).isEqualTo(3);
         assertThat(report.table()).contains("PASSED")
-                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +14");
+                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +0 +0 +0 +14");
     }
 
     @Test
