@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * Violations whose cause is a known, reported dlock defect: recognised by their exact signature and listed in the
  * report on their own, so that a regression is named. They fail a run like any violation unless the run is lenient
  * ({@code -Dchaos.strict=false}), which is meant only for the time between reporting a defect and merging its fix.
- * The first two entries are fixed on main (their reproductions pass strict runs); the third is open (issue 22).
+ * All three are fixed on main (their reproductions pass strict runs); they stay listed so a regression is named.
  */
 enum KnownDefect {
     /**
@@ -32,7 +32,8 @@ enum KnownDefect {
      * Multi-lock: an acquisition took a member, then Redis stayed silent past that member's lease (its renewals
      * could not run) and the acquisition gave up; giving the member back finds it expired, and the acquisition throws
      * that {@code IllegalMonitorStateException} — from {@code tryLock}, where {@code MultiLock}'s contract promises a
-     * {@code LockException} with the failed release attached (issue 22, found by this suite).
+     * {@code LockException} with the failed release attached (issue 22, found by this suite; fixed: a member whose
+     * hold is gone has nothing to give back, and the acquisition's own outcome stands).
      */
     MULTI_ROLLBACK_OF_EXPIRED_MEMBER_THROWS_IMSE(Invariant.REDIS_FAILURES_SURFACE, v -> v.contains("/multi/")
             && v.contains("ACQUIRE_ERROR is not a LockException: java.lang.IllegalMonitorStateException")
