@@ -37,11 +37,11 @@ import java.util.List;
             "",
             "The hold is written as <client id>:<pid of this dlock process>, which `dlock status` shows.",
             "",
-            "With --permits N, NAME is a semaphore of N leased permits (created with N when absent; one with "
+            "With --permits N, LOCK names a semaphore of N leased permits (created with N when absent; one with "
                     + "another number of permits is refused, exit 78) and the command runs under one of them: at "
                     + "most N such runs at once, across hosts. The permit has the same lease, watchdog and "
                     + "lease-lost handling as a lock; its id is in $DLOCK_PERMIT_ID and `dlock status --semaphore "
-                    + "NAME` lists it.",
+                    + "LOCK` lists it.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
