@@ -192,6 +192,58 @@ public interface LockClient extends AutoCloseable {
     java.util.concurrent.CompletableFuture<LockInfo> inspectAsync(String name);
 
     /**
+     * A read-only snapshot of a semaphore, a {@link DistributedSemaphore} or a {@link LeasedSemaphore} (written by
+     * dlock or Redisson): its available permits, the leased permits with their ids and remaining leases, and the
+     * count's TTL, read in one round trip by the Redis server's clock. Changes nothing: a leased permit whose lease
+     * has ended is reported as such ({@link SemaphoreInfo#expiredPermits()}, counted as available), not given back. A
+     * name nobody has set reads as a semaphore without permits ({@link SemaphoreInfo#isSet()} false). Blocks for at
+     * most the command timeout.
+     *
+     * <p>Redis does not record which kind a name is: a plain semaphore, a leased one with no permit out, and a
+     * count-down latch are each one string holding an integer; this reads the name as a semaphore.
+     *
+     * @param name the semaphore's name (not null, not blank)
+     * @throws NotALockException        when the name's key is not a permit count (another type, or a string that is
+     *                                  not an integer) or its permit table is not a sorted set; the message names the
+     *                                  semaphore and the key's type, never its value
+     * @throws LockException            when Redis fails, or the client is closed
+     * @throws IllegalArgumentException when the name is blank, or on a Cluster opens no hash tag with its '{'
+     */
+    @Blocking
+    SemaphoreInfo inspectSemaphore(String name);
+
+    /**
+     * Async {@link #inspectSemaphore(String)}: never blocks; the future completes on the client's executor, or fails
+     * with the {@link LockException} that {@code inspectSemaphore} throws.
+     *
+     * @throws IllegalArgumentException when the name is blank, or on a Cluster opens no hash tag with its '{'
+     */
+    java.util.concurrent.CompletableFuture<SemaphoreInfo> inspectSemaphoreAsync(String name);
+
+    /**
+     * A read-only snapshot of a count-down latch (written by dlock or Redisson): its count and TTL, read in one round
+     * trip. A name without a count reads as an open latch. Works on a Cluster for every name, as
+     * {@link #getCountDownLatch(String)} does. Blocks for at most the command timeout.
+     *
+     * @param name the latch's name (not null, not blank)
+     * @throws NotALockException        when the name's key is not a latch count (another type, or a string that is
+     *                                  not an integer); the message names the latch and the key's type, never its
+     *                                  value
+     * @throws LockException            when Redis fails, or the client is closed
+     * @throws IllegalArgumentException when the name is blank
+     */
+    @Blocking
+    LatchInfo inspectCountDownLatch(String name);
+
+    /**
+     * Async {@link #inspectCountDownLatch(String)}: never blocks; the future completes on the client's executor, or
+     * fails with the {@link LockException} that {@code inspectCountDownLatch} throws.
+     *
+     * @throws IllegalArgumentException when the name is blank
+     */
+    java.util.concurrent.CompletableFuture<LatchInfo> inspectCountDownLatchAsync(String name);
+
+    /**
      * The holds of this client that are known valid now, of every owner and lock kind, from the client's own records
      * (no round trip, never blocks): what a thread would see through {@code isHeldByCurrentThread()} and
      * {@code leaseValidFor()}. A hold being acquired or released at the moment may or may not be listed.

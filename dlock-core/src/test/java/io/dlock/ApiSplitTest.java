@@ -58,7 +58,8 @@ class ApiSplitTest {
                 "io.dlock.LockOwner", "io.dlock.LockLostException", "io.dlock.TlsSettings", "io.dlock.TuningSettings",
                 "io.dlock.RedisConnection", "io.dlock.InvalidSettingException", "io.dlock.NotALockException",
                 "io.dlock.ConnectionFailedException", "io.dlock.ConnectionFailedException$Reason",
-                "io.dlock.TlsSettings$Verification");
+                "io.dlock.TlsSettings$Verification", "io.dlock.SemaphoreInfo", "io.dlock.SemaphoreInfo$PermitLease",
+                "io.dlock.LatchInfo");
     }
 
     private static void check(List<String> leaks, String where, Class<?> type) {

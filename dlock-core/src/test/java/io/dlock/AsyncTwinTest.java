@@ -69,6 +69,10 @@ class AsyncTwinTest {
                 .isTrue();
         assertThat(DistributedLock.class.getMethod("getHoldCount").isAnnotationPresent(Blocking.class)).isTrue();
         assertThat(LockClient.class.getMethod("inspect", String.class).isAnnotationPresent(Blocking.class)).isTrue();
+        assertThat(LockClient.class.getMethod("inspectSemaphore", String.class).isAnnotationPresent(Blocking.class))
+                .isTrue();
+        assertThat(LockClient.class.getMethod("inspectCountDownLatch", String.class)
+                .isAnnotationPresent(Blocking.class)).isTrue();
         assertThat(DistributedLock.class.getMethod("lockInterruptibly").getAnnotation(Blocking.class).async())
                 .isEqualTo("lockAsync");
         // and the ones that never wait are not

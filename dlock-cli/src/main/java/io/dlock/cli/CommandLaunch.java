@@ -43,11 +43,12 @@ final class CommandLaunch {
                                RunMessages messages) {
         Map<String, String> env = ChildEnvironment.of(System.getenv());
         Map<String, String> childEnv = new HashMap<>(env);
+        childEnv.putAll(hold.environment());
         OrphanGuard orphans = null;
         if (settings.killOnLeaseLost()) {
             String token = UUID.randomUUID().toString();
             childEnv.put(OrphanGuard.TOKEN, token);
-            orphans = OrphanGuard.start(settings.lockName(), settings.killAfter(), env, token, messages.stream());
+            orphans = OrphanGuard.start(hold.held(), settings.killAfter(), env, token, messages.stream());
         }
         if (orphans != null) {
             long validFor = hold.validForNanos();

@@ -18,7 +18,8 @@ public final class ExitCodes {
     public static final int NOPERM = 77;
     /**
      * The settings do not fit the server (EX_CONFIG): certificate not trusted, host name not in the certificate,
-     * plain text to a TLS port, TLS handshake refused, server older than 6.2.
+     * plain text to a TLS port, TLS handshake refused, server older than 6.2; {@code run --permits N}: the semaphore
+     * exists with another number of permits.
      */
     public static final int CONFIG = 78;
     /** Internal error, or a lock kind that this build of dlock-core does not implement yet (EX_SOFTWARE). */
@@ -40,7 +41,8 @@ public final class ExitCodes {
         "69:Redis unreachable or failing (EX_UNAVAILABLE); trying again later may help",
         "77:authentication refused, or an ACL permission missing (EX_NOPERM); see --password-file, --probe-lock-name",
         "78:settings do not fit the server: certificate not trusted, host name not in certificate, server expects TLS,"
-                + " TLS handshake failed, server too old (EX_CONFIG)",
+                + " TLS handshake failed, server too old; run --permits N: the semaphore has another number of permits"
+                + " (EX_CONFIG)",
         "70:internal error",
         "75:run: lock busy / --wait timed out (EX_TEMPFAIL; see --conflict-exit-code)",
         "76:run: lease lost while the command ran, command stopped",

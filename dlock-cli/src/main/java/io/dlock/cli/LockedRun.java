@@ -1,6 +1,5 @@
 package io.dlock.cli;
 
-import io.dlock.DistributedLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockException;
@@ -20,7 +19,8 @@ import java.util.concurrent.ExecutionException;
  * the main thread leaves everything to it and waits for the JVM to halt. {@link #finish()} (stop listening, release,
  * close) runs once, under its own monitor, so whoever comes second waits for it to be done.
  *
- * <p>The parts: {@link RunHold} (the lock held for this process's pid), {@link CommandLaunch} (the command and its
+ * <p>The parts: {@link RunHold} (the lock held for this process's pid, {@link LockHold}, or a semaphore permit,
+ * {@link PermitHold}), {@link CommandLaunch} (the command and its
  * guards), {@link LeaseLossHandler} (the hold ending while the command runs), {@link CommandStopper} (stopping the
  * command in time), {@link RunMessages} (what dlock says on stderr).
  */
@@ -37,12 +37,12 @@ final class LockedRun {
     private final Object finishing = new Object();
     private boolean finished; // guarded by finishing
 
-    LockedRun(LockClient client, DistributedLock lock, RunSettings settings, List<String> command, PrintStream err) {
+    LockedRun(LockClient client, RunHold hold, RunSettings settings, List<String> command, PrintStream err) {
         this.client = client;
         this.settings = settings;
         this.command = List.copyOf(command);
-        this.hold = new RunHold(client, lock, settings.lockName());
-        this.messages = new RunMessages(settings, err);
+        this.hold = hold;
+        this.messages = new RunMessages(settings, hold, err);
         this.stopper = new CommandStopper(settings, hold, state);
         this.lossHandler = new LeaseLossHandler(settings, hold, state, stopper, messages);
     }
@@ -57,13 +57,13 @@ final class LockedRun {
             messages.busy(holder);
             return settings.conflictExitCode();
         }
-        messages.acquired(hold.owner());
+        messages.acquired(hold.acquiredAs());
         return runCommand();
     }
 
     /** @return whether the lock is held; throws CliException (after finishing) when the attempt failed */
     private boolean acquire() {
-        CompletableFuture<Boolean> attempt = state.attempt(() -> hold.tryLock(settings.waitTime(), settings.lease()));
+        CompletableFuture<Boolean> attempt = state.attempt(() -> hold.acquire(settings.waitTime(), settings.lease()));
         if (attempt == null) {
             awaitHalt();
         }
@@ -79,8 +79,7 @@ final class LockedRun {
             if (cause instanceof LockException failure) {
                 throw new CliException(ExitCodes.of(failure), cause.getMessage(), cause);
             }
-            throw new CliException(ExitCodes.SOFTWARE, "cannot acquire lock '" + settings.lockName() + "': "
-                    + cause, cause);
+            throw new CliException(ExitCodes.SOFTWARE, "cannot acquire " + hold.waitedFor() + ": " + cause, cause);
         }
         if (!state.acquired(acquired)) {
             awaitHalt();

@@ -82,12 +82,12 @@ final class OrphanGuard {
             if [[ $why == gone ]]; then
               until=$(( now + kill_after )); [[ -n $kill ]] && (( kill < until )) && until=$kill
               secs $(( until - now ))
-              echo "dlock: dlock (pid $dlock) is gone; stopping the command (pid $root) of lock '$lock':" \
-                "SIGTERM now, SIGKILL in ${t}s; the lock expires with its lease" >&2
+              echo "dlock: dlock (pid $dlock) is gone; stopping the command (pid $root) of $lock:" \
+                "SIGTERM now, SIGKILL in ${t}s; it expires with its lease" >&2
             else
               until=$kill
               echo stopping 2>/dev/null  # tells dlock, once it runs again, who stopped the command
-              echo "dlock: dlock (pid $dlock) is not renewing lock '$lock' (stopped?); stopping the command" \
+              echo "dlock: dlock (pid $dlock) is not renewing $lock (stopped?); stopping the command" \
                 "(pid $root) before the lease ends" >&2
             fi
             tree; all=$tree
@@ -116,14 +116,15 @@ final class OrphanGuard {
     /**
      * Starts the guard; on failure says so and returns null (the run goes on, guarded by dlock alone).
      *
+     * @param held  what the run holds, for the guard's messages: {@code lock 'NAME'} ({@link RunHold#held()})
      * @param env   the environment for the guard (credentials removed, as for the command)
      * @param token the value of {@value #TOKEN} in the command's environment (not in the guard's): should dlock die
      *              before it could name the command's pid, the guard finds the command by it
      */
-    static OrphanGuard start(String lockName, Duration killAfter, Map<String, String> env, String token,
+    static OrphanGuard start(String held, Duration killAfter, Map<String, String> env, String token,
                              PrintStream err) {
         ProcessBuilder pb = new ProcessBuilder(List.of("bash", "-c", SCRIPT, "dlock-orphan-guard",
-                Long.toString(ProcessHandle.current().pid()), lockName, Long.toString(killAfter.toMillis() / 10),
+                Long.toString(ProcessHandle.current().pid()), held, Long.toString(killAfter.toMillis() / 10),
                 token));
         pb.environment().clear();
         pb.environment().putAll(env);

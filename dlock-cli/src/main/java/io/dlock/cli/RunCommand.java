@@ -2,6 +2,7 @@ package io.dlock.cli;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.LockException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -14,7 +15,8 @@ import java.util.List;
 @Command(name = "run",
         header = "Run a command while holding a lock.",
         synopsisHeading = "%nUsage: ",
-        customSynopsis = "dlock run [OPTIONS] LOCK [--] COMMAND [ARGS...]",
+        customSynopsis = {"dlock run [OPTIONS] LOCK [--] COMMAND [ARGS...]",
+            "       dlock run --permits N [OPTIONS] SEMAPHORE [--] COMMAND [ARGS...]"},
         description = {
             "",
             "Acquires LOCK (waiting as --wait says), runs COMMAND with its arguments directly (no shell; use "
@@ -34,6 +36,12 @@ import java.util.List;
                     + "--kill-after), releases the lock, and exits 130 or 143. A pending wait is abandoned cleanly.",
             "",
             "The hold is written as <client id>:<pid of this dlock process>, which `dlock status` shows.",
+            "",
+            "With --permits N, LOCK names a semaphore of N leased permits (created with N when absent; one with "
+                    + "another number of permits is refused, exit 78) and the command runs under one of them: at "
+                    + "most N such runs at once, across hosts. The permit has the same lease, watchdog and "
+                    + "lease-lost handling as a lock; its id is in $DLOCK_PERMIT_ID and `dlock status --semaphore "
+                    + "LOCK` lists it.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
@@ -67,6 +75,12 @@ final class RunCommand extends BaseCommand {
     @Option(names = "--write", description = "Take the write (exclusive) side of a read-write lock.")
     boolean write;
 
+    @Option(names = {"-p", "--permits"}, paramLabel = "N",
+            description = "Run under one permit of a semaphore of N leased permits (at most N runs at once) instead "
+                    + "of a lock; the semaphore is created with N permits when absent. Not with --fair, --read, "
+                    + "--write.")
+    Integer permits;
+
     @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "CODE",
             description = "Exit code when the lock cannot be had within --wait (default: 75), as flock -E.")
     Integer conflictExitCode;
@@ -84,7 +98,8 @@ final class RunCommand extends BaseCommand {
     @Option(names = {"-q", "--quiet"}, description = "Say nothing when the lock is busy (exit code only).")
     boolean quiet;
 
-    @Parameters(index = "0", paramLabel = "LOCK", description = "The lock's name (its Redis key).")
+    @Parameters(index = "0", paramLabel = "LOCK", description = "The lock's name (its Redis key); with --permits, "
+            + "the semaphore's.")
     String lockName;
 
     @Parameters(index = "1..*", paramLabel = "COMMAND", arity = "0..*",
@@ -124,6 +139,13 @@ final class RunCommand extends BaseCommand {
             throw CliException.usage("--fair cannot be combined with --read or --write (there is no fair "
                     + "read-write lock)");
         }
+        if (permits != null && permits < 1) {
+            throw CliException.usage("--permits must be at least 1: " + permits);
+        }
+        if (permits != null && (fair || read || write)) {
+            throw CliException.usage("--permits cannot be combined with --fair, --read or --write (a permit is "
+                    + "neither)");
+        }
         minimumLease(lease, "--lease");
         minimumLease(watchdog, "--watchdog");
         Duration leaseLength = lease != null ? lease : watchdog;
@@ -137,13 +159,26 @@ final class RunCommand extends BaseCommand {
             throw CliException.usage("--conflict-exit-code must be between 0 and 255: " + conflictExitCode);
         }
         LockClient client = connect(b -> b.watchdogTimeout(watchdog));
+        RunHold hold;
+        try {
+            hold = permits != null ? PermitHold.prepare(client, lockName, permits) : lockHold(client);
+        } catch (RuntimeException e) {
+            client.close();
+            throw e instanceof IllegalArgumentException ? CliException.usage(e.getMessage())
+                    : e instanceof LockException failure ? new CliException(ExitCodes.of(failure), e.getMessage(), e)
+                    : e;
+        }
+        RunSettings settings = new RunSettings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
+                StopPlan.of(leaseLength, killAfter), conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode,
+                quiet, Logging.isVerbose());
+        return new LockedRun(client, hold, settings, cmd, err()).run();
+    }
+
+    private RunHold lockHold(LockClient client) {
         DistributedLock lock = fair ? client.getFairLock(lockName)
                 : read ? client.getReadWriteLock(lockName).readLock()
                 : write ? client.getReadWriteLock(lockName).writeLock()
                 : client.getLock(lockName);
-        RunSettings settings = new RunSettings(lockName, wait, lease, onLeaseLost == OnLeaseLost.kill,
-                StopPlan.of(leaseLength, killAfter), conflictExitCode == null ? ExitCodes.BUSY : conflictExitCode,
-                quiet, Logging.isVerbose());
-        return new LockedRun(client, lock, settings, cmd, err()).run();
+        return new LockHold(client, lock, lockName);
     }
 }

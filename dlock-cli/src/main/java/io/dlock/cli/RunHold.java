@@ -1,145 +1,74 @@
 package io.dlock.cli;
 
-import io.dlock.DistributedLock;
 import io.dlock.LeaseLostEvent;
-import io.dlock.LockClient;
-import io.dlock.LockInfo;
 
 import java.time.Duration;
-import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
 
 /**
- * The lock as one {@code dlock run} holds it: through the async API with an explicit owner id, this process's pid,
- * so that any thread (main, shutdown hook, lease-lost listener) can act on the hold. The hold shows as
- * {@code <client id>:<pid>}.
+ * What one {@code dlock run} holds while its command runs, as {@link LockedRun} and its parts use it: a lock
+ * ({@link LockHold}) or one permit of a leased semaphore ({@link PermitHold}). Every method may be called from any
+ * thread (main, shutdown hook, lease-lost listener, lease guard).
  */
-final class RunHold {
-    private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
-    private static final Duration ABANDON_CLEAN_UP = Duration.ofSeconds(2);
+interface RunHold {
 
-    private final LockClient client;
-    private final DistributedLock lock;
-    private final String lockName;
-    private final long ownerId = ProcessHandle.current().pid();
+    /** What is held, for messages: {@code lock 'NAME'}, {@code the permit of semaphore 'NAME'}. */
+    String held();
 
-    /** @param lockName the name as given on the command line (a read-write lock's sides have names of their own) */
-    RunHold(LockClient client, DistributedLock lock, String lockName) {
-        this.client = client;
-        this.lock = lock;
-        this.lockName = lockName;
-    }
+    /** The start of the message when it cannot be had: {@code lock 'NAME' is busy}. */
+    String busy();
 
-    /** {@code <client id>:<owner id>}, as {@code dlock status} shows the hold. */
-    String owner() {
-        return client.getId() + ":" + ownerId;
-    }
+    /** What a timed-out wait waited for: {@code lock 'NAME'}, {@code a permit of semaphore 'NAME'}. */
+    String waitedFor();
+
+    /** How it was acquired, for the {@code --verbose} message: {@code as <client id>:<pid>}, {@code as permit <id>}. */
+    String acquiredAs();
 
     /**
-     * @param wait  null to wait for ever
+     * Starts the acquisition; cancelling the future abandons it (the library gives back what it granted meanwhile).
+     *
+     * @param wait  null to wait for ever, zero for one attempt
      * @param lease null for the watchdog
+     * @return completes with whether it was acquired
      */
-    CompletableFuture<Boolean> tryLock(Duration wait, Duration lease) {
-        long waitMs = wait == null ? DistributedLock.WAIT_FOREVER : wait.toMillis();
-        long leaseMs = lease == null ? DistributedLock.LEASE_WATCHDOG : lease.toMillis();
-        return lock.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS, ownerId);
-    }
+    CompletableFuture<Boolean> acquire(Duration wait, Duration lease);
 
-    /** ns the hold is known valid for, as the library counts it; 0 when not held. */
-    long validForNanos() {
-        return LeaseGuard.validForNanos(lock, ownerId);
-    }
+    /** ns the hold is known valid for, as the library counts it; 0 when not held. Never blocks. */
+    long validForNanos();
 
-    /** A lease-loss notification (the client's listener hears every lock of the client) about this hold. */
-    boolean isAbout(LeaseLostEvent event) {
-        return event.ownerId() == ownerId
-                && (event.lockName().equals(lock.getName()) || event.lockName().equals(lockName));
-    }
+    /** A lease-loss notification (the client's listener hears every hold of the client) about this hold. */
+    boolean isAbout(LeaseLostEvent event);
 
     /** A loss by expiry, as dlock itself finds it (the library has not reported it, or not yet). */
-    LeaseLostEvent expired() {
-        return new LeaseLostEvent(lockName, ownerId, LeaseLostEvent.Reason.EXPIRED, Instant.now());
-    }
+    LeaseLostEvent expired();
 
-    /** Watches the hold's deadline; see {@link LeaseGuard}. */
-    LeaseGuard guard(StopPlan plan, OrphanGuard orphans, LongConsumer onStopTime) {
-        return new LeaseGuard(lock, ownerId, plan, orphans, onStopTime);
-    }
-
-    /** Who holds the lock, for the busy message; never throws. */
-    String holderPhrase() {
-        try {
-            return LockInfoFormat.holderPhrase(client.inspect(lockName));
-        } catch (RuntimeException e) {
-            return "holder unknown (" + e.getMessage() + ")";
-        }
-    }
+    /** Who holds it now, for the busy message; never throws. */
+    String holderPhrase();
 
     /**
-     * After a cancelled wait: the library undoes it asynchronously (a late acquisition released, a fair-queue entry
-     * removed). Gives that a moment, bounded.
+     * After the acquisition's future was cancelled (a signal while waiting).
      *
-     * @return whether the hold is there all the same (then it is ours to release)
+     * @return whether the hold was granted all the same (then it is ours to release)
      */
-    boolean heldAfterAbandonedWait() {
-        long deadline = System.nanoTime() + ABANDON_CLEAN_UP.toNanos();
-        while (System.nanoTime() < deadline) {
-            LockInfo info;
-            try {
-                info = client.inspect(lockName);
-            } catch (RuntimeException e) {
-                return false;
-            }
-            boolean holding = info.holders().stream()
-                    .anyMatch(h -> h.clientId().equals(client.getId()) && h.threadId() == ownerId);
-            if (holding) {
-                return true;
-            }
-            boolean queued = info.waiters().stream()
-                    .anyMatch(w -> w.clientId().equals(client.getId()) && w.threadId() == ownerId);
-            if (!queued) {
-                return false;
-            }
-            sleep(20);
-        }
-        return false;
-    }
+    boolean heldAfterAbandonedWait();
 
     /**
-     * Releases the hold, waiting at most 5 s; a failure is a warning (the hold then expires with its lease).
+     * Releases the hold, waiting at most a few seconds; a failure is a warning (the hold then expires with its
+     * lease).
      *
      * @param lost the loss already reported, if any: then a hold found gone needs no warning
      */
-    void release(LeaseLostEvent lost, RunMessages messages) {
-        try {
-            lock.unlockAsync(ownerId).get(RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            messages.released();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IllegalMonitorStateException) {
-                if (lost == null) {
-                    messages.notHeldAtRelease();
-                }
-            } else {
-                messages.releaseFailed(cause.getMessage());
-            }
-        } catch (TimeoutException e) {
-            messages.releaseTimedOut(RELEASE_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            messages.releaseInterrupted();
-        }
+    void release(LeaseLostEvent lost, RunMessages messages);
+
+    /** Variables added to the command's environment once the hold is acquired. */
+    default Map<String, String> environment() {
+        return Map.of();
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    /** Watches the hold's deadline; see {@link LeaseGuard}. */
+    default LeaseGuard guard(StopPlan plan, OrphanGuard orphans, LongConsumer onStopTime) {
+        return new LeaseGuard(this::validForNanos, plan, orphans, onStopTime);
     }
 }

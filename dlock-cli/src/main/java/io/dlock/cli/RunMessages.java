@@ -12,10 +12,12 @@ import java.time.Duration;
  */
 final class RunMessages {
     private final RunSettings settings;
+    private final RunHold hold;
     private final PrintStream err;
 
-    RunMessages(RunSettings settings, PrintStream err) {
+    RunMessages(RunSettings settings, RunHold hold, PrintStream err) {
         this.settings = settings;
+        this.hold = hold;
         this.err = err;
     }
 
@@ -24,31 +26,31 @@ final class RunMessages {
         return err;
     }
 
-    /** @param holder who holds the lock, as {@link LockInfoFormat#holderPhrase} says it */
+    /** @param holder who holds it, as {@link RunHold#holderPhrase} says it */
     void busy(String holder) {
         if (settings.quiet()) {
             return;
         }
         Duration wait = settings.waitTime();
         err.println(wait == null || wait.isZero()
-                ? "dlock: lock '" + name() + "' is busy: " + holder
-                : "dlock: timed out after " + DurationText.format(wait) + " waiting for lock '" + name() + "': "
+                ? "dlock: " + hold.busy() + ": " + holder
+                : "dlock: timed out after " + DurationText.format(wait) + " waiting for " + hold.waitedFor() + ": "
                         + holder);
     }
 
-    /** @param owner the hold's {@code <client id>:<owner id>} */
-    void acquired(String owner) {
-        verbose("acquired lock '" + name() + "' as " + owner);
+    /** @param how {@link RunHold#acquiredAs()}: {@code as <client id>:<owner id>}, {@code as permit <id>} */
+    void acquired(String how) {
+        verbose("acquired " + name() + " " + how);
     }
 
     void tooLittleTime(long validForNanos) {
-        err.println("dlock: lock '" + name() + "' is valid for only "
+        err.println("dlock: " + name() + " is valid for only "
                 + DurationText.formatMillis(validForNanos / 1_000_000) + ", too little to run the command and stop it "
                 + "in time; not running it");
     }
 
     void aboutToBeLost(long validForNanos) {
-        err.println("dlock: lock '" + name() + "' is about to be lost while the command is running: "
+        err.println("dlock: " + name() + " is about to be lost while the command is running: "
                 + (validForNanos > 0 ? "its lease ends in " + DurationText.formatMillis(validForNanos / 1_000_000)
                         : "its lease has ended")
                 + (settings.lease() == null ? " (not renewed)" : "") + "; stopping the command");
@@ -56,7 +58,7 @@ final class RunMessages {
 
     /** The library reported the hold lost; {@code --on-lease-lost} says whether the command is stopped. */
     void lost(LeaseLostEvent event) {
-        String what = "lost lock '" + name() + "' while the command was running: " + why(event);
+        String what = "lost " + name() + " while the command was running: " + why(event);
         if (settings.killOnLeaseLost()) {
             err.println("dlock: " + what + "; stopping the command");
         } else {
@@ -65,12 +67,12 @@ final class RunMessages {
     }
 
     void stoppedByOrphanGuard() {
-        err.println("dlock: could not renew lock '" + name() + "' in time (stopped?): the "
+        err.println("dlock: could not renew " + name() + " in time (stopped?): the "
                 + "command was stopped before the lease could end");
     }
 
     void stoppingOnSignal() {
-        verbose("stopping the command and releasing lock '" + name() + "'");
+        verbose("stopping the command and releasing " + name());
     }
 
     void commandExited(int code) {
@@ -78,26 +80,26 @@ final class RunMessages {
     }
 
     void released() {
-        verbose("released lock '" + name() + "'");
+        verbose("released " + name());
     }
 
     void notHeldAtRelease() {
-        err.println("dlock: warning: lock '" + name() + "' was no longer held when the command ended "
+        err.println("dlock: warning: " + name() + " was no longer held when the command ended "
                 + "(its lease was lost)");
     }
 
     void releaseFailed(String reason) {
-        err.println("dlock: warning: could not release lock '" + name() + "': " + reason
+        err.println("dlock: warning: could not release " + name() + ": " + reason
                 + "; it expires when its lease ends");
     }
 
     void releaseTimedOut(Duration timeout) {
-        err.println("dlock: warning: could not release lock '" + name() + "' within "
+        err.println("dlock: warning: could not release " + name() + " within "
                 + DurationText.format(timeout) + "; it expires when its lease ends");
     }
 
     void releaseInterrupted() {
-        err.println("dlock: warning: interrupted while releasing lock '" + name() + "'");
+        err.println("dlock: warning: interrupted while releasing " + name());
     }
 
     private void verbose(String message) {
@@ -106,8 +108,9 @@ final class RunMessages {
         }
     }
 
+    /** What is held: {@code lock 'NAME'}, {@code the permit of semaphore 'NAME'}. */
     private String name() {
-        return settings.lockName();
+        return hold.held();
     }
 
     private static String why(LeaseLostEvent event) {

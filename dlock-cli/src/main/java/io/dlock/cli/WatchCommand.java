@@ -1,7 +1,6 @@
 package io.dlock.cli;
 
 import io.dlock.LockClient;
-import io.dlock.LockInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -12,13 +11,16 @@ import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
-/** {@code dlock watch}: a live view of one lock. */
+/** {@code dlock watch}: a live view of one lock, semaphore or latch. */
 @Command(name = "watch",
-        header = "Watch a lock live: holders, mode, queue and TTL, until Ctrl-C.",
+        header = "Watch a lock live (holders, mode, queue and TTL), or a semaphore's permits or a latch's count, "
+                + "until Ctrl-C.",
         description = {
             "",
-            "Reads LOCK every --interval. On a terminal the view is redrawn in place; otherwise (a pipe, a file) "
-                    + "a time-stamped line is printed at the start and whenever the holders, mode or queue change.",
+            "Reads NAME every --interval, as `dlock status` does (--semaphore, --latch, or the kind its keys show). "
+                    + "On a terminal the view is redrawn in place; otherwise (a pipe, a file) a time-stamped line is "
+                    + "printed at the start and whenever what it shows changes: holders, mode or queue of a lock, "
+                    + "available and leased permits of a semaphore, the count of a latch (not TTLs alone).",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
@@ -30,13 +32,20 @@ final class WatchCommand extends BaseCommand {
             description = "How often to read the lock (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
-    @Parameters(index = "0", paramLabel = "LOCK", description = "The lock's name.")
+    @Option(names = "--semaphore", description = "Read NAME as a semaphore (plain or leased).")
+    boolean semaphore;
+
+    @Option(names = "--latch", description = "Read NAME as a count-down latch.")
+    boolean latch;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The name of the lock, semaphore or latch.")
     String name;
 
     @Override
     public Integer call() throws InterruptedException {
+        ObjectView.Kind kind = StatusCommand.kind(semaphore, latch);
         if (name.isBlank()) {
-            throw CliException.usage("the lock name is blank");
+            throw CliException.usage("the name is blank");
         }
         atLeast(interval, Duration.ofMillis(10), "--interval");
         boolean terminal = System.console() != null;
@@ -59,11 +68,11 @@ final class WatchCommand extends BaseCommand {
             String view;
             String signature;
             try {
-                LockInfo info = client.inspect(name);
-                view = LockInfoFormat.text(info);
-                signature = LockInfoFormat.signature(info);
+                ObjectView object = ObjectView.read(client, name, kind);
+                view = object.text();
+                signature = object.signature();
                 if (!terminal && !signature.equals(last)) {
-                    out.println(now + " " + LockInfoFormat.summary(info));
+                    out.println(now + " " + object.summary());
                 }
             } catch (RuntimeException e) {
                 view = name + "\n  error    " + Main.oneLine(e.getMessage()) + "\n";

@@ -15,6 +15,8 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.UnsupportedServerException;
 import io.dlock.LockInfo;
+import io.dlock.LatchInfo;
+import io.dlock.SemaphoreInfo;
 import io.dlock.MultiLock;
 import io.dlock.internal.multilock.RedisMultiLock;
 import io.dlock.internal.latch.LatchServices;
@@ -27,6 +29,7 @@ import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.semaphore.RedisLeasedSemaphore;
 import io.dlock.internal.semaphore.RedisSemaphore;
+import io.dlock.internal.semaphore.SemaphoreInspector;
 import io.dlock.internal.semaphore.SemaphoreServices;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.Endpoint;
@@ -84,6 +87,7 @@ public final class RedisLockClient implements LockClient {
     /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
     private final SemaphoreServices semaphores;
     private final LockInspector inspector;
+    private final SemaphoreInspector semaphoreInspector;
     private final LatchServices latches;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -111,6 +115,7 @@ public final class RedisLockClient implements LockClient {
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.inspector = new LockInspector(scripts);
+        this.semaphoreInspector = new SemaphoreInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
                 transport::slot, watchdogMs / 3, services.events()::get);
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, wakeups, scheduler, System::nanoTime,
@@ -332,6 +337,72 @@ public final class RedisLockClient implements LockClient {
             }
         }, executor);
         return result;
+    }
+
+    @Override
+    public SemaphoreInfo inspectSemaphore(String name) {
+        return awaitSnapshot(inspectSemaphoreAsync(name), name, "semaphore");
+    }
+
+    @Override
+    public CompletableFuture<SemaphoreInfo> inspectSemaphoreAsync(String name) {
+        LockNames.requireValid(name);
+        checkSlots(name);
+        if (closed) {
+            return CompletableFuture.failedFuture(new LockException(name, "semaphore '" + name
+                    + "': the lock client is closed", null));
+        }
+        return onExecutor(semaphoreInspector.inspect(name));
+    }
+
+    @Override
+    public LatchInfo inspectCountDownLatch(String name) {
+        return awaitSnapshot(inspectCountDownLatchAsync(name), name, "count-down latch");
+    }
+
+    @Override
+    public CompletableFuture<LatchInfo> inspectCountDownLatchAsync(String name) {
+        LockNames.requireValid(name);
+        if (closed) {
+            return CompletableFuture.failedFuture(new LockException(name, "count-down latch '" + name
+                    + "': the lock client is closed", null));
+        }
+        return onExecutor(latches.inspect(name));
+    }
+
+    /** {@code reply}'s outcome (already in the API's exceptions) on a new future completed on the executor. */
+    private <T> CompletableFuture<T> onExecutor(CompletableFuture<T> reply) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        reply.whenCompleteAsync((value, error) -> {
+            if (error != null) {
+                result.completeExceptionally(Errors.unwrap(error));
+            } else {
+                result.complete(value);
+            }
+        }, executor);
+        return result;
+    }
+
+    /** Waits for a snapshot, uninterruptibly for its one round trip (the interrupt flag is kept). */
+    private static <T> T awaitSnapshot(CompletableFuture<T> future, String name, String kind) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = Errors.unwrap(e);
+                    throw cause instanceof RuntimeException r ? r
+                            : new LockException(name, kind + " '" + name + "': inspect failed: " + cause, cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     @Override

@@ -14,7 +14,10 @@
 --#include notify
 --#include latch_count
 
-latch_count(KEYS[1])
+local _, refusal = latch_count(KEYS[1])
+if refusal then
+    return refusal
+end
 local left = redis.call('decr', KEYS[1])
 if left <= 0 then
     if left == 0 then

@@ -13,7 +13,10 @@
 --#include notify
 --#include latch_count
 
-latch_count(KEYS[1])
+local _, refusal = latch_count(KEYS[1])
+if refusal then
+    return refusal
+end
 if redis.call('exists', KEYS[1]) == 0 then
     return 0
 end

@@ -13,7 +13,11 @@
 --#include notify
 --#include latch_count
 
-if latch_count(KEYS[1]) > 0 then
+local count, refusal = latch_count(KEYS[1])
+if refusal then
+    return refusal
+end
+if count > 0 then
     return 0
 end
 notify(ARGV[1], ARGV[2], '0')

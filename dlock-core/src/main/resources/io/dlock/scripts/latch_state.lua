@@ -8,7 +8,10 @@
 
 --#include latch_count
 
-local count = latch_count(KEYS[1])
+local count, refusal = latch_count(KEYS[1])
+if refusal then
+    return refusal
+end
 if count == 0 and redis.call('exists', KEYS[1]) == 0 then
     return {0, -2}
 end

@@ -1,12 +1,19 @@
 package io.dlock.it;
 
+import io.dlock.DistributedCountDownLatch;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.DistributedSemaphore;
+import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
+import io.dlock.MultiLock;
+import io.dlock.Permit;
+import io.dlock.SemaphoreInfo;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.TuningSettings;
 import io.dlock.it.support.RawRedis;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.ClusterTopology;
 import io.dlock.redisprocess.RedisServer;
 import io.lettuce.core.codec.StringCodec;
@@ -17,8 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,9 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A Redis user with exactly the least ACL rule that the README ("Redis ACL") documents, for lock names starting with
- * {@code lock:}, runs every lock kind, contention and wake-ups included, on a standalone server and on a cluster. A
- * user without the channels is refused at connect; a release that may not publish leaves the lock held.
+ * A Redis user with exactly the least ACL rule that the README ("Redis ACL") documents, for names starting with
+ * {@code lock:}, runs every lock kind, a multi-lock, both semaphores and a count-down latch, contention and wake-ups
+ * included, on a standalone server and on a cluster. A user without the channels is refused at connect; a release that
+ * may not publish leaves the lock held; each permission the semaphores and the latch add to the rule is needed.
  */
 @Timeout(value = 120, unit = SECONDS)
 class AclIT {
@@ -45,9 +55,10 @@ class AclIT {
             "~redisson_lock_timeout:{lock:*", "~redisson_lock_timeout:lock:*",
             "~redisson_lock_token:{lock:*", "~redisson_lock_token:lock:*",
             "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*");
-    /** The channels of those locks. */
+    /** The channels of those locks, semaphores and latches. */
     static final List<String> CHANNELS = List.of("&redisson_lock__channel:{lock:*", "&redisson_lock__channel:lock:*",
-            "&redisson_rwlock:{lock:*", "&redisson_rwlock:lock:*");
+            "&redisson_rwlock:{lock:*", "&redisson_rwlock:lock:*", "&redisson_sc:{lock:*", "&redisson_sc:lock:*",
+            "&redisson_countdownlatch__channel__{lock:*");
     /** Commands the client sends itself (on Redis 6.2 and 7.x). */
     static final List<String> CLIENT_COMMANDS = List.of("+evalsha", "+eval", "+info", "+ping", "+publish",
             "+subscribe", "+unsubscribe", "+wait", "+cluster|slots", "+cluster|nodes");
@@ -58,7 +69,7 @@ class AclIT {
     static final List<String> SCRIPT_COMMANDS = List.of("+exists", "+type", "+del", "+pexpire", "+pttl", "+time",
             "+get", "+set", "+incrby", "+hget", "+hset", "+hdel", "+hexists", "+hincrby", "+hgetall", "+hlen",
             "+lindex", "+lpop", "+lpos", "+rpush", "+lrem", "+lrange", "+zadd", "+zrem", "+zscore", "+zincrby",
-            "+zrange", "+zremrangebyscore", "+zcard");
+            "+zrange", "+zremrangebyscore", "+zcard", "+decr", "+decrby", "+zrangebyscore");
 
     private final List<AutoCloseable> cleanup = new ArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool();
@@ -83,6 +94,13 @@ class AclIT {
             rule.addAll(CLIENT_COMMANDS_7);
         }
         rule.addAll(SCRIPT_COMMANDS);
+        return rule;
+    }
+
+    /** The README's rule without {@code entry} (a key, channel or command pattern). */
+    static List<String> ruleWithout(String version, String entry) {
+        List<String> rule = rule(version, true, CHANNELS);
+        assertThat(rule.remove(entry)).as("the rule has %s", entry).isTrue();
         return rule;
     }
 
@@ -118,7 +136,10 @@ class AclIT {
     void aUserWithExactlyTheRuleRunsEveryLockKindOnAStandaloneServer() throws Exception {
         RedisServer redis = standalone(true, CHANNELS);
         String uri = withUser(redis.uri());
-        everyLockKindWithContention(client(uri), client(uri));
+        LockClient a = client(uri);
+        LockClient b = client(uri);
+        everyLockKindWithContention(a, b);
+        semaphoresAndLatchesWithContention(a, b, redis.uri());
     }
 
     @Test
@@ -129,7 +150,51 @@ class AclIT {
             setUser(node, rule(node.version(), true, CHANNELS));
         }
         String uri = withUser(cluster.uri());
-        everyLockKindWithContention(client(uri), client(uri));
+        LockClient a = client(uri);
+        LockClient b = client(uri);
+        everyLockKindWithContention(a, b);
+        semaphoresAndLatchesWithContention(a, b, cluster.uri());
+    }
+
+    /**
+     * Each command and channel that the semaphores and the latch add to the rule is needed: without it, an operation
+     * that uses it is refused by Redis (and changes nothing).
+     */
+    @Test
+    void everyPermissionTheSemaphoresAndTheLatchAddIsNeeded() throws Exception {
+        RedisServer redis = RedisServer.start();
+        cleanup.add(redis);
+        String uri = withUser(redis.uri());
+        try (RawRedis raw = RawRedis.connect(redis.uri())) {
+            setUser(redis, ruleWithout(redis.version(), "+decr"));
+            raw.sync().set("lock:latch-decr", "2");
+            DistributedCountDownLatch latch = client(uri).getCountDownLatch("lock:latch-decr");
+            assertThatThrownBy(latch::countDown).isInstanceOf(LockException.class).hasMessageContaining("decr");
+            assertThat(raw.sync().get("lock:latch-decr")).isEqualTo("2");
+
+            setUser(redis, ruleWithout(redis.version(), "+decrby"));
+            raw.sync().set("lock:sem-decrby", "2");
+            DistributedSemaphore sem = client(uri).getSemaphore("lock:sem-decrby");
+            assertThatThrownBy(sem::tryAcquire).isInstanceOf(LockException.class).hasMessageContaining("decrby");
+            assertThat(raw.sync().get("lock:sem-decrby")).isEqualTo("2");
+
+            setUser(redis, ruleWithout(redis.version(), "+zrangebyscore"));
+            LeasedSemaphore pes = client(uri).getLeasedSemaphore("lock:pes-zrangebyscore");
+            assertThatThrownBy(pes::tryAcquire).isInstanceOf(LockException.class)
+                    .hasMessageContaining("zrangebyscore");
+
+            setUser(redis, ruleWithout(redis.version(), "&redisson_sc:{lock:*"));
+            DistributedSemaphore unannounced = client(uri).getSemaphore("lock:sem-channel");
+            assertThatThrownBy(() -> unannounced.trySetPermits(1)).isInstanceOf(LockException.class)
+                    .hasMessageContaining("publish");
+            assertThat(raw.exists("lock:sem-channel")).as("nothing written").isFalse();
+
+            setUser(redis, ruleWithout(redis.version(), "&redisson_countdownlatch__channel__{lock:*"));
+            DistributedCountDownLatch silent = client(uri).getCountDownLatch("lock:latch-channel");
+            assertThatThrownBy(() -> silent.trySetCount(1)).isInstanceOf(LockException.class)
+                    .hasMessageContaining("publish");
+            assertThat(raw.exists("lock:latch-channel")).as("nothing written").isFalse();
+        }
     }
 
     @Test
@@ -203,6 +268,71 @@ class AclIT {
         fair.unlock();
         assertThat(a.inspect("lock:fair")).isNotNull();
         assertThat(b.getFencedLock("lock:fenced").forceUnlock()).isFalse();
+    }
+
+    /**
+     * Both semaphores and the latch (names with and without their own hash tag), and a multi-lock, under the rule: a
+     * waiter of one client subscribes to the object's channel (checked with the admin's {@code PUBSUB}) and is woken
+     * by the other client's release or count-down, which publishes there; inspection reads them.
+     */
+    private void semaphoresAndLatchesWithContention(LockClient a, LockClient b, String adminUri) throws Exception {
+        try (RawRedis raw = RawRedis.connect(adminUri)) {
+            for (String name : List.of("lock:sem", "lock:{tagged}sem")) {
+                DistributedSemaphore held = a.getSemaphore(name);
+                assertThat(held.trySetPermits(1)).isTrue();
+                held.acquire();
+                Future<Boolean> waiter = threads.submit(() -> b.getSemaphore(name).tryAcquire(1, Duration.ofSeconds(20)));
+                awaitSubscriber(raw, name.contains("{") ? "redisson_sc:" + name : "redisson_sc:{" + name + "}");
+                long releasedAt = System.nanoTime();
+                held.release();
+                assertThat(waiter.get(20, SECONDS)).isTrue();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).isLessThan(2000);
+                assertThat(a.inspectSemaphore(name).availablePermits()).isZero();
+                b.getSemaphore(name).release();
+                assertThat(held.availablePermits()).isEqualTo(1);
+            }
+            for (String name : List.of("lock:pes", "lock:{tagged}pes")) {
+                LeasedSemaphore ours = a.getLeasedSemaphore(name);
+                assertThat(ours.trySetPermits(1)).isTrue();
+                Permit permit = ours.acquire();
+                Future<Optional<Permit>> waiter = threads.submit(() -> b.getLeasedSemaphore(name)
+                        .tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(30)));
+                awaitSubscriber(raw, name.contains("{") ? "redisson_sc:" + name : "redisson_sc:{" + name + "}");
+                assertThat(a.inspectSemaphore(name).permits()).extracting(SemaphoreInfo.PermitLease::id)
+                        .containsExactly(permit.id());
+                long releasedAt = System.nanoTime();
+                assertThat(permit.release()).isTrue();
+                Permit theirs = waiter.get(20, SECONDS).orElseThrow();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).isLessThan(2000);
+                assertThat(ours.acquiredPermits()).isEqualTo(1);
+                assertThat(ours.release(theirs.id())).isTrue();
+                assertThat(theirs.release()).isFalse();
+                assertThat(ours.delete()).isTrue();
+            }
+            for (String name : List.of("lock:latch", "lock:{tagged}latch")) {
+                DistributedCountDownLatch latch = a.getCountDownLatch(name);
+                assertThat(latch.trySetCount(1, Duration.ofMinutes(1))).isTrue();
+                Future<Boolean> awaiter = threads.submit(() -> b.getCountDownLatch(name).await(Duration.ofSeconds(20)));
+                awaitSubscriber(raw, "redisson_countdownlatch__channel__{" + name + "}");
+                assertThat(a.inspectCountDownLatch(name).count()).isEqualTo(1);
+                long openedAt = System.nanoTime();
+                latch.countDown();
+                assertThat(awaiter.get(20, SECONDS)).isTrue();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openedAt)).isLessThan(2000);
+                assertThat(latch.getCount()).isZero();
+            }
+            MultiLock both = a.getMultiLock(a.getLock("lock:m1"), a.getFairLock("lock:{tagged}m2"));
+            both.lock();
+            assertThat(threads.submit(() -> b.getLock("lock:m1").tryLock(100, TimeUnit.MILLISECONDS)).get(10, SECONDS))
+                    .isFalse();
+            both.unlock();
+        }
+    }
+
+    /** Waits until somebody listens on {@code channel}, plainly or sharded: a waiter may subscribe under the rule. */
+    private static void awaitSubscriber(RawRedis raw, String channel) {
+        Await.until(Duration.ofSeconds(10), () -> raw.subscribers(channel) + raw.shardSubscribers(channel) >= 1,
+                () -> "nobody subscribed to " + channel + "; channels: " + raw.channels());
     }
 
     /**

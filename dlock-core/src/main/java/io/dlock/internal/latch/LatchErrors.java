@@ -44,6 +44,12 @@ final class LatchErrors {
                 + t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage()), t);
     }
 
+    /** @return whether {@code t} is a script's or Redis's refusal of a key that is not a latch */
+    static boolean isRefusal(Throwable t) {
+        return t instanceof RedisCommandExecutionException && t.getMessage() != null
+                && (t.getMessage().contains(NOT_A_LATCH) || t.getMessage().startsWith("WRONGTYPE"));
+    }
+
     static LockException closed(String name) {
         return new LockException(name, describe(name) + ": the lock client is closed", null);
     }

@@ -2,11 +2,18 @@ package io.dlock.internal.latch;
 
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockEventListener;
+import io.dlock.LatchInfo;
+import io.dlock.LockException;
+import io.dlock.NotALockException;
+import io.dlock.internal.Errors;
+import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -62,6 +69,29 @@ public final class LatchServices {
     public DistributedCountDownLatch latch(String name) {
         LockNames.requireValid(name);
         return new RedisCountDownLatch(this, LatchChannel.of(name, publishCommand, slot));
+    }
+
+    /**
+     * A snapshot of the latch {@code name} in one round trip ({@code latch_state}, read only), completed on Lettuce's
+     * thread.
+     *
+     * @return fails with {@link NotALockException} when the key is not a latch count, else with a
+     *         {@link io.dlock.LockException} naming the latch
+     */
+    public CompletableFuture<LatchInfo> inspect(String name) {
+        CompletableFuture<List<Long>> reply = closed ? CompletableFuture.failedFuture(LatchErrors.closed(name))
+                : Errors.call(() -> scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI, new String[]{name}));
+        return reply.handle((state, error) -> {
+            if (error != null) {
+                RuntimeException failure = LatchErrors.toApi(error, name, "inspect");
+                if (failure.getClass() == LockException.class && failure.getCause() != null
+                        && LatchErrors.isRefusal(failure.getCause())) {
+                    throw new NotALockException(name, failure.getMessage(), failure.getCause());
+                }
+                throw failure;
+            }
+            return new LatchInfo(name, Math.max(0, state.get(0)), state.get(1));
+        });
     }
 
     boolean isClosed() {

@@ -1,0 +1,151 @@
+package io.dlock.cli;
+
+import io.dlock.DistributedLock;
+import io.dlock.LeaseLostEvent;
+import io.dlock.LockClient;
+import io.dlock.LockInfo;
+import io.dlock.LockOwner;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The lock as one {@code dlock run} holds it: through the async API with an explicit owner id, this process's pid,
+ * so that any thread (main, shutdown hook, lease-lost listener) can act on the hold. The hold shows as
+ * {@code <client id>:<pid>}.
+ */
+final class LockHold implements RunHold {
+    private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration ABANDON_CLEAN_UP = Duration.ofSeconds(2);
+
+    private final LockClient client;
+    private final DistributedLock lock;
+    private final String lockName;
+    private final long ownerId = ProcessHandle.current().pid();
+
+    /** @param lockName the name as given on the command line (a read-write lock's sides have names of their own) */
+    LockHold(LockClient client, DistributedLock lock, String lockName) {
+        this.client = client;
+        this.lock = lock;
+        this.lockName = lockName;
+    }
+
+    @Override
+    public String held() {
+        return "lock '" + lockName + "'";
+    }
+
+    @Override
+    public String busy() {
+        return "lock '" + lockName + "' is busy";
+    }
+
+    @Override
+    public String waitedFor() {
+        return "lock '" + lockName + "'";
+    }
+
+    /** {@code <client id>:<owner id>}, as {@code dlock status} shows the hold. */
+    @Override
+    public String acquiredAs() {
+        return "as " + client.getId() + ":" + ownerId;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> acquire(Duration wait, Duration lease) {
+        long waitMs = wait == null ? DistributedLock.WAIT_FOREVER : wait.toMillis();
+        long leaseMs = lease == null ? DistributedLock.LEASE_WATCHDOG : lease.toMillis();
+        return lock.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS, ownerId);
+    }
+
+    @Override
+    public long validForNanos() {
+        return lock.as(LockOwner.of(ownerId)).leaseValidFor().toNanos();
+    }
+
+    @Override
+    public boolean isAbout(LeaseLostEvent event) {
+        return event.ownerId() == ownerId
+                && (event.lockName().equals(lock.getName()) || event.lockName().equals(lockName));
+    }
+
+    @Override
+    public LeaseLostEvent expired() {
+        return new LeaseLostEvent(lockName, ownerId, LeaseLostEvent.Reason.EXPIRED, Instant.now());
+    }
+
+    @Override
+    public String holderPhrase() {
+        try {
+            return LockInfoFormat.holderPhrase(client.inspect(lockName));
+        } catch (RuntimeException e) {
+            return "holder unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * After a cancelled wait: the library undoes it asynchronously (a late acquisition released, a fair-queue entry
+     * removed). Gives that a moment, bounded.
+     *
+     * @return whether the hold is there all the same (then it is ours to release)
+     */
+    @Override
+    public boolean heldAfterAbandonedWait() {
+        long deadline = System.nanoTime() + ABANDON_CLEAN_UP.toNanos();
+        while (System.nanoTime() < deadline) {
+            LockInfo info;
+            try {
+                info = client.inspect(lockName);
+            } catch (RuntimeException e) {
+                return false;
+            }
+            boolean holding = info.holders().stream()
+                    .anyMatch(h -> h.clientId().equals(client.getId()) && h.threadId() == ownerId);
+            if (holding) {
+                return true;
+            }
+            boolean queued = info.waiters().stream()
+                    .anyMatch(w -> w.clientId().equals(client.getId()) && w.threadId() == ownerId);
+            if (!queued) {
+                return false;
+            }
+            sleep(20);
+        }
+        return false;
+    }
+
+    /** Releases the hold, waiting at most 5 s; a failure is a warning (the hold then expires with its lease). */
+    @Override
+    public void release(LeaseLostEvent lost, RunMessages messages) {
+        try {
+            lock.unlockAsync(ownerId).get(RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            messages.released();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IllegalMonitorStateException) {
+                if (lost == null) {
+                    messages.notHeldAtRelease();
+                }
+            } else {
+                messages.releaseFailed(cause.getMessage());
+            }
+        } catch (TimeoutException e) {
+            messages.releaseTimedOut(RELEASE_TIMEOUT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            messages.releaseInterrupted();
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
