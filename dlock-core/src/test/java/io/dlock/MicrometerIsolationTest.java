@@ -29,7 +29,8 @@ class MicrometerIsolationTest {
     private static final Set<String> METRICS_CLASSES = Set.of(
             "io/dlock/metrics/LockMetrics",
             "io/dlock/internal/metrics/MicrometerLockEvents",
-            "io/dlock/internal/metrics/MicrometerMeters");
+            "io/dlock/internal/metrics/MicrometerMeters",
+            "io/dlock/internal/metrics/SynchronizerMeters");
 
     @Test
     void onlyTheMetricsClassesReferToMicrometer() throws Exception {
