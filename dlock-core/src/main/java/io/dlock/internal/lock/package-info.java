@@ -19,8 +19,10 @@
  *       methods ({@code FencedTokens}).</li>
  *   <li>{@code AcquireLoop}: one acquisition that may wait (attempt, subscribe, sleep until a wake-up or the lock's
  *       TTL, attempt again), holding no thread while it waits.</li>
- *   <li>{@code LocalCohort} and {@code LocalCohorts}: what a client knows of its own owners of a plain lock, so that
- *       they wait behind each other inside the client and hand the lock over in one script call.</li>
+ *   <li>{@code LocalCohort}, {@code LocalLine} and {@code LocalCohorts}: what a client knows of its own owners of an
+ *       exclusive lock (plain, fair, the write side of a read-write lock), so that they wait behind each other inside
+ *       the client and hand the lock over in one script call ({@code HandOffRelease}; readers wait behind a local
+ *       writer and get their holds together).</li>
  *   <li>{@code PendingAcquisitions}: the lost-reply rule for every kind (attempts tracked in the client's
  *       {@link io.dlock.internal.lease.HoldTable}, so that the scripts get the hold count the client knows, and the
  *       drop after a give-up that followed an unanswered attempt).</li>
