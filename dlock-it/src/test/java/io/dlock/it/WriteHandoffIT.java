@@ -159,7 +159,8 @@ class WriteHandoffIT {
         write.unlock();
         assertThat(raw.hgetall(name)).as("read mode, the owner's read hold only").containsEntry("mode", "read")
                 .hasSize(2);
-        Thread.sleep(200);
+        assertThat(raw.hgetall(name)).as("the waiting writer was not handed the lock")
+                .doesNotContainKey(RawRedis.field(a.getId(), 7_000_002) + ":write");
         assertThat(waiting).as("the waiting writer stays out while the read hold lasts").isNotDone();
         read.unlock();
         waiting.get(10, SECONDS);

@@ -6,9 +6,11 @@
 --
 -- Invariant: a writer that died while marked holds readers back for one mark life at most. Wire protocol: Redisson
 -- never reads the marks (docs/protocol.md §4.1).
+
+--#include server_now_ms
+
 local function drop_expired_marks(marks)
-    local t = redis.call('time')
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local now = server_now_ms()
     redis.call('zremrangebyscore', marks, '-inf', now)
     return now
 end
