@@ -39,7 +39,10 @@ import java.util.List;
  *   <li>{@link #getName()}: a description, {@code MultiLock[a, b(WRITE), c(FAIR)]}, not a Redis key;</li>
  *   <li>{@link #isHeldByCurrentThread()}, {@link #isHeldByThread(long)}: whether the owner holds every member;</li>
  *   <li>{@link #getHoldCount()}: the smallest of the owner's hold counts of the members (0 when one is not held);</li>
- *   <li>{@link #leaseValidFor()}: the shortest of the members' (zero when one is not held);</li>
+ *   <li>{@link #leaseValidFor()}: the shortest of the members' (zero when one is not held). Like every hold's, a
+ *       member's validity assumes Redis keeps its data: a Redis that restarts without persistence while the
+ *       multi-lock is being taken loses the members taken before, which the client learns of at the next renewal
+ *       (watchdog lease) or not at all (fixed lease);</li>
  *   <li>{@link #isLocked()}: whether any member is held by anybody (the multi-lock could not be taken now);</li>
  *   <li>{@link #remainTimeToLive()}: the shortest remaining time to live of the members that are held,
  *       {@link #TTL_NOT_LOCKED} when none is, {@link #TTL_NO_EXPIRY} when none of them expires;</li>

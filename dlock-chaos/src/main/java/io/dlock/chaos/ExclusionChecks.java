@@ -56,8 +56,10 @@ final class ExclusionChecks {
     }
 
     /**
-     * A hold is known valid from its acquisition to {@link Hold#knownValidUntil()}, cut short by a Redis restart (the
-     * data, that hold included, was lost). Two conflicting holds known valid at one moment means Redis held both.
+     * A hold is known valid from its acquisition to {@link Hold#knownValidUntil()}, cut short by a Redis restart after
+     * {@link Hold#writtenFrom()} (the data, that hold or one of its members included, was lost: a multi-lock member
+     * taken before the restart is gone although the multi-lock completed after it). Two conflicting holds known valid
+     * at one moment means Redis held both.
      */
     private static void checkValidHolds(History history, List<Hold> holds, Report report) {
         Invariant inv = Invariant.VALID_HOLDS_EXCLUSIVE;
@@ -68,7 +70,7 @@ final class ExclusionChecks {
         for (Hold h : holds) {
             long until = h.knownValidUntil();
             for (long restart : restarts) {
-                if (restart - h.acquired() > 0 && restart - until < 0) {
+                if (restart - h.writtenFrom() > 0 && restart - until < 0) {
                     until = restart;
                 }
             }

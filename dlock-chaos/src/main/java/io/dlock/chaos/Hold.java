@@ -48,6 +48,15 @@ record Hold(String worker, Workload kind, boolean read, long token, long request
         return String.join(",", shared);
     }
 
+    /**
+     * @return the earliest moment any part of the hold may have been written to Redis: its request for a multi-lock,
+     *         whose members are taken one after another before it is {@link #acquired}; its acquisition otherwise (a
+     *         reply of the Redis that granted it comes before that Redis is stopped)
+     */
+    long writtenFrom() {
+        return members.size() > 1 && requested != Long.MIN_VALUE ? requested : acquired;
+    }
+
     /** @return the end of the interval in which the hold is known valid (before {@link #acquired} if none) */
     long knownValidUntil() {
         return validUntil == Long.MIN_VALUE ? acquired - 1 : Math.min(end, validUntil);

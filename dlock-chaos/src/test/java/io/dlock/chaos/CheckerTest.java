@@ -354,6 +354,34 @@ class CheckerTest {
     }
 
     @Test
+    void aMultiLockMemberTakenBeforeARestartIsNotKnownValidAfterIt() {
+        cleanRun();
+        // w1 took member a, Redis restarted (a lost), then w1 took b and completed; w2 then took a legitimately
+        at(1000, "w1/multi/t0", ACQUIRE_START, "wait names=chaos:multi:a,chaos:multi:b");
+        fault(1050, 1150, "redis-restart redis");
+        at(1100, "nemesis", REDIS_DOWN, "redis-restart");
+        at(1140, "nemesis", REDIS_UP, "redis-restart");
+        at(1200, "w1/multi/t0", ACQUIRED, 1, "wait names=chaos:multi:a,chaos:multi:b " + checks(1200, 900));
+        at(1400, "w1/multi/t0", EXIT, 1, checks(1400, 700));
+        at(1199, "w2/multi/t0", ACQUIRE_START, "wait names=chaos:multi:a");
+        at(1210, "w2/multi/t0", ACQUIRED, 1, "wait names=chaos:multi:a " + checks(1210, 1900));
+        at(1300, "w2/multi/t0", EXIT, 1, checks(1300, 1800));
+        assertThat(check().violations(Invariant.VALID_HOLDS_EXCLUSIVE)).isEmpty();
+
+        // a hold on one key asked for before the restart was granted by the new Redis: it is still judged
+        events.clear();
+        cleanRun();
+        at(1000, "w1/plain", ACQUIRE_START, "wait");
+        fault(1050, 1150, "redis-restart redis");
+        at(1100, "nemesis", REDIS_DOWN, "redis-restart");
+        at(1140, "nemesis", REDIS_UP, "redis-restart");
+        at(1200, "w1/plain", ACQUIRED, 1, "wait " + checks(1200, 900));
+        at(1400, "w1/plain", EXIT, 1, checks(1400, 700));
+        kindHold("w2/plain", "", 1, 1210, 1300);
+        assertThat(check().violations(Invariant.VALID_HOLDS_EXCLUSIVE)).hasSize(1);
+    }
+
+    @Test
     void aDroppedReleaseWhoseHoldStaysIsCaughtAndAKnownDefectOnlyCountsUnlessStrict() {
         cleanRun();
         at(500, "nemesis", RELEASE_FREED, "w1/plain 190");
