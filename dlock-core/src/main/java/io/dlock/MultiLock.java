@@ -22,6 +22,13 @@ import java.util.List;
  * taken with a fixed lease that ran out before the give-back (or that was removed meanwhile) has nothing left to give
  * back and is no failure: the acquisition's own outcome stands (its loss goes to the lease-lost listeners).
  *
+ * <p><b>One step on one slot.</b> When every member is a plain lock ({@link LockClient#getLock}) and every name
+ * hashes to one slot (a common hash tag: {@code {order-17}:stock}, {@code {order-17}:payment}), each attempt takes
+ * all members in one atomic script, or none: the owner never holds some members while it waits for others, and an
+ * uncontended acquisition costs one round trip. A waiting acquisition then wakes on the release of any member. The
+ * rule is the same on a standalone server, so that a multi-lock behaves alike on every topology. Otherwise the members
+ * are taken one after another, in the global order above.
+ *
  * <p><b>Lease and watchdog.</b> Each member is acquired with the multi-lock's lease through its own
  * {@code lock}/{@code tryLock}: with {@link #LEASE_WATCHDOG} every member is renewed by the watchdog while held and
  * expires after a crash, as a single lock; with a fixed lease each member's lease runs from its own acquisition.

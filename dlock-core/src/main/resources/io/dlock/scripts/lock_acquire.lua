@@ -20,23 +20,16 @@
 -- client and a dlock client exclude each other on one name. A key of another type fails with WRONGTYPE.
 
 --#include invalid_lease
---#include add_hold
---#include hold_gone
---#include not_a_lock
+--#include lock_refused
+--#include lock_enter
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
-if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[4])) then
-    return HOLD_GONE
+local refused = lock_refused(KEYS[1], ARGV[2], tonumber(ARGV[4]))
+if refused then
+    return refused
 end
-
-local count = redis.call('hget', KEYS[1], ARGV[2])
-if count == false and redis.call('exists', KEYS[1]) == 1 then
-    -- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
-    return not_a_lock(KEYS[1]) or redis.call('pttl', KEYS[1])
-end
-add_hold(KEYS[1], ARGV[2], count, tonumber(ARGV[3]))
-redis.call('pexpire', KEYS[1], ARGV[1])
+lock_enter(KEYS[1], ARGV[2], tonumber(ARGV[3]), ARGV[1])
 return nil

@@ -1,13 +1,19 @@
 package io.dlock.it;
 
+import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.MultiLock;
+import io.dlock.it.support.Workers;
 import io.dlock.testkit.Topology;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.Future;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,5 +32,30 @@ class ClusterMultiLockIT extends MultiLockIT {
         assertThat(raw.exists(a) && raw.exists(b) && raw.exists(c)).isTrue();
         multi.unlock();
         assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
+    }
+
+    /** Names of one slot ({@code {…}:x}): the plain members are taken in one script, and none while one is held. */
+    @Test
+    void membersOnOneSlotAreTakenInOneStep(LockClient client, LockClient other) throws Exception {
+        String x = "{" + a + "}:x";
+        String y = "{" + a + "}:y";
+        assertThat(SlotHash.getSlot(x)).isEqualTo(SlotHash.getSlot(y));
+        MultiLock multi = client.getMultiLock(client.getLock(x), client.getLock(y));
+        DistributedLock blocker = other.getLock(y);
+        blocker.lock();
+        assertThat(multi.tryLock(300, MILLISECONDS)).isFalse();
+        assertThat(raw.exists(x)).isFalse();
+        Future<Boolean> waiter = workers.submit(() -> {
+            boolean held = multi.tryLock(20, SECONDS);
+            if (held) {
+                multi.unlock();
+            }
+            return held;
+        });
+        Thread.sleep(300);
+        assertThat(raw.exists(x)).as("nothing held while y is awaited").isFalse();
+        blocker.unlock();
+        assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
+        assertThat(raw.exists(x) || raw.exists(y)).isFalse();
     }
 }

@@ -4,6 +4,7 @@ import io.dlock.internal.Errors;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.dlock.internal.wakeup.WakeupHub.Subscription;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -70,7 +71,7 @@ final class AcquireLoop {
     private final Attempt attempt;
     private final Supplier<CompletableFuture<?>> undo;
     private final Supplier<CompletableFuture<?>> giveUp;
-    private final String channel;
+    private final List<String> channels;
     private final WakeupHub hub;
     private final LongSupplier nanoTime;
     private final long deadlineNanos;
@@ -101,17 +102,19 @@ final class AcquireLoop {
      *                             abandoned
      * @param giveUp               removes what the attempts left behind when the loop ends without the lock (a fair
      *                             lock's queue entry); may be a no-op
-     * @param channel              the channel whose messages wake this waiter
+     * @param channels             the channels whose messages wake this waiter: one for a lock; the members' for a
+     *                             multi-lock taken in one step, which then wakes on a message on any of them
+     *                             ({@link WakeupHub#joinAll})
      * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
-     *                             ({@link WakeupHub#join(String, boolean)})
+     *                             ({@link WakeupHub#join(String, boolean)}); always so with several channels
      * @param gate                 waits behind local holders and takes hand-offs; null for kinds without
      * @param laterCleanup         records a cleanup that finishes after the result completed, so that the owner's
      *                             next acquisition of the lock starts after it
      *                             ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
      */
     record Steps(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
-                 Supplier<CompletableFuture<?>> giveUp, String channel, boolean everyMessageWakesAll, LocalGate gate,
-                 Consumer<CompletableFuture<?>> laterCleanup) {
+                 Supplier<CompletableFuture<?>> giveUp, List<String> channels, boolean everyMessageWakesAll,
+                 LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
     }
 
     /**
@@ -134,7 +137,7 @@ final class AcquireLoop {
         this.attempt = steps.attempt();
         this.undo = steps.undo();
         this.giveUp = steps.giveUp();
-        this.channel = steps.channel();
+        this.channels = steps.channels();
         this.everyMessageWakesAll = steps.everyMessageWakesAll();
         this.gate = steps.gate();
         this.laterCleanup = steps.laterCleanup();
@@ -247,7 +250,7 @@ final class AcquireLoop {
         }
         queued = waiter;
         if (subscription == null) {
-            subscription = hub.join(channel, everyMessageWakesAll);
+            subscription = join();
             if (!subscription.ready().isDone()) {
                 // a forced release before the subscription was confirmed sent no message this client heard
                 subscription.ready().whenComplete((ok, error) -> {
@@ -319,7 +322,7 @@ final class AcquireLoop {
         }
         if (!attemptedWhileSubscribed) {
             if (subscription == null) {
-                subscription = hub.join(channel, everyMessageWakesAll);
+                subscription = join();
             }
             subscription.ready().whenComplete((ok, subscribeError) -> {
                 if (result.isDone()) {
@@ -352,6 +355,10 @@ final class AcquireLoop {
                 attemptNow();
             }
         });
+    }
+
+    private Subscription join() {
+        return channels.size() == 1 ? hub.join(channels.get(0), everyMessageWakesAll) : hub.joinAll(channels);
     }
 
     /** Redis is unavailable: attempt again after a pause (cut short when the loop is abandoned or failed). */

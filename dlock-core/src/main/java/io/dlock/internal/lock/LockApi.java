@@ -8,8 +8,10 @@ import io.dlock.internal.lease.Hold;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.function.Consumer;
 
 /**
  * The public lock API for one owner, over the one lock implementation ({@link RedisLock}): argument checks, sync
@@ -45,22 +47,38 @@ public abstract class LockApi implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException("lock '" + name() + "': interrupted before acquiring");
         }
-        AcquireLoop loop = core().startAcquire(waitNanos, leaseMs, owner());
+        return awaitOrAbandon(services().waits, core().startAcquire(waitNanos, leaseMs, owner()));
+    }
+
+    /**
+     * Waits for {@code loop}'s result; on interrupt abandons the acquisition, waits until nothing of it is left in
+     * Redis, and throws {@link InterruptedException} (the flag cleared).
+     */
+    static boolean awaitOrAbandon(SyncWaits waits, AcquireLoop loop) throws InterruptedException {
         try {
-            return services().waits.await(loop.result());
+            return waits.await(loop.result());
         } catch (InterruptedException e) {
-            services().waits.awaitUninterruptibly(loop.abandon());
+            waits.awaitUninterruptibly(loop.abandon());
             Thread.interrupted();
             throw e;
         }
     }
 
+    private <T> CompletableFuture<T> toCaller(AcquireLoop loop, long ownerId, CompletableFuture<T> internal) {
+        return toCaller(services().executor, loop, cleanup -> services().holds.trackCleanup(core().holdId(ownerId),
+                cleanup), internal);
+    }
+
     /**
      * The caller's future completes on the client's executor. Cancelling it abandons the acquisition; the owner's next
-     * acquisition of this lock waits for what the abandoned one leaves to clean up
-     * ({@link io.dlock.internal.lease.HoldTable#trackCleanup}).
+     * acquisition of the lock waits for what the abandoned one leaves to clean up ({@code trackCleanup}, given the
+     * cleanup; {@link io.dlock.internal.lease.HoldTable#trackCleanup}).
+     *
+     * @param loop the acquisition, or null for another operation
      */
-    private <T> CompletableFuture<T> toCaller(AcquireLoop loop, long ownerId, CompletableFuture<T> internal) {
+    static <T> CompletableFuture<T> toCaller(Executor executor, AcquireLoop loop,
+                                             Consumer<CompletableFuture<?>> trackCleanup,
+                                             CompletableFuture<T> internal) {
         CompletableFuture<T> exposed = new CompletableFuture<>();
         internal.whenCompleteAsync((value, error) -> {
             if (error != null) {
@@ -68,11 +86,11 @@ public abstract class LockApi implements DistributedLock {
             } else {
                 exposed.complete(value);
             }
-        }, services().executor);
+        }, executor);
         if (loop != null) {
             exposed.whenComplete((value, error) -> {
                 if (exposed.isCancelled()) {
-                    services().holds.trackCleanup(core().holdId(ownerId), loop.abandon());
+                    trackCleanup.accept(loop.abandon());
                 }
             });
         }

@@ -4,6 +4,7 @@ import io.dlock.internal.Errors;
 import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.HoldTable.HoldId;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -42,8 +43,22 @@ final class PendingAcquisitions {
      */
     <T> CompletableFuture<Long> track(HoldId id, Function<Long, CompletableFuture<T>> send,
                                       Function<T, Long> onReply) {
-        long known = holds.knownCount(id);
-        holds.attemptStarted(id);
+        return trackAll(List.of(id), known -> send.apply(known[0]), onReply);
+    }
+
+    /**
+     * {@link #track} for one attempt that takes several holds at once (a multi-lock's members in one script): each
+     * hold is in flight, then answered or unanswered, together.
+     *
+     * @param send sends the attempt with the counts this client knows, in the order of {@code ids}
+     */
+    <T> CompletableFuture<Long> trackAll(List<HoldId> ids, Function<long[], CompletableFuture<T>> send,
+                                         Function<T, Long> onReply) {
+        long[] known = new long[ids.size()];
+        for (int i = 0; i < known.length; i++) {
+            known[i] = holds.knownCount(ids.get(i));
+            holds.attemptStarted(ids.get(i));
+        }
         CompletableFuture<T> reply = Errors.call(() -> send.apply(known));
         return reply.handle((value, error) -> {
             Long result = null;
@@ -52,7 +67,8 @@ final class PendingAcquisitions {
                     result = onReply.apply(value);
                 }
             } finally {
-                holds.attemptEnded(id, error == null || !Errors.isUnavailable(error));
+                boolean answered = error == null || !Errors.isUnavailable(error);
+                ids.forEach(id -> holds.attemptEnded(id, answered));
             }
             if (error != null) {
                 throw new CompletionException(Errors.unwrap(error));

@@ -8,6 +8,7 @@ import io.dlock.internal.lease.Hold;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.HoldTable.HoldId;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -128,7 +129,7 @@ final class RedisLock {
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
                 : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
         AcquireLoop.Steps steps = new AcquireLoop.Steps(name, attempt, () -> release(ownerId),
-                () -> Errors.call(() -> protocol.giveUp(ownerId)), protocol.wakeupChannel(ownerId),
+                () -> Errors.call(() -> protocol.giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
                 protocol.everyMessageWakesAllWaiters(), protocol.localGate(ownerId, leaseMs),
                 cleanup -> services.holds.trackCleanup(holdId(ownerId), cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);

@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
+import io.dlock.internal.lock.PlainLockGroup;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,8 +20,10 @@ import java.util.function.Function;
 /**
  * The {@link MultiLock}: the members in the global order ({@link MemberOrder}), acting for the calling thread or, for a
  * view of {@link #as}, one fixed owner. Every operation is the members' own, in that order (releases in the reverse
- * order); the multi-lock keeps no state. Sync acquisitions use the members' sync methods, so blocking, interrupts and
- * outages behave as on each member; async ones are {@link MultiLockAsync}s.
+ * order); the multi-lock keeps no state. Acquisitions take every member in one script when the members form a
+ * {@link PlainLockGroup} (plain locks on one hash slot); otherwise one member after another: sync ones use the
+ * members' sync methods, so blocking, interrupts and outages behave as on each member; async ones are
+ * {@link MultiLockAsync}s.
  */
 public final class RedisMultiLock extends MultiLockQueries implements MultiLock {
 
@@ -31,17 +34,22 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      */
     public static MultiLock of(String clientId, List<? extends DistributedLock> locks) {
         List<MemberOrder.Member> members = MemberOrder.sorted(clientId, locks);
-        return new RedisMultiLock(MemberOrder.describe(members),
-                members.stream().map(MemberOrder.Member::lock).toList(), null);
+        String name = MemberOrder.describe(members);
+        List<DistributedLock> ordered = members.stream().map(MemberOrder.Member::lock).toList();
+        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered));
     }
 
-    private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner) {
+    /** Takes every member in one script, or null: one after another. */
+    private final PlainLockGroup group;
+
+    private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner, PlainLockGroup group) {
         super(name, members, owner);
+        this.group = group;
     }
 
     @Override
     public MultiLock as(LockOwner owner) {
-        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"));
+        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group);
     }
 
     // --- sync acquisition -------------------------------------------------------------------------------------
@@ -56,6 +64,10 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      */
     private boolean acquire(Mode mode, long waitMs, long leaseMs) throws InterruptedException {
         checkLease(leaseMs);
+        if (group != null) {
+            return group.acquire(mode == Mode.TRY ? PlainLockGroup.waitNanos(waitMs) : WAIT_FOREVER, leaseMs,
+                    ownerNow().id(), mode != Mode.UNINTERRUPTIBLE);
+        }
         List<DistributedLock> owned = owned();
         long deadline = waitMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         List<DistributedLock> taken = new ArrayList<>(owned.size());
@@ -91,11 +103,15 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         }
     }
 
-    /** Refuses a lease below 1 ms; one above {@link #MAX_LEASE} is refused by the first member, before it sends. */
+    /** Refuses a lease below 1 ms or above {@link #MAX_LEASE}, before anything is sent. */
     private void checkLease(long leaseMs) {
         if (leaseMs != LEASE_WATCHDOG && leaseMs < 1) {
             throw new IllegalArgumentException(name + ": leaseTime must be at least 1 ms or LEASE_WATCHDOG, was "
                     + leaseMs + " ms");
+        }
+        if (leaseMs > MAX_LEASE.toMillis()) {
+            throw new IllegalArgumentException(name + ": leaseTime " + leaseMs + " ms is longer than the longest lease, "
+                    + MAX_LEASE.toDays() + " days (use LEASE_WATCHDOG for a hold that lasts while its holder lives)");
         }
     }
 
@@ -256,8 +272,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
         long leaseMs = leaseMillis(leaseTime, unit);
         checkLease(leaseMs);
-        CompletableFuture<Boolean> acquired = new MultiLockAsync(name, members, LockOwner.of(ownerId),
-                WAIT_FOREVER, leaseMs).start();
+        CompletableFuture<Boolean> acquired = startAsync(WAIT_FOREVER, leaseMs, ownerId);
         CompletableFuture<Void> user = acquired.thenApply(v -> (Void) null);
         user.whenComplete((v, error) -> {
             if (error instanceof CancellationException) {
@@ -286,6 +301,14 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 : unit.toMillis(waitTime);
         if (waitMs < 0 && waitTime != WAIT_FOREVER) {
             throw new IllegalArgumentException(name + ": waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
+        }
+        return startAsync(waitMs, leaseMs, ownerId);
+    }
+
+    /** An async acquisition: of the group in one script, or member after member ({@link MultiLockAsync}). */
+    private CompletableFuture<Boolean> startAsync(long waitMs, long leaseMs, long ownerId) {
+        if (group != null) {
+            return group.acquireAsync(PlainLockGroup.waitNanos(waitMs), leaseMs, ownerId);
         }
         return new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs).start();
     }

@@ -11,6 +11,8 @@
  *       release of what was taken when one fails or the future is cancelled.</li>
  *   <li>{@code Failures}: collects what went wrong over the members and reports it as one exception naming each.</li>
  * </ul>
- * The multi-lock has no keys, scripts or channels of its own: on the wire it is its members (docs/protocol.md §12).
+ * The multi-lock has no keys or channels of its own: on the wire it is its members (docs/protocol.md §12). Plain
+ * members whose names share one hash slot are taken in one script by {@link io.dlock.internal.lock.PlainLockGroup},
+ * which records each grant as the member's own hold.
  */
 package io.dlock.internal.multilock;

@@ -3,6 +3,8 @@ package io.dlock.internal.script;
 /** The scripts of the reentrant lock family, loaded once per JVM. */
 public final class Scripts {
     public static final LuaScript LOCK_ACQUIRE = LuaScript.load("lock_acquire");
+    /** Takes several plain locks of one hash slot at once, all or none (multi-lock, docs/protocol.md §12). */
+    public static final LuaScript LOCK_ACQUIRE_ALL = LuaScript.load("lock_acquire_all");
     public static final LuaScript LOCK_RELEASE = LuaScript.load("lock_release");
     public static final LuaScript LOCK_FORCE_RELEASE = LuaScript.load("lock_force_release");
     public static final LuaScript LOCK_RENEW = LuaScript.load("lock_renew");

@@ -49,7 +49,10 @@ final class WakeupChannel {
                 sleepers.remove(sleeper);
             }
         }, TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis)));
-        sleeper.whenComplete((woken, error) -> cancelTimer.run());
+        sleeper.whenComplete((woken, error) -> {
+            cancelTimer.run();
+            sleepers.remove(sleeper); // also when ended from outside (a waiter cut short, a multi-channel sleep)
+        });
         return sleeper;
     }
 

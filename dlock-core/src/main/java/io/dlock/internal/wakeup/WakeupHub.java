@@ -2,9 +2,12 @@ package io.dlock.internal.wakeup;
 
 import io.dlock.internal.lease.TaskScheduler;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Turns unlock messages on Redis channels into wake-ups of this client's waiters.
@@ -61,6 +64,20 @@ public final class WakeupHub {
      */
     public Subscription joinCounting(String channel) {
         return join(channel, false, true);
+    }
+
+    /**
+     * Joins the waiters of every channel of {@code names} at once, for a wait that any of them ends (a multi-lock
+     * taken in one step waits for whichever member is released). Each channel wakes all its waiters on every message
+     * ({@link #join(String, boolean)}): such a waiter may find another member still held after a wake-up, and must
+     * not have used up the one wake-up another waiter of the channel needed. Never blocks.
+     */
+    public Subscription joinAll(List<String> names) {
+        List<WakeupChannel> joined = new ArrayList<>(names.size());
+        for (String name : names) {
+            joined.add(join(name, true, false).channels.get(0));
+        }
+        return new Subscription(this, joined);
     }
 
     private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting) {
@@ -140,41 +157,67 @@ public final class WakeupHub {
         return channels.values().stream().mapToInt(WakeupChannel::sleepers).sum();
     }
 
-    /** A waiter's membership in one channel. Close it exactly once when the wait ends. */
+    /** A waiter's membership in one channel, or in several ({@link #joinAll}). Close it exactly once when the wait ends. */
     public static final class Subscription implements AutoCloseable {
         private final WakeupHub hub;
-        private final WakeupChannel channel;
+        private final List<WakeupChannel> channels;
         private boolean closed;
 
         Subscription(WakeupHub hub, WakeupChannel channel) {
-            this.hub = hub;
-            this.channel = channel;
+            this(hub, List.of(channel));
         }
 
-        /** Completes when Redis has confirmed the subscription (at once if it already had). */
+        Subscription(WakeupHub hub, List<WakeupChannel> channels) {
+            this.hub = hub;
+            this.channels = List.copyOf(channels);
+        }
+
+        /** Completes when Redis has confirmed the subscription (at once if it already had); of every channel. */
         public CompletableFuture<Void> ready() {
-            return channel.ready;
+            if (channels.size() == 1) {
+                return channels.get(0).ready;
+            }
+            return CompletableFuture.allOf(channels.stream().map(c -> c.ready).toArray(CompletableFuture<?>[]::new));
         }
 
         /**
-         * Sleeps (without a thread) until a wake-up or {@code timeoutMillis}, whichever is first.
+         * Sleeps (without a thread) until a wake-up or {@code timeoutMillis}, whichever is first; with several
+         * channels, until a wake-up on any of them (the sleeps on the others then end).
          *
          * @return completes with true when woken by a message, false on timeout
          */
         public CompletableFuture<Boolean> sleep(long timeoutMillis) {
-            return channel.sleep(timeoutMillis);
+            if (channels.size() == 1) {
+                return channels.get(0).sleep(timeoutMillis);
+            }
+            CompletableFuture<Boolean> any = new CompletableFuture<>();
+            List<CompletableFuture<Boolean>> sleeps = channels.stream().map(c -> c.sleep(timeoutMillis)).toList();
+            AtomicInteger timedOut = new AtomicInteger();
+            for (CompletableFuture<Boolean> sleep : sleeps) {
+                sleep.whenComplete((woken, error) -> {
+                    if (Boolean.TRUE.equals(woken)) {
+                        any.complete(true);
+                    } else if (timedOut.incrementAndGet() == sleeps.size()) {
+                        any.complete(false);
+                    }
+                });
+            }
+            // ended by one channel, or cut short by the waiter: the sleeps on the others end (a wake-up that reaches
+            // one of them later goes to the channel's next sleeper, see WakeupChannel#wakeOne)
+            any.whenComplete((woken, error) -> sleeps.forEach(sleep -> sleep.complete(false)));
+            return any;
         }
 
-        /** Hands a wake-up this waiter received but did not use to the next waiter. */
+        /** Hands a wake-up this waiter received but did not use to the next waiter (of each of its channels). */
         public void passOnWakeup() {
-            channel.wakeOne();
+            channels.forEach(WakeupChannel::wakeOne);
         }
 
         @Override
         public synchronized void close() {
             if (!closed) {
                 closed = true;
-                hub.leave(channel);
+                channels.forEach(hub::leave);
             }
         }
     }

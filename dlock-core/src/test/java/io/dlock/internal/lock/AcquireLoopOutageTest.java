@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,7 +45,7 @@ class AcquireLoopOutageTest {
             Object reply = replies.poll();
             return reply instanceof Throwable t ? CompletableFuture.failedFuture(t)
                     : CompletableFuture.completedFuture(reply == ACQUIRED ? null : (Long) reply);
-        }, () -> CompletableFuture.completedFuture(null), () -> giveUpReply, "channel",
+        }, () -> CompletableFuture.completedFuture(null), () -> giveUpReply, List.of("channel"),
                 false, null, laterCleanups::add), new AcquireLoop.Waiting(hub, time::nanoTime, 30_000, outage),
                 deadlineNanos, false);
     }

@@ -635,7 +635,7 @@ class LocalCohortTest {
             redisAttempts.incrementAndGet();
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
-        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
+        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
                 false, gate, cleanup -> { }), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
     }
 
@@ -790,7 +790,7 @@ class LocalCohortTest {
         AcquireLoop once = new AcquireLoop(new AcquireLoop.Steps(NAME, () -> {
             attempts.incrementAndGet();
             return CompletableFuture.completedFuture(1_000L);
-        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), "channel",
+        }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
                 false, loopGate(cohort, 2), cleanup -> { }), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
                 new Outage(time)), time.nanoTime(), true);
         once.start();

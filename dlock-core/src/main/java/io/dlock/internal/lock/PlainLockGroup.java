@@ -1,0 +1,196 @@
+package io.dlock.internal.lock;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockKind;
+import io.dlock.internal.Errors;
+import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.script.Scripts;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Plain locks of one client whose names share one hash slot, taken by one owner all at once or not at all: every
+ * attempt is one script ({@code lock_acquire_all.lua}, docs/protocol.md §12), so no owner ever holds part of the
+ * group while it waits for the rest. The holds it makes are the members' own: recorded, renewed, released, handed off
+ * and reported lost exactly like holds taken through each member, so the group only acquires.
+ *
+ * <p>Everything else about the acquisition is the one {@link AcquireLoop}: a busy attempt sleeps at most the PTTL of
+ * the member found held, and an unlock message on any member's channel wakes it ({@link
+ * io.dlock.internal.wakeup.WakeupHub#joinAll}); the lost-reply rule covers every member at once
+ * ({@link PendingAcquisitions#trackAll}); giving up drops what an unanswered attempt may have left on each member.
+ *
+ * <p>Not used, so the members are taken one after another, when a member is of another kind (its acquisition is a
+ * different script), the names span slots (one script cannot reach them in a Cluster), or the client confirms
+ * acquisitions on replicas. Immutable and thread-safe.
+ */
+public final class PlainLockGroup {
+    private final LockServices services;
+    /** The multi-lock's name, for errors. */
+    private final String name;
+    private final List<RedisLock> members;
+    private final String[] keys;
+    private final List<String> channels;
+
+    private PlainLockGroup(LockServices services, String name, List<RedisLock> members) {
+        this.services = services;
+        this.name = name;
+        this.members = List.copyOf(members);
+        this.keys = members.stream().map(m -> m.name).toArray(String[]::new);
+        this.channels = members.stream().map(m -> m.protocol.wakeupChannel(0)).toList();
+    }
+
+    /**
+     * @param name  names the multi-lock in errors
+     * @param locks the members in the multi-lock's order, lock objects of one client
+     * @return the group, or null when they cannot be taken in one script (see the class comment), or there are fewer
+     *         than two
+     */
+    public static PlainLockGroup of(String name, List<? extends DistributedLock> locks) {
+        if (locks.size() < 2) {
+            return null;
+        }
+        List<RedisLock> cores = new ArrayList<>(locks.size());
+        for (DistributedLock lock : locks) {
+            if (!(lock instanceof LockApi api) || api.core().protocol.context().kind() != LockKind.PLAIN) {
+                return null;
+            }
+            RedisLock core = api.core();
+            if (!cores.isEmpty() && (core.services != cores.get(0).services
+                    || SlotHash.getSlot(core.name) != SlotHash.getSlot(cores.get(0).name))) {
+                return null;
+            }
+            cores.add(core);
+        }
+        LockServices services = cores.get(0).services;
+        return services.replicaSync.enabled() ? null : new PlainLockGroup(services, name, cores);
+    }
+
+    /**
+     * Takes every member for {@code ownerId}, blocking.
+     *
+     * @param waitNanos     0 for one attempt, {@link DistributedLock#WAIT_FOREVER}, or the longest wait in ns
+     * @param leaseMs       the lease, or {@link DistributedLock#LEASE_WATCHDOG}
+     * @param interruptible whether an interrupt abandons the wait ({@link InterruptedException}); otherwise it is
+     *                      kept for after it
+     * @return whether every member is now held (false only when out of time)
+     */
+    public boolean acquire(long waitNanos, long leaseMs, long ownerId, boolean interruptible)
+            throws InterruptedException {
+        if (!interruptible) {
+            return services.waits.awaitUninterruptibly(start(waitNanos, leaseMs, ownerId).result());
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException(name + ": interrupted before acquiring");
+        }
+        return LockApi.awaitOrAbandon(services.waits, start(waitNanos, leaseMs, ownerId));
+    }
+
+    /**
+     * Takes every member for {@code ownerId}, without blocking: the future completes on the client's executor;
+     * cancelling it abandons the acquisition.
+     */
+    public CompletableFuture<Boolean> acquireAsync(long waitNanos, long leaseMs, long ownerId) {
+        try {
+            AcquireLoop loop = start(waitNanos, leaseMs, ownerId);
+            return LockApi.toCaller(services.executor, loop, cleanup -> trackCleanup(ownerId, cleanup),
+                    loop.result());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private AcquireLoop start(long waitNanos, long leaseMs, long ownerId) {
+        services.checkOpen(name);
+        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
+                : services.renewer.nanoTime() + waitNanos;
+        AcquireLoop.Steps steps = new AcquireLoop.Steps(name, () -> attempt(ownerId, leaseMs),
+                () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, true, null,
+                cleanup -> trackCleanup(ownerId, cleanup));
+        AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
+        services.register(loop);
+        startAfterCleanups(0, ownerId, loop);
+        return loop;
+    }
+
+    /** Starts {@code loop} once what abandoned acquisitions of the owner left on members {@code from..} is cleaned up. */
+    private void startAfterCleanups(int from, long ownerId, AcquireLoop loop) {
+        if (from == members.size()) {
+            loop.start();
+            return;
+        }
+        services.holds.runAfterCleanups(() -> members.get(from).holdId(ownerId),
+                () -> startAfterCleanups(from + 1, ownerId, loop));
+    }
+
+    private void trackCleanup(long ownerId, CompletableFuture<?> cleanup) {
+        members.forEach(member -> services.holds.trackCleanup(member.holdId(ownerId), cleanup));
+    }
+
+    /**
+     * One attempt at every member: null when all are held (each grant recorded as the member's own hold), else the
+     * PTTL of the member found held.
+     */
+    private CompletableFuture<Long> attempt(long ownerId, long leaseMs) {
+        List<HoldId> ids = members.stream().map(member -> member.holdId(ownerId)).toList();
+        String[] held = new String[ids.size()];
+        for (int i = 0; i < held.length; i++) {
+            held[i] = members.get(i).protocol.context().heldArg(ids.get(i));
+        }
+        String lease = Long.toString(members.get(0).protocol.context().effectiveLease(leaseMs));
+        long sentAt = services.renewer.nanoTime();
+        return services.pending.<Long>trackAll(ids, known -> {
+            String[] args = new String[2 + 2 * ids.size()];
+            args[0] = lease;
+            args[1] = ids.get(0).field();
+            for (int i = 0; i < ids.size(); i++) {
+                args[2 + 2 * i] = Long.toString(known[i]);
+                args[3 + 2 * i] = held[i];
+            }
+            return services.scripts.run(Scripts.LOCK_ACQUIRE_ALL, ScriptOutputType.INTEGER, keys, args);
+        }, reply -> {
+            if (reply == null) {
+                for (int i = 0; i < ids.size(); i++) {
+                    LockContext context = members.get(i).protocol.context();
+                    Hold hold = context.recordGrant(ids.get(i).key(), ids.get(i).field(), ownerId, leaseMs, sentAt,
+                            services.hashFieldRenewal);
+                    services.cohorts.acquired(keys[i], ownerId, hold);
+                }
+                return null;
+            }
+            if (reply <= -1001) {
+                int gone = (int) (-reply - 1001);
+                throw members.get(gone).protocol.context().holdGone(ids.get(gone));
+            }
+            return reply;
+        });
+    }
+
+    /** Gives back every member (an acquisition that completed after its caller gave up); failures are left to leases. */
+    private CompletableFuture<?> releaseAll(long ownerId) {
+        List<CompletableFuture<?>> releases = new ArrayList<>(members.size());
+        for (int i = members.size() - 1; i >= 0; i--) {
+            RedisLock member = members.get(i);
+            releases.add(Errors.call(() -> member.release(ownerId)).handle((ok, error) -> null));
+        }
+        return CompletableFuture.allOf(releases.toArray(CompletableFuture<?>[]::new));
+    }
+
+    /** Drops, on every member, what an attempt without a reply may have taken ({@link LockProtocol#giveUp}). */
+    private CompletableFuture<?> giveUp(long ownerId) {
+        return CompletableFuture.allOf(members.stream()
+                .map(member -> Errors.call(() -> member.protocol.giveUp(ownerId)).handle((ok, error) -> null))
+                .toArray(CompletableFuture<?>[]::new));
+    }
+
+    /** @return how long a wait of {@code waitMs} is in ns for {@link #acquire}: WAIT_FOREVER and 0 kept */
+    public static long waitNanos(long waitMs) {
+        return waitMs == DistributedLock.WAIT_FOREVER ? DistributedLock.WAIT_FOREVER
+                : TimeUnit.MILLISECONDS.toNanos(waitMs);
+    }
+}
