@@ -47,8 +47,23 @@ class MultiLockOneSlotIT extends MultiLockIT {
         multi.lock(); // warms the script cache
         multi.unlock();
 
+        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        client.addEventListener(new io.dlock.LockEventListener() {
+            @Override
+            public Acquisition acquisitionStarted(io.dlock.LockKind kind, String lockName, long ownerId) {
+                return new Acquisition() {
+                    @Override
+                    public void ended(Outcome outcome, Throwable failure) {
+                        events.add(lockName + " " + outcome);
+                    }
+                };
+            }
+        });
         long before = raw.scriptCalls();
         multi.lock();
+        io.dlock.redisprocess.Await.untilAsserted(Duration.ofSeconds(5), () -> assertThat(events)
+                .as("each member's acquisition is reported as if taken alone")
+                .containsExactlyInAnyOrder(a + " ACQUIRED", b + " ACQUIRED", c + " ACQUIRED"));
         assertThat(raw.scriptCalls() - before).as("one script takes the three members").isEqualTo(1);
         assertThat(raw.exists(a) && raw.exists(b) && raw.exists(c)).isTrue();
         assertThat(multi.getHoldCount()).isEqualTo(1);

@@ -1,8 +1,10 @@
 package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockEventListener;
 import io.dlock.LockKind;
 import io.dlock.internal.Errors;
+import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.script.Scripts;
@@ -109,10 +111,14 @@ public final class PlainLockGroup {
         services.checkOpen(name);
         long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
                 : services.renewer.nanoTime() + waitNanos;
-        AcquireLoop.Steps steps = new AcquireLoop.Steps(name, () -> attempt(ownerId, leaseMs),
+        // each member's acquisition is reported to the lock event listeners as if taken alone (metrics, tracing)
+        List<LockEventListener.Acquisition> followed = members.stream()
+                .map(m -> services.events.get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
+        AcquireLoop.Steps steps = new AcquireLoop.Steps(name, () -> attempt(ownerId, leaseMs, followed),
                 () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, true, null,
                 cleanup -> trackCleanup(ownerId, cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
+        loop.result().whenComplete((acquired, error) -> followed.forEach(f -> EventSink.ended(f, acquired, error)));
         services.register(loop);
         startAfterCleanups(0, ownerId, loop);
         return loop;
@@ -136,7 +142,8 @@ public final class PlainLockGroup {
      * One attempt at every member: null when all are held (each grant recorded as the member's own hold), else the
      * PTTL of the member found held.
      */
-    private CompletableFuture<Long> attempt(long ownerId, long leaseMs) {
+    private CompletableFuture<Long> attempt(long ownerId, long leaseMs, List<LockEventListener.Acquisition> followed) {
+        followed.forEach(LockEventListener.Acquisition::attempted);
         List<HoldId> ids = members.stream().map(member -> member.holdId(ownerId)).toList();
         String[] held = new String[ids.size()];
         for (int i = 0; i < held.length; i++) {
@@ -160,6 +167,7 @@ public final class PlainLockGroup {
                     Hold hold = context.recordGrant(ids.get(i).key(), ids.get(i).field(), ownerId, leaseMs, sentAt,
                             services.hashFieldRenewal);
                     services.cohorts.acquired(keys[i], ownerId, hold);
+                    followed.get(i).granted(hold);
                 }
                 return null;
             }
