@@ -34,7 +34,11 @@ final class FamilyScenarios {
                 scenario("S11", "latch round: trySetCount(" + COUNT + "), " + AWAITERS + " threads await, " + COUNT
                         + " threads count down; ops = rounds", FamilyScenarios::latchRounds),
                 scenario("S12", "multi-lock of 3 names, " + MULTI_THREADS + " threads, lock()+unlock() "
-                        + "(exclusion, exact counter)", FamilyScenarios::multiLock));
+                        + "(exclusion, exact counter)", (library, duration, name) -> multiLock(library, duration,
+                        name + ":a", name + ":b", name + ":c")),
+                scenario("S12S", "multi-lock of 3 names on one slot ({tag}:a..c), " + MULTI_THREADS
+                        + " threads, lock()+unlock() (exclusion, exact counter)", (library, duration, name) ->
+                        multiLock(library, duration, "{" + name + "}:a", "{" + name + "}:b", "{" + name + "}:c")));
     }
 
     private interface Body {
@@ -146,8 +150,8 @@ final class FamilyScenarios {
         return failed(load, check);
     }
 
-    private static Scenario.Outcome multiLock(Library library, Duration duration, String name) throws Exception {
-        Lock multi = Family.multiLock(library, name + ":a", name + ":b", name + ":c");
+    private static Scenario.Outcome multiLock(Library library, Duration duration, String... names) throws Exception {
+        Lock multi = Family.multiLock(library, names);
         Exclusion exclusion = new Exclusion();
         Load.Result load = Load.run(MULTI_THREADS, duration, t -> {
             multi.lock();

@@ -66,9 +66,12 @@ interface Guard {
         };
     }
 
-    /** Two or three of the members, in a random order (the multi-lock takes them in its own global order). */
+    /**
+     * Two or three of the members on separate slots (taken one after another) or on one slot (taken in one script),
+     * half and half, in a random order (the multi-lock takes them in its own global order).
+     */
     private static Guard multi(LockClient client, Random random) {
-        List<String> names = new ArrayList<>(Workload.MULTI_MEMBERS);
+        List<String> names = new ArrayList<>(random.nextBoolean() ? Workload.MULTI_SPREAD : Workload.MULTI_ONE_SLOT);
         Collections.shuffle(names, random);
         names = names.subList(0, 2 + random.nextInt(2));
         List<DistributedLock> members = new ArrayList<>();

@@ -138,6 +138,10 @@ final class LivenessChecks {
         if (detail.contains("'" + kind.lockName() + "'")) {
             return true;
         }
+        if (kind == Workload.MULTI && detail.contains("MultiLock[")) {
+            // a multi-lock taken in one script names itself: MultiLock[{chaos:multi}:e, {chaos:multi}:f]
+            return kind.hashKeys().stream().anyMatch(detail::contains);
+        }
         return kind.hashKeys().stream().anyMatch(name -> detail.contains("'" + name + "'"));
     }
 

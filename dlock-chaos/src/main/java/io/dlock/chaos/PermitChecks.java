@@ -16,7 +16,7 @@ import java.util.List;
  * <p>A restart loses the plain semaphore's count while its holders are out: the workload sets the permits again
  * ({@code trySetPermits}) and each of those holders' later release adds one more (Redis cannot tell it from any
  * release). So after a restart the plain semaphore may admit as many more holders as held a permit across it, for
- * the rest of the run; the check allows exactly that many more, and no more. A leased permit's release after a
+ * the rest of the run, faults near or not; both checks allow exactly that many more, and no more. A leased permit's release after a
  * restart finds no permit to give back, so the leased semaphore gets no such allowance.
  */
 final class PermitChecks {
@@ -51,7 +51,7 @@ final class PermitChecks {
             List<long[]> allowance = kind.leased() ? List.of() : allowance(ofKind, restarts);
             report.checked(Invariant.PERMITS_NO_FAULT, quiet.size());
             report.checked(Invariant.PERMITS_VALID, valid.size());
-            sweep(history, report, Invariant.PERMITS_NO_FAULT, kind, quiet, List.of(), "holders with no fault near");
+            sweep(history, report, Invariant.PERMITS_NO_FAULT, kind, quiet, allowance, "holders with no fault near");
             sweep(history, report, Invariant.PERMITS_VALID, kind, valid, allowance, "holders known valid");
         }
     }

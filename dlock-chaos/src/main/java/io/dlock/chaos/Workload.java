@@ -34,16 +34,22 @@ public enum Workload {
     /** {@code client.getLeasedSemaphore}: {@value #SEMAPHORE_PERMITS} permits, each a {@code Permit} with a lease. */
     LEASED("leased", 3),
     /**
-     * {@code client.getMultiLock} over two or three plain locks of {@link #MULTI_MEMBERS}, given in a random order:
-     * two holds conflict when they share a member.
+     * {@code client.getMultiLock} over two or three plain locks of {@link #MULTI_SPREAD} or of
+     * {@link #MULTI_ONE_SLOT}, given in a random order: two holds conflict when they share a member.
      */
     MULTI("multi", 0);
 
     /** The permits of each semaphore workload (the constants above say 3 as well): fewer than the contenders, more than one. */
     public static final int SEMAPHORE_PERMITS = 3;
-    /** The plain locks a multi-lock hold takes some of. */
-    public static final List<String> MULTI_MEMBERS = List.of("chaos:multi:a", "chaos:multi:b", "chaos:multi:c",
+    /** Plain locks on slots of their own: a multi-lock over some of them takes them one after another. */
+    public static final List<String> MULTI_SPREAD = List.of("chaos:multi:a", "chaos:multi:b", "chaos:multi:c",
             "chaos:multi:d");
+    /** Plain locks on one slot: a multi-lock over some of them takes them in one script, all or none. */
+    public static final List<String> MULTI_ONE_SLOT = List.of("{chaos:multi}:e", "{chaos:multi}:f",
+            "{chaos:multi}:g");
+    /** The plain locks a multi-lock hold takes some of: of {@link #MULTI_SPREAD} or of {@link #MULTI_ONE_SLOT}. */
+    public static final List<String> MULTI_MEMBERS = java.util.stream.Stream.concat(MULTI_SPREAD.stream(),
+            MULTI_ONE_SLOT.stream()).toList();
 
     /** What a writer's hold field adds to its owner's field (dlock-core's {@code ReadWriteSide#writerField}). */
     public static final String WRITER_SUFFIX = ":write";

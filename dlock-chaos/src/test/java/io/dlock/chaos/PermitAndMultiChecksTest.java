@@ -64,6 +64,22 @@ class PermitAndMultiChecksTest {
     }
 
     @Test
+    void theRestartAllowanceLastsTheRestOfTheRunAlsoForHoldersWithNoFaultNear() {
+        hold("w1/sem/t0", 1, 100, 900, Guard.NO_LEASE_MS, ""); // across the restart at 200
+        history.fault(200, 250, "redis-restart redis");
+        history.at(200, "nemesis", REDIS_DOWN, "redis-restart");
+        // long after every fault window: the count Redis has is still one above the permits
+        for (int i = 0; i < 4; i++) {
+            hold("w" + (i + 2) + "/sem/t0", 1, 20_000 + i, 20_500, Guard.NO_LEASE_MS, "");
+        }
+        Report report = history.check();
+        assertThat(report.violations(Checker.Invariant.PERMITS_NO_FAULT)).isEmpty();
+        assertThat(report.violations(Checker.Invariant.PERMITS_VALID)).isEmpty();
+        hold("w9/sem/t0", 1, 20_100, 20_400, Guard.NO_LEASE_MS, ""); // a fifth: one too many
+        assertThat(history.check().violations(Checker.Invariant.PERMITS_NO_FAULT)).hasSize(1);
+    }
+
+    @Test
     void aRedisRestartAllowsThePlainSemaphoreOneMoreHolderPerPermitHeldAcrossItAndNoMore() {
         hold("w1/sem/t0", 1, 100, 900, Guard.NO_LEASE_MS, ""); // across the restart at 200
         history.fault(200, 250, "redis-restart redis");
