@@ -4,13 +4,14 @@ import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
 import io.dlock.NotALockException;
+import io.dlock.SemaphoreInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code dlock unlock --force}: removes a lock whoever holds it. */
+/** {@code dlock unlock --force}: removes a lock whoever holds it, or one leased permit of a semaphore. */
 @Command(name = "unlock",
-        header = "Force-release a lock, whoever holds it.",
+        header = "Force-release a lock (or a leased permit), whoever holds it.",
         description = {
             "",
             "Removes LOCK and wakes its waiters, and prints who held it. Holders learn of it at their next renewal "
@@ -18,6 +19,8 @@ import picocli.CommandLine.Parameters;
                     + "cannot release a hold of another process any other way.",
             "Only a lock is removed: a key that holds anything else (a string, or a hash whose fields are not a "
                     + "lock's, such as a shopping cart) is left as it is, and dlock exits 1.",
+            "With --permit ID, NAME is a leased semaphore and only that permit is given back (ids as `dlock status "
+                    + "--semaphore NAME` lists them); its holder learns of it at its next renewal.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
@@ -26,7 +29,11 @@ final class UnlockCommand extends BaseCommand {
     @Option(names = "--force", description = "Really remove the lock, whoever holds it.")
     boolean force;
 
-    @Parameters(index = "0", paramLabel = "LOCK", description = "The lock's name.")
+    @Option(names = "--permit", paramLabel = "ID",
+            description = "Give back the leased permit ID of the semaphore NAME instead of removing a lock.")
+    String permit;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The lock's name (the semaphore's with --permit).")
     String name;
 
     @Override
@@ -37,7 +44,13 @@ final class UnlockCommand extends BaseCommand {
         if (name.isBlank()) {
             throw CliException.usage("the lock name is blank");
         }
+        if (permit != null && permit.isBlank()) {
+            throw CliException.usage("the permit id is blank");
+        }
         try (LockClient client = connect()) {
+            if (permit != null) {
+                return releasePermit(client);
+            }
             LockInfo before;
             try {
                 before = client.inspect(name);
@@ -63,6 +76,33 @@ final class UnlockCommand extends BaseCommand {
             out().flush();
             return ExitCodes.OK;
         }
+    }
+
+    /**
+     * Gives back one leased permit by its id, as its holder's release would (Redisson's {@code release(id)} too): the
+     * holder loses it at its next renewal.
+     */
+    private int releasePermit(LockClient client) {
+        try {
+            if (!client.getLeasedSemaphore(name).release(permit)) {
+                err().println("dlock: semaphore '" + name + "' has no leased permit " + permit
+                        + " (never acquired, already released, or its lease ended)");
+                return ExitCodes.FAILED;
+            }
+        } catch (IllegalArgumentException e) {
+            err().println("dlock: " + e.getMessage()); // no such permit held (names the semaphore and the id)
+            return ExitCodes.FAILED;
+        } catch (NotALockException e) {
+            String message = e.getMessage();
+            err().println("dlock: " + message + (message.endsWith("nothing was changed") ? ""
+                    : "; nothing was changed"));
+            return ExitCodes.FAILED;
+        }
+        SemaphoreInfo after = client.inspectSemaphore(name);
+        out().println("released permit " + permit + " of semaphore '" + name + "', " + after.availablePermits()
+                + " available now");
+        out().flush();
+        return ExitCodes.OK;
     }
 
     /**

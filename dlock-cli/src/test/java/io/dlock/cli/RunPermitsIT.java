@@ -125,6 +125,33 @@ class RunPermitsIT {
         assertThat(client.inspectSemaphore("sem:lost").availablePermits()).as("given back once").isEqualTo(2);
     }
 
+    /** {@code dlock unlock --force --permit ID}: gives back one leased permit; the run holding it stops (76). */
+    @Test
+    void unlockForceWithAPermitIdGivesItBackAndItsRunStops(RedisServer redis, LockClient client) throws Exception {
+        Path pidFile = dir.resolve("pid");
+        DlockProcess p = start(redis, "run", "--permits", "2", "--watchdog", "3s", "--kill-after", "1s", "sem:cli",
+                "sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60");
+        awaitFile(pidFile, p);
+        String id = client.inspectSemaphore("sem:cli").permits().get(0).id();
+
+        DlockProcess noForce = DlockProcess.run(Duration.ofSeconds(30), "unlock", "--redis", redis.uri(), "--permit",
+                id, "sem:cli");
+        assertThat(noForce.exitCode()).as(noForce.describe()).isEqualTo(2);
+        DlockProcess released = DlockProcess.run(Duration.ofSeconds(30), "unlock", "--redis", redis.uri(), "--force",
+                "--permit", id, "sem:cli");
+        assertThat(released.exitCode()).as(released.describe()).isZero();
+        assertThat(released.stdout()).isEqualTo("released permit " + id + " of semaphore 'sem:cli', 2 available now\n");
+        p.waitFor(Duration.ofSeconds(15));
+        assertThat(p.exitCode()).as(p.describe()).isEqualTo(76);
+        assertThat(client.inspectSemaphore("sem:cli").availablePermits()).as("given back once").isEqualTo(2);
+
+        DlockProcess again = DlockProcess.run(Duration.ofSeconds(30), "unlock", "--redis", redis.uri(), "--force",
+                "--permit", id, "sem:cli");
+        assertThat(again.exitCode()).as(again.describe()).isEqualTo(1);
+        assertThat(again.stderr()).startsWith("dlock: semaphore 'sem:cli': no permit with id " + id + " is held");
+        assertThat(client.inspectSemaphore("sem:cli").availablePermits()).as("not given back twice").isEqualTo(2);
+    }
+
     @Test
     void theEndOfAFixedLeaseStopsTheCommand(RedisServer redis, LockClient client) throws Exception {
         Path pidFile = dir.resolve("pid");
