@@ -64,10 +64,7 @@ final class UnlockCommand extends BaseCommand {
                 }
             } catch (NotALockException e) {
                 // inspect, or the force script itself if the key changed in between: nothing was removed
-                String message = e.getMessage();
-                err().println("dlock: " + message + (message.endsWith("nothing was changed") ? ""
-                        : "; nothing was changed"));
-                return ExitCodes.FAILED;
+                return refused(e);
             }
             String kind = before.type() == LockInfo.Type.READ_WRITE
                     ? (before.mode() == LockInfo.Mode.WRITE ? " (write)" : " (read)") : "";
@@ -76,6 +73,13 @@ final class UnlockCommand extends BaseCommand {
             out().flush();
             return ExitCodes.OK;
         }
+    }
+
+    /** Reports that the name holds something else (left as it was): exit 1. */
+    private int refused(NotALockException e) {
+        String message = e.getMessage();
+        err().println("dlock: " + message + (message.endsWith("nothing was changed") ? "" : "; nothing was changed"));
+        return ExitCodes.FAILED;
     }
 
     /**
@@ -93,10 +97,7 @@ final class UnlockCommand extends BaseCommand {
             err().println("dlock: " + e.getMessage()); // no such permit held (names the semaphore and the id)
             return ExitCodes.FAILED;
         } catch (NotALockException e) {
-            String message = e.getMessage();
-            err().println("dlock: " + message + (message.endsWith("nothing was changed") ? ""
-                    : "; nothing was changed"));
-            return ExitCodes.FAILED;
+            return refused(e);
         }
         SemaphoreInfo after = client.inspectSemaphore(name);
         out().println("released permit " + permit + " of semaphore '" + name + "', " + after.availablePermits()
