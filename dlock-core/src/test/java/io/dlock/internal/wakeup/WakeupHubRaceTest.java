@@ -12,7 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A message that lands while the only waiter goes to sleep is never lost: either the sleep ends at once, or the
  * wake-up stays stored. (A waker that looked for sleepers before storing the wake-up could miss a sleeper that
  * enqueued in between and then found no wake-up yet: it slept on, beside a stored wake-up, until its timeout.) Time
- * never moves here, so a sleep that missed its wake-up never ends.
+ * never moves here, so a sleep that missed its wake-up never ends. With the old order the wake-one case lost about one
+ * sleep in ten here; the wake-all case needs the waker preempted between its two steps, which the latch benchmark
+ * (bench S11, one sleeper per channel) hit every few thousand rounds and this loop rarely does.
  */
 class WakeupHubRaceTest {
     private static final int ROUNDS = 20_000;
