@@ -149,11 +149,6 @@ public final class LatchServices {
         }
     }
 
-    /** @return latches being awaited by this client, one group each (for tests) */
-    public int groupCount() {
-        return groups.size();
-    }
-
     /** @return awaits under way (for tests) */
     public int waitingCount() {
         return waiting.size();
