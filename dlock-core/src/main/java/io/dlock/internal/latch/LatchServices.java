@@ -12,6 +12,7 @@ import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,8 +23,12 @@ import java.util.function.ToIntFunction;
 
 /**
  * What every count-down latch of one client shares: the script runner, the wake-up hub (the same one the locks use,
- * so a latch's channel is subscribed once per client), the executor that completes users' futures, and the waits
- * under way, which {@link #close()} fails. Latches themselves hold nothing but their name and channel.
+ * so a latch's channel is subscribed once per client), the executor that completes users' futures, the waits under
+ * way, which {@link #close()} fails, and the {@link LatchGroup} of each latch being awaited, through which all the
+ * client's awaiters of that latch share their checks. Latches themselves hold nothing but their name and channel.
+ *
+ * <p>A latch name has at most one group at a time: created by the first {@link #join}, removed when its last member
+ * leaves; both under the map's per-name lock, so a joiner never lands in a group that is being dropped.
  */
 public final class LatchServices {
     /** The longest pause between two checks of an untimed await while Redis is unavailable. */
@@ -38,6 +43,7 @@ public final class LatchServices {
     private final String publishCommand;
     private final ToIntFunction<String> slot;
     private final Set<LatchAwait> waiting = ConcurrentHashMap.newKeySet();
+    private final Map<String, LatchGroup> groups = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
     final Supplier<LockEventListener> events;
@@ -104,6 +110,42 @@ public final class LatchServices {
         wait.result().whenComplete((ok, error) -> waiting.remove(wait));
         if (closed) {
             wait.fail(LatchErrors.closed(wait.name()));
+        }
+    }
+
+    /**
+     * Adds {@code member} to the group of its latch, creating the group if none; the member rides the group's next
+     * check, sending one unless a check it may ride is already due. Nothing when the member has ended already.
+     */
+    void join(LatchAwait member, RedisCountDownLatch latch) {
+        LatchGroup[] joined = new LatchGroup[1];
+        long[] check = new long[1];
+        groups.compute(latch.getName(), (name, group) -> {
+            if (member.result().isDone()) {
+                return group; // ended before it joined (its leave found nothing to leave)
+            }
+            LatchGroup g = group != null ? group : new LatchGroup(this, latch);
+            check[0] = g.add(member);
+            joined[0] = g;
+            return g;
+        });
+        if (check[0] > 0) {
+            joined[0].send(check[0]);
+        }
+    }
+
+    /** Removes {@code member} from its group; the last one to leave drops the group and its subscription. */
+    void leave(LatchAwait member) {
+        LatchGroup[] dropped = new LatchGroup[1];
+        groups.computeIfPresent(member.name(), (name, group) -> {
+            if (!group.remove(member)) {
+                return group;
+            }
+            dropped[0] = group;
+            return null;
+        });
+        if (dropped[0] != null) {
+            dropped[0].release();
         }
     }
 

@@ -5,13 +5,17 @@
  * <ul>
  *   <li>{@link io.dlock.internal.latch.RedisCountDownLatch}: the API over five scripts ({@code latch_*.lua}, held by
  *       {@code LatchScripts}); every operation is one script call on the latch's key.</li>
- *   <li>{@code LatchAwait}: one wait, holding no thread: check, subscribe, check again, sleep until a message or the
- *       bounded re-check, repeat.</li>
+ *   <li>{@code LatchGroup}: the awaiters of one latch in one client, which share everything but their outcome: one
+ *       check of the state per event (a join, a message, the bounded re-check), one subscription, one sleep. An answer
+ *       holds only for members that joined before its check was sent; a closed one from before the subscription was
+ *       confirmed holds for nobody. {@code CheckRounds} keeps that bookkeeping, apart from any I/O.</li>
+ *   <li>{@code LatchAwait}: one wait, holding no thread: a group member with its own deadline, interrupt and
+ *       outcome.</li>
  *   <li>{@code LatchChannel}: the latch's channel (Redisson's name) and how a script may publish on it, which on a
  *       Cluster depends on whether the channel shares the key's slot.</li>
- *   <li>{@link io.dlock.internal.latch.LatchServices}: what every latch of one client shares; {@code LatchErrors}
- *       names the latch in every failure.</li>
+ *   <li>{@link io.dlock.internal.latch.LatchServices}: what every latch of one client shares, the groups included;
+ *       {@code LatchErrors} names the latch in every failure.</li>
  * </ul>
- * Wire protocol and design: {@code docs/protocol.md} §11.
+ * Wire protocol and design: {@code docs/protocol.md} §11 (§11.3 for the shared checks).
  */
 package io.dlock.internal.latch;

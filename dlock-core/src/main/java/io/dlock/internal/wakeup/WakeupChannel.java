@@ -56,15 +56,26 @@ final class WakeupChannel {
         return sleeper;
     }
 
+    /*
+     * Wakers store the wake-up first and then look for sleepers; a sleeper enqueues itself first and then looks for a
+     * stored wake-up (sleep above). So one of the two always sees the other. (The other way round, a sleeper that
+     * enqueued after the waker found the queue empty, and looked before the waker stored the wake-up, slept on beside
+     * a stored wake-up until its timeout.)
+     */
+
     void wakeOne() {
+        // keep the wake-up for the next sleeper, at most one per joined waiter; handed to a sleeper below if any
+        int before = permits.getAndUpdate(p -> p < Math.max(1, refs) ? p + 1 : p);
+        boolean stored = before < Math.max(1, refs);
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
             if (sleeper.complete(true)) {
+                if (stored) {
+                    takePermit(); // given to this sleeper: take it back (if a sleeper took it itself, it woke too)
+                }
                 return;
             }
         }
-        // Nobody asleep: keep the wake-up for the next sleeper, at most one per joined waiter.
-        permits.updateAndGet(p -> p < Math.max(1, refs) ? p + 1 : p);
     }
 
     /** Wakes up to {@code n} sleepers (none when {@code n <= 0}); wake-ups beyond the sleepers are kept as permits. */
@@ -76,11 +87,11 @@ final class WakeupChannel {
     }
 
     void wakeAll() {
+        permits.updateAndGet(p -> Math.max(p, Math.max(1, refs)));
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
             sleeper.complete(true);
         }
-        permits.updateAndGet(p -> Math.max(p, Math.max(1, refs)));
     }
 
     int sleepers() {

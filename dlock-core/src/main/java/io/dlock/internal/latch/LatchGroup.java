@@ -1,0 +1,247 @@
+package io.dlock.internal.latch;
+
+import io.dlock.internal.Errors;
+import io.dlock.internal.wakeup.WakeupHub;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The awaiters of one latch in one client, which share every check of the latch's state ({@code latch_state}), its
+ * channel subscription and its sleep: K awaiters cost what one does, plus one check per burst of joins.
+ *
+ * <h2>Protocol</h2>
+ * <ol>
+ *   <li>A check is sent on each event: the first join, a join that finds no check to ride, a wake-up by a message
+ *       (or after a pub/sub reconnect), the bounded re-check, the end of an outage pause. At most one is in flight;
+ *       events meanwhile make one more due ({@link CheckRounds}).</li>
+ *   <li>An answer holds only for members that joined before the check was sent; so a joiner rides a check sent after
+ *       it joined, or triggers one. Open: they return {@code true}. Closed: a timed member whose time is up returns
+ *       {@code false}, the others stay. A failure: see {@link LatchAwait#checkFailed}.</li>
+ *   <li>A closed answer from a check sent before the subscription was confirmed settles nobody (a count-down between
+ *       it and the subscription sent its message to nobody here): the group subscribes, and checks again once Redis
+ *       confirms; members joining meanwhile ride that check.</li>
+ *   <li>Then the group sleeps until a message or the bounded re-check ({@link LatchServices#recheckMs}, the latch's
+ *       remaining TTL + 1 ms, or the earliest deadline of a timed member, whichever is shortest), and checks again.
+ *       A join while it sleeps checks at once; the sleep is then stale and its end is ignored.</li>
+ * </ol>
+ * A check that finds the latch open when the group last read it closed, with no message since, runs
+ * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or a lost message.
+ *
+ * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
+ * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
+ * map lock (join, leave) and never held while sending a check or completing a member.
+ */
+final class LatchGroup {
+    private final LatchServices services;
+    private final RedisCountDownLatch latch;
+    private final CheckRounds<LatchAwait> rounds = new CheckRounds<>();
+    /** Joined at the first closed answer (an open latch costs no subscription); dropped by {@link #release}. */
+    private WakeupHub.Subscription subscription;
+    /** A check is due as soon as Redis confirms the subscription: joiners meanwhile ride it. */
+    private boolean awaitingReady;
+    /** The sleep under way, or null; the end of any other sleep is ignored. */
+    private CompletableFuture<Boolean> sleep;
+    /** An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group since the last. */
+    private boolean sawClosed;
+    private boolean messageSinceClosed;
+    private long outagePauseMs;
+    private boolean dropped;
+
+    LatchGroup(LatchServices services, RedisCountDownLatch latch) {
+        this.services = services;
+        this.latch = latch;
+    }
+
+    /**
+     * Adds {@code member}, inside the services' map lock.
+     *
+     * @return the number of a check the caller sends with {@link #send} once out of the map lock, or 0 when the
+     *         member rides a check still to be sent
+     */
+    synchronized long add(LatchAwait member) {
+        rounds.join(member);
+        if (awaitingReady) {
+            return 0; // the check sent once the subscription is confirmed answers for it
+        }
+        sleep = null;
+        return rounds.request();
+    }
+
+    /**
+     * Removes {@code member}, inside the services' map lock.
+     *
+     * @return whether the group is empty now, and dropped: the caller removes it from the map, then {@link #release}s
+     */
+    synchronized boolean remove(LatchAwait member) {
+        rounds.leave(member);
+        if (!rounds.isEmpty()) {
+            return false;
+        }
+        dropped = true;
+        sleep = null;
+        return true;
+    }
+
+    /** Drops the subscription of a dropped group (outside the map lock). */
+    void release() {
+        WakeupHub.Subscription joined;
+        synchronized (this) {
+            joined = subscription;
+            subscription = null;
+        }
+        if (joined != null) {
+            joined.close();
+        }
+    }
+
+    /** Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. */
+    void send(long number) {
+        boolean subscribed;
+        synchronized (this) {
+            if (dropped) {
+                return;
+            }
+            subscribed = subscription != null && subscription.ready().isDone();
+        }
+        latch.state().whenComplete((state, error) -> answered(number, subscribed, state, error));
+    }
+
+    /** @param subscribed whether Redis had confirmed the subscription when the check was sent */
+    private void answered(long number, boolean subscribed, List<Long> state, Throwable error) {
+        boolean open = error == null && state.get(0) <= 0;
+        boolean announce = false;
+        List<LatchAwait> answeredFor;
+        synchronized (this) {
+            if (dropped) {
+                return;
+            }
+            answeredFor = rounds.answered(number);
+            if (error == null) {
+                outagePauseMs = 0;
+                if (open) {
+                    announce = sawClosed && !messageSinceClosed;
+                } else {
+                    sawClosed = true;
+                    messageSinceClosed = false;
+                }
+            }
+        }
+        if (error != null) {
+            boolean passes = Errors.isUnavailable(error) && !services.isClosed();
+            answeredFor.forEach(member -> member.checkFailed(error, passes));
+        } else if (open) {
+            if (announce) {
+                latch.announceOpened();
+            }
+            answeredFor.forEach(LatchAwait::opened);
+        } else {
+            long now = services.nanoTime.getAsLong();
+            answeredFor.forEach(member -> member.stillClosed(now));
+        }
+        next(error != null, open, subscribed, error == null ? state.get(1) : 0);
+    }
+
+    /**
+     * After an answer, once its members were told: the next check, the wait for the subscription, or a sleep.
+     *
+     * @param ttlMs the latch's remaining TTL the answer read (0 after a failure)
+     */
+    private void next(boolean failed, boolean open, boolean subscribed, long ttlMs) {
+        long check = 0;
+        CompletableFuture<Void> ready = null;
+        CompletableFuture<Boolean> slept = null;
+        synchronized (this) {
+            if (dropped || rounds.isInFlight() || rounds.isEmpty()) {
+                return; // gone, or another event sent a check already: its answer decides
+            }
+            // a closed answer from a check sent before the subscription was confirmed settles nobody
+            boolean settles = failed || open || subscribed;
+            if (!settles && !isReady()) {
+                if (awaitingReady) {
+                    return;
+                }
+                awaitingReady = true;
+                ready = join().ready();
+            } else if (awaitingReady && !rounds.isDue()) {
+                return; // the check sent once the subscription is confirmed answers for everybody left
+            } else if (!settles || open || rounds.isDue()) {
+                // subscribed by now; or members left after an open answer (they joined after its check was sent,
+                // which made a check due); or a join or message came while the check was on its way
+                check = rounds.request();
+            } else if (failed) {
+                outagePauseMs = Math.min(LatchServices.MAX_OUTAGE_PAUSE_MS, Math.max(100, outagePauseMs * 2));
+                slept = sleep = join().sleep(outagePauseMs);
+            } else {
+                slept = sleep = join().sleep(sleepMs(ttlMs));
+            }
+        }
+        if (ready != null) {
+            ready.whenComplete((ok, error) -> subscribed());
+        } else if (check > 0) {
+            send(check);
+        } else if (slept != null) {
+            CompletableFuture<Boolean> mine = slept;
+            mine.whenComplete((woken, error) -> woke(mine, Boolean.TRUE.equals(woken)));
+        }
+    }
+
+    /** Redis confirmed the subscription (or refused it: the bounded re-check then stands in for messages). */
+    private void subscribed() {
+        long check;
+        synchronized (this) {
+            if (dropped) {
+                return;
+            }
+            awaitingReady = false;
+            sleep = null;
+            check = rounds.request();
+        }
+        if (check > 0) {
+            send(check);
+        }
+    }
+
+    private void woke(CompletableFuture<Boolean> which, boolean byMessage) {
+        long check;
+        synchronized (this) {
+            if (dropped || which != sleep) {
+                return; // stale: a join sent a check since, whose answer armed another sleep or will
+            }
+            sleep = null;
+            if (byMessage) {
+                messageSinceClosed = true;
+            }
+            check = rounds.request();
+        }
+        if (check > 0) {
+            send(check);
+        }
+    }
+
+    /** Guarded by this. @return the bounded re-check: the shortest of the re-check, TTL + 1 ms, a member's time left */
+    private long sleepMs(long ttlMs) {
+        long ms = services.recheckMs;
+        if (ttlMs > 0) {
+            ms = Math.min(ms, ttlMs + 1);
+        }
+        long now = services.nanoTime.getAsLong();
+        for (LatchAwait member : rounds.members()) {
+            ms = Math.min(ms, member.leftMs(now));
+        }
+        return Math.max(0, ms);
+    }
+
+    /** Guarded by this. */
+    private boolean isReady() {
+        return subscription != null && subscription.ready().isDone();
+    }
+
+    /** Guarded by this. @return the group's membership of the latch's channel, joined on first use */
+    private WakeupHub.Subscription join() {
+        if (subscription == null) {
+            subscription = services.wakeups.join(latch.channel().channel(), true);
+        }
+        return subscription;
+    }
+}

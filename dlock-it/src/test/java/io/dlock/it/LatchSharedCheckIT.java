@@ -1,0 +1,298 @@
+package io.dlock.it;
+
+import io.dlock.DistributedCountDownLatch;
+import io.dlock.LockClient;
+import io.dlock.internal.RedisLockClient;
+import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.testkit.ClientSettings;
+import io.dlock.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Awaiters of one client on one latch share their checks of its state (one group per client and latch): all are
+ * released by one count-down, none misses a count-down that lands while it joins, each keeps its own timeout and
+ * interrupt, and the script calls do not grow with their number. Clients run with a 30 s watchdog, so the bounded
+ * re-check is 10 s: a wake-up within {@link #WAKE_UP_MS} came from a message (or a check), not from the timer.
+ */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 120, unit = SECONDS)
+class LatchSharedCheckIT {
+    static final long WAKE_UP_MS = 2000;
+
+    String name;
+    RawRedis raw;
+    Workers workers;
+
+    @BeforeEach
+    void setUp(RedisServer server, TestInfo info) {
+        name = "it:" + getClass().getSimpleName() + ":" + info.getTestMethod().orElseThrow().getName();
+        raw = RawRedis.connect(server.uri());
+        workers = new Workers("shared-latch");
+    }
+
+    @AfterEach
+    void tearDown() {
+        try {
+            workers.close();
+        } finally {
+            raw.close();
+        }
+    }
+
+    @Test
+    void manyThreadsOfOneClientAreAllReleasedByACountDownOfAnother(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        assertThat(b.getCountDownLatch(name).trySetCount(1)).isTrue();
+        List<Future<Long>> awaiters = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            DistributedCountDownLatch latch = a.getCountDownLatch(name); // instances of one name share the group
+            awaiters.add(workers.submit(() -> {
+                latch.await();
+                return System.nanoTime();
+            }));
+        }
+        awaitQuiet(a);
+        assertThat(awaiters).noneMatch(Future::isDone);
+        assertThat(((RedisLockClient) a).diagnostics().subscriptions()).as("one channel membership").isEqualTo(1);
+        assertThat(raw.subscribers(channel(name))).isEqualTo(1);
+
+        long before = System.nanoTime();
+        b.getCountDownLatch(name).countDown();
+        for (Future<Long> awaiter : awaiters) {
+            long releasedAt = Workers.get(awaiter, Duration.ofMillis(WAKE_UP_MS));
+            assertThat(releasedAt).isGreaterThan(before);
+        }
+        Await.until(Duration.ofSeconds(5), () -> ((RedisLockClient) a).diagnostics().subscriptions() == 0,
+                "the group dropped its subscription");
+    }
+
+    /**
+     * A count-down from another client lands while awaiters of one client join, in every order: into a new group
+     * (its first check on its way), and into a group already subscribed and asleep. A joiner that rode a check sent
+     * before it joined, or slept on an answer from before its subscription, would wait for the re-check (10 s).
+     */
+    @Test
+    void aCountDownLandingWhileAwaitersJoinIsNeverMissed(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        int joiners = 6;
+        java.util.concurrent.ExecutorService starters = java.util.concurrent.Executors.newFixedThreadPool(joiners + 1);
+        try {
+            for (int round = 0; round < 120; round++) {
+                String roundName = name + ":" + round;
+                assertThat(b.getCountDownLatch(roundName).trySetCount(1)).isTrue();
+                DistributedCountDownLatch latch = a.getCountDownLatch(roundName);
+                CompletableFuture<Void> early = null;
+                if (round % 2 == 1) {
+                    early = latch.awaitAsync(); // the group is subscribed and asleep when the others join
+                    String subscribedTo = channel(roundName);
+                    Await.until(Duration.ofSeconds(5), () -> raw.subscribers(subscribedTo) == 1, "subscribed");
+                }
+                CyclicBarrier go = new CyclicBarrier(joiners + 1);
+                List<Future<Boolean>> awaits = new ArrayList<>();
+                for (int i = 0; i < joiners; i++) {
+                    boolean timed = i % 2 == 0;
+                    awaits.add(starters.submit(() -> {
+                        go.await();
+                        if (timed) {
+                            return latch.await(30, SECONDS);
+                        }
+                        latch.await();
+                        return true;
+                    }));
+                }
+                int delayMicros = (round * 37) % 400; // the count-down lands at varying points of the joins
+                starters.submit(() -> {
+                    go.await();
+                    if (delayMicros > 0) {
+                        TimeUnit.MICROSECONDS.sleep(delayMicros);
+                    }
+                    b.getCountDownLatch(roundName).countDown();
+                    return null;
+                }).get(10, SECONDS);
+                long start = System.nanoTime();
+                for (Future<Boolean> await : awaits) {
+                    assertThat(await.get(10, SECONDS)).as("round %d", round).isTrue();
+                }
+                if (early != null) {
+                    early.get(10, SECONDS);
+                }
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("round %d: every awaiter woke", round)
+                        .isLessThan(Duration.ofMillis(WAKE_UP_MS));
+            }
+        } finally {
+            starters.shutdownNow();
+        }
+    }
+
+    /**
+     * A check of the group already on its way when an awaiter joins may have run before a {@code trySetCount} that
+     * returned before that await began: its answer "open" must not release the joiner. Here the count is set by
+     * another client while the first awaiter's check of the open latch may still be on its way.
+     */
+    @Test
+    void aJoinerNeverRidesACheckSentBeforeItJoined(LockClient a, LockClient b) throws Exception {
+        for (int round = 0; round < 300; round++) {
+            String roundName = name + ":" + round;
+            DistributedCountDownLatch ours = a.getCountDownLatch(roundName);
+            // the latch is open: this check answers so, unless Redis runs it after the trySetCount below
+            CompletableFuture<Void> first = ours.awaitAsync();
+            assertThat(b.getCountDownLatch(roundName).trySetCount(1)).isTrue();
+            CompletableFuture<Boolean> second = ours.awaitAsync(30, SECONDS);
+            Thread.sleep(round % 10 == 0 ? 20 : 2);
+            assertThat(second).as("round %d: released although the count was set before it began", round)
+                    .isNotDone();
+            b.getCountDownLatch(roundName).countDown();
+            first.get(WAKE_UP_MS, MILLISECONDS);
+            assertThat(second.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void aTimedAwaiterTimesOutAloneWhileTheOthersKeepWaiting(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1);
+        List<CompletableFuture<Void>> untimed = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            untimed.add(latch.awaitAsync());
+        }
+        CompletableFuture<Boolean> later = latch.awaitAsync(20, SECONDS);
+        long start = System.nanoTime();
+        Future<Boolean> timed = workers.submit(() -> latch.await(400, MILLISECONDS));
+        assertThat(Workers.get(timed, Duration.ofSeconds(5))).isFalse();
+        long waited = (System.nanoTime() - start) / 1_000_000;
+        assertThat(waited).as("the timed awaiter's own deadline, not the 10 s re-check").isBetween(380L, 1900L);
+        Thread.sleep(200);
+        assertThat(untimed).noneMatch(CompletableFuture::isDone);
+        assertThat(later).isNotDone();
+        assertThat(raw.subscribers(channel(name))).as("the others' subscription stays").isEqualTo(1);
+
+        b.getCountDownLatch(name).countDown();
+        for (CompletableFuture<Void> await : untimed) {
+            await.get(WAKE_UP_MS, MILLISECONDS);
+        }
+        assertThat(later.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
+        assertThat(latch.await(0, MILLISECONDS)).isTrue();
+    }
+
+    @Test
+    void anInterruptedAwaiterLeavesWithoutDisturbingTheOthers(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        latch.trySetCount(1);
+        List<Thread> threads = new ArrayList<>();
+        List<CompletableFuture<String>> outcomes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<String> outcome = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    latch.await();
+                    outcome.complete("opened");
+                } catch (InterruptedException e) {
+                    outcome.complete("interrupted");
+                } catch (Throwable e) {
+                    outcome.completeExceptionally(e);
+                }
+            }, "latch-awaiter-" + i);
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+            outcomes.add(outcome);
+        }
+        awaitQuiet(a);
+        long scriptsBefore = raw.scriptCalls();
+        threads.get(2).interrupt();
+        assertThat(outcomes.get(2).get(5, SECONDS)).isEqualTo("interrupted");
+        Thread.sleep(300);
+        assertThat(raw.scriptCalls() - scriptsBefore).as("leaving costs no check").isZero();
+        for (int i = 0; i < 5; i++) {
+            if (i != 2) {
+                assertThat(outcomes.get(i)).as("awaiter %d", i).isNotDone();
+            }
+        }
+        assertThat(raw.subscribers(channel(name))).isEqualTo(1);
+
+        b.getCountDownLatch(name).countDown();
+        for (int i = 0; i < 5; i++) {
+            if (i != 2) {
+                assertThat(outcomes.get(i).get(WAKE_UP_MS, MILLISECONDS)).isEqualTo("opened");
+            }
+        }
+    }
+
+    /**
+     * The script calls of K awaiters of one client: joining all at once costs a few checks whatever K, and a
+     * count-down that opens the latch costs itself and one check, for 1 awaiter as for 64.
+     */
+    @Test
+    void scriptCallsDoNotGrowWithTheNumberOfAwaiters(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        b.getCountDownLatch(name + ":warm-up").countDown(); // scripts loaded: no NOSCRIPT retry in the counts
+        a.getCountDownLatch(name + ":warm-up").await(0, MILLISECONDS);
+        long[] one = awaitersCost(a, b, name + ":1", 1);
+        long[] many = awaitersCost(a, b, name + ":64", 64);
+        assertThat(one[0]).as("joining, 1 awaiter: check, subscribe, check").isEqualTo(2);
+        assertThat(many[0]).as("joining, 64 awaiters at once").isLessThanOrEqualTo(6);
+        assertThat(one[1]).as("the count-down and one check").isEqualTo(2);
+        assertThat(many[1]).as("the count-down and one check, for 64").isEqualTo(2);
+    }
+
+    /** @return script calls while {@code k} awaiters join (async, from one thread), then from a count-down on */
+    private long[] awaitersCost(LockClient a, LockClient b, String latchName, int k) throws Exception {
+        assertThat(b.getCountDownLatch(latchName).trySetCount(1)).isTrue();
+        DistributedCountDownLatch latch = a.getCountDownLatch(latchName);
+        long start = raw.scriptCalls();
+        List<CompletableFuture<Void>> awaits = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            awaits.add(latch.awaitAsync());
+        }
+        awaitQuiet(a);
+        long joined = raw.scriptCalls();
+        assertThat(awaits).noneMatch(CompletableFuture::isDone);
+        b.getCountDownLatch(latchName).countDown();
+        for (CompletableFuture<Void> await : awaits) {
+            await.get(WAKE_UP_MS, MILLISECONDS);
+        }
+        Thread.sleep(200); // a late check would show
+        return new long[] {joined - start, raw.scriptCalls() - joined};
+    }
+
+    /** Waits until client {@code a} has subscribed and its awaiters sent no script for 300 ms. */
+    private void awaitQuiet(LockClient a) throws InterruptedException {
+        Await.until(Duration.ofSeconds(5), () -> ((RedisLockClient) a).diagnostics().subscriptions() == 1,
+                "subscribed");
+        long seen = raw.scriptCalls();
+        while (true) {
+            Thread.sleep(300);
+            long now = raw.scriptCalls();
+            if (now == seen) {
+                return;
+            }
+            seen = now;
+        }
+    }
+
+    private static String channel(String latchName) {
+        return "redisson_countdownlatch__channel__{" + latchName + "}";
+    }
+}
