@@ -150,6 +150,42 @@ class MultiLockOneSlotIT extends MultiLockIT {
         multi.unlockAsync(owner).get(5, SECONDS);
     }
 
+    /**
+     * Owners of one client acquiring the same members take turns inside the client: one waits in Redis, the others
+     * in line; one whose wait ends in line leaves it with nothing sent, and the line goes on.
+     */
+    @Test
+    void ownersOfOneClientTakeTurnsAndOneTimedOutInLineLeavesIt(LockClient client, LockClient other)
+            throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        DistributedLock blocker = other.getLock(a);
+        blocker.lock();
+        Future<Boolean> first = workers.submit(() -> {
+            boolean held = multi.tryLock(20, SECONDS);
+            if (held) {
+                multi.unlock();
+            }
+            return held;
+        });
+        Thread.sleep(200); // first waits in Redis
+        long before = raw.scriptCalls();
+        assertThat(workers.call(Duration.ofSeconds(10), () -> multi.tryLock(300, MILLISECONDS)))
+                .as("out of time in line").isFalse();
+        assertThat(raw.scriptCalls() - before).as("nothing sent while in line").isZero();
+        Future<Boolean> third = workers.submit(() -> {
+            boolean held = multi.tryLock(20, SECONDS);
+            if (held) {
+                multi.unlock();
+            }
+            return held;
+        });
+        Thread.sleep(200);
+        blocker.unlock();
+        assertThat(Workers.get(first, Duration.ofSeconds(20))).isTrue();
+        assertThat(Workers.get(third, Duration.ofSeconds(20))).as("the line goes on").isTrue();
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+    }
+
     /** Overlapping groups from two clients: never two owners inside one name, and every round completes. */
     @Test
     void overlappingGroupsFromTwoClientsExcludeEachOther(LockClient one, LockClient two) throws Exception {

@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The public lock API for one owner, over the one lock implementation ({@link RedisLock}): argument checks, sync
@@ -47,26 +48,28 @@ public abstract class LockApi implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException("lock '" + name() + "': interrupted before acquiring");
         }
-        return awaitOrAbandon(services().waits, core().startAcquire(waitNanos, leaseMs, owner()));
+        AcquireLoop loop = core().startAcquire(waitNanos, leaseMs, owner());
+        return awaitOrAbandon(services().waits, loop.result(), loop::abandon);
     }
 
     /**
-     * Waits for {@code loop}'s result; on interrupt abandons the acquisition, waits until nothing of it is left in
+     * Waits for an acquisition's result; on interrupt abandons the acquisition, waits until nothing of it is left in
      * Redis, and throws {@link InterruptedException} (the flag cleared).
      */
-    static boolean awaitOrAbandon(SyncWaits waits, AcquireLoop loop) throws InterruptedException {
+    static boolean awaitOrAbandon(SyncWaits waits, CompletableFuture<Boolean> result,
+                                  Supplier<CompletableFuture<?>> abandon) throws InterruptedException {
         try {
-            return waits.await(loop.result());
+            return waits.await(result);
         } catch (InterruptedException e) {
-            waits.awaitUninterruptibly(loop.abandon());
+            waits.awaitUninterruptibly(abandon.get());
             Thread.interrupted();
             throw e;
         }
     }
 
     private <T> CompletableFuture<T> toCaller(AcquireLoop loop, long ownerId, CompletableFuture<T> internal) {
-        return toCaller(services().executor, loop, cleanup -> services().holds.trackCleanup(core().holdId(ownerId),
-                cleanup), internal);
+        return toCaller(services().executor, loop == null ? null : loop::abandon,
+                cleanup -> services().holds.trackCleanup(core().holdId(ownerId), cleanup), internal);
     }
 
     /**
@@ -74,9 +77,9 @@ public abstract class LockApi implements DistributedLock {
      * acquisition of the lock waits for what the abandoned one leaves to clean up ({@code trackCleanup}, given the
      * cleanup; {@link io.dlock.internal.lease.HoldTable#trackCleanup}).
      *
-     * @param loop the acquisition, or null for another operation
+     * @param abandon abandons the acquisition, or null for another operation
      */
-    static <T> CompletableFuture<T> toCaller(Executor executor, AcquireLoop loop,
+    static <T> CompletableFuture<T> toCaller(Executor executor, Supplier<CompletableFuture<?>> abandon,
                                              Consumer<CompletableFuture<?>> trackCleanup,
                                              CompletableFuture<T> internal) {
         CompletableFuture<T> exposed = new CompletableFuture<>();
@@ -87,10 +90,10 @@ public abstract class LockApi implements DistributedLock {
                 exposed.complete(value);
             }
         }, executor);
-        if (loop != null) {
+        if (abandon != null) {
             exposed.whenComplete((value, error) -> {
                 if (exposed.isCancelled()) {
-                    trackCleanup.accept(loop.abandon());
+                    trackCleanup.accept(abandon.get());
                 }
             });
         }

@@ -58,6 +58,10 @@ public final class LockServices {
     final HoldTable holds;
     /** The lost-reply rule over {@link #holds}, for every kind. */
     final PendingAcquisitions pending;
+    /** The client's timer. */
+    final TaskScheduler scheduler;
+    /** Owners of this client waiting for the same plain locks in one script take turns ({@link PlainLockGroup}). */
+    final GroupTurns groupTurns = new GroupTurns();
     /** Where locks and the renewer report events: the client's lock event listeners (none at first). */
     final EventSink events = new EventSink();
     private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
@@ -80,6 +84,7 @@ public final class LockServices {
         this.renewer = renewer;
         this.holds = renewer.holds();
         this.pending = new PendingAcquisitions(holds);
+        this.scheduler = scheduler;
         this.executor = executor;
         this.publishCommand = publishCommand;
         this.hashFieldRenewal = new HashFieldRenewal(scripts);

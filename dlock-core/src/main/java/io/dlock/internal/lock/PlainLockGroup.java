@@ -38,6 +38,8 @@ public final class PlainLockGroup {
     private final List<RedisLock> members;
     private final String[] keys;
     private final List<String> channels;
+    /** The line of this client's owners acquiring these members ({@link GroupTurns}): their names in order. */
+    private final String line;
 
     private PlainLockGroup(LockServices services, String name, List<RedisLock> members) {
         this.services = services;
@@ -45,6 +47,7 @@ public final class PlainLockGroup {
         this.members = List.copyOf(members);
         this.keys = members.stream().map(m -> m.name).toArray(String[]::new);
         this.channels = members.stream().map(m -> m.protocol.wakeupChannel(0)).toList();
+        this.line = String.join("\n", keys);
     }
 
     /**
@@ -85,12 +88,13 @@ public final class PlainLockGroup {
     public boolean acquire(long waitNanos, long leaseMs, long ownerId, boolean interruptible)
             throws InterruptedException {
         if (!interruptible) {
-            return services.waits.awaitUninterruptibly(start(waitNanos, leaseMs, ownerId).result());
+            return services.waits.awaitUninterruptibly(start(waitNanos, leaseMs, ownerId).result);
         }
         if (Thread.interrupted()) {
             throw new InterruptedException(name + ": interrupted before acquiring");
         }
-        return LockApi.awaitOrAbandon(services.waits, start(waitNanos, leaseMs, ownerId));
+        Turn turn = start(waitNanos, leaseMs, ownerId);
+        return LockApi.awaitOrAbandon(services.waits, turn.result, turn::abandon);
     }
 
     /**
@@ -99,28 +103,132 @@ public final class PlainLockGroup {
      */
     public CompletableFuture<Boolean> acquireAsync(long waitNanos, long leaseMs, long ownerId) {
         try {
-            AcquireLoop loop = start(waitNanos, leaseMs, ownerId);
-            return LockApi.toCaller(services.executor, loop, cleanup -> trackCleanup(ownerId, cleanup),
-                    loop.result());
+            Turn turn = start(waitNanos, leaseMs, ownerId);
+            return LockApi.toCaller(services.executor, turn::abandon, cleanup -> trackCleanup(ownerId, cleanup),
+                    turn.result);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    private AcquireLoop start(long waitNanos, long leaseMs, long ownerId) {
+    private Turn start(long waitNanos, long leaseMs, long ownerId) {
         services.checkOpen(name);
         long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
                 : services.renewer.nanoTime() + waitNanos;
+        return new Turn(deadline, waitNanos == 0, leaseMs, ownerId);
+    }
+
+    /**
+     * One acquisition of the group: it waits for its turn among this client's owners acquiring the same members
+     * ({@link GroupTurns}; a single attempt does not), then runs the one {@link AcquireLoop}, whose end (acquired or
+     * not) gives the turn to the next. Given up before its turn came (deadline, interrupt, cancellation), it leaves the
+     * line having sent nothing.
+     */
+    private final class Turn {
+        final CompletableFuture<Boolean> result = new CompletableFuture<>();
+        private final long deadline;
+        private final boolean singleAttempt;
+        private final long leaseMs;
+        private final long ownerId;
+        private final CompletableFuture<Void> place;
+        /** Guarded by this: the loop once the turn came; whether the acquisition ended before. */
+        private AcquireLoop loop;
+        private boolean endedInLine;
+        private volatile Runnable cancelTimer = () -> { };
+
+        Turn(long deadline, boolean singleAttempt, long leaseMs, long ownerId) {
+            this.deadline = deadline;
+            this.singleAttempt = singleAttempt;
+            this.leaseMs = leaseMs;
+            this.ownerId = ownerId;
+            this.place = singleAttempt ? CompletableFuture.completedFuture(null) : services.groupTurns.enter(line);
+            if (!place.isDone() && deadline != AcquireLoop.NO_DEADLINE) {
+                cancelTimer = services.scheduler.schedule(() -> endInLine(false),
+                        Math.max(0, deadline - services.renewer.nanoTime()));
+            }
+            place.thenRun(this::begin);
+        }
+
+        private void begin() {
+            AcquireLoop started;
+            synchronized (this) {
+                if (endedInLine) {
+                    return;
+                }
+                try {
+                    loop = newLoop(deadline, singleAttempt, leaseMs, ownerId);
+                } catch (RuntimeException e) {
+                    endedInLine = true;
+                    leaveLine();
+                    result.completeExceptionally(e);
+                    return;
+                }
+                started = loop;
+            }
+            cancelTimer.run();
+            started.result().whenComplete((acquired, error) -> {
+                leaveLine();
+                if (error != null) {
+                    result.completeExceptionally(error);
+                } else {
+                    result.complete(acquired);
+                }
+            });
+            startAfterCleanups(0, ownerId, started);
+        }
+
+        /** Ends the acquisition before its turn came: {@code false} at the deadline; nothing was sent. */
+        private void endInLine(boolean cancelled) {
+            synchronized (this) {
+                if (loop != null || endedInLine) {
+                    return;
+                }
+                endedInLine = true;
+            }
+            leaveLine();
+            if (cancelled) {
+                result.cancel(false);
+            } else {
+                result.complete(false);
+            }
+        }
+
+        /** Gives up: in line, leaves it; with its turn, abandons the loop (which gives back a late acquisition). */
+        CompletableFuture<Void> abandon() {
+            AcquireLoop running;
+            synchronized (this) {
+                running = loop;
+            }
+            if (running == null) {
+                endInLine(true);
+                synchronized (this) {
+                    running = loop;
+                }
+                if (running == null) {
+                    return CompletableFuture.completedFuture(null);
+                }
+            }
+            return running.abandon();
+        }
+
+        private void leaveLine() {
+            if (!singleAttempt) {
+                services.groupTurns.leave(line, place);
+            }
+        }
+    }
+
+    private AcquireLoop newLoop(long deadline, boolean singleAttempt, long leaseMs, long ownerId) {
+        services.checkOpen(name);
         // each member's acquisition is reported to the lock event listeners as if taken alone (metrics, tracing)
         List<LockEventListener.Acquisition> followed = members.stream()
                 .map(m -> services.events.get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
         AcquireLoop.Steps steps = new AcquireLoop.Steps(name, () -> attempt(ownerId, leaseMs, followed),
                 () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, true, null,
                 cleanup -> trackCleanup(ownerId, cleanup));
-        AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
+        AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, singleAttempt);
         loop.result().whenComplete((acquired, error) -> followed.forEach(f -> EventSink.ended(f, acquired, error)));
         services.register(loop);
-        startAfterCleanups(0, ownerId, loop);
         return loop;
     }
 

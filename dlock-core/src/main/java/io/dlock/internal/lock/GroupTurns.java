@@ -1,0 +1,63 @@
+package io.dlock.internal.lock;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The lines in which owners of one client take turns to acquire the same {@link PlainLockGroup}: only the first of a
+ * line attempts and sleeps in Redis; the others wait inside the client until it has the locks or gave up. Without
+ * it, every owner waiting for the same members would be woken by every member's unlock message and send an attempt
+ * that all but one lose (the waiters of one channel all wake on each of its messages, see
+ * {@link io.dlock.internal.wakeup.WakeupHub#joinAll}).
+ *
+ * <p>Invariant: the turn of a line's head is complete, no other turn of that line is; a line with no turns is gone.
+ * Thread-safe; no lock is held while a turn is handed over (its callbacks run then).
+ */
+final class GroupTurns {
+    private final Map<String, Deque<CompletableFuture<Void>>> lines = new HashMap<>();
+
+    /** @return a place in {@code line}: its future completes when it is this place's turn (at once when first) */
+    CompletableFuture<Void> enter(String line) {
+        CompletableFuture<Void> turn = new CompletableFuture<>();
+        boolean first;
+        synchronized (this) {
+            Deque<CompletableFuture<Void>> places = lines.computeIfAbsent(line, key -> new ArrayDeque<>());
+            places.addLast(turn);
+            first = places.size() == 1;
+        }
+        if (first) {
+            turn.complete(null);
+        }
+        return turn;
+    }
+
+    /** Leaves {@code line} (its turn over, or given up before it came); the next place's turn comes if it was first. */
+    void leave(String line, CompletableFuture<Void> turn) {
+        CompletableFuture<Void> next = null;
+        synchronized (this) {
+            Deque<CompletableFuture<Void>> places = lines.get(line);
+            if (places == null) {
+                return;
+            }
+            boolean wasFirst = places.peekFirst() == turn;
+            places.remove(turn);
+            if (places.isEmpty()) {
+                lines.remove(line);
+            } else if (wasFirst) {
+                next = places.peekFirst();
+            }
+        }
+        if (next != null) {
+            next.complete(null);
+        }
+    }
+
+    /** @return owners in {@code line} (the one whose turn it is included) */
+    synchronized int size(String line) {
+        Deque<CompletableFuture<Void>> places = lines.get(line);
+        return places == null ? 0 : places.size();
+    }
+}
