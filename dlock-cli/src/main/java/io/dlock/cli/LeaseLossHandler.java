@@ -3,6 +3,8 @@ package io.dlock.cli;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * How a {@code dlock run} answers the end of its hold while the command runs: the {@link LeaseGuard}'s stop time
  * (the hold is about to expire: not renewed in time, or a fixed lease) and the library's lease-lost events (removed,
@@ -10,6 +12,14 @@ import io.dlock.LeaseLostListener;
  * command is stopped in the background (the run then exits 76); with {@code warn} the command runs on.
  */
 final class LeaseLossHandler implements LeaseLostListener {
+    /**
+     * A hold found gone (removed, or a renewal refused) is valid for 0 at once, while the library's report of why
+     * reaches {@link #leaseLost} on the client's executor a moment later: the lease guard, which may see the 0 first,
+     * leaves the telling to that report for this long. The hold is gone either way; the command is stopped by
+     * whichever acts.
+     */
+    private static final long LOSS_REPORT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
     private final RunSettings settings;
     private final RunHold hold;
     private final RunState state;
@@ -30,6 +40,9 @@ final class LeaseLossHandler implements LeaseLostListener {
      * ended before then (SIGKILL no later than the plan's kill time).
      */
     void onStopTime(long validForNanos) {
+        if (validForNanos <= 0 && state.awaitLoss(LOSS_REPORT_WAIT_NANOS)) {
+            return; // the library dropped the hold before its stop time and said why: leaseLost() acted on it
+        }
         Process process = state.expiring(hold.expired());
         if (process == null) {
             return;

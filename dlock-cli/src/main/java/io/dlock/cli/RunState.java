@@ -3,6 +3,7 @@ package io.dlock.cli;
 import io.dlock.LeaseLostEvent;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -140,7 +141,28 @@ final class RunState {
         }
         lost = event;
         stoppedForLeaseLoss = stopsCommand && child != null && child.isAlive();
+        notifyAll();
         return true;
+    }
+
+    /**
+     * Waits up to {@code nanos} for the library's report of a loss ({@link #recordLoss}).
+     *
+     * @return whether a loss is recorded
+     */
+    synchronized boolean awaitLoss(long nanos) {
+        long end = System.nanoTime() + nanos;
+        long left = nanos;
+        while (lost == null && left > 0) {
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            left = end - System.nanoTime();
+        }
+        return lost != null;
     }
 
     /**
