@@ -129,8 +129,8 @@ class MultiLockOneSlotIT extends MultiLockIT {
         assertThat(thread.isAlive()).isFalse();
         assertThat(raw.exists(b)).isFalse();
         blocker.unlock();
-        Thread.sleep(200);
-        assertThat(raw.exists(a) || raw.exists(b)).as("nothing taken after the interrupt").isFalse();
+        io.dlock.redisprocess.Await.during(Duration.ofMillis(500), () -> !raw.exists(a) && !raw.exists(b),
+                "nothing taken after the interrupt");
         assertThat(client.heldLocks()).isEmpty();
     }
 
@@ -144,8 +144,8 @@ class MultiLockOneSlotIT extends MultiLockIT {
         Thread.sleep(200);
         waiting.cancel(false);
         blocker.unlock();
-        Thread.sleep(300);
-        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+        io.dlock.redisprocess.Await.during(Duration.ofMillis(500), () -> !raw.exists(a) && !raw.exists(b),
+                "nothing taken after the cancellation");
         assertThat(multi.tryLockAsync(0, -1, MILLISECONDS, owner).get(5, SECONDS)).isTrue();
         multi.unlockAsync(owner).get(5, SECONDS);
     }
@@ -167,7 +167,17 @@ class MultiLockOneSlotIT extends MultiLockIT {
             }
             return held;
         });
-        Thread.sleep(200); // first waits in Redis
+        // first waits in Redis: its attempts (before and after subscribing) are over once the count stands still
+        long[] seen = {-1};
+        io.dlock.redisprocess.Await.until(Duration.ofSeconds(10), () -> {
+            long now = raw.scriptCalls();
+            boolean still = now == seen[0];
+            seen[0] = now;
+            if (!still) {
+                Thread.sleep(100);
+            }
+            return still;
+        }, "the first owner's attempts to settle");
         long before = raw.scriptCalls();
         assertThat(workers.call(Duration.ofSeconds(10), () -> multi.tryLock(300, MILLISECONDS)))
                 .as("out of time in line").isFalse();
