@@ -39,41 +39,71 @@ public final class Errors {
         return t;
     }
 
-    /**
-     * Exceptions of the API contract ({@link IllegalMonitorStateException}, {@link IllegalArgumentException},
-     * {@link LockException}, cancellation) pass unchanged; a script's refusal to touch a key that is not a lock
-     * becomes a {@link NotALockException}; other Redis and transport failures become a {@link LockException} naming
-     * the lock, the operation and the Redis error.
-     */
+    /** {@link #toApi(Throwable, String, String, String)} for a lock. */
     public static RuntimeException toApi(Throwable error, String lockName, String operation) {
+        return toApi(error, "lock", lockName, operation);
+    }
+
+    /**
+     * The one error mapper of every kind (locks, semaphores, latches, multi-locks). Exceptions of the API contract
+     * ({@link IllegalMonitorStateException}, {@link IllegalArgumentException}, {@link IllegalStateException},
+     * {@link LockException}, cancellation) pass unchanged; a script's refusal to touch a key that is not of the kind
+     * (the {@code WRONGTYPE dlock:} and {@code DLOCK_NOT_A_…} codes of the fragments {@code wrong_type},
+     * {@code not_a_lock}, {@code permit_count}, {@code latch_count}, which every script checks its object's key with
+     * before it writes) becomes a {@link NotALockException} naming the type; a change refused for its range
+     * ({@code DLOCK_OUT_OF_RANGE}) an {@link IllegalArgumentException}; other Redis and transport failures, Redis's
+     * own {@code WRONGTYPE} included (it names no key, and may concern an auxiliary key of the object), a
+     * {@link LockException}. Each message starts with the kind and the name
+     * ({@code semaphore 'cart': acquire failed: …}).
+     *
+     * @param kind what the object is, as messages name it: "lock", "semaphore", "count-down latch", …
+     */
+    public static RuntimeException toApi(Throwable error, String kind, String name, String operation) {
         Throwable t = unwrap(error);
         if (t instanceof LockException || t instanceof IllegalMonitorStateException
-                || t instanceof IllegalArgumentException || t instanceof NullPointerException
-                || t instanceof CancellationException || t instanceof UnsupportedOperationException) {
+                || t instanceof IllegalArgumentException || t instanceof IllegalStateException
+                || t instanceof NullPointerException || t instanceof CancellationException
+                || t instanceof UnsupportedOperationException) {
             return (RuntimeException) t;
+        }
+        String what = kind + " '" + name + "': ";
+        String outOfRange = codeText(t, OUT_OF_RANGE);
+        if (outOfRange != null) {
+            return new IllegalArgumentException(what + operation + " refused: " + outOfRange, t);
         }
         String refusal = notALockRefusal(t);
         if (refusal != null) {
-            return new NotALockException(lockName, "lock '" + lockName + "': " + operation + " refused: " + refusal,
-                    t);
+            return new NotALockException(name, what + operation + " refused: " + refusal, t);
         }
-        return new LockException(lockName, "lock '" + lockName + "': " + operation + " failed: " + describe(t), t);
+        return new LockException(name, what + operation + " failed: " + describe(t), t);
     }
 
-    /** The error codes with which the scripts refuse a key that is not a lock (the fragment {@code not_a_lock}). */
-    private static final String[] NOT_A_LOCK_CODES = {"WRONGTYPE dlock: ", "DLOCK_NOT_A_LOCK dlock: "};
+    /** The error codes with which the scripts refuse a key that is not of their kind. */
+    private static final String[] NOT_A_LOCK_CODES = {"WRONGTYPE dlock: ", "DLOCK_NOT_A_LOCK dlock: ",
+            "DLOCK_NOT_A_SEMAPHORE dlock: ", "DLOCK_NOT_A_LATCH dlock: "};
+
+    /** The error code with which the scripts refuse a change that takes a count out of its range. */
+    private static final String OUT_OF_RANGE = "DLOCK_OUT_OF_RANGE dlock: ";
+
+    private static String codeText(Throwable t, String code) {
+        if (t instanceof RedisCommandExecutionException && t.getMessage() != null) {
+            int at = t.getMessage().indexOf(code);
+            if (at >= 0) {
+                return t.getMessage().substring(at + code.length());
+            }
+        }
+        return null;
+    }
 
     /**
      * @return the text after the code of a script's "not a lock" refusal ({@code "the key holds a hash that is not a
      *         lock; nothing was changed"}), or null when {@code t} is no such refusal
      */
     static String notALockRefusal(Throwable t) {
-        if (t instanceof RedisCommandExecutionException && t.getMessage() != null) {
-            for (String code : NOT_A_LOCK_CODES) {
-                int at = t.getMessage().indexOf(code);
-                if (at >= 0) {
-                    return t.getMessage().substring(at + code.length());
-                }
+        for (String code : NOT_A_LOCK_CODES) {
+            String text = codeText(t, code);
+            if (text != null) {
+                return text;
             }
         }
         return null;
@@ -117,7 +147,7 @@ public final class Errors {
     private static final String[] TRANSIENT_ERROR_CODES = {"READONLY", "CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN",
             "LOADING", "BUSY"};
 
-    static String describe(Throwable t) {
+    public static String describe(Throwable t) {
         if (t instanceof RedisCommandTimeoutException) {
             return "Redis did not answer in time (" + t.getMessage() + ")";
         }

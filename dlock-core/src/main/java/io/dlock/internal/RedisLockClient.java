@@ -24,7 +24,10 @@ import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
-import io.dlock.internal.lock.SyncWaits;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.Outage;
+import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.semaphore.RedisLeasedSemaphore;
@@ -84,6 +87,8 @@ public final class RedisLockClient implements LockClient {
     private final WakeupHub wakeups;
     private final LeaseRenewer renewer;
     private final LockServices services;
+    /** Everything in flight of every kind (the one close rule), how loops wait and how sync calls block. */
+    private final Acquisitions acquisitions;
     /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
     private final SemaphoreServices semaphores;
     private final LockInspector inspector;
@@ -109,18 +114,21 @@ public final class RedisLockClient implements LockClient {
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
+        this.acquisitions = new Acquisitions(new AcquireLoop.Waiting(wakeups, renewer::nanoTime, watchdogMs,
+                new Outage(scheduler)), new SyncWaits(config.tuning().spinWait().toNanos()));
         this.services = new LockServices(id, transport.commands(), scripts, wakeups, renewer, executor,
                 transport.publishCommand(), config.fairLockWaitTimeout().toMillis(), Clock.systemUTC(), scheduler,
-                replicaSync, new SyncWaits(config.tuning().spinWait().toNanos()),
+                replicaSync, acquisitions,
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.inspector = new LockInspector(scripts);
         this.semaphoreInspector = new SemaphoreInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
                 transport::slot, watchdogMs / 3, services.events()::get);
-        this.semaphores = new SemaphoreServices(transport.commands(), scripts, wakeups, scheduler, System::nanoTime,
-                executor, transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(), watchdogMs,
-                Clock.systemUTC(), this::dispatchLeaseLost, services.events()::get);
+        this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
+                transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
+                grantMarkMillis(config.commandTimeout().toMillis()), watchdogMs, Clock.systemUTC(),
+                this::dispatchLeaseLost, services.events()::get);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -456,7 +464,7 @@ public final class RedisLockClient implements LockClient {
 
     /** @return acquisitions of semaphores now waiting, and leased permits held (for tests and inspection) */
     public int[] semaphoreActivity() {
-        return new int[] {semaphores.waitingCount(), semaphores.heldPermitCount()};
+        return new int[] {acquisitions.waitingCount(), semaphores.heldPermitCount()};
     }
 
     /** @return how many owners of this client wait inside it behind another of its owners on {@code lockName} */
@@ -478,10 +486,13 @@ public final class RedisLockClient implements LockClient {
         renewer.close();
         latches.close();
         semaphores.close();
-        CompletableFuture<Void> waitersDone = services.close();
+        services.close();
+        CompletableFuture<Void> waitersDone = acquisitions.close();
         try {
-            // give-up scripts of failed waiters (a fair waiter's queue entry) go out before the connections close
-            waitersDone.get(config.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+            // what failed waiters leave to clean up (a fair waiter's queue entry, a grant their in-flight attempt
+            // brings, an unanswered attempt's possible take) goes out and is answered before the connections close:
+            // an attempt in flight answers within a command timeout, and its give-back within another
+            waitersDone.get(2 * config.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
@@ -497,6 +508,14 @@ public final class RedisLockClient implements LockClient {
     @Override
     public String toString() {
         return "LockClient{" + id + " @ " + transport.describe() + "}";
+    }
+
+    /**
+     * How long a plain semaphore's grant mark lives: long enough that the give-back of an attempt whose reply was lost
+     * (sent at once, after a command timeout or a reconnect) finds it; short enough that marks do not pile up.
+     */
+    static long grantMarkMillis(long commandTimeoutMs) {
+        return Math.max(15_000, 4 * commandTimeoutMs);
     }
 
     private static ThreadFactory daemonThreads(String prefix) {

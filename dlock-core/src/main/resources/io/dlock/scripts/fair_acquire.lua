@@ -46,6 +46,10 @@ local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
+local wrong = wrong_type(KEYS[1])
+if wrong then
+    return wrong
+end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[8])) then
     return HOLD_GONE
 end

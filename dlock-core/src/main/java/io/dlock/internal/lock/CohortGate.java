@@ -1,5 +1,8 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.LocalTurn;
+
 import java.util.function.BooleanSupplier;
 
 /**
@@ -44,17 +47,17 @@ final class CohortGate implements AcquireLoop.LocalGate {
     }
 
     @Override
-    public LocalWaiter queue(long maxWaitNanos) {
+    public LocalTurn queue(long maxWaitNanos) {
         LocalCohort cohort = cohorts.find(name);
         return cohort == null || !placeInRedis.getAsBoolean() ? null
                 : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos, shared);
     }
 
     @Override
-    public void leave(LocalWaiter waiter) {
+    public void leave(LocalTurn waiter) {
         LocalCohort cohort = cohorts.find(name);
         if (cohort != null) {
-            cohort.leave(waiter);
+            cohort.leave((LocalWaiter) waiter);
             cohorts.tidy(name, cohort);
         }
     }

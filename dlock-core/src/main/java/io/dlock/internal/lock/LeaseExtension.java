@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.Args;
 import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
@@ -39,7 +40,7 @@ final class LeaseExtension {
      * @throws IllegalArgumentException when {@code lease} is out of range; nothing is sent
      */
     static CompletableFuture<Void> extend(RedisLock lock, long ownerId, Duration lease) {
-        long leaseMs = TimeArgs.extensionMillis(lock.name, lease);
+        long leaseMs = Args.extensionMillis(lock.name, lease);
         LockServices services = lock.services;
         LockProtocol protocol = lock.protocol;
         String field = protocol.holdField(ownerId);

@@ -1,5 +1,7 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalTurn;
+
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.TaskScheduler;
 
@@ -199,7 +201,7 @@ final class LocalCohort {
             long now = nanoTime.getAsLong();
             back.forEach(waiter -> scheduleCheck(waiter, now));
         }
-        receiver.end(LocalWaiter.Turn.HANDED_OVER);
+        receiver.end(LocalTurn.Turn.HANDED_OVER);
         left.forEach(LocalWaiter::sendToRedis);
     }
 
@@ -212,7 +214,7 @@ final class LocalCohort {
             settle(reserved);
             holder.forget();
         }
-        reserved.forEach(waiter -> waiter.end(LocalWaiter.Turn.HANDED_OVER));
+        reserved.forEach(waiter -> waiter.end(LocalTurn.Turn.HANDED_OVER));
     }
 
     /** The hand-off did not happen (or its outcome is unknown): every reserved waiter asks Redis. */

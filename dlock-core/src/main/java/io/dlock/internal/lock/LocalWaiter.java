@@ -1,21 +1,20 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalTurn;
+
 import java.util.concurrent.CompletableFuture;
 
 /** One owner of a client waiting in a {@link LocalCohort} behind another owner of the same client. */
-final class LocalWaiter {
-    /** How a local wait ends. */
-    enum Turn {
-        /** The lock was handed to this waiter's owner (recorded with the renewer): it holds it, Redis was not asked. */
-        HANDED_OVER,
-        /** The waiter should attempt in Redis (holder gone, time up, caller gone, hand-off failed). */
-        ATTEMPT_IN_REDIS
-    }
-
+final class LocalWaiter implements LocalTurn {
     final long ownerId;
     final long leaseMs;
     /** Completes exactly once, when the waiter leaves the queue or its reserved hand-off is settled. */
     final CompletableFuture<Turn> turn = new CompletableFuture<>();
+
+    @Override
+    public CompletableFuture<Turn> turn() {
+        return turn;
+    }
     /** When the waiter's caller stops waiting ({@link System#nanoTime} scale), or null without limit. */
     final Long deadlineNanos;
     /**

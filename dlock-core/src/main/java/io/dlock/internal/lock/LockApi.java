@@ -1,5 +1,9 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.Args;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Callers;
+
 import io.dlock.DistributedLock;
 import io.dlock.LockOwner;
 import io.dlock.internal.Errors;
@@ -49,55 +53,12 @@ public abstract class LockApi implements DistributedLock {
             throw new InterruptedException("lock '" + name() + "': interrupted before acquiring");
         }
         AcquireLoop loop = core().startAcquire(waitNanos, leaseMs, owner());
-        return awaitOrAbandon(services().waits, loop.result(), loop::abandon);
-    }
-
-    /**
-     * Waits for an acquisition's result; on interrupt abandons the acquisition, waits until nothing of it is left in
-     * Redis, and throws {@link InterruptedException} (the flag cleared).
-     */
-    static boolean awaitOrAbandon(SyncWaits waits, CompletableFuture<Boolean> result,
-                                  Supplier<CompletableFuture<?>> abandon) throws InterruptedException {
-        try {
-            return waits.await(result);
-        } catch (InterruptedException e) {
-            waits.awaitUninterruptibly(abandon.get());
-            Thread.interrupted();
-            throw e;
-        }
+        return services().waits.awaitOrAbandon(loop.result(), loop::abandon);
     }
 
     private <T> CompletableFuture<T> toCaller(AcquireLoop loop, long ownerId, CompletableFuture<T> internal) {
-        return toCaller(services().executor, loop == null ? null : loop::abandon,
-                cleanup -> services().holds.trackCleanup(core().holdId(ownerId), cleanup), internal);
-    }
-
-    /**
-     * The caller's future completes on the client's executor. Cancelling it abandons the acquisition; the owner's next
-     * acquisition of the lock waits for what the abandoned one leaves to clean up ({@code trackCleanup}, given the
-     * cleanup; {@link io.dlock.internal.lease.HoldTable#trackCleanup}).
-     *
-     * @param abandon abandons the acquisition, or null for another operation
-     */
-    static <T> CompletableFuture<T> toCaller(Executor executor, Supplier<CompletableFuture<?>> abandon,
-                                             Consumer<CompletableFuture<?>> trackCleanup,
-                                             CompletableFuture<T> internal) {
-        CompletableFuture<T> exposed = new CompletableFuture<>();
-        internal.whenCompleteAsync((value, error) -> {
-            if (error != null) {
-                exposed.completeExceptionally(Errors.unwrap(error));
-            } else {
-                exposed.complete(value);
-            }
-        }, executor);
-        if (abandon != null) {
-            exposed.whenComplete((value, error) -> {
-                if (exposed.isCancelled()) {
-                    trackCleanup.accept(abandon.get());
-                }
-            });
-        }
-        return exposed;
+        return Callers.toCaller(services().executor, loop == null ? null : loop::abandon,
+                cleanup -> services().holds.trackCleanup(core().holdId(ownerId), cleanup), internal, Errors::unwrap);
     }
 
     private <T> CompletableFuture<T> toCaller(CompletableFuture<T> internal) {
@@ -127,7 +88,7 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public void lock(long leaseTime, TimeUnit unit) {
-        acquireUninterruptibly(TimeArgs.leaseMillis(name(), leaseTime, unit));
+        acquireUninterruptibly(Args.leaseMillis(name(), leaseTime, unit));
     }
 
     @Override
@@ -137,7 +98,7 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
-        acquireInterruptibly(WAIT_FOREVER, TimeArgs.leaseMillis(name(), leaseTime, unit));
+        acquireInterruptibly(WAIT_FOREVER, Args.leaseMillis(name(), leaseTime, unit));
     }
 
     @Override
@@ -148,13 +109,13 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
-        return acquireInterruptibly(TimeArgs.waitNanos(name(), waitTime, unit), LEASE_WATCHDOG);
+        return acquireInterruptibly(Args.waitNanos(name(), waitTime, unit), LEASE_WATCHDOG);
     }
 
     @Override
     public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-        long waitNanos = TimeArgs.waitNanos(name(), waitTime, unit);
-        return acquireInterruptibly(waitNanos, TimeArgs.leaseMillis(name(), leaseTime, unit));
+        long waitNanos = Args.waitNanos(name(), waitTime, unit);
+        return acquireInterruptibly(waitNanos, Args.leaseMillis(name(), leaseTime, unit));
     }
 
     @Override
@@ -236,7 +197,7 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
-        long leaseMs = TimeArgs.leaseMillis(name(), leaseTime, unit);
+        long leaseMs = Args.leaseMillis(name(), leaseTime, unit);
         try {
             AcquireLoop loop = core().startAcquire(WAIT_FOREVER, leaseMs, ownerId);
             return toCaller(loop, ownerId, loop.result().thenApply(acquired -> (Void) null));
@@ -257,8 +218,8 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
-        long waitNanos = TimeArgs.waitNanos(name(), waitTime, unit);
-        long leaseMs = TimeArgs.leaseMillis(name(), leaseTime, unit);
+        long waitNanos = Args.waitNanos(name(), waitTime, unit);
+        long leaseMs = Args.leaseMillis(name(), leaseTime, unit);
         try {
             AcquireLoop loop = core().startAcquire(waitNanos, leaseMs, ownerId);
             return toCaller(loop, ownerId, loop.result());

@@ -1,6 +1,10 @@
 package io.dlock.internal.lock;
 
-import io.dlock.LockException;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.PendingAcquisitions;
+import io.dlock.internal.acquire.SyncWaits;
+
 import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
@@ -10,11 +14,6 @@ import io.dlock.internal.wakeup.WakeupHub;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -54,9 +53,11 @@ public final class LockServices {
     final LocalCohorts cohorts;
     /** Blocking waits of the sync API (spin-then-park). */
     final SyncWaits waits;
+    /** Everything in flight of the client, every kind: registered loops, close (the one close rule). */
+    final Acquisitions acquisitions;
     /** Everything this client knows about its holds (the renewer's table). */
     final HoldTable holds;
-    /** The lost-reply rule over {@link #holds}, for every kind. */
+    /** The lost-reply rule over {@link #holds}, for every lock kind. */
     final PendingAcquisitions pending;
     /** The client's timer. */
     final TaskScheduler scheduler;
@@ -64,19 +65,17 @@ public final class LockServices {
     final GroupTurns groupTurns = new GroupTurns();
     /** Where locks and the renewer report events: the client's lock event listeners (none at first). */
     final EventSink events = new EventSink();
-    private final Set<AcquireLoop> waiting = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
 
     /**
      * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
      * @param scheduler      the client's timer (retry pauses during outages)
-     * @param waits          how sync calls block
+     * @param acquisitions   the client's registry of what is in flight, its loops' waiting and its sync waits
      * @param maxLocalHandoffs the most hand-offs of an exclusive lock between this client's owners in a row
      */
     public LockServices(String clientId, RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
                         WakeupHub wakeups, LeaseRenewer renewer, Executor executor, String publishCommand,
                         long fairLockWaitMs, Clock clock, TaskScheduler scheduler, ReplicaSync replicaSync,
-                        SyncWaits waits, int maxLocalHandoffs) {
+                        Acquisitions acquisitions, int maxLocalHandoffs) {
         this.clientId = clientId;
         this.redis = redis;
         this.scripts = scripts;
@@ -92,9 +91,9 @@ public final class LockServices {
         this.fairLockWaitMs = fairLockWaitMs;
         this.clock = clock;
         this.replicaSync = replicaSync;
-        this.loopWaiting = new AcquireLoop.Waiting(wakeups, renewer::nanoTime, renewer.watchdogMs(),
-                new Outage(scheduler));
-        this.waits = waits;
+        this.acquisitions = acquisitions;
+        this.loopWaiting = acquisitions.waiting();
+        this.waits = acquisitions.waits();
         this.cohorts = new LocalCohorts(scheduler, renewer::nanoTime,
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, renewer.watchdogMs() / 3)),
                 maxLocalHandoffs, OTHER_CLIENTS_HEAD_START_NANOS, (key, field) -> redis.hexists(key, field).toCompletableFuture());
@@ -108,26 +107,16 @@ public final class LockServices {
     }
 
     void register(AcquireLoop loop) {
-        waiting.add(loop);
-        loop.finished().whenComplete((ok, error) -> waiting.remove(loop));
-        if (closed) {
-            loop.fail(closed(loop.lockName(), "the lock client is closed"));
-        }
-    }
-
-    private static LockException closed(String lockName, String what) {
-        return new LockException(lockName, "lock '" + lockName + "': " + what, null);
+        acquisitions.register(loop);
     }
 
     void checkOpen(String lockName) {
-        if (closed) {
-            throw closed(lockName, "the lock client is closed");
-        }
+        acquisitions.checkOpen("lock", lockName);
     }
 
-    /** @return acquisitions currently waiting or attempting */
+    /** @return acquisitions currently waiting or attempting (every kind of the client) */
     public int waitingCount() {
-        return waiting.size();
+        return acquisitions.waitingCount();
     }
 
     /** @return lock names with local knowledge ({@link LocalCohort}) */
@@ -149,19 +138,8 @@ public final class LockServices {
         cohorts.unlockMessage(channel);
     }
 
-    /**
-     * Fails every waiting acquisition; later calls fail at once.
-     *
-     * @return completes when every failed acquisition has cleaned up after itself (give-up scripts answered)
-     */
-    public CompletableFuture<Void> close() {
-        closed = true;
+    /** Stops the local cohorts' timers; the acquisitions are failed and drained by {@link Acquisitions#close}. */
+    public void close() {
         cohorts.close();
-        List<CompletableFuture<Void>> ends = new ArrayList<>();
-        for (AcquireLoop loop : waiting) {
-            loop.fail(closed(loop.lockName(), "the lock client closed while waiting"));
-            ends.add(loop.finished());
-        }
-        return CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0]));
     }
 }

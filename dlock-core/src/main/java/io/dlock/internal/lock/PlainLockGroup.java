@@ -1,5 +1,9 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.WakeMode;
+import io.dlock.internal.acquire.Callers;
+
 import io.dlock.DistributedLock;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
@@ -94,7 +98,7 @@ public final class PlainLockGroup {
             throw new InterruptedException(name + ": interrupted before acquiring");
         }
         Turn turn = start(waitNanos, leaseMs, ownerId);
-        return LockApi.awaitOrAbandon(services.waits, turn.result, turn::abandon);
+        return services.waits.awaitOrAbandon(turn.result, turn::abandon);
     }
 
     /**
@@ -104,8 +108,8 @@ public final class PlainLockGroup {
     public CompletableFuture<Boolean> acquireAsync(long waitNanos, long leaseMs, long ownerId) {
         try {
             Turn turn = start(waitNanos, leaseMs, ownerId);
-            return LockApi.toCaller(services.executor, turn::abandon, cleanup -> trackCleanup(ownerId, cleanup),
-                    turn.result);
+            return Callers.toCaller(services.executor, turn::abandon, cleanup -> trackCleanup(ownerId, cleanup),
+                    turn.result, Errors::unwrap);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -223,8 +227,8 @@ public final class PlainLockGroup {
         // each member's acquisition is reported to the lock event listeners as if taken alone (metrics, tracing)
         List<LockEventListener.Acquisition> followed = members.stream()
                 .map(m -> services.events.get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
-        AcquireLoop.Steps steps = new AcquireLoop.Steps(name, () -> attempt(ownerId, leaseMs, followed),
-                () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, true, null,
+        AcquireLoop.Steps steps = new AcquireLoop.Steps("lock", name, () -> attempt(ownerId, leaseMs, followed),
+                () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, WakeMode.ALL, null,
                 cleanup -> trackCleanup(ownerId, cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, singleAttempt);
         loop.result().whenComplete((acquired, error) -> followed.forEach(f -> EventSink.ended(f, acquired, error)));

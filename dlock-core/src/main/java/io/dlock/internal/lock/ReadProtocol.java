@@ -1,5 +1,7 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireLoop;
+
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.script.Scripts;

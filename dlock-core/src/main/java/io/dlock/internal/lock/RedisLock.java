@@ -1,5 +1,8 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.WakeMode;
+
 import io.dlock.DistributedLock;
 import io.dlock.LockEventListener;
 import io.dlock.LockException;
@@ -128,9 +131,9 @@ final class RedisLock {
         AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
                 : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
-        AcquireLoop.Steps steps = new AcquireLoop.Steps(name, attempt, () -> release(ownerId),
+        AcquireLoop.Steps steps = new AcquireLoop.Steps("lock", name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> protocol.giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
-                protocol.everyMessageWakesAllWaiters(), protocol.localGate(ownerId, leaseMs),
+                protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, protocol.localGate(ownerId, leaseMs),
                 cleanup -> services.holds.trackCleanup(holdId(ownerId), cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
         if (followed != LockEventListener.Acquisition.IGNORED) {

@@ -149,7 +149,8 @@ final class LeasedPermit implements Permit {
 
     @Override
     public boolean release() {
-        return SyncCalls.await(semaphore.releaseHeld(this), RedisLeasedSemaphore.KIND, semaphoreName(), "release");
+        return semaphore.services().sync(semaphore.releaseHeld(this), RedisLeasedSemaphore.KIND, semaphoreName(),
+                "release");
     }
 
     @Override
@@ -160,7 +161,7 @@ final class LeasedPermit implements Permit {
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
-        return semaphore.services().toUser(reply, RedisLeasedSemaphore.KIND, semaphoreName(), "release");
+        return semaphore.services().async(reply, RedisLeasedSemaphore.KIND, semaphoreName(), "release");
     }
 
     @Override

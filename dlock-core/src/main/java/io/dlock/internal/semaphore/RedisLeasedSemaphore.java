@@ -3,6 +3,7 @@ package io.dlock.internal.semaphore;
 import io.dlock.DistributedLock;
 import io.dlock.LeasedSemaphore;
 import io.dlock.Permit;
+import io.dlock.internal.acquire.Args;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
@@ -51,64 +52,56 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     // ---- acquisitions
 
     /** @param leaseTime null for a watchdog lease */
-    private static long leaseMillis(Duration leaseTime) {
-        if (leaseTime == null) {
-            return -1;
-        }
-        if (leaseTime.toMillis() < 1 || leaseTime.compareTo(DistributedLock.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("leaseTime must be from 1 ms to " + DistributedLock.MAX_LEASE + ": "
-                    + leaseTime);
-        }
-        return leaseTime.toMillis();
+    private long leaseMillis(Duration leaseTime) {
+        return leaseTime == null ? -1 : Args.durationMillis(KIND, getName(), "leaseTime", leaseTime);
     }
 
     /**
+     * One acquisition of a permit under a fresh id per attempt ({@link PermitAcquisition}: an attempt whose reply is
+     * lost is undone by releasing its own id, which cannot touch any other permit).
+     *
      * @param leaseMs   the fixed lease, or -1 for the watchdog's
-     * @param waitNanos 0 for one attempt, negative for no limit
+     * @param waitNanos 0 for one attempt, {@link DistributedLock#WAIT_FOREVER} for no limit
      */
-    private WaitLoop<LeasedPermit> loop(long leaseMs, long waitNanos) {
-        services.checkOpen(getName());
+    private PermitAcquisition<LeasedPermit> acquisition(long leaseMs, long waitNanos) {
         boolean watchdog = leaseMs < 0;
         long lease = watchdog ? services.watchdog.watchdogMs() : leaseMs;
         long owner = Thread.currentThread().getId();
-        return new WaitLoop<>(services, getName(), true, keys.channel(), new WaitLoop.Steps<>() {
-            @Override
-            public CompletableFuture<WaitLoop.Reply<LeasedPermit>> attempt() {
-                String id = PermitIds.fresh();
-                long sentAt = nanoTime();
-                CompletableFuture<Long> reply = services.run(SemaphoreScripts.PES_ACQUIRE, ScriptOutputType.INTEGER,
-                        keys.both(), Long.toString(lease), services.publishCommand, keys.channel(), id);
-                return reply.handle((r, error) -> {
-                    if (error != null) {
-                        giveBack(id); // the attempt may have run: its id is ours alone, so releasing it is safe
-                        throw new java.util.concurrent.CompletionException(error);
+        return new PermitAcquisition<>(services, KIND, getName(), true, keys.channel(),
+                new PermitAcquisition.Grants<>() {
+                    @Override
+                    public CompletableFuture<PermitAcquisition.Reply<LeasedPermit>> attempt(String id) {
+                        long sentAt = nanoTime();
+                        CompletableFuture<Long> reply = services.run(SemaphoreScripts.PES_ACQUIRE,
+                                ScriptOutputType.INTEGER, keys.both(), Long.toString(lease), services.publishCommand,
+                                keys.channel(), id);
+                        return reply.thenApply(r -> {
+                            if (r != 0L) {
+                                return PermitAcquisition.Reply.busy(r);
+                            }
+                            LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease, watchdog,
+                                    owner, sentAt);
+                            // both before the caller hears of it; the grant first, as held() may report it lost
+                            services.events.get().permitGranted(getName(), id);
+                            services.watchdog.held(permit);
+                            return new PermitAcquisition.Reply<>(permit, 0);
+                        });
                     }
-                    if (r != 0L) {
-                        return WaitLoop.Reply.busy(r);
+
+                    @Override
+                    public CompletableFuture<?> giveBack(String id) {
+                        return sendRelease(id);
                     }
-                    LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease, watchdog, owner,
-                            sentAt);
-                    // both before the caller hears of it; the grant first, as held() may report the permit lost
-                    services.events.get().permitGranted(getName(), id);
-                    services.watchdog.held(permit);
-                    return new WaitLoop.Reply<>(permit, 0);
-                });
-            }
 
-            @Override
-            public void undo(LeasedPermit granted) {
-                services.watchdog.forget(granted);
-                if (granted.releaseStarting()) {
-                    services.events.get().permitReleased(getName(), granted.id());
-                }
-                giveBack(granted.id());
-            }
-        }, waitNanos);
-    }
-
-    /** Releases {@code id} if it is in the table, ignoring the outcome (clean-up of an attempt nobody receives). */
-    private void giveBack(String id) {
-        sendRelease(id).whenComplete((r, e) -> { });
+                    @Override
+                    public CompletableFuture<?> undo(LeasedPermit granted) {
+                        services.watchdog.forget(granted);
+                        if (granted.releaseStarting()) {
+                            services.events.get().permitReleased(getName(), granted.id());
+                        }
+                        return sendRelease(granted.id());
+                    }
+                }, waitNanos);
     }
 
     private CompletableFuture<Long> sendRelease(String id) {
@@ -117,13 +110,15 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     }
 
     private Permit acquireSync(long leaseMs) throws InterruptedException {
-        WaitLoop<LeasedPermit> loop = loop(leaseMs, -1);
-        return SyncCalls.awaitInterruptibly(loop.start(), loop::abandon, KIND, getName(), "acquire");
+        return acquisition(leaseMs, DistributedLock.WAIT_FOREVER).await("acquire");
     }
 
     private CompletableFuture<Permit> acquireAsync(long leaseMs) {
-        WaitLoop<LeasedPermit> loop = loop(leaseMs, -1);
-        return services.toUser(loop.start(), p -> (Permit) p, loop::abandon, loop::undo, KIND, getName(), "acquire");
+        try {
+            return acquisition(leaseMs, DistributedLock.WAIT_FOREVER).toCaller(p -> (Permit) p, "acquire");
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override
@@ -148,8 +143,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     @Override
     public Optional<Permit> tryAcquire() {
-        WaitLoop<LeasedPermit> loop = loop(-1, 0);
-        return Optional.ofNullable(SyncCalls.await(loop.start(), KIND, getName(), "tryAcquire"));
+        return Optional.ofNullable(acquisition(-1, 0).awaitSingleAttempt("tryAcquire"));
     }
 
     @Override
@@ -159,16 +153,20 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     @Override
     public Optional<Permit> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        WaitLoop<LeasedPermit> loop = loop(leaseMillis(leaseTime), RedisSemaphore.waitNanos(waitTime));
-        return Optional.ofNullable(SyncCalls.awaitInterruptibly(loop.start(), loop::abandon, KIND, getName(),
-                "tryAcquire"));
+        long waitNanos = Args.waitNanos(KIND, getName(), "waitTime", waitTime);
+        PermitAcquisition<LeasedPermit> acquisition = acquisition(leaseMillis(leaseTime), waitNanos);
+        return Optional.ofNullable(waitNanos == 0 ? acquisition.awaitSingleAttempt("tryAcquire")
+                : acquisition.await("tryAcquire"));
     }
 
     @Override
     public CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
-        WaitLoop<LeasedPermit> loop = loop(leaseMillis(leaseTime), RedisSemaphore.waitNanos(waitTime));
-        return services.toUser(loop.start(), p -> Optional.<Permit>ofNullable(p), loop::abandon, loop::undo, KIND,
-                getName(), "tryAcquire");
+        try {
+            return acquisition(leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime))
+                    .toCaller(p -> Optional.<Permit>ofNullable(p), "tryAcquire");
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     // ---- releases
@@ -189,7 +187,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     }
 
     private CompletableFuture<Boolean> releaseById(String permitId) {
-        services.checkOpen(getName());
+        services.checkOpen(KIND, getName());
         String id = PermitIds.require(getName(), permitId);
         return sendRelease(id).thenApply(r -> {
             if (r < 0) {
@@ -214,7 +212,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     /** @return {available, acquired, changed} after reclaiming expired permits and applying {@code mode} */
     private CompletableFuture<long[]> update(String mode, int permits, long ttlMs) {
-        services.checkOpen(getName());
+        services.checkOpen(KIND, getName());
         CompletableFuture<List<Object>> reply = services.run(SemaphoreScripts.PES_UPDATE, ScriptOutputType.MULTI,
                 keys.both(), mode, Integer.toString(permits), Long.toString(ttlMs), services.publishCommand,
                 keys.channel());
@@ -222,15 +220,15 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     }
 
     private <T> T sync(CompletableFuture<T> future, String operation) {
-        return SyncCalls.await(future, KIND, getName(), operation);
+        return services.sync(future, KIND, getName(), operation);
     }
 
     private <T> CompletableFuture<T> async(CompletableFuture<T> future, String operation) {
-        return services.toUser(future, KIND, getName(), operation);
+        return services.async(future, KIND, getName(), operation);
     }
 
     private CompletableFuture<Boolean> trySet(int permits, long ttlMs) {
-        return update("try-set", RedisSemaphore.notNegative(permits, "permits"), ttlMs).thenApply(r -> r[2] == 1L);
+        return update("try-set", Args.atLeast(KIND, getName(), "permits", permits, 0), ttlMs).thenApply(r -> r[2] == 1L);
     }
 
     @Override
@@ -245,16 +243,16 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     @Override
     public boolean trySetPermits(int permits, Duration ttl) {
-        return sync(trySet(permits, RedisSemaphore.ttlMillis(ttl)), "trySetPermits");
+        return sync(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
     }
 
     @Override
     public CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl) {
-        return async(trySet(permits, RedisSemaphore.ttlMillis(ttl)), "trySetPermits");
+        return async(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
     }
 
     private CompletableFuture<Void> set(int permits) {
-        return update("set", RedisSemaphore.notNegative(permits, "permits"), 0).thenApply(r -> null);
+        return update("set", Args.atLeast(KIND, getName(), "permits", permits, 0), 0).thenApply(r -> null);
     }
 
     @Override
@@ -268,7 +266,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     }
 
     private CompletableFuture<Void> add(int delta) {
-        return update("add", RedisSemaphore.notZero(delta), 0).thenApply(r -> null);
+        return update("add", Args.notZero(KIND, getName(), "delta", delta), 0).thenApply(r -> null);
     }
 
     @Override
@@ -301,9 +299,9 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
         return async(update("available", 0, 0).thenApply(r -> (int) r[1]), "acquiredPermits");
     }
 
+    /** Removes both keys, only if they are a leased semaphore's (pes_update "delete"); others are refused, untouched. */
     private CompletableFuture<Boolean> deleteKeys() {
-        services.checkOpen(getName());
-        return services.redis.del(keys.both()).toCompletableFuture().thenApply(n -> n > 0);
+        return update("delete", 0, 0).thenApply(r -> r[0] > 0);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.dlock.internal.semaphore;
 
+import io.dlock.DistributedLock;
 import io.dlock.DistributedSemaphore;
+import io.dlock.internal.acquire.Args;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
@@ -42,15 +44,16 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public void acquire(int permits) throws InterruptedException {
-        WaitLoop<Boolean> loop = loop(positive(permits, "permits"), -1);
-        SyncCalls.awaitInterruptibly(loop.start(), loop::abandon, KIND, getName(), "acquire");
+        acquisition(permits, DistributedLock.WAIT_FOREVER).await("acquire");
     }
 
     @Override
     public CompletableFuture<Void> acquireAsync(int permits) {
-        WaitLoop<Boolean> loop = loop(positive(permits, "permits"), -1);
-        return services.toUser(loop.start(), granted -> (Void) null, loop::abandon, loop::undo, KIND, getName(),
-                "acquire");
+        try {
+            return acquisition(permits, DistributedLock.WAIT_FOREVER).toCaller(granted -> (Void) null, "acquire");
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override
@@ -65,8 +68,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean tryAcquire(int permits) {
-        WaitLoop<Boolean> loop = loop(positive(permits, "permits"), 0);
-        return SyncCalls.await(loop.start(), KIND, getName(), "tryAcquire") != null;
+        return acquisition(permits, 0).awaitSingleAttempt("tryAcquire") != null;
     }
 
     @Override
@@ -76,71 +78,56 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException {
-        WaitLoop<Boolean> loop = loop(positive(permits, "permits"), waitNanos(waitTime));
-        return SyncCalls.awaitInterruptibly(loop.start(), loop::abandon, KIND, getName(), "tryAcquire") != null;
+        long waitNanos = Args.waitNanos(KIND, getName(), "waitTime", waitTime);
+        PermitAcquisition<String> acquisition = acquisition(permits, waitNanos);
+        return (waitNanos == 0 ? acquisition.awaitSingleAttempt("tryAcquire") : acquisition.await("tryAcquire"))
+                != null;
     }
 
     @Override
     public CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
-        WaitLoop<Boolean> loop = loop(positive(permits, "permits"), waitNanos(waitTime));
-        return services.toUser(loop.start(), Objects::nonNull, loop::abandon, loop::undo, KIND, getName(),
-                "tryAcquire");
-    }
-
-    /** @param waitNanos 0 for one attempt, negative for no limit */
-    private WaitLoop<Boolean> loop(int permits, long waitNanos) {
-        services.checkOpen(getName());
-        String count = Integer.toString(permits);
-        return new WaitLoop<>(services, getName(), false, keys.channel(), new WaitLoop.Steps<>() {
-            @Override
-            public CompletableFuture<WaitLoop.Reply<Boolean>> attempt() {
-                return services.<Long>run(SemaphoreScripts.SEM_ACQUIRE, ScriptOutputType.INTEGER, keys.count(),
-                        count).thenApply(r -> r == 1L ? new WaitLoop.Reply<>(Boolean.TRUE, 0)
-                        : WaitLoop.Reply.busy(0));
-            }
-
-            @Override
-            public void undo(Boolean granted) {
-                update("add", permits, 0);
-            }
-        }, waitNanos);
-    }
-
-    static long waitNanos(Duration waitTime) {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException("waitTime must not be negative: " + waitTime);
+        try {
+            return acquisition(permits, Args.waitNanos(KIND, getName(), "waitTime", waitTime))
+                    .toCaller(Objects::nonNull, "tryAcquire");
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return waitTime.toNanos();
     }
 
-    static int positive(int permits, String what) {
-        if (permits < 1) {
-            throw new IllegalArgumentException(what + " must be at least 1: " + permits);
-        }
-        return permits;
+    /**
+     * A grant is the id of the attempt that took the permits (whose mark a give-back deletes).
+     *
+     * @param waitNanos 0 for one attempt, {@link DistributedLock#WAIT_FOREVER} for no limit
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    private PermitAcquisition<String> acquisition(int permits, long waitNanos) {
+        String count = Integer.toString(Args.atLeast(KIND, getName(), "permits", permits, 1));
+        return new PermitAcquisition<>(services, KIND, getName(), false, keys.channel(),
+                new PermitAcquisition.Grants<>() {
+                    @Override
+                    public CompletableFuture<PermitAcquisition.Reply<String>> attempt(String attemptId) {
+                        CompletableFuture<Long> reply = services.run(SemaphoreScripts.SEM_ACQUIRE,
+                                ScriptOutputType.INTEGER, keys.countAndMark(attemptId), count,
+                                Long.toString(services.grantMarkMs));
+                        return reply.thenApply(r -> r == 1L ? new PermitAcquisition.Reply<>(attemptId, 0)
+                                : PermitAcquisition.Reply.busy(0));
+                    }
+
+                    @Override
+                    public CompletableFuture<?> giveBack(String attemptId) {
+                        return giveBackScript("unknown", attemptId, count);
+                    }
+
+                    @Override
+                    public CompletableFuture<?> undo(String grantingAttempt) {
+                        return giveBackScript("known", grantingAttempt, count);
+                    }
+                }, waitNanos);
     }
 
-    static int notNegative(int permits, String what) {
-        if (permits < 0) {
-            throw new IllegalArgumentException(what + " must not be negative: " + permits);
-        }
-        return permits;
-    }
-
-    static long ttlMillis(Duration ttl) {
-        Objects.requireNonNull(ttl, "ttl");
-        if (ttl.toMillis() < 1) {
-            throw new IllegalArgumentException("ttl must be at least 1 ms: " + ttl);
-        }
-        return ttl.toMillis();
-    }
-
-    static int notZero(int delta) {
-        if (delta == 0) {
-            throw new IllegalArgumentException("delta must not be 0");
-        }
-        return delta;
+    private CompletableFuture<Long> giveBackScript(String mode, String attemptId, String permits) {
+        return services.run(SemaphoreScripts.SEM_GIVE_BACK, ScriptOutputType.INTEGER, keys.countAndMark(attemptId),
+                mode, permits, services.publishCommand, keys.channel());
     }
 
     // ---- changes of the count
@@ -151,16 +138,16 @@ public final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private <T> T sync(CompletableFuture<T> future, String operation) {
-        return SyncCalls.await(future, KIND, getName(), operation);
+        return services.sync(future, KIND, getName(), operation);
     }
 
     private <T> CompletableFuture<T> async(CompletableFuture<T> future, String operation) {
-        return services.toUser(future, KIND, getName(), operation);
+        return services.async(future, KIND, getName(), operation);
     }
 
     private CompletableFuture<Boolean> trySet(int permits, long ttlMs) {
-        services.checkOpen(getName());
-        return update("try-set", notNegative(permits, "permits"), ttlMs).thenApply(r -> r == 1L);
+        services.checkOpen(KIND, getName());
+        return update("try-set", Args.atLeast(KIND, getName(), "permits", permits, 0), ttlMs).thenApply(r -> r == 1L);
     }
 
     @Override
@@ -175,27 +162,27 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean trySetPermits(int permits, Duration ttl) {
-        return sync(trySet(permits, ttlMillis(ttl)), "trySetPermits");
+        return sync(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
     }
 
     @Override
     public CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl) {
-        return async(trySet(permits, ttlMillis(ttl)), "trySetPermits");
+        return async(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
     }
 
     private CompletableFuture<Void> change(String mode, int permits) {
-        services.checkOpen(getName());
+        services.checkOpen(KIND, getName());
         return update(mode, permits, 0).thenApply(r -> null);
     }
 
     @Override
     public void setPermits(int permits) {
-        sync(change("set", permits), "setPermits");
+        sync(change("set", Args.atLeast(KIND, getName(), "permits", permits, 0)), "setPermits");
     }
 
     @Override
     public CompletableFuture<Void> setPermitsAsync(int permits) {
-        return async(change("set", permits), "setPermits");
+        return async(change("set", Args.atLeast(KIND, getName(), "permits", permits, 0)), "setPermits");
     }
 
     @Override
@@ -210,26 +197,26 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public void release(int permits) {
-        sync(change("add", positive(permits, "permits")), "release");
+        sync(change("add", Args.atLeast(KIND, getName(), "permits", permits, 1)), "release");
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(int permits) {
-        return async(change("add", positive(permits, "permits")), "release");
+        return async(change("add", Args.atLeast(KIND, getName(), "permits", permits, 1)), "release");
     }
 
     @Override
     public void addPermits(int delta) {
-        sync(change("add", notZero(delta)), "addPermits");
+        sync(change("add", Args.notZero(KIND, getName(), "delta", delta)), "addPermits");
     }
 
     @Override
     public CompletableFuture<Void> addPermitsAsync(int delta) {
-        return async(change("add", notZero(delta)), "addPermits");
+        return async(change("add", Args.notZero(KIND, getName(), "delta", delta)), "addPermits");
     }
 
     private CompletableFuture<Integer> drain() {
-        services.checkOpen(getName());
+        services.checkOpen(KIND, getName());
         return update("drain", 0, 0).thenApply(Long::intValue);
     }
 
@@ -244,17 +231,24 @@ public final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private CompletableFuture<Integer> available() {
-        services.checkOpen(getName());
+        services.checkOpen(KIND, getName());
         return services.redis.get(getName()).toCompletableFuture().thenApply(v -> {
             if (v == null) {
                 return 0;
             }
+            long count;
             try {
-                return Integer.parseInt(v);
+                count = Long.parseLong(v);
             } catch (NumberFormatException e) {
                 throw new io.dlock.NotALockException(getName(), "semaphore '" + getName()
                         + "': availablePermits refused: the key holds a string that is not a permit count", null);
             }
+            if (count != (int) count) {
+                throw new io.dlock.LockException(getName(), "semaphore '" + getName() + "': availablePermits "
+                        + "failed: the key holds " + count + " permits, outside the range of a Java int (written by "
+                        + "another client: dlock refuses changes that leave that range)", null);
+            }
+            return (int) count;
         });
     }
 
@@ -268,9 +262,10 @@ public final class RedisSemaphore implements DistributedSemaphore {
         return async(available(), "availablePermits");
     }
 
+    /** Removes the count, only if it is a permit count (sem_update "delete"); a business key is refused, untouched. */
     private CompletableFuture<Boolean> deleteKey() {
-        services.checkOpen(getName());
-        return services.redis.del(getName()).toCompletableFuture().thenApply(n -> n > 0);
+        services.checkOpen(KIND, getName());
+        return update("delete", 0, 0).thenApply(n -> n > 0);
     }
 
     @Override

@@ -40,7 +40,7 @@ public final class SemaphoreInspector {
         }
         return reply.handle((values, error) -> {
             if (error != null) {
-                throw SemaphoreErrors.toApi(error, KIND, name, "inspect");
+                throw io.dlock.internal.Errors.toApi(error, KIND, name, "inspect");
             }
             return parse(name, values);
         });

@@ -17,6 +17,14 @@ record SemaphoreKeys(String name, String tableKey, String channel) {
         return new SemaphoreKeys(name, table, LockNames.prefixed(CHANNEL_PREFIX, name));
     }
 
+    /** Prefix of a plain semaphore's grant marks ({@code sem_acquire}): dlock's own keys, on the count's slot. */
+    static final String GRANT_MARK_PREFIX = "dlock_sem_grant";
+
+    /** @return the count key and the grant mark of one acquire attempt ({@code attemptId}: fresh per attempt) */
+    String[] countAndMark(String attemptId) {
+        return new String[] {name, LockNames.prefixed(GRANT_MARK_PREFIX, name) + ":" + attemptId};
+    }
+
     /** @return the count key alone */
     String[] count() {
         return new String[] {name};

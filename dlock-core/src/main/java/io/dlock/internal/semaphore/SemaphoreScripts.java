@@ -6,7 +6,9 @@ import io.dlock.internal.script.LuaScript;
 final class SemaphoreScripts {
     /** Plain semaphore: take permits if available. */
     static final LuaScript SEM_ACQUIRE = LuaScript.load("sem_acquire");
-    /** Plain semaphore: add, set, try-set, drain. */
+    /** Plain semaphore: give back what one acquire attempt took, by its grant mark. */
+    static final LuaScript SEM_GIVE_BACK = LuaScript.load("sem_give_back");
+    /** Plain semaphore: add, set, try-set, drain, delete. */
     static final LuaScript SEM_UPDATE = LuaScript.load("sem_update");
     /** Leased semaphore: take one permit under a new id. */
     static final LuaScript PES_ACQUIRE = LuaScript.load("pes_acquire");

@@ -5,13 +5,17 @@
 -- lock_refused(hash, field, held) changes nothing and answers nil when `field` may take the lock now (the hash is
 -- absent) or re-enter it (its field is there); otherwise HOLD_GONE (fragment hold_gone: `held` > 0 but the field is
 -- gone), the error of not_a_lock (the key is there but is not a lock), or the hash's PTTL in ms (another owner holds
--- it; -1 when it has no expiry). A key of another type fails the script with WRONGTYPE.
+-- it; -1 when it has no expiry); the error of wrong_type when the key is not a hash.
 -- Wire protocol: Redisson's RLock acquire predicate, so Redisson and dlock holders exclude each other.
 
 --#include hold_gone
 --#include not_a_lock
 
 local function lock_refused(hash, field, held)
+    local wrong = wrong_type(hash)
+    if wrong then
+        return wrong
+    end
     if hold_gone(hash, field, held) then
         return HOLD_GONE
     end

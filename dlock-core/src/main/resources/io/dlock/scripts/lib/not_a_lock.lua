@@ -9,13 +9,11 @@
 --
 -- Invariant: a key that is not a lock is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
 --#include lock_shaped
+--#include wrong_type
 local function not_a_lock(key)
-    local key_type = redis.call('type', key)['ok']
-    if key_type == 'none' then
-        return nil
-    end
-    if key_type ~= 'hash' then
-        return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+    local refusal = wrong_type(key)
+    if refusal or redis.call('exists', key) == 0 then
+        return refusal
     end
     if lock_shaped(key) then
         return nil

@@ -383,7 +383,7 @@ class HandoffModelCheckTest {
 
         /** AcquireLoop#attemptNow: wait behind a local holder if there is one, else attempt in Redis. */
         private void attemptNow(Owner o) {
-            LocalWaiter waiter = gate(o).queue(Long.MAX_VALUE);
+            LocalWaiter waiter = (LocalWaiter) gate(o).queue(Long.MAX_VALUE);
             if (waiter != null) {
                 o.waiter = waiter;
                 o.phase = Phase.WAITING;
@@ -405,7 +405,7 @@ class HandoffModelCheckTest {
                     acquired(o);
                 } else {
                     gate(o).busyInRedis();
-                    LocalWaiter waiter = gate(o).queue(Long.MAX_VALUE);
+                    LocalWaiter waiter = (LocalWaiter) gate(o).queue(Long.MAX_VALUE);
                     o.waiter = waiter;
                     o.phase = waiter != null ? Phase.WAITING : o.abandoned ? finishCycle(o) : Phase.BLOCKED;
                 }
@@ -414,9 +414,9 @@ class HandoffModelCheckTest {
 
         /** AcquireLoop#afterLocalTurn. */
         private void afterTurn(Owner o) {
-            LocalWaiter.Turn turn = o.waiter.turn.join();
+            io.dlock.internal.acquire.LocalTurn.Turn turn = o.waiter.turn.join();
             o.waiter = null;
-            if (turn == LocalWaiter.Turn.HANDED_OVER) {
+            if (turn == io.dlock.internal.acquire.LocalTurn.Turn.HANDED_OVER) {
                 acquired(o);
             } else if (o.abandoned) {
                 gate(o).passOn();

@@ -1,5 +1,10 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.LocalTurn;
+import io.dlock.internal.acquire.Outage;
+import io.dlock.internal.acquire.WakeMode;
+
 import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.lease.Hold;
@@ -92,11 +97,11 @@ class LocalCohortTest {
     }
 
     private static void assertHandedOver(LocalWaiter waiter) {
-        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalWaiter.Turn.HANDED_OVER);
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalTurn.Turn.HANDED_OVER);
     }
 
     private static void assertSentToRedis(LocalWaiter waiter) {
-        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalWaiter.Turn.ATTEMPT_IN_REDIS);
+        assertThat(waiter.turn).as("turn of owner %d", waiter.ownerId).isCompletedWithValue(LocalTurn.Turn.ATTEMPT_IN_REDIS);
     }
 
     private static void assertStillWaiting(LocalWaiter waiter) {
@@ -590,13 +595,13 @@ class LocalCohortTest {
             }
 
             @Override
-            public LocalWaiter queue(long maxWaitNanos) {
+            public LocalTurn queue(long maxWaitNanos) {
                 return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, maxWaitNanos, Long.MAX_VALUE, false);
             }
 
             @Override
-            public void leave(LocalWaiter waiter) {
-                cohort.leave(waiter);
+            public void leave(LocalTurn waiter) {
+                cohort.leave((LocalWaiter) waiter);
             }
 
             @Override
@@ -631,12 +636,12 @@ class LocalCohortTest {
                 return CompletableFuture.completedFuture(null);
             }
         }, time);
-        return new AcquireLoop(new AcquireLoop.Steps(NAME, () -> {
+        return new AcquireLoop(new AcquireLoop.Steps("lock", NAME, () -> {
             redisAttempts.incrementAndGet();
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
-                false, gate, cleanup -> { }), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
+                WakeMode.ONE, gate, cleanup -> { }), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
     }
 
     /**
@@ -787,11 +792,11 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
         AtomicInteger attempts = new AtomicInteger();
-        AcquireLoop once = new AcquireLoop(new AcquireLoop.Steps(NAME, () -> {
+        AcquireLoop once = new AcquireLoop(new AcquireLoop.Steps("lock", NAME, () -> {
             attempts.incrementAndGet();
             return CompletableFuture.completedFuture(1_000L);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
-                false, loopGate(cohort, 2), cleanup -> { }), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
+                WakeMode.ONE, loopGate(cohort, 2), cleanup -> { }), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
                 new Outage(time)), time.nanoTime(), true);
         once.start();
         assertThat(once.result()).isCompletedWithValue(false);

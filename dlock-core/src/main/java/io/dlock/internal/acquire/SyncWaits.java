@@ -1,10 +1,11 @@
-package io.dlock.internal.lock;
+package io.dlock.internal.acquire;
 
 import io.dlock.internal.Errors;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Blocking waits on futures for the synchronous API: rethrows the future's failure unwrapped, and parks with
@@ -30,8 +31,8 @@ public final class SyncWaits {
         this.spinNanos = MULTI_CORE ? Math.max(0, spinNanos) : 0;
     }
 
-    /** Waits, ignoring interrupts until done, then restores the interrupt flag. */
-    <T> T awaitUninterruptibly(CompletableFuture<T> future) {
+    /** Waits, ignoring interrupts until done, then restores the interrupt flag; rethrows the failure unwrapped. */
+    public <T> T awaitUninterruptibly(CompletableFuture<T> future) {
         boolean interrupted = false;
         BLOCKED.incrementAndGet();
         try {
@@ -53,8 +54,40 @@ public final class SyncWaits {
         }
     }
 
+    /**
+     * {@link #awaitUninterruptibly(CompletableFuture)} for a call on a named object: a failure is mapped by the one
+     * error mapper ({@link Errors#toApi(Throwable, String, String, String)}).
+     */
+    public <T> T awaitUninterruptibly(CompletableFuture<T> future, String kind, String name, String operation) {
+        try {
+            return awaitUninterruptibly(future);
+        } catch (RuntimeException e) {
+            throw Errors.toApi(e, kind, name, operation);
+        }
+    }
+
+    /**
+     * The interrupt rule of every kind's interruptible acquisition: waits for the acquisition's result; on an interrupt
+     * abandons the acquisition, waits (uninterruptibly) until nothing of it is left in Redis, and throws
+     * {@link InterruptedException} with the flag cleared. A grant that raced the interrupt is given back too: the
+     * caller that sees the exception holds nothing ({@code Lock.lockInterruptibly}'s contract; the semaphores follow
+     * it, so that an interrupted caller never has to ask whether it holds permits).
+     *
+     * @param abandon abandons the acquisition; its future completes when nothing of it is left in Redis
+     */
+    public <T> T awaitOrAbandon(CompletableFuture<T> result, Supplier<CompletableFuture<?>> abandon)
+            throws InterruptedException {
+        try {
+            return await(result);
+        } catch (InterruptedException e) {
+            awaitUninterruptibly(abandon.get());
+            Thread.interrupted();
+            throw e;
+        }
+    }
+
     /** Waits; on interrupt throws {@link InterruptedException} (the caller cleans up first). */
-    <T> T await(CompletableFuture<T> future) throws InterruptedException {
+    public <T> T await(CompletableFuture<T> future) throws InterruptedException {
         BLOCKED.incrementAndGet();
         try {
             spin(future);

@@ -1,4 +1,4 @@
-package io.dlock.internal.lock;
+package io.dlock.internal.acquire;
 
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.HoldTable;
@@ -21,15 +21,15 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe, lock-free (the table's entries change atomically).
  */
-final class PendingAcquisitions {
+public final class PendingAcquisitions {
     /** Sends a script in "drop-unknown" mode with the hold's current lease (ms) and the count this client knows. */
-    interface DropScript {
+    public interface DropScript {
         CompletableFuture<Long> send(long currentLeaseMs, long knownCount);
     }
 
     private final HoldTable holds;
 
-    PendingAcquisitions(HoldTable holds) {
+    public PendingAcquisitions(HoldTable holds) {
         this.holds = holds;
     }
 
@@ -41,7 +41,7 @@ final class PendingAcquisitions {
      * @param send    sends the attempt with the count this client knows for the hold (may throw)
      * @param onReply records the reply, returns the attempt's result (null = acquired, else the PTTL)
      */
-    <T> CompletableFuture<Long> track(HoldId id, Function<Long, CompletableFuture<T>> send,
+    public <T> CompletableFuture<Long> track(HoldId id, Function<Long, CompletableFuture<T>> send,
                                       Function<T, Long> onReply) {
         return trackAll(List.of(id), known -> send.apply(known[0]), onReply);
     }
@@ -52,7 +52,7 @@ final class PendingAcquisitions {
      *
      * @param send sends the attempt with the counts this client knows, in the order of {@code ids}
      */
-    <T> CompletableFuture<Long> trackAll(List<HoldId> ids, Function<long[], CompletableFuture<T>> send,
+    public <T> CompletableFuture<Long> trackAll(List<HoldId> ids, Function<long[], CompletableFuture<T>> send,
                                          Function<T, Long> onReply) {
         long[] known = new long[ids.size()];
         for (int i = 0; i < known.length; i++) {
@@ -83,7 +83,7 @@ final class PendingAcquisitions {
      * brings the owner's count in Redis down to what the client knows (nothing when the attempt did not run), and the
      * hold is settled once Redis answered. Best effort: a failure is left to the hold's lease; never fails.
      */
-    CompletableFuture<Void> dropIfUnanswered(HoldId id, DropScript drop) {
+    public CompletableFuture<Void> dropIfUnanswered(HoldId id, DropScript drop) {
         if (!holds.unanswered(id)) {
             return CompletableFuture.completedFuture(null);
         }

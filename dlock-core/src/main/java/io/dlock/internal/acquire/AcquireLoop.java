@@ -1,4 +1,4 @@
-package io.dlock.internal.lock;
+package io.dlock.internal.acquire;
 
 import io.dlock.internal.Errors;
 import io.dlock.internal.wakeup.WakeupHub;
@@ -36,24 +36,24 @@ import java.util.function.Supplier;
  * the next waiter; an acquisition that succeeds after the caller gave up is released again. {@link #finished()}
  * completes when all of that is done.
  */
-final class AcquireLoop {
+public final class AcquireLoop {
     /** One acquire attempt: completes with null when acquired (and recorded), else the lock's PTTL in ms. */
-    interface Attempt extends Supplier<CompletableFuture<Long>> {
+    public interface Attempt extends Supplier<CompletableFuture<Long>> {
     }
 
     /**
      * This client's own knowledge of the lock ({@link LocalCohort}) for one owner: lets the loop wait behind another
      * local owner without asking Redis. Exclusive kinds that support hand-offs provide one; others pass null.
      */
-    interface LocalGate {
+    public interface LocalGate {
         /** @return whether another owner of this client holds the lock (a single attempt then fails at once) */
         boolean heldLocally();
 
         /** @return a place behind the local holder, or null when none holds it (attempt in Redis) */
-        LocalWaiter queue(long maxWaitNanos);
+        LocalTurn queue(long maxWaitNanos);
 
         /** Leaves the queue (unless a hand-off already chose this waiter). */
-        void leave(LocalWaiter waiter);
+        void leave(LocalTurn waiter);
 
         /** A Redis attempt found the lock busy. */
         void busyInRedis();
@@ -65,8 +65,14 @@ final class AcquireLoop {
         void passOn();
     }
 
-    static final long NO_DEADLINE = Long.MIN_VALUE;
+    public static final long NO_DEADLINE = Long.MIN_VALUE;
+    /**
+     * How long after its deadline a timed wait's last attempt may still answer before the wait ends without it (a
+     * round trip on a healthy network takes well under this).
+     */
+    public static final long DEADLINE_GRACE_MS = 20;
 
+    private final String kind;
     private final String lockName;
     private final Attempt attempt;
     private final Supplier<CompletableFuture<?>> undo;
@@ -77,7 +83,7 @@ final class AcquireLoop {
     private final long deadlineNanos;
     private final boolean singleAttempt;
     private final long fallbackSleepMs;
-    private final boolean everyMessageWakesAll;
+    private final WakeMode wakeMode;
     private final Outage outage;
     private final LocalGate gate;
     private final Consumer<CompletableFuture<?>> laterCleanup;
@@ -86,7 +92,7 @@ final class AcquireLoop {
     private Subscription subscription;
     private volatile CompletableFuture<Boolean> sleeping;
     /** This loop's place behind a local holder while it has one. */
-    private volatile LocalWaiter queued;
+    private volatile LocalTurn queued;
     private boolean unusedWakeup;
     /** The last Redis attempt was sent after the subscription was confirmed (no unlock message can have been lost). */
     private boolean attemptedWhileSubscribed;
@@ -94,51 +100,53 @@ final class AcquireLoop {
     private long outageBackoffMs;
 
     /**
-     * One owner's steps on one lock, given by the lock ({@link RedisLock#startAcquire}).
+     * One owner's steps on one object, given by the object's kind ({@code RedisLock#startAcquire} for every lock kind,
+     * the semaphores' {@code PermitAcquisition}).
      *
-     * @param lockName             names the lock in errors
-     * @param attempt              one acquire attempt
-     * @param undo                 releases one hold of the owner: used when the acquisition succeeds after it was
-     *                             abandoned
-     * @param giveUp               removes what the attempts left behind when the loop ends without the lock (a fair
-     *                             lock's queue entry); may be a no-op
-     * @param channels             the channels whose messages wake this waiter: one for a lock; the members' for a
-     *                             multi-lock taken in one step, which then wakes on a message on any of them
-     *                             ({@link WakeupHub#joinAll})
-     * @param everyMessageWakesAll join the channel so that every message wakes all of this client's waiters on it
-     *                             ({@link WakeupHub#join(String, boolean)}); always so with several channels
-     * @param gate                 waits behind local holders and takes hand-offs; null for kinds without
-     * @param laterCleanup         records a cleanup that finishes after the result completed, so that the owner's
-     *                             next acquisition of the lock starts after it
-     *                             ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
+     * @param kind         names the kind of object in errors ("lock", "semaphore", …)
+     * @param name         names the object in errors
+     * @param attempt      one acquire attempt
+     * @param undo         gives back what one granted attempt took: used when the acquisition succeeds after it was
+     *                     abandoned
+     * @param giveUp       removes what the attempts left behind when the loop ends without a grant (a fair lock's
+     *                     queue entry, what an unanswered attempt may have taken); may be a no-op
+     * @param channels     the channels whose messages wake this waiter: one for a lock; the members' for a multi-lock
+     *                     taken in one step, which then wakes on a message on any of them ({@link WakeupHub#joinAll})
+     * @param wakeMode     how a message wakes this client's waiters on the channel; always {@link WakeMode#ALL} with
+     *                     several channels
+     * @param gate         waits behind local holders and takes hand-offs; null for kinds without
+     * @param laterCleanup records a cleanup that finishes after the result completed, so that the owner's next
+     *                     acquisition of the object starts after it
+     *                     ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
      */
-    record Steps(String lockName, Attempt attempt, Supplier<CompletableFuture<?>> undo,
-                 Supplier<CompletableFuture<?>> giveUp, List<String> channels, boolean everyMessageWakesAll,
-                 LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
+    public record Steps(String kind, String name, Attempt attempt, Supplier<CompletableFuture<?>> undo,
+                        Supplier<CompletableFuture<?>> giveUp, List<String> channels, WakeMode wakeMode,
+                        LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
     }
 
     /**
-     * How a client's loops wait: one per client ({@link LockServices}).
+     * How a client's loops wait: one per client ({@link Acquisitions}), for every kind.
      *
      * @param hub             the wake-ups
      * @param nanoTime        the monotonic clock of deadlines
      * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
      * @param outage          paces the retries of a loop without deadline while Redis is unavailable
      */
-    record Waiting(WakeupHub hub, LongSupplier nanoTime, long fallbackSleepMs, Outage outage) {
+    public record Waiting(WakeupHub hub, LongSupplier nanoTime, long fallbackSleepMs, Outage outage) {
     }
 
     /**
      * @param deadlineNanos {@link #NO_DEADLINE} to wait without limit
      * @param singleAttempt attempt once and never wait
      */
-    AcquireLoop(Steps steps, Waiting waiting, long deadlineNanos, boolean singleAttempt) {
-        this.lockName = steps.lockName();
+    public AcquireLoop(Steps steps, Waiting waiting, long deadlineNanos, boolean singleAttempt) {
+        this.kind = steps.kind();
+        this.lockName = steps.name();
         this.attempt = steps.attempt();
         this.undo = steps.undo();
         this.giveUp = steps.giveUp();
         this.channels = steps.channels();
-        this.everyMessageWakesAll = steps.everyMessageWakesAll();
+        this.wakeMode = steps.wakeMode();
         this.gate = steps.gate();
         this.laterCleanup = steps.laterCleanup();
         this.hub = waiting.hub();
@@ -150,8 +158,11 @@ final class AcquireLoop {
     }
 
     /** Starts the loop (one abandoned or failed before it started just ends); returns the result future. */
-    CompletableFuture<Boolean> start() {
+    public CompletableFuture<Boolean> start() {
         if (!result.isDone()) {
+            if (deadlineNanos != NO_DEADLINE && !singleAttempt) {
+                armDeadline();
+            }
             attemptNow();
         } else {
             finished.complete(null);
@@ -159,24 +170,54 @@ final class AcquireLoop {
         return result;
     }
 
-    CompletableFuture<Boolean> result() {
+    public CompletableFuture<Boolean> result() {
         return result;
     }
 
-    String lockName() {
+    /** @return the kind of object, as errors name it */
+    public String kind() {
+        return kind;
+    }
+
+    /** @return the object's name */
+    public String name() {
         return lockName;
     }
 
+    /** @return the kind and name of the object, as errors name it ({@code lock 'orders'}) */
+    public String describe() {
+        return kind + " '" + lockName + "'";
+    }
+
     /** Completes when the loop has fully ended (subscription closed, late acquisition undone). */
-    CompletableFuture<Void> finished() {
+    public CompletableFuture<Void> finished() {
         return finished;
+    }
+
+    /**
+     * The deadline rule of every timed wait: the result is settled ({@code false}) by the deadline plus
+     * {@link #DEADLINE_GRACE_MS}, whether or not Redis answered the attempt in flight. A grant that the unanswered
+     * attempt brings later is given back ({@code undo}); if it never answers, the give-up brings Redis back to what
+     * the client knows (the lost-reply rule). The owner's next acquisition starts after that cleanup
+     * ({@code laterCleanup}).
+     */
+    private void armDeadline() {
+        long leftNanos = Math.max(0, deadlineNanos - nanoTime.getAsLong());
+        CompletableFuture<Boolean> timer = outage.pause(TimeUnit.NANOSECONDS.toMillis(leftNanos) + DEADLINE_GRACE_MS);
+        result.whenComplete((value, error) -> timer.complete(false));
+        timer.thenRun(() -> {
+            if (result.complete(false)) {
+                laterCleanup.accept(finished);
+                wakeFromWaits();
+            }
+        });
     }
 
     /**
      * Gives up: the result is cancelled unless it already completed. If it had completed with {@code true}, the hold
      * is released again. The returned future completes when nothing of this acquisition is left in Redis.
      */
-    CompletableFuture<Void> abandon() {
+    public CompletableFuture<Void> abandon() {
         if (result.cancel(false)) {
             wakeFromWaits();
             return finished;
@@ -188,7 +229,7 @@ final class AcquireLoop {
     }
 
     /** Fails the loop (the client is closing). */
-    void fail(RuntimeException error) {
+    public void fail(RuntimeException error) {
         if (result.completeExceptionally(error)) {
             wakeFromWaits();
         }
@@ -200,7 +241,7 @@ final class AcquireLoop {
         if (sleep != null) {
             sleep.complete(false);
         }
-        LocalWaiter waiter = queued;
+        LocalTurn waiter = queued;
         if (waiter != null) {
             gate.leave(waiter);
         }
@@ -243,7 +284,7 @@ final class AcquireLoop {
             return true;
         }
         long leftMs = remainingMillis();
-        LocalWaiter waiter = gate.queue(leftMs == Long.MAX_VALUE ? Long.MAX_VALUE
+        LocalTurn waiter = gate.queue(leftMs == Long.MAX_VALUE ? Long.MAX_VALUE
                 : TimeUnit.MILLISECONDS.toNanos(leftMs));
         if (waiter == null) {
             return false;
@@ -263,7 +304,7 @@ final class AcquireLoop {
         if (result.isDone()) {
             gate.leave(waiter);
         }
-        waiter.turn.whenComplete((turn, ignored) -> {
+        waiter.turn().whenComplete((turn, ignored) -> {
             queued = null;
             afterLocalTurn(turn);
         });
@@ -274,8 +315,8 @@ final class AcquireLoop {
      * The local wait ended. A hand-over is an acquisition like a granted attempt: if the caller gave up meanwhile,
      * {@link #afterAttempt} gives the lock back ({@code undo}), in order with whatever else this loop does.
      */
-    private void afterLocalTurn(LocalWaiter.Turn turn) {
-        if (turn == LocalWaiter.Turn.HANDED_OVER) {
+    private void afterLocalTurn(LocalTurn.Turn turn) {
+        if (turn == LocalTurn.Turn.HANDED_OVER) {
             afterAttempt(null, null);
         } else if (result.isDone()) {
             gate.passOn();
@@ -289,12 +330,12 @@ final class AcquireLoop {
 
     private void afterAttempt(Long ttl, Throwable error) {
         if (error != null && deadlineNanos == NO_DEADLINE && !result.isDone() && Errors.isUnavailable(error)) {
-            outage.failed(lockName, error);
+            outage.failed(describe(), error);
             pauseThenAttempt();
             return;
         }
         if (error != null) {
-            RuntimeException failure = Errors.toApi(error, lockName, "acquire");
+            RuntimeException failure = Errors.toApi(error, kind, lockName, "acquire");
             if (Errors.isUnavailable(error)) {
                 failThenGiveUp(failure);
             } else {
@@ -358,7 +399,11 @@ final class AcquireLoop {
     }
 
     private Subscription join() {
-        return channels.size() == 1 ? hub.join(channels.get(0), everyMessageWakesAll) : hub.joinAll(channels);
+        if (channels.size() > 1) {
+            return hub.joinAll(channels);
+        }
+        return wakeMode == WakeMode.COUNTING ? hub.joinCounting(channels.get(0))
+                : hub.join(channels.get(0), wakeMode == WakeMode.ALL);
     }
 
     /** Redis is unavailable: attempt again after a pause (cut short when the loop is abandoned or failed). */

@@ -1,4 +1,4 @@
-package io.dlock.internal.lock;
+package io.dlock.internal.acquire;
 
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.TaskScheduler;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Thread-safe; never blocks.
  */
-final class Outage {
+public final class Outage {
     /** First pause after a failed attempt; doubled after each further failure, up to {@link #MAX_BACKOFF_MS}. */
     static final long FIRST_BACKOFF_MS = 100;
     static final long MAX_BACKOFF_MS = 2000;
@@ -26,20 +26,24 @@ final class Outage {
     private final TaskScheduler scheduler;
     private final AtomicBoolean down = new AtomicBoolean();
 
-    Outage(TaskScheduler scheduler) {
+    public Outage(TaskScheduler scheduler) {
         this.scheduler = scheduler;
     }
 
     /** @return the pause after a failure that followed a pause of {@code previousMs} (0: the first failure) */
-    static long nextBackoff(long previousMs) {
+    public static long nextBackoff(long previousMs) {
         return previousMs <= 0 ? FIRST_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, previousMs * 2);
     }
 
-    /** An attempt on {@code lockName} failed with an unavailability error: logged if it starts an outage. */
-    void failed(String lockName, Throwable error) {
+    /**
+     * An attempt failed with an unavailability error: logged if it starts an outage.
+     *
+     * @param object the kind and name of the object ({@code lock 'orders'})
+     */
+    void failed(String object, Throwable error) {
         if (down.compareAndSet(false, true)) {
-            log.warn("Redis is unavailable ({}); acquisitions without a wait limit keep retrying until it answers, "
-                    + "the others fail", Errors.toApi(error, lockName, "acquire").getMessage());
+            log.warn("Redis is unavailable ({}: acquire failed: {}); acquisitions without a wait limit keep retrying "
+                    + "until it answers, the others fail", object, Errors.describe(error));
         }
     }
 
@@ -51,7 +55,7 @@ final class Outage {
     }
 
     /** @return a future completed with false after {@code millis} on the client's timer; completing it cuts it short */
-    CompletableFuture<Boolean> pause(long millis) {
+    public CompletableFuture<Boolean> pause(long millis) {
         CompletableFuture<Boolean> pause = new CompletableFuture<>();
         Runnable cancel = scheduler.schedule(() -> pause.complete(false), TimeUnit.MILLISECONDS.toNanos(millis));
         pause.whenComplete((ok, error) -> cancel.run());

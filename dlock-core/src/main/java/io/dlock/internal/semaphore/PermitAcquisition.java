@@ -1,0 +1,144 @@
+package io.dlock.internal.semaphore;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockEventListener;
+import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.acquire.WakeMode;
+
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+/**
+ * One acquisition of permits (either semaphore), on the one wait loop of every kind ({@link AcquireLoop}): attempt,
+ * join the channel ({@link WakeMode#COUNTING}: a message {@code n > 0} wakes up to {@code n} waiters of this client),
+ * attempt again once subscribed, sleep until a wake-up, the attempt's hint (a leased permit's lease end) or the
+ * re-check interval, never past the deadline; ride out an outage without a wait limit, end a timed one by its deadline.
+ *
+ * <h2>The lost-reply rule of the permits</h2>
+ * Every attempt carries an id of its own, fresh for each attempt ({@link PermitIds#fresh}), under which the script
+ * records what it takes: a leased permit's id in the permit table; for the plain semaphore a grant mark,
+ * {@code dlock_sem_grant:{NAME}:<id>} (docs/protocol.md §13.1). An attempt whose reply never came (Redis stalled past
+ * the command timeout, the connection broke) may have run all the same, so it is undone at once by that id
+ * ({@link Grants#giveBack}) — sent before the next attempt, on the same connection, so it runs after the attempt it
+ * undoes — and an id that took nothing gives back nothing. So one acquisition takes exactly its permits however many
+ * attempts Redis ran, and a give-back can never touch another acquisition's permits. A grant that arrives when its
+ * caller has gone (cancel, interrupt, timeout, client closed) is given back too ({@link Grants#undo}). Each give-back
+ * is registered with the client's {@link io.dlock.internal.acquire.Acquisitions}, so {@code close()} waits for it
+ * before it closes the connections.
+ *
+ * <p>Thread-safety: the loop runs one step at a time; {@link #granted} is written by the step that completes the
+ * result and read after it.
+ *
+ * @param <T> what a grant is (a permit handle, or {@code Boolean.TRUE})
+ */
+final class PermitAcquisition<T> {
+    /** An attempt's outcome: {@code granted} non-null, or busy with a hint in ms ({@code <= 0}: none). */
+    record Reply<T>(T granted, long hintMs) {
+        static <T> Reply<T> busy(long hintMs) {
+            return new Reply<>(null, hintMs);
+        }
+    }
+
+    /** What one semaphore kind does in Redis. */
+    interface Grants<T> {
+        /** One attempt under {@code attemptId}; never blocks. */
+        CompletableFuture<Reply<T>> attempt(String attemptId);
+
+        /** Gives back what the attempt {@code attemptId} took, if it ran and took anything (idempotent). */
+        CompletableFuture<?> giveBack(String attemptId);
+
+        /** Gives back a grant nobody will receive. */
+        CompletableFuture<?> undo(T granted);
+    }
+
+    private final SemaphoreServices services;
+    private final String kind;
+    private final String name;
+    private final boolean leased;
+    private final Grants<T> grants;
+    private final AcquireLoop loop;
+    private volatile T granted;
+
+    /**
+     * @param waitNanos 0 for a single attempt, {@link DistributedLock#WAIT_FOREVER} for no limit, else the wait in ns
+     */
+    PermitAcquisition(SemaphoreServices services, String kind, String name, boolean leased, String channel,
+                      Grants<T> grants, long waitNanos) {
+        services.acquisitions.checkOpen(kind, name);
+        this.services = services;
+        this.kind = kind;
+        this.name = name;
+        this.leased = leased;
+        this.grants = grants;
+        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
+                : services.acquisitions.nanoTime() + waitNanos;
+        AcquireLoop.Steps steps = new AcquireLoop.Steps(kind, name, this::attempt, this::undo,
+                () -> CompletableFuture.completedFuture(null), List.of(channel), WakeMode.COUNTING, null,
+                services.acquisitions::track);
+        this.loop = new AcquireLoop(steps, services.acquisitions.waiting(), deadline, waitNanos == 0);
+    }
+
+    /** @return completes with the grant, null when out of time, or the failure (in the API's exceptions) */
+    CompletableFuture<T> start() {
+        long startedAt = services.acquisitions.nanoTime();
+        loop.result().whenComplete((acquired, error) -> services.events.get().permitAcquisitionEnded(name, leased,
+                error instanceof CancellationException ? LockEventListener.Outcome.INTERRUPTED
+                        : error != null ? LockEventListener.Outcome.FAILED
+                        : Boolean.TRUE.equals(acquired) ? LockEventListener.Outcome.ACQUIRED
+                        : LockEventListener.Outcome.TIMED_OUT,
+                services.acquisitions.nanoTime() - startedAt));
+        services.acquisitions.register(loop);
+        return loop.start().thenApply(acquired -> acquired ? granted : null);
+    }
+
+    /** Waits for the grant (the one interrupt rule, {@link io.dlock.internal.acquire.SyncWaits#awaitOrAbandon}). */
+    T await(String operation) throws InterruptedException {
+        CompletableFuture<T> result = start();
+        try {
+            return services.acquisitions.waits().awaitOrAbandon(result, loop::abandon);
+        } catch (RuntimeException e) {
+            throw Errors.toApi(e, kind, name, operation);
+        }
+    }
+
+    /** Waits for the outcome of a single attempt, which never waits for permits (interrupts are kept for later). */
+    T awaitSingleAttempt(String operation) {
+        return services.acquisitions.waits().awaitUninterruptibly(start(), kind, name, operation);
+    }
+
+    /** The caller's future, as {@code map} of the grant (null when out of time), on the client's executor. */
+    <R> CompletableFuture<R> toCaller(Function<? super T, ? extends R> map, String operation) {
+        CompletableFuture<R> internal = start().thenApply(map);
+        return Callers.toCaller(services.executor, loop::abandon, services.acquisitions::track, internal,
+                error -> Errors.toApi(error, kind, name, operation));
+    }
+
+    private CompletableFuture<Long> attempt() {
+        String attemptId = PermitIds.fresh();
+        CompletableFuture<Reply<T>> reply = Errors.call(() -> grants.attempt(attemptId));
+        return reply.handle((r, error) -> {
+            if (error != null) {
+                if (Errors.isUnavailable(error)) {
+                    // it may have run: undo it by its own id before the loop sends anything else
+                    services.acquisitions.track(Errors.call(() -> grants.giveBack(attemptId)));
+                }
+                throw new CompletionException(Errors.unwrap(error));
+            }
+            if (r.granted() != null) {
+                granted = r.granted();
+                return null;
+            }
+            return Math.max(1, Math.min(services.recheckMs, r.hintMs() > 0 ? r.hintMs() : services.recheckMs));
+        });
+    }
+
+    private CompletableFuture<?> undo() {
+        T grant = granted;
+        return grant == null ? CompletableFuture.completedFuture(null) : Errors.call(() -> grants.undo(grant));
+    }
+}

@@ -1,0 +1,17 @@
+-- Fragment wrong_type: the refusal of every lock script to touch a key of another type than a lock's hash.
+--
+-- wrong_type(key) returns nil when `key` does not exist or is a hash; otherwise the error reply the caller returns
+-- at once, before it writes or publishes anything:
+--   "WRONGTYPE dlock: the key holds a <type>, not a lock; nothing was changed"
+-- The client turns it into a NotALockException naming the lock and the type (io.dlock.internal.Errors). Acquire
+-- scripts call it first, so that a string or a list under a lock's name is refused with its type named instead of
+-- failing inside a hash command with Redis's bare WRONGTYPE (one TYPE lookup, O(1)).
+--
+-- Invariant: a key of another type is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
+local function wrong_type(key)
+    local key_type = redis.call('type', key)['ok']
+    if key_type == 'none' or key_type == 'hash' then
+        return nil
+    end
+    return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+end
