@@ -26,9 +26,11 @@ public final class LockNames {
     }
 
     /**
-     * Refuses a name that is one whole hash tag, {@code {x}} (with no other brace): Redisson's rule gives it the same
-     * auxiliary keys and channels as the name {@code x} ({@code prefix:{x}} both), so a fair lock's queue or a
-     * read-write lock's per-hold timeout keys and writer marks of the two names would be one and the same. (A plain
+     * The name rule of every kind that derives auxiliary keys from its name (the fair lock's queue and timeouts, the
+     * read-write lock's timeout keys and writer marks, the leased semaphore's permit table {@code {NAME}:timeout}):
+     * refuses a name that is one whole hash tag, {@code {x}} (with no other brace): Redisson's rule gives it the same
+     * auxiliary keys and channels as the name {@code x} ({@code prefix:{x}} both), so the two names would share them
+     * (for a leased semaphore: one permit table under two counts, which grants twice). (A plain
      * or fenced lock named {@code {x}} only shares {@code x}'s unlock channel, which costs spurious wake-ups, and its
      * token counter, which still only grows: those kinds accept it.)
      *

@@ -305,7 +305,7 @@ public final class RedisLockClient implements LockClient {
     @Override
     public LeasedSemaphore getLeasedSemaphore(String name) {
         checkOpen();
-        LockNames.requireValid(name);
+        LockNames.requireOwnAuxiliaryKeys(name, "leased semaphore");
         checkSlots(name);
         return new RedisLeasedSemaphore(semaphores, name);
     }

@@ -1,6 +1,7 @@
 package io.dlock.internal.acquire;
 
 import io.dlock.internal.Errors;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.dlock.internal.wakeup.WakeupHub;
 import io.dlock.internal.wakeup.WakeupHub.Subscription;
 
@@ -96,6 +97,8 @@ public final class AcquireLoop {
     private boolean unusedWakeup;
     /** The last Redis attempt was sent after the subscription was confirmed (no unlock message can have been lost). */
     private boolean attemptedWhileSubscribed;
+    /** Redis answered an attempt of this loop, or the object was handed over locally (read by the deadline timer). */
+    private volatile boolean answeredOnce;
     /** The last pause after an unavailability error, 0 after an answer from Redis. */
     private long outageBackoffMs;
 
@@ -195,18 +198,22 @@ public final class AcquireLoop {
     }
 
     /**
-     * The deadline rule of every timed wait: the result is settled ({@code false}) by the deadline plus
-     * {@link #DEADLINE_GRACE_MS}, whether or not Redis answered the attempt in flight. A grant that the unanswered
-     * attempt brings later is given back ({@code undo}); if it never answers, the give-up brings Redis back to what
-     * the client knows (the lost-reply rule). The owner's next acquisition starts after that cleanup
-     * ({@code laterCleanup}).
+     * The deadline rule of every timed wait: the result is settled by the deadline plus {@link #DEADLINE_GRACE_MS},
+     * whether or not Redis answered the attempt in flight: {@code false} when Redis answered this acquisition before
+     * (the object was busy), a {@link io.dlock.LockException} saying that Redis did not answer when it never did (an
+     * outage is not reported as "busy"). A grant that the unanswered attempt brings later is given back
+     * ({@code undo}); if it never answers, the give-up brings Redis back to what the client knows (the lost-reply
+     * rule). The owner's next acquisition starts after that cleanup ({@code laterCleanup}).
      */
     private void armDeadline() {
-        long leftNanos = Math.max(0, deadlineNanos - nanoTime.getAsLong());
-        CompletableFuture<Boolean> timer = outage.pause(TimeUnit.NANOSECONDS.toMillis(leftNanos) + DEADLINE_GRACE_MS);
+        long waitMs = TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - nanoTime.getAsLong()));
+        CompletableFuture<Boolean> timer = outage.pause(waitMs + DEADLINE_GRACE_MS);
         result.whenComplete((value, error) -> timer.complete(false));
         timer.thenRun(() -> {
-            if (result.complete(false)) {
+            boolean settled = answeredOnce ? result.complete(false)
+                    : result.completeExceptionally(Errors.toApi(new RedisCommandTimeoutException(
+                            "no answer within the wait of " + waitMs + " ms"), kind, lockName, "acquire"));
+            if (settled) {
                 laterCleanup.accept(finished);
                 wakeFromWaits();
             }
@@ -329,6 +336,9 @@ public final class AcquireLoop {
     }
 
     private void afterAttempt(Long ttl, Throwable error) {
+        if (error == null) {
+            answeredOnce = true;
+        }
         if (error != null && deadlineNanos == NO_DEADLINE && !result.isDone() && Errors.isUnavailable(error)) {
             outage.failed(describe(), error);
             pauseThenAttempt();
