@@ -7,6 +7,7 @@ import io.dlock.MultiLock;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisTopology;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -140,6 +141,56 @@ class MultiLockIT {
         } finally {
             holder.unlock();
         }
+    }
+
+    /**
+     * Issue 27 #9: the holder of the multi-lock re-enters at once while another owner of its client waits for it (on
+     * one slot that owner waits in the client's line for these members, which the holder must not join).
+     */
+    @Test
+    void theHolderReentersAtOnceWhileAnotherOwnerOfItsClientWaits(LockClient client) throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        MultiLock holder = multi.as(client.newOwner());
+        holder.lock();
+        Future<Boolean> waiter = workers.submit(() -> {
+            boolean held = multi.tryLock(30, SECONDS);
+            if (held) {
+                multi.unlock();
+            }
+            return held;
+        });
+        awaitScriptCallsSettle("the waiter's attempts");
+        long start = System.nanoTime();
+        assertThat(workers.call(Duration.ofSeconds(10), () -> holder.tryLock(2, SECONDS))).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("tryLock re-entered at once")
+                .isLessThan(1_000);
+        workers.call(Duration.ofSeconds(10), () -> {
+            holder.lock();
+            return null;
+        });
+        Future<Void> async = holder.lockAsync();
+        async.get(10, SECONDS);
+        assertThat(holder.getHoldCount()).isEqualTo(4);
+        assertThat(waiter.isDone()).as("the waiter still waits").isFalse();
+        for (int i = 0; i < 4; i++) {
+            holder.unlock();
+        }
+        assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+    }
+
+    /** Waits until no script call was counted for 100 ms: whoever was attempting now sleeps in Redis. */
+    void awaitScriptCallsSettle(String whose) {
+        long[] seen = {-1};
+        Await.until(Duration.ofSeconds(10), () -> {
+            long now = raw.scriptCalls();
+            boolean still = now == seen[0];
+            seen[0] = now;
+            if (!still) {
+                Thread.sleep(100);
+            }
+            return still;
+        }, whose + " to settle");
     }
 
     @Test
