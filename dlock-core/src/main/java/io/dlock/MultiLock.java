@@ -25,14 +25,22 @@ import java.util.List;
  * <p><b>One step on one slot.</b> When every member is a plain lock ({@link LockClient#getLock}) and every name
  * hashes to one slot (a common hash tag: {@code {order-17}:stock}, {@code {order-17}:payment}), each attempt takes
  * all members in one atomic script, or none: the owner never holds some members while it waits for others, and an
- * uncontended acquisition costs one round trip. A waiting acquisition then wakes on the release of any member. The
- * rule is the same on a standalone server, so that a multi-lock behaves alike on every topology. Otherwise the members
- * are taken one after another, in the global order above.
+ * uncontended acquisition costs one round trip. A waiting acquisition then wakes on the release of any member; owners
+ * of one client waiting for the same members take turns inside the client (one of them waits in Redis), except an
+ * owner that holds a member already, whose re-entry never waits for a turn. The rule is the same on a standalone
+ * server, so that a multi-lock behaves alike on every topology. Otherwise the members are taken one after another,
+ * in the global order above.
  *
- * <p><b>Lease and watchdog.</b> Each member is acquired with the multi-lock's lease through its own
- * {@code lock}/{@code tryLock}: with {@link #LEASE_WATCHDOG} every member is renewed by the watchdog while held and
- * expires after a crash, as a single lock; with a fixed lease each member's lease runs from its own acquisition.
- * The waiting time of {@code tryLock} is for the whole multi-lock: each member gets what is left of it.
+ * <p><b>Lease and watchdog.</b> With {@link #LEASE_WATCHDOG} every member is renewed by the watchdog while held and
+ * expires after a crash, as a single lock. With a fixed lease, the lease of every member runs from the moment the
+ * last member is taken: members taken one after another are held with the watchdog until every member is taken (so
+ * none runs out while a later one is awaited), then each is given the lease; taken in one step (above), all start
+ * together. An acquisition returns {@code true} only when every member is held at that moment: a member found gone
+ * when its lease is set makes it give back what it took and try again while its waiting time lasts. As for a single
+ * lock, {@link #leaseValidFor()} is then positive unless the lease is shorter than a round trip. A member the owner
+ * already holds with the watchdog keeps its renewal (its TTL is not cut to the lease); the multi-lock's acquisition
+ * of it ends with the multi-lock's release. The waiting time of {@code tryLock} is for the whole multi-lock: each
+ * member gets what is left of it.
  *
  * <p><b>Release.</b> {@link #unlock()} releases <em>every</em> member, in the reverse order, even when some fail
  * (Redisson's stops at the first failure and leaves the rest locked and renewed). When some fail, it throws one
@@ -49,7 +57,8 @@ import java.util.List;
  *   <li>{@link #leaseValidFor()}: the shortest of the members' (zero when one is not held). Like every hold's, a
  *       member's validity assumes Redis keeps its data: a Redis that restarts without persistence while the
  *       multi-lock is being taken loses the members taken before, which the client learns of at the next renewal
- *       (watchdog lease) or not at all (fixed lease);</li>
+ *       or, with a fixed lease, when their lease is set once the last member is taken (the acquisition then starts
+ *       again);</li>
  *   <li>{@link #isLocked()}: whether any member is held by anybody (the multi-lock could not be taken now);</li>
  *   <li>{@link #remainTimeToLive()}: the shortest remaining time to live of the members that are held,
  *       {@link #TTL_NOT_LOCKED} when none is, {@link #TTL_NO_EXPIRY} when none of them expires;</li>
@@ -62,9 +71,9 @@ import java.util.List;
  * Re-entry works as for each member: an owner that holds the multi-lock may acquire it again and must release it as
  * many times. Queries make one round trip per member, in turn.
  *
- * <p><b>Not atomic.</b> Members are taken one after the other, each in its own round trip; between two of them,
- * others may see some members held and others not (never all of them held by two owners). When every member hashes
- * to one Cluster slot a single script could take them all at once; dlock does not do that yet.
+ * <p><b>Atomic only in one step.</b> Outside the one-step case above, members are taken one after the other, each in
+ * its own round trip; between two of them, others may see some members held and others not (never all of them held
+ * by two owners). Re-entry never waits behind other owners of the client, in either case.
  *
  * <p>Thread-safe and immutable; cheap to create. Errors as on {@link DistributedLock}, the messages naming the
  * member at fault.

@@ -3,10 +3,12 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisTopology;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
@@ -140,6 +144,175 @@ class MultiLockIT {
         } finally {
             holder.unlock();
         }
+    }
+
+    /** How a test acquires: each of the acquisitions that take a lease. */
+    enum Way { TRY_LOCK, LOCK, TRY_LOCK_ASYNC }
+
+    /**
+     * Issue 27 #5. Client two holds b; client one's multi-lock (a, b) with a fixed 1 s lease waits for b. On the way
+     * member by member it holds a meanwhile, and a must not run out while b is awaited: client two, trying a for
+     * 2.5 s, must not get it, and when client two finally lets b go the multi-lock answers true with every member
+     * held by it (an overlap counter per name judges every critical section of both clients), every member's hold
+     * known valid, and the fixed lease counted from the moment the last member was taken. (Before the fix a ran out
+     * after 1 s, client two took it, and the multi-lock still answered true.) On one slot the members are taken
+     * together, so client two may take a first: the multi-lock then waits for it.
+     */
+    @ParameterizedTest
+    @EnumSource(Way.class)
+    void aFixedLeaseStartsWhenTheLastMemberIsTakenAndNoMemberRunsOutMeanwhile(Way way, LockClient client,
+                                                                               LockClient other) throws Exception {
+        long leaseMs = 1_000;
+        AtomicInteger insideA = new AtomicInteger();
+        AtomicInteger insideB = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        DistributedLock otherA = other.getLock(a);
+        DistributedLock otherB = other.getLock(b);
+        otherB.lock();
+        enter(insideB, overlaps);
+        LockOwner owner = client.newOwner();
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b)).as(owner);
+        Future<Seen> acquirer = workers.submit(() -> {
+            boolean held = switch (way) {
+                case TRY_LOCK -> multi.tryLock(20_000, leaseMs, MILLISECONDS);
+                case LOCK -> {
+                    multi.lock(leaseMs, MILLISECONDS);
+                    yield true;
+                }
+                case TRY_LOCK_ASYNC -> client.getMultiLock(client.getLock(a), client.getLock(b))
+                        .tryLockAsync(20_000, leaseMs, MILLISECONDS, owner.id()).get(30, SECONDS);
+            };
+            if (!held) {
+                return null;
+            }
+            enter(insideA, overlaps);
+            enter(insideB, overlaps);
+            // at once: what must hold at the moment true was returned
+            boolean heldByOwner = multi.isHeldByCurrentThread();
+            List<Duration> valid = multi.members().stream().map(DistributedLock::leaseValidFor).toList();
+            List<Long> pttl = List.of(raw.pttl(a), raw.pttl(b));
+            insideA.decrementAndGet();
+            insideB.decrementAndGet();
+            String unlocked = "unlocked";
+            try {
+                multi.unlock();
+            } catch (RuntimeException e) {
+                unlocked = e.toString();
+            }
+            return new Seen(heldByOwner, valid, pttl, unlocked);
+        });
+        if (!oneScript()) {
+            Await.until(Duration.ofSeconds(10), () -> raw.exists(a), "the multi-lock takes a, then waits for b");
+        }
+        boolean gotA = otherA.tryLock(2_500, MILLISECONDS); // beyond a's 1 s lease: a must still be kept
+        if (gotA) {
+            enter(insideA, overlaps);
+        }
+        insideB.decrementAndGet();
+        otherB.unlock(); // the multi-lock takes b now (and a too, on one slot, once a is free)
+        if (gotA) {
+            Thread.sleep(300); // client two's critical section on a: the multi-lock must wait for it
+            insideA.decrementAndGet();
+            otherA.unlock();
+        }
+        Seen seen = Workers.get(acquirer, Duration.ofSeconds(30));
+        assertThat(overlaps.get()).as("critical sections of two owners overlapped on a member (" + seen + ")")
+                .isZero();
+        assertThat(seen).as("acquired").isNotNull();
+        assertThat(gotA).as("a was kept for the multi-lock while it waited for b").isEqualTo(oneScript());
+        assertThat(seen.held()).as("held by the owner when true was returned").isTrue();
+        assertThat(seen.valid()).as("every member's hold known valid when true was returned")
+                .allSatisfy(valid -> assertThat(valid).isPositive());
+        assertThat(seen.pttl()).as("each member's TTL is the fixed lease, counted from when the last member was taken")
+                .allSatisfy(ttl -> assertThat(ttl).isBetween(leaseMs / 2, leaseMs));
+        assertThat(seen.unlocked()).isEqualTo("unlocked");
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+        assertThat(client.heldLocks()).isEmpty();
+    }
+
+    /**
+     * A multi-lock with a fixed lease over a member its owner holds already with the watchdog: the multi-lock's
+     * acquisitions end with its lease, the owner's own hold stays renewed (setting the lease of a member taken before
+     * the last never cuts another acquisition's watchdog hold).
+     */
+    @Test
+    void aFixedLeaseReentryLeavesTheOwnersWatchdogHoldRenewed(
+            @ClientSettings(watchdogTimeoutMillis = 900) LockClient client) throws Exception {
+        DistributedLock lockA = client.getLock(a);
+        lockA.lock(); // watchdog: renewed every 300 ms
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        assertThat(multi.tryLock(0, 1_000, MILLISECONDS)).isTrue();
+        assertThat(multi.getHoldCount()).isEqualTo(1);
+        assertThat(lockA.getHoldCount()).isEqualTo(2);
+        assertThat(raw.pttl(b)).isBetween(500L, 1_000L);
+        multi.unlock();
+        assertThat(raw.exists(b)).isFalse();
+        Await.during(Duration.ofMillis(2_000), () -> lockA.isHeldByCurrentThread() && lockA.leaseValidFor()
+                .toMillis() > 0 && raw.pttl(a) > 0, "a's own watchdog hold stays, beyond two watchdog timeouts");
+        assertThat(raw.pttl(a)).as("a's TTL is the watchdog's").isLessThanOrEqualTo(900L);
+        lockA.unlock();
+        assertThat(raw.exists(a)).isFalse();
+    }
+
+    /** What the acquirer saw at the moment its multi-lock answered true. */
+    record Seen(boolean held, List<Duration> valid, List<Long> pttl, String unlocked) {
+    }
+
+    /** Marks entry into a member's critical section; counts an overlap when somebody else is inside. */
+    private static void enter(AtomicInteger inside, AtomicInteger overlaps) {
+        if (inside.incrementAndGet() != 1) {
+            overlaps.incrementAndGet();
+        }
+    }
+
+    /**
+     * Issue 27 #9: the holder of the multi-lock re-enters at once while another owner of its client waits for it (on
+     * one slot that owner waits in the client's line for these members, which the holder must not join).
+     */
+    @Test
+    void theHolderReentersAtOnceWhileAnotherOwnerOfItsClientWaits(LockClient client) throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        MultiLock holder = multi.as(client.newOwner());
+        holder.lock();
+        Future<Boolean> waiter = workers.submit(() -> {
+            boolean held = multi.tryLock(30, SECONDS);
+            if (held) {
+                multi.unlock();
+            }
+            return held;
+        });
+        awaitScriptCallsSettle("the waiter's attempts");
+        long start = System.nanoTime();
+        assertThat(workers.call(Duration.ofSeconds(10), () -> holder.tryLock(2, SECONDS))).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("tryLock re-entered at once")
+                .isLessThan(1_000);
+        workers.call(Duration.ofSeconds(10), () -> {
+            holder.lock();
+            return null;
+        });
+        Future<Void> async = holder.lockAsync();
+        async.get(10, SECONDS);
+        assertThat(holder.getHoldCount()).isEqualTo(4);
+        assertThat(waiter.isDone()).as("the waiter still waits").isFalse();
+        for (int i = 0; i < 4; i++) {
+            holder.unlock();
+        }
+        assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
+        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+    }
+
+    /** Waits until no script call was counted for 100 ms: whoever was attempting now sleeps in Redis. */
+    void awaitScriptCallsSettle(String whose) {
+        long[] seen = {-1};
+        Await.until(Duration.ofSeconds(10), () -> {
+            long now = raw.scriptCalls();
+            boolean still = now == seen[0];
+            seen[0] = now;
+            if (!still) {
+                Thread.sleep(100);
+            }
+            return still;
+        }, whose + " to settle");
     }
 
     @Test

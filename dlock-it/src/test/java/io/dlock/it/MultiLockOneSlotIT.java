@@ -167,17 +167,7 @@ class MultiLockOneSlotIT extends MultiLockIT {
             }
             return held;
         });
-        // first waits in Redis: its attempts (before and after subscribing) are over once the count stands still
-        long[] seen = {-1};
-        io.dlock.redisprocess.Await.until(Duration.ofSeconds(10), () -> {
-            long now = raw.scriptCalls();
-            boolean still = now == seen[0];
-            seen[0] = now;
-            if (!still) {
-                Thread.sleep(100);
-            }
-            return still;
-        }, "the first owner's attempts to settle");
+        awaitScriptCallsSettle("the first owner's attempts"); // it waits in Redis now
         long before = raw.scriptCalls();
         assertThat(workers.call(Duration.ofSeconds(10), () -> multi.tryLock(300, MILLISECONDS)))
                 .as("out of time in line").isFalse();

@@ -159,6 +159,25 @@ public final class Hold implements LockEventListener.Hold {
     }
 
     /**
+     * Gives the innermost acquisition, taken with the watchdog, the fixed lease {@code leaseMs} while another
+     * acquisition of this hold keeps it watchdog-renewed: only the record changes (Redis keeps the hold as long as
+     * the watchdog renews it, and the validity stays where the last grant or renewal put it), so that the acquisition
+     * counts as a fixed-lease one from now on (a partial release, {@link #currentLease}).
+     *
+     * @return whether it was done; false when no other watchdog acquisition keeps the hold renewed (or the innermost
+     *         is not a watchdog one, or the hold has ended): then the caller extends the hold instead
+     */
+    synchronized boolean innermostToFixedLease(long leaseMs) {
+        if (state != State.ACTIVE || renewalStopped || watchdogAcquisitions < 2 || !peekLastIsWatchdog()) {
+            return false;
+        }
+        leases.pollLast();
+        leases.addLast(leaseMs);
+        watchdogAcquisitions--;
+        return true;
+    }
+
+    /**
      * A lease extension sent at {@code sentAtNanos} may or may not have run (no reply): the validity becomes the
      * sooner of what it was and {@code leaseMs} from the send, which Redis keeps either way. Nothing else changes.
      */

@@ -208,6 +208,14 @@ public final class LeaseRenewer implements AutoCloseable {
         hold.extended(sentAtNanos, leaseMs);
     }
 
+    /**
+     * The innermost acquisition of {@code hold}, a watchdog one, takes the fixed lease {@code leaseMs} when another
+     * acquisition keeps the hold renewed ({@link Hold#innermostToFixedLease}); @return whether it did
+     */
+    public boolean innermostToFixedLease(Hold hold, long leaseMs) {
+        return hold.innermostToFixedLease(leaseMs);
+    }
+
     /** A lease extension of {@code hold} got no reply: its validity ends no later than {@code leaseMs} after it. */
     public void extensionUnknown(Hold hold, long sentAtNanos, long leaseMs) {
         hold.extensionUnknown(sentAtNanos, leaseMs);

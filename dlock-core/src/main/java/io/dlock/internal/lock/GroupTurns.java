@@ -13,6 +13,9 @@ import java.util.concurrent.CompletableFuture;
  * that all but one lose (the waiters of one channel all wake on each of its messages, see
  * {@link io.dlock.internal.wakeup.WakeupHub#joinAll}).
  *
+ * <p>Only owners that hold none of the members take a place: a holder re-entering goes straight to Redis (it must
+ * never wait behind owners that wait for what it holds).
+ *
  * <p>Invariant: the turn of a line's head is complete, no other turn of that line is; a line with no turns is gone.
  * Thread-safe; no lock is held while a turn is handed over (its callbacks run then).
  */

@@ -40,7 +40,25 @@ final class LeaseExtension {
      * @throws IllegalArgumentException when {@code lease} is out of range; nothing is sent
      */
     static CompletableFuture<Void> extend(RedisLock lock, long ownerId, Duration lease) {
-        long leaseMs = Args.extensionMillis(lock.name, lease);
+        return extend(lock, ownerId, Args.extensionMillis(lock.name, lease), false);
+    }
+
+    /**
+     * Gives a multi-lock's acquisition of a member, taken with the watchdog while the multi-lock waited for its other
+     * members, the multi-lock's fixed lease, counted from now (docs/protocol.md §12). When another acquisition of the
+     * owner keeps the hold watchdog-renewed, only this client's record changes and nothing is sent (shortening the
+     * TTL would cut that other acquisition's hold; the multi-lock's goes with it); otherwise the hold is extended to
+     * the lease as {@link #extend} does, so Redis confirms the hold is still there.
+     *
+     * @param leaseMs the multi-lock's lease, in the range of {@link Args#leaseMillis}
+     * @return completes when done, or fails as {@link #extend}: {@link IllegalMonitorStateException} when this client
+     *         no longer knows the hold valid, {@link LockLostException} when Redis no longer has it
+     */
+    static CompletableFuture<Void> settleMultiLockLease(RedisLock lock, long ownerId, long leaseMs) {
+        return extend(lock, ownerId, leaseMs, true);
+    }
+
+    private static CompletableFuture<Void> extend(RedisLock lock, long ownerId, long leaseMs, boolean innermostOnly) {
         LockServices services = lock.services;
         LockProtocol protocol = lock.protocol;
         String field = protocol.holdField(ownerId);
@@ -56,12 +74,16 @@ final class LeaseExtension {
                     + " is not held by owner " + field + " (never acquired, already released or force-unlocked, or "
                     + "its lease ran out), so its lease cannot be extended"));
         }
+        if (innermostOnly && services.renewer.innermostToFixedLease(hold, leaseMs)) {
+            return CompletableFuture.completedFuture(null);
+        }
         long sentAt = services.renewer.nanoTime();
         CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs));
         return reply.handle((extended, error) -> {
             if (error != null) {
                 services.renewer.extensionUnknown(hold, sentAt, leaseMs);
-                throw Errors.toApi(error, lock.name, "extendLease");
+                throw Errors.toApi(error, lock.name, innermostOnly ? "lock (setting the multi-lock's lease)"
+                        : "extendLease");
             }
             if (extended != null && extended == 1L) {
                 services.renewer.extended(hold, sentAt, leaseMs);

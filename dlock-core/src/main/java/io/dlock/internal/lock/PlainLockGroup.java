@@ -124,8 +124,9 @@ public final class PlainLockGroup {
 
     /**
      * One acquisition of the group: it waits for its turn among this client's owners acquiring the same members
-     * ({@link GroupTurns}; a single attempt does not), then runs the one {@link AcquireLoop}, whose end (acquired or
-     * not) gives the turn to the next. Given up before its turn came (deadline, interrupt, cancellation), it leaves the
+     * ({@link GroupTurns}), then runs the one {@link AcquireLoop}, whose end (acquired or not) gives the turn to the
+     * next. A single attempt does not wait for a turn, nor does an owner that holds a member already: its re-entry
+     * must never queue behind owners that wait for what it holds (they would wait for ever, and it for them). Given up before its turn came (deadline, interrupt, cancellation), it leaves the
      * line having sent nothing.
      */
     private final class Turn {
@@ -135,6 +136,8 @@ public final class PlainLockGroup {
         private final long leaseMs;
         private final long ownerId;
         private final CompletableFuture<Void> place;
+        /** Whether this acquisition took a place in the line (not a single attempt, nor a holder's re-entry). */
+        private final boolean inLine;
         /** Guarded by this: the loop once the turn came; whether the acquisition ended before. */
         private AcquireLoop loop;
         private boolean endedInLine;
@@ -145,7 +148,9 @@ public final class PlainLockGroup {
             this.singleAttempt = singleAttempt;
             this.leaseMs = leaseMs;
             this.ownerId = ownerId;
-            this.place = singleAttempt ? CompletableFuture.completedFuture(null) : services.groupTurns.enter(line);
+            // a holder of a member never queues: the owners in line may be waiting for what it holds
+            this.inLine = !singleAttempt && !holdsAnyMember(ownerId);
+            this.place = inLine ? services.groupTurns.enter(line) : CompletableFuture.completedFuture(null);
             if (!place.isDone() && deadline != AcquireLoop.NO_DEADLINE) {
                 cancelTimer = services.scheduler.schedule(() -> endInLine(false),
                         Math.max(0, deadline - services.renewer.nanoTime()));
@@ -216,10 +221,20 @@ public final class PlainLockGroup {
         }
 
         private void leaveLine() {
-            if (!singleAttempt) {
+            if (inLine) {
                 services.groupTurns.leave(line, place);
             }
         }
+    }
+
+    /** @return whether this client knows {@code ownerId} to hold any member (a re-entry, for every member it holds) */
+    private boolean holdsAnyMember(long ownerId) {
+        for (RedisLock member : members) {
+            if (member.hold(ownerId) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private AcquireLoop newLoop(long deadline, boolean singleAttempt, long leaseMs, long ownerId) {

@@ -6,6 +6,8 @@ import io.dlock.FencedLock;
 import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * Where a client's lock objects are made: each is the one {@link RedisLock} over its kind's {@link LockProtocol},
  * behind an {@link OwnerView} acting for the calling thread. The name is validated here
@@ -57,6 +59,21 @@ public final class RedisLocks {
             return new Identity(core.services.clientId, context.name(), context.kind());
         }
         return null;
+    }
+
+    /**
+     * Gives a multi-lock's acquisition of {@code member}, taken with the watchdog while the multi-lock waited for its
+     * other members, the multi-lock's fixed lease from now ({@link LeaseExtension#settleMultiLockLease}).
+     *
+     * @param member  a lock object of a dlock client ({@link #identify} knows it), acting for the owner
+     * @param leaseMs the fixed lease in ms
+     * @return completes on a Redis I/O thread (or at once) when done; fails with
+     *         {@link IllegalMonitorStateException} or {@link io.dlock.LockLostException} when the hold is gone, or
+     *         with the {@link io.dlock.LockException} of a Redis failure
+     */
+    public static CompletableFuture<Void> settleMultiLockLease(DistributedLock member, long leaseMs) {
+        LockApi api = (LockApi) member;
+        return LeaseExtension.settleMultiLockLease(api.core(), api.owner(), leaseMs);
     }
 
     private static LockContext context(LockServices services, String name, LockKind kind) {

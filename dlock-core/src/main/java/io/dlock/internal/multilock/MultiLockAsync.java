@@ -14,7 +14,9 @@ import java.util.function.LongSupplier;
 
 /**
  * One asynchronous acquisition of a multi-lock for one owner: the members in order, each through its own
- * {@code lockAsync}/{@code tryLockAsync}, the next started when the last is held; no thread is held meanwhile.
+ * {@code lockAsync}/{@code tryLockAsync}, the next started when the last is held; no thread is held meanwhile. With
+ * a fixed lease, the members before the last are taken with the watchdog and get the lease once the last is taken
+ * (as {@link RedisMultiLock} does).
  *
  * <p>Invariant: when {@link #result()} ends otherwise than with {@code true} (false, failed, cancelled), every member
  * it took has been released, or a release failure is attached to the result (then a {@code false} becomes a
@@ -65,20 +67,19 @@ final class MultiLockAsync {
             return;
         }
         if (index == members.size()) {
-            if (!result.complete(true)) {
-                rollBack(null, false); // cancelled just as the last member was taken
-            }
+            settleLeases();
             return;
         }
         DistributedLock member = members.get(index);
+        long memberLease = RedisMultiLock.leaseWhileTaking(index, members.size(), leaseMs);
         CompletableFuture<Boolean> attempt;
         if (deadlineNanos == Long.MAX_VALUE) {
-            CompletableFuture<Void> locking = Errors.call(() -> member.lockAsync(leaseMs, TimeUnit.MILLISECONDS));
+            CompletableFuture<Void> locking = Errors.call(() -> member.lockAsync(memberLease, TimeUnit.MILLISECONDS));
             current = locking;
             attempt = locking.thenApply(v -> true);
         } else {
             long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nanoTime.getAsLong()));
-            attempt = Errors.call(() -> member.tryLockAsync(leftMs, leaseMs, TimeUnit.MILLISECONDS));
+            attempt = Errors.call(() -> member.tryLockAsync(leftMs, memberLease, TimeUnit.MILLISECONDS));
             current = attempt;
         }
         if (result.isCancelled()) {
@@ -99,10 +100,39 @@ final class MultiLockAsync {
     }
 
     /**
+     * Every member is taken: the ones taken before the last, with the watchdog, get the fixed lease now ({@link
+     * RedisMultiLock#settleLeases}); then the result is true. One found gone makes the acquisition give back what it
+     * took and start again while time is left.
+     */
+    private void settleLeases() {
+        List<DistributedLock> early;
+        synchronized (taken) {
+            early = new ArrayList<>(taken.subList(0, Math.max(0, taken.size() - 1)));
+        }
+        RedisMultiLock.settleLeases(name, early, leaseMs).whenComplete((settled, error) -> {
+            if (error != null) {
+                rollBack(Errors.unwrap(error), false);
+            } else if (!settled) {
+                rollBack(null, false, true);
+            } else if (!result.complete(true)) {
+                rollBack(null, false); // cancelled just as the last member was taken
+            }
+        });
+    }
+
+    /**
      * Releases every member taken (in the reverse order), then ends the result: with {@code error}, with false when
      * {@code timedOut}, or not at all when it ended already (cancelled).
      */
     private void rollBack(Throwable error, boolean timedOut) {
+        rollBack(error, timedOut, false);
+    }
+
+    /**
+     * As {@link #rollBack(Throwable, boolean)}; with {@code again} (a member was gone when the lease was set), it then
+     * starts over while time is left, else ends with false.
+     */
+    private void rollBack(Throwable error, boolean timedOut, boolean again) {
         List<DistributedLock> toRelease;
         synchronized (taken) {
             toRelease = new ArrayList<>(taken);
@@ -130,7 +160,9 @@ final class MultiLockAsync {
                 result.completeExceptionally(error);
             } else if (releaseFailure != null) {
                 result.completeExceptionally(releaseFailure);
-            } else if (timedOut) {
+            } else if (again && (deadlineNanos == Long.MAX_VALUE || deadlineNanos - nanoTime.getAsLong() > 0)) {
+                next(0);
+            } else if (timedOut || again) {
                 result.complete(false);
             }
         });

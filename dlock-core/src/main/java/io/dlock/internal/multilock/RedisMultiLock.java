@@ -1,10 +1,12 @@
 package io.dlock.internal.multilock;
 
 import io.dlock.DistributedLock;
+import io.dlock.LockLostException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lock.PlainLockGroup;
+import io.dlock.internal.lock.RedisLocks;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -57,7 +60,9 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     private enum Mode { UNINTERRUPTIBLE, INTERRUPTIBLE, TRY }
 
     /**
-     * Takes every member in order or none.
+     * Takes every member in order or none. With a fixed lease, every member but the last is taken with the watchdog
+     * (so none runs out while a later one is awaited) and gets the lease once the last is taken ({@link
+     * #settleLeases}); a member found gone then makes the acquisition give back what it took and start again.
      *
      * @param waitMs for {@link Mode#TRY}: the whole wait, or {@link #WAIT_FOREVER}
      * @return whether all are held (only TRY returns false)
@@ -70,16 +75,37 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         }
         List<DistributedLock> owned = owned();
         long deadline = waitMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        while (true) {
+            Boolean held = takeAll(owned, mode, deadline, leaseMs);
+            if (held != null) {
+                return held;
+            }
+            if (deadline != Long.MAX_VALUE && deadline - System.nanoTime() <= 0) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * One pass over the members.
+     *
+     * @return true when every member is held with the lease; false when out of time ({@link Mode#TRY}); null when a
+     *         member taken before the last was gone when its lease was to be set (everything given back: try again)
+     */
+    private Boolean takeAll(List<DistributedLock> owned, Mode mode, long deadline, long leaseMs)
+            throws InterruptedException {
         List<DistributedLock> taken = new ArrayList<>(owned.size());
         try {
-            for (DistributedLock member : owned) {
+            for (int i = 0; i < owned.size(); i++) {
+                DistributedLock member = owned.get(i);
+                long memberLease = leaseWhileTaking(i, owned.size(), leaseMs);
                 switch (mode) {
-                    case UNINTERRUPTIBLE -> member.lock(leaseMs, TimeUnit.MILLISECONDS);
-                    case INTERRUPTIBLE -> member.lockInterruptibly(leaseMs, TimeUnit.MILLISECONDS);
+                    case UNINTERRUPTIBLE -> member.lock(memberLease, TimeUnit.MILLISECONDS);
+                    case INTERRUPTIBLE -> member.lockInterruptibly(memberLease, TimeUnit.MILLISECONDS);
                     case TRY -> {
                         long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
                                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-                        if (!member.tryLock(leftMs, leaseMs, TimeUnit.MILLISECONDS)) {
+                        if (!member.tryLock(leftMs, memberLease, TimeUnit.MILLISECONDS)) {
                             RuntimeException failed = giveBack(taken);
                             taken.clear();
                             if (failed != null) {
@@ -91,7 +117,15 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 }
                 taken.add(member);
             }
-            return true;
+            if (join(settleLeases(name, taken.subList(0, taken.size() - 1), leaseMs))) {
+                return true;
+            }
+            RuntimeException failed = giveBack(taken);
+            taken.clear();
+            if (failed != null) {
+                throw failed;
+            }
+            return null;
         } catch (RuntimeException | InterruptedException e) {
             if (!taken.isEmpty()) {
                 RuntimeException failed = giveBack(taken);
@@ -101,6 +135,56 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             }
             throw e;
         }
+    }
+
+    /** Waits for {@code settled} without giving in to interrupts (one round trip); its failure is thrown as is. */
+    private static boolean join(CompletableFuture<Boolean> settled) {
+        try {
+            return settled.join();
+        } catch (CompletionException e) {
+            Throwable cause = Errors.unwrap(e);
+            throw cause instanceof RuntimeException runtime ? runtime : e;
+        }
+    }
+
+    /**
+     * @return the lease to take member {@code index} of {@code count} with: the multi-lock's for the last member;
+     *         the watchdog for the others, so that none runs out while a later one is awaited
+     */
+    static long leaseWhileTaking(int index, int count, long leaseMs) {
+        return index < count - 1 ? LEASE_WATCHDOG : leaseMs;
+    }
+
+    /**
+     * Gives the members taken before the last, with the watchdog, the multi-lock's fixed lease, all at once: from now
+     * on their leases run, at least as long as the last member's ({@link RedisLocks#settleMultiLockLease}).
+     *
+     * @param early the members taken before the last (acting for the owner)
+     * @return completes with true when every one has the lease, false when one was gone (its hold ran out or was
+     *         removed: the others may have the lease); fails with the one exception of {@link Failures} when Redis
+     *         failed for one. Never fails otherwise (the caller gives back what it took either way).
+     */
+    static CompletableFuture<Boolean> settleLeases(String name, List<DistributedLock> early, long leaseMs) {
+        if (leaseMs == LEASE_WATCHDOG || early.isEmpty()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        Failures failures = new Failures(name, "setting the lease of the members taken before the last");
+        AtomicBoolean gone = new AtomicBoolean();
+        CompletableFuture<?>[] each = early.stream().map(member -> Errors.<Void>call(
+                () -> RedisLocks.settleMultiLockLease(member, leaseMs)).handle((ok, error) -> {
+                    Throwable cause = error == null ? null : Errors.unwrap(error);
+                    if (cause instanceof IllegalMonitorStateException || cause instanceof LockLostException) {
+                        gone.set(true);
+                    } else if (cause != null) {
+                        failures.add(member.getName(), cause);
+                    }
+                    return null;
+                })).toArray(CompletableFuture<?>[]::new);
+        return CompletableFuture.allOf(each).thenCompose(v -> {
+            RuntimeException failed = failures.toException(early.size() + 1);
+            return failed != null ? CompletableFuture.failedFuture(failed)
+                    : CompletableFuture.completedFuture(!gone.get());
+        });
     }
 
     /** Refuses a lease below 1 ms or above {@link #MAX_LEASE}, before anything is sent. */

@@ -9,6 +9,10 @@
  *       methods in that order.</li>
  *   <li>{@code MultiLockAsync}: the async acquisitions, one member after the other without holding a thread, and the
  *       release of what was taken when one fails or the future is cancelled.</li>
+ *   <li>With a fixed lease, both take every member but the last with the watchdog and set the lease of those once the
+ *       last is taken ({@code RedisMultiLock.settleLeases}, through
+ *       {@link io.dlock.internal.lock.RedisLocks#settleMultiLockLease}); a member found gone then restarts the
+ *       acquisition.</li>
  *   <li>{@code Failures}: collects what went wrong over the members and reports it as one exception naming each.</li>
  * </ul>
  * The multi-lock has no keys or channels of its own: on the wire it is its members (docs/protocol.md §12). Plain

@@ -214,4 +214,34 @@ class HoldValidityTest {
         assertThat(acquire(Hold.WATCHDOG, hashField)).isSameAs(hold);
         assertThat(renewer.find("k", "c:1").fencingToken()).isEqualTo(42L);
     }
+
+    /**
+     * A multi-lock's member taken with the watchdog gets the multi-lock's fixed lease once every member is taken: when
+     * another watchdog acquisition keeps the hold renewed, only the innermost acquisition's record changes (the outer
+     * hold keeps its watchdog; a partial release keeps the watchdog's TTL); otherwise nothing changes here and the
+     * caller extends the whole hold.
+     */
+    @Test
+    void innermostToFixedLeaseOnlyWhileAnotherWatchdogAcquisitionRenewsTheHold() {
+        Hold hold = acquire(Hold.WATCHDOG, hashField);
+        assertThat(renewer.innermostToFixedLease(hold, 1_000)).as("its only watchdog acquisition").isFalse();
+        assertThat(hold.isWatchdogRenewed()).isTrue();
+
+        acquire(Hold.WATCHDOG, hashField); // the multi-lock's re-entry
+        long before = validMs(hold);
+        assertThat(renewer.innermostToFixedLease(hold, 1_000)).isTrue();
+        assertThat(hold.isWatchdogRenewed()).as("the outer acquisition still renews it").isTrue();
+        assertThat(validMs(hold)).as("validity untouched: Redis keeps the watchdog's TTL").isEqualTo(before);
+        assertThat(hold.acquisitions()).isEqualTo(2);
+        assertThat(hold.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
+        assertThat(renewer.innermostToFixedLease(hold, 1_000)).as("the innermost is no watchdog one now").isFalse();
+        partialRelease(hold);
+        assertThat(hold.isWatchdogRenewed()).as("the outer watchdog hold is left as it was").isTrue();
+        assertThat(hold.currentLease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
+
+        Hold fixed = renewer.acquired(LockKind.PLAIN, "f", "f", "c:1", 1, 5_000, time.nanoTime(), hashField);
+        renewer.acquired(LockKind.PLAIN, "f", "f", "c:1", 1, Hold.WATCHDOG, time.nanoTime(), hashField);
+        assertThat(renewer.innermostToFixedLease(fixed, 1_000)).as("no other watchdog acquisition: extend instead")
+                .isFalse();
+    }
 }
