@@ -20,7 +20,9 @@
  *   <li>Every permit is either in the count or (leased) in the permit table, never both: each script moves it in one
  *       step.</li>
  *   <li>A grant that nobody wants any more (its caller gave up or was interrupted while the attempt was in flight)
- *       is given back; a leased attempt whose reply is lost gives back its id, which it chose itself.</li>
+ *       is given back; a leased attempt whose reply is lost gives back its ids, which it chose itself.</li>
+ *   <li>Several leased permits are taken all or none, in one script call; a list of ids is released all or none
+ *       ({@code release(ids)}) or each on its own (clean-up).</li>
  *   <li>Expiries of leased permits are judged by the Redis server's clock only.</li>
  *   <li>Code on Lettuce's I/O threads never blocks and never runs user code; user futures complete on the client's
  *       executor.</li>
