@@ -25,6 +25,9 @@ import java.util.concurrent.CompletableFuture;
  * Redis at least every {@link #RECHECK_INTERVAL} even without one, so a lost message (a release by a client that does
  * not publish, a reconnect) delays it by at most that long, never for ever.
  *
+ * <p>The count's set-up, changes, reading and deletion are those of every semaphore ({@link PermitCounter}, shared
+ * with {@link LeasedSemaphore}); the name is the count's Redis key.
+ *
  * <p><b>Thread-safety.</b> Instances are thread-safe, keep nothing but the name, and are cheap; any number may exist
  * for one name.
  *
@@ -40,38 +43,10 @@ import java.util.concurrent.CompletableFuture;
  * doubling to 2 s) until Redis answers, an interrupt or a cancel ends them, or the client closes, as the locks do; every
  * other call fails with {@link LockException} within about the command timeout.
  */
-public interface DistributedSemaphore {
+public interface DistributedSemaphore extends PermitCounter {
 
     /** The longest a waiting acquisition sleeps without a release message before it asks Redis again. */
     Duration RECHECK_INTERVAL = Duration.ofSeconds(1);
-
-    /** @return the semaphore's name, its Redis key */
-    String getName();
-
-    /**
-     * Sets the count to {@code permits} if the semaphore has none yet (its key does not exist; an existing count of 0
-     * counts as set), and wakes waiters.
-     *
-     * @param permits the initial count, {@code >= 0}
-     * @return whether the count was set
-     */
-    @Blocking
-    boolean trySetPermits(int permits);
-
-    /** Async {@link #trySetPermits(int)}. */
-    CompletableFuture<Boolean> trySetPermitsAsync(int permits);
-
-    /**
-     * As {@link #trySetPermits(int)}, giving the key a TTL: the semaphore disappears {@code ttl} after it was set,
-     * whatever happens to it meanwhile.
-     *
-     * @param ttl the key's time to live, at least one millisecond
-     */
-    @Blocking
-    boolean trySetPermits(int permits, Duration ttl);
-
-    /** Async {@link #trySetPermits(int, Duration)}. */
-    CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl);
 
     /**
      * Sets the count of available permits to {@code permits} whatever it was (keeping the key's TTL), and wakes
@@ -80,9 +55,11 @@ public interface DistributedSemaphore {
      * @param permits the new count; may be negative
      */
     @Blocking
+    @Override
     void setPermits(int permits);
 
     /** Async {@link #setPermits(int)}. */
+    @Override
     CompletableFuture<Void> setPermitsAsync(int permits);
 
     /**
@@ -159,17 +136,6 @@ public interface DistributedSemaphore {
     CompletableFuture<Void> releaseAsync(int permits);
 
     /**
-     * Changes the count by {@code delta}, keeping the key's TTL; a negative delta may take the count below zero.
-     *
-     * @param delta any value but 0
-     */
-    @Blocking
-    void addPermits(int delta);
-
-    /** Async {@link #addPermits(int)}. */
-    CompletableFuture<Void> addPermitsAsync(int delta);
-
-    /**
      * Sets the count to 0 (keeping the key's TTL) and returns what it was: the permits taken, or a negative count
      * that was cleared. Wakes nobody.
      *
@@ -181,13 +147,6 @@ public interface DistributedSemaphore {
     /** Async {@link #drainPermits()}. */
     CompletableFuture<Integer> drainPermitsAsync();
 
-    /** @return the available permits now (may be negative; 0 when the semaphore was never set) */
-    @Blocking
-    int availablePermits();
-
-    /** Async {@link #availablePermits()}. */
-    CompletableFuture<Integer> availablePermitsAsync();
-
     /**
      * Deletes the semaphore's key: the permits are gone, and so are those taken (a later release creates the key
      * again). Waiters keep waiting.
@@ -195,8 +154,10 @@ public interface DistributedSemaphore {
      * @return whether the key existed
      */
     @Blocking
+    @Override
     boolean delete();
 
     /** Async {@link #delete()}. */
+    @Override
     CompletableFuture<Boolean> deleteAsync();
 }

@@ -1,6 +1,8 @@
 package io.dlock;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -10,7 +12,14 @@ import java.util.concurrent.CompletableFuture;
  * ({@code getPermitExpirableSemaphore}): the count key {@code NAME}, the permit table {@code {NAME}:timeout} (a
  * sorted set of raw 16-byte ids scored by their expiry in epoch ms) and the channel {@code redisson_sc:{NAME}}
  * (docs/protocol.md §13.2). Permit ids cross clients: a permit taken here can be released by Redisson by its id, and a
- * Redisson permit id can be released here ({@link #release(String)}).
+ * Redisson permit id can be released here ({@link #release(String)}), one at a time or as a list
+ * ({@link #release(Collection)}). The count's set-up, changes, reading and deletion are those of every semaphore
+ * ({@link PermitCounter}, shared with {@link DistributedSemaphore}).
+ *
+ * <p><b>For Redisson users</b>, the counterparts of {@code RPermitExpirableSemaphore}'s methods: {@code acquire},
+ * {@code tryAcquire} (one permit, or {@code n} at once: all or none, as a {@code List<Permit>}); {@code release(id)}
+ * and {@code tryRelease(id)}; {@code release(ids)} and {@code tryRelease(ids)} (all or none, Redisson 3.41+);
+ * {@code updateLeaseTime} is {@link Permit#extendLease(Duration)}. A Redisson permit id is a {@link Permit#id()}.
  *
  * <p><b>Beyond Redisson.</b>
  * <ul>
@@ -30,7 +39,9 @@ import java.util.concurrent.CompletableFuture;
  *       (and one running behind reclaims them late); dlock clients judge Redisson's permits by the server's clock.
  *       With clocks kept in step by NTP the difference is milliseconds. See the README.</li>
  *   <li><b>Truthful release.</b> {@link Permit#release()} tells whether the permit was still valid, and a permit is
- *       given back at most once: a second release of a handle does nothing.</li>
+ *       given back at most once: a second {@code release()} of a handle throws {@link IllegalStateException} (nothing
+ *       is sent), as a release of an id already released throws here and in Redisson; {@link Permit#close()} after a
+ *       release does nothing, and {@link #tryRelease(String)} is the lenient form by id.</li>
  *   <li><b>Expiry kept.</b> A TTL set by {@link #trySetPermits(int, Duration)} is kept by every change and copied to
  *       the permit table, so nothing outlives it.</li>
  * </ul>
@@ -46,32 +57,27 @@ import java.util.concurrent.CompletableFuture;
  * {@link LockException} naming the semaphore. When an acquisition's reply is lost, the client gives back the permit it
  * may have taken (it knows the id it asked for) before failing.
  */
-public interface LeasedSemaphore {
-
-    /** @return the semaphore's name, the key of its count */
-    String getName();
+public interface LeasedSemaphore extends PermitCounter {
 
     /**
-     * Sets the count of available permits to {@code permits} if the count key does not exist yet.
-     *
-     * @param permits {@code >= 0}
-     * @return whether it was set
+     * The most permits one call takes at once, or ids one call releases at once (each is one argument of one script
+     * call; Redis holds them all in memory while the script runs).
      */
-    @Blocking
-    boolean trySetPermits(int permits);
-
-    /** Async {@link #trySetPermits(int)}. */
-    CompletableFuture<Boolean> trySetPermitsAsync(int permits);
+    int MAX_PERMITS_AT_ONCE = 10_000;
 
     /**
-     * As {@link #trySetPermits(int)}, giving the count a TTL (copied to the permit table at each acquisition).
+     * As {@link PermitCounter#trySetPermits(int, Duration)}; the TTL is copied to the permit table at each
+     * acquisition, so neither key outlives the other.
      *
-     * @param ttl at least one millisecond
+     * @param permits the initial count, {@code >= 0}
+     * @param ttl     at least one millisecond
      */
     @Blocking
+    @Override
     boolean trySetPermits(int permits, Duration ttl);
 
     /** Async {@link #trySetPermits(int, Duration)}. */
+    @Override
     CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl);
 
     /**
@@ -81,21 +87,14 @@ public interface LeasedSemaphore {
      * @param permits {@code >= 0}
      */
     @Blocking
+    @Override
     void setPermits(int permits);
 
     /** Async {@link #setPermits(int)}. */
+    @Override
     CompletableFuture<Void> setPermitsAsync(int permits);
 
-    /**
-     * Changes the available count by {@code delta} (keeping the TTL).
-     *
-     * @param delta any value but 0
-     */
-    @Blocking
-    void addPermits(int delta);
-
-    /** Async {@link #addPermits(int)}. */
-    CompletableFuture<Void> addPermitsAsync(int delta);
+    // ---- one permit
 
     /**
      * Takes one permit with a watchdog lease, waiting as long as it takes.
@@ -129,6 +128,19 @@ public interface LeasedSemaphore {
     CompletableFuture<Optional<Permit>> tryAcquireAsync();
 
     /**
+     * Takes one permit with a watchdog lease, waiting at most {@code waitTime}; the same as
+     * {@code tryAcquire(waitTime, null)}.
+     *
+     * @param waitTime how long to wait, {@link Duration#ZERO} for one attempt; not negative
+     * @return the permit, or empty when none came in time
+     * @throws InterruptedException when interrupted while waiting
+     */
+    Optional<Permit> tryAcquire(Duration waitTime) throws InterruptedException;
+
+    /** Async {@link #tryAcquire(Duration)}. */
+    CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime);
+
+    /**
      * Takes one permit, waiting at most {@code waitTime}.
      *
      * @param waitTime  how long to wait, {@link Duration#ZERO} for one attempt; not negative
@@ -141,11 +153,73 @@ public interface LeasedSemaphore {
     /** Async {@link #tryAcquire(Duration, Duration)}. */
     CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime, Duration leaseTime);
 
+    // ---- several permits at once
+
     /**
-     * Gives back a permit by its id, whoever took it (a Redisson client included). To release a permit this client
-     * holds, prefer {@link Permit#release()}, which also stops its renewal.
+     * Takes {@code permits} permits at once, all or none, with watchdog leases, waiting as long as it takes: one
+     * script call per attempt takes them all when that many are available, so a waiter for several never holds some
+     * while it waits for the rest. Each is a {@link Permit} of its own (its own id, renewed by the watchdog, released
+     * on its own or with the others by {@link #release(Collection)}).
      *
-     * @param permitId 32 hex digits, as {@link Permit#id()} and Redisson show it
+     * @param permits from 1 to {@link #MAX_PERMITS_AT_ONCE}
+     * @return the permits, {@code permits} of them, each with a distinct id
+     * @throws InterruptedException when interrupted while waiting; no permit is then held (those granted at that
+     *                              moment are given back)
+     */
+    List<Permit> acquire(int permits) throws InterruptedException;
+
+    /** Async {@link #acquire(int)}: cancelling the future abandons the wait (permits granted meanwhile go back). */
+    CompletableFuture<List<Permit>> acquireAsync(int permits);
+
+    /**
+     * As {@link #acquire(int)}, each permit with the fixed lease {@code leaseTime} from when they were granted
+     * (together, in one script call).
+     *
+     * @param permits   from 1 to {@link #MAX_PERMITS_AT_ONCE}
+     * @param leaseTime from one millisecond to {@link DistributedLock#MAX_LEASE}
+     * @throws InterruptedException when interrupted while waiting; no permit is then held
+     */
+    List<Permit> acquire(int permits, Duration leaseTime) throws InterruptedException;
+
+    /** Async {@link #acquire(int, Duration)}. */
+    CompletableFuture<List<Permit>> acquireAsync(int permits, Duration leaseTime);
+
+    /**
+     * Takes {@code permits} permits with watchdog leases if that many are available now (all or none); one round
+     * trip.
+     *
+     * @param permits from 1 to {@link #MAX_PERMITS_AT_ONCE}
+     * @return the permits, or an empty list when fewer were available (none is then taken)
+     */
+    @Blocking
+    List<Permit> tryAcquire(int permits);
+
+    /** Async {@link #tryAcquire(int)}. */
+    CompletableFuture<List<Permit>> tryAcquireAsync(int permits);
+
+    /**
+     * Takes {@code permits} permits at once (all or none), waiting at most {@code waitTime}.
+     *
+     * @param permits   from 1 to {@link #MAX_PERMITS_AT_ONCE}
+     * @param waitTime  how long to wait, {@link Duration#ZERO} for one attempt; not negative
+     * @param leaseTime the permits' lease, or null for watchdog leases
+     * @return the permits, or an empty list when they did not come in time (none is then taken)
+     * @throws InterruptedException when interrupted while waiting; no permit is then held
+     */
+    List<Permit> tryAcquire(int permits, Duration waitTime, Duration leaseTime) throws InterruptedException;
+
+    /** Async {@link #tryAcquire(int, Duration, Duration)}. */
+    CompletableFuture<List<Permit>> tryAcquireAsync(int permits, Duration waitTime, Duration leaseTime);
+
+    // ---- releases by id
+
+    /**
+     * Gives back a permit by its id, whoever took it (a Redisson client included). A permit of this client released
+     * by id is ended as if released through its handle: no longer renewed, not reported lost, its
+     * {@link Permit#release()} then throws {@link IllegalStateException} and its {@link Permit#close()} does nothing.
+     * (A permit of another dlock client released so is reported lost there, {@code REMOVED}, at its next renewal.)
+     *
+     * @param permitId 32 hex digits, as {@link Permit#id()} and Redisson show it (either case)
      * @return true when the permit's lease was still running; false when it had ended (the permit was not reclaimed
      *         yet and is given back now)
      * @throws IllegalArgumentException when {@code permitId} is not 32 hex digits, or no permit of this semaphore has
@@ -158,11 +232,63 @@ public interface LeasedSemaphore {
     /** Async {@link #release(String)}. */
     CompletableFuture<Boolean> releaseAsync(String permitId);
 
+    /**
+     * The lenient {@link #release(String)}, as Redisson's {@code tryRelease(id)}: gives back the permit {@code permitId}
+     * if the semaphore has it, and answers whether it was held.
+     *
+     * @param permitId 32 hex digits, either case
+     * @return true when the permit was held (its lease still running) and is given back now; false when it was not:
+     *         no permit has that id (never acquired, released already, or expired and reclaimed), nothing changed; or
+     *         its lease had ended without it being reclaimed yet, and it is given back now (as Redisson does)
+     * @throws IllegalArgumentException when {@code permitId} is not 32 hex digits (only then)
+     */
+    @Blocking
+    boolean tryRelease(String permitId);
+
+    /** Async {@link #tryRelease(String)}. */
+    CompletableFuture<Boolean> tryReleaseAsync(String permitId);
+
+    /**
+     * Gives back several permits by their ids, all or none, in one script call (Redisson 3.41+'s
+     * {@code release(ids)}): when every id is held with its lease running, all are given back; otherwise nothing
+     * changes and this throws. An empty collection does nothing. Permits of this client among them are ended as by
+     * {@link #release(String)}.
+     *
+     * @param permitIds up to {@link #MAX_PERMITS_AT_ONCE} distinct ids of 32 hex digits (either case)
+     * @throws IllegalArgumentException when an id is not 32 hex digits or appears twice (nothing is sent), or when
+     *                                  some id is not held: not in the permit table, or its lease has ended; nothing is
+     *                                  then given back, not even the others, and the message names the semaphore and
+     *                                  those ids
+     */
+    @Blocking
+    void release(Collection<String> permitIds);
+
+    /** Async {@link #release(Collection)}. */
+    CompletableFuture<Void> releaseAsync(Collection<String> permitIds);
+
+    /**
+     * The lenient {@link #release(Collection)}: all or none, answering instead of throwing when some id is not held.
+     *
+     * @param permitIds up to {@link #MAX_PERMITS_AT_ONCE} distinct ids of 32 hex digits (either case)
+     * @return true when every permit was held with its lease running and all are given back (also for an empty
+     *         collection); false when some was not (not in the table, or its lease had ended): nothing changed
+     * @throws IllegalArgumentException when an id is not 32 hex digits or appears twice (nothing is sent)
+     */
+    @Blocking
+    boolean tryRelease(Collection<String> permitIds);
+
+    /** Async {@link #tryRelease(Collection)}. */
+    CompletableFuture<Boolean> tryReleaseAsync(Collection<String> permitIds);
+
+    // ---- the count
+
     /** @return the available permits now, after giving back every expired one (so this writes) */
     @Blocking
+    @Override
     int availablePermits();
 
     /** Async {@link #availablePermits()}. */
+    @Override
     CompletableFuture<Integer> availablePermitsAsync();
 
     /** @return the permits acquired and not expired now (expired ones are given back first) */
@@ -180,8 +306,10 @@ public interface LeasedSemaphore {
      * @return whether either key existed
      */
     @Blocking
+    @Override
     boolean delete();
 
     /** Async {@link #delete()}. */
+    @Override
     CompletableFuture<Boolean> deleteAsync();
 }

@@ -20,7 +20,9 @@ import picocli.CommandLine.Parameters;
             "Only a lock is removed: a key that holds anything else (a string, or a hash whose fields are not a "
                     + "lock's, such as a shopping cart) is left as it is, and dlock exits 1.",
             "With --permit ID, NAME is a leased semaphore and only that permit is given back (ids as `dlock status "
-                    + "--semaphore NAME` lists them); its holder learns of it at its next renewal.",
+                    + "--semaphore NAME` lists them); its holder learns of it at its next renewal. A permit whose lease ended but "
+                    + "that was not given back yet is given back too (and said so); an id the semaphore does not "
+                    + "hold exits 1.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
@@ -84,15 +86,15 @@ final class UnlockCommand extends BaseCommand {
 
     /**
      * Gives back one leased permit by its id, as its holder's release would (Redisson's {@code release(id)} too): the
-     * holder loses it at its next renewal.
+     * holder loses it at its next renewal. A permit whose lease had ended but that nobody had reclaimed yet is given
+     * back too (the count goes up by one): that is a success, said as such; only an id that is not in the permit
+     * table (never acquired, released already, or reclaimed) fails, exit 1.
      */
     private int releasePermit(LockClient client) {
+        boolean wasValid;
         try {
-            if (!client.getLeasedSemaphore(name).release(permit)) {
-                err().println("dlock: semaphore '" + name + "' has no leased permit " + permit
-                        + " (never acquired, already released, or its lease ended)");
-                return ExitCodes.FAILED;
-            }
+            // true: released while its lease ran; false: released after its lease ended; IAE: no such permit
+            wasValid = client.getLeasedSemaphore(name).release(permit);
         } catch (IllegalArgumentException e) {
             err().println("dlock: " + e.getMessage()); // no such permit held (names the semaphore and the id)
             return ExitCodes.FAILED;
@@ -100,8 +102,9 @@ final class UnlockCommand extends BaseCommand {
             return refused(e);
         }
         SemaphoreInfo after = client.inspectSemaphore(name);
-        out().println("released permit " + permit + " of semaphore '" + name + "', " + after.availablePermits()
-                + " available now");
+        out().println("released permit " + permit + " of semaphore '" + name + "'"
+                + (wasValid ? "" : " (its lease had ended; it was not reclaimed yet)") + ", "
+                + after.availablePermits() + " available now");
         out().flush();
         return ExitCodes.OK;
     }

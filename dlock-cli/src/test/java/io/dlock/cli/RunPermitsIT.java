@@ -152,6 +152,37 @@ class RunPermitsIT {
         assertThat(client.inspectSemaphore("sem:cli").availablePermits()).as("not given back twice").isEqualTo(2);
     }
 
+    /**
+     * {@code dlock unlock --force --permit ID} of a permit whose lease ended but that nobody reclaimed yet: the
+     * release gives it back, so the command says so and succeeds (issue 27, failure 12); an unknown id still fails.
+     */
+    @Test
+    void unlockForceOfAnExpiredPermitSaysItGaveItBack(RedisServer redis, LockClient client) throws Exception {
+        LeasedSemaphore semaphore = client.getLeasedSemaphore("sem:expired");
+        semaphore.trySetPermits(1);
+        Permit permit = semaphore.acquire(Duration.ofMillis(200));
+        Await.until(Duration.ofSeconds(5), () -> client.inspectSemaphore("sem:expired").expiredPermits() == 1,
+                "the lease ended (not reclaimed: inspection does not write)");
+        assertThat(client.inspectSemaphore("sem:expired").permits()).isEmpty();
+
+        DlockProcess released = DlockProcess.run(Duration.ofSeconds(30), "unlock", "--redis", redis.uri(), "--force",
+                "--permit", permit.id(), "sem:expired");
+        assertThat(released.exitCode()).as(released.describe()).isZero();
+        assertThat(released.stdout()).isEqualTo("released permit " + permit.id() + " of semaphore 'sem:expired' "
+                + "(its lease had ended; it was not reclaimed yet), 1 available now\n");
+        assertThat(released.stderr()).isEmpty();
+        SemaphoreInfo after = client.inspectSemaphore("sem:expired");
+        assertThat(after.expiredPermits()).as("no longer in the table").isZero();
+        assertThat(after.availablePermits()).as("given back once").isEqualTo(1);
+
+        DlockProcess unknown = DlockProcess.run(Duration.ofSeconds(30), "unlock", "--redis", redis.uri(), "--force",
+                "--permit", permit.id(), "sem:expired");
+        assertThat(unknown.exitCode()).as(unknown.describe()).isEqualTo(1);
+        assertThat(unknown.stderr()).startsWith("dlock: semaphore 'sem:expired': no permit with id " + permit.id()
+                + " is held");
+        assertThat(client.inspectSemaphore("sem:expired").availablePermits()).as("not given back twice").isEqualTo(1);
+    }
+
     @Test
     void theEndOfAFixedLeaseStopsTheCommand(RedisServer redis, LockClient client) throws Exception {
         Path pidFile = dir.resolve("pid");

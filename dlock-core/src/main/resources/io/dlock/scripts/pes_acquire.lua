@@ -1,4 +1,5 @@
--- Leased semaphore: take one permit under a new id, with a lease judged by the server's clock.
+-- Leased semaphore: take one permit, or several at once (all or none), each under a new id, with a lease judged by
+-- the server's clock.
 --
 -- KEYS[1]  the permit count (the semaphore's name)
 -- KEYS[2]  the permit table, {NAME}:timeout (NAME:timeout when NAME has a hash tag): a zset of raw 16-byte ids
@@ -6,18 +7,20 @@
 -- ARGV[1]  the lease in ms (> 0): the permit expires at server time + ARGV[1]
 -- ARGV[2]  the publish command: "publish", "spublish" or "both"
 -- ARGV[3]  the semaphore's channel, redisson_sc:{NAME} (not a key)
--- ARGV[4]  the new permit's id: 32 lower-case hex digits, fresh (never used before)
+-- ARGV[4…] the new permits' ids, one per permit to take (n = #ARGV - 3 >= 1): 32 lower-case hex digits each, fresh
+--          (never used before) and distinct
 --
--- Returns  0 when the permit was taken (count lowered by one, the id added to the table with its expiry);
+-- Returns  0 when the n permits were taken (count lowered by n, each id added to the table with the same expiry);
 --          otherwise, with nothing taken, the ms until the earliest lease in the table ends (>= 1), or -1 when no
 --          lease will end by itself (the table is empty or holds only Redisson's "no lease" permits);
 --          the error of permit_count / permit_table when a key has the wrong type.
 --
--- Invariant: expired permits are reclaimed first (fragment reclaim_expired), so a permit whose holder died comes
--- back at the first attempt after its lease. When the count has a TTL, the table gets the same one, so neither
--- outlives the other (Redisson does the same).
+-- Invariant: all or none: either the count covers all n and every id enters the table in this call, or nothing is
+-- taken (a waiter for several never holds some while it waits for the rest). Expired permits are reclaimed first
+-- (fragment reclaim_expired), so a permit whose holder died comes back at the first attempt after its lease. When
+-- the count has a TTL, the table gets the same one, so neither outlives the other (Redisson does the same).
 -- Wire protocol: Redisson's RPermitExpirableSemaphore tryAcquire (docs/protocol.md §13.2), except that "now" is the
--- server's TIME, not the caller's wall clock.
+-- server's TIME, not the caller's wall clock, and that it reclaims every expired permit, not only n.
 
 --#include leased_semaphore_keys
 --#include permit_id
@@ -30,9 +33,13 @@ if refusal then
 end
 local now = server_now_ms()
 local available = reclaim_expired(KEYS[1], KEYS[2], now, ARGV[2], ARGV[3])
-if available >= 1 then
-    redis.call('decrby', KEYS[1], 1)
-    redis.call('zadd', KEYS[2], now + tonumber(ARGV[1]), permit_id(ARGV[4]))
+local wanted = #ARGV - 3
+if available >= wanted then
+    redis.call('decrby', KEYS[1], wanted)
+    local expiry = now + tonumber(ARGV[1])
+    for i = 4, #ARGV do
+        redis.call('zadd', KEYS[2], expiry, permit_id(ARGV[i]))
+    end
     local ttl = redis.call('pttl', KEYS[1])
     if ttl > 0 then
         redis.call('pexpire', KEYS[2], ttl)

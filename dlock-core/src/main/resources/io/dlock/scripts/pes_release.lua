@@ -1,21 +1,28 @@
--- Leased semaphore: give one permit back by its id.
+-- Leased semaphore: give permits back by their ids, each on its own or all or none.
 --
 -- KEYS[1]  the permit count (the semaphore's name)
 -- KEYS[2]  the permit table, {NAME}:timeout
 -- ARGV[1]  the publish command: "publish", "spublish" or "both"
 -- ARGV[2]  the semaphore's channel, redisson_sc:{NAME} (not a key)
--- ARGV[3]  the permit's id: 32 lower-case hex digits
+-- ARGV[3]  the mode: "each" (every id in the table is given back, whatever the others) or "all" (all or none: the ids
+--          are given back only if every one is in the table with its lease running; otherwise nothing changes)
+-- ARGV[4…] the permits' ids: 32 lower-case hex digits each, distinct (at least one)
 --
--- Returns  1 when the permit was in the table with its lease still running (by the server's clock) and is given back;
---          0 when it was in the table but its lease had ended (not reclaimed yet): it is given back now, but its
---          holder was not protected by it any more; -1 when the id is not in the table (never acquired, released
---          already, or expired and reclaimed): nothing is changed;
---          the error of permit_count / permit_table when a key has the wrong type.
+-- Returns  a list with, per id in order:
+--            1  it was in the table with its lease still running (by the server's clock) and is given back;
+--            0  it was in the table but its lease had ended (not reclaimed yet): given back now ("each" only), but
+--               its holder was not protected by it any more;
+--           -1  it is not in the table (never acquired, released already, or expired and reclaimed): nothing changed
+--               for it;
+--            2  "all" refused: it is held with its lease running and is kept (another id was not held);
+--           -2  "all" refused: it is in the table but its lease had ended; it is kept, for the next reclaim;
+--          or the error of permit_count / permit_table when a key has the wrong type.
 --
--- Invariant: a permit goes back to the count at most once (the ZREM that removes its id decides). The new count is
--- published (decimal) when above zero, before the write.
--- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease (docs/protocol.md §13.2); Redisson answers 0 for
--- both of our 0 and -1.
+-- Invariant: a permit goes back to the count at most once (the ZREM that removes its id decides); "all" changes
+-- nothing unless every id is held. The new count is published (decimal) when above zero, before the write.
+-- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease(id) ("each", one id) and tryRelease(ids) ("all",
+-- Redisson 3.41+: nothing is released when any id is missing or expired) (docs/protocol.md §13.2). Redisson answers
+-- 0 for both of our 0 and -1, and a count for a list; it publishes that count where dlock publishes the new total.
 
 --#include leased_semaphore_keys
 --#include permit_id
@@ -26,17 +33,43 @@ local available, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
 if refusal then
     return refusal
 end
-local id = permit_id(ARGV[3])
-local expiry = redis.call('zscore', KEYS[2], id)
-if expiry == false then
-    return -1
+local now = server_now_ms()
+local all = ARGV[3] == 'all'
+local ids = {}
+local states = {}
+local found = 0
+local live = 0
+for i = 4, #ARGV do
+    local id = permit_id(ARGV[i])
+    local expiry = redis.call('zscore', KEYS[2], id)
+    ids[i - 3] = id
+    if expiry == false then
+        states[i - 3] = -1
+    elseif tonumber(expiry) > now then
+        states[i - 3] = 1
+        found = found + 1
+        live = live + 1
+    else
+        states[i - 3] = 0
+        found = found + 1
+    end
 end
-if available + 1 > 0 then
-    notify(ARGV[1], ARGV[2], tostring(available + 1))
+if all and live < #ids then
+    for i = 1, #states do
+        states[i] = states[i] == 1 and 2 or (states[i] == 0 and -2 or -1)
+    end
+    return states
 end
-redis.call('zrem', KEYS[2], id)
-redis.call('incrby', KEYS[1], 1)
-if tonumber(expiry) > server_now_ms() then
-    return 1
+if found == 0 then
+    return states
 end
-return 0
+if available + found > 0 then
+    notify(ARGV[1], ARGV[2], tostring(available + found))
+end
+for i = 1, #ids do
+    if states[i] ~= -1 then
+        redis.call('zrem', KEYS[2], ids[i])
+    end
+end
+redis.call('incrby', KEYS[1], found)
+return states

@@ -23,6 +23,7 @@ import org.redisson.api.RSemaphore;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -196,6 +197,70 @@ class SemaphoreRedissonInteropIT {
         assertThat(ours.availablePermits()).isEqualTo(6);
         theirs.setPermits(2);
         assertThat(ours.availablePermits()).isEqualTo(2);
+        SemaphoreProbe.assertIdle(client);
+    }
+
+    /**
+     * Issue 27's calls for Redisson users, across the two libraries: several permits at once released as a list of
+     * ids by the other side (both ways), {@code tryRelease} of the other side's ids, all or none on both sides, and a
+     * lease extended by {@link Permit#extendLease} as Redisson's {@code getLeaseTime} sees it.
+     */
+    @Test
+    void severalPermitsListsOfIdsAndExtendedLeasesCrossClients(
+            @ClientSettings(watchdogTimeoutMillis = 3000) LockClient client) throws Exception {
+        RPermitExpirableSemaphore theirs = redisson.getPermitExpirableSemaphore(name);
+        LeasedSemaphore ours = client.getLeasedSemaphore(name);
+        assertThat(theirs.trySetPermits(6)).isTrue();
+
+        // dlock takes three at once; Redisson gives them back as one list of ids
+        List<Permit> mine = ours.acquire(3, Duration.ofSeconds(30));
+        assertThat(theirs.availablePermits()).isEqualTo(3);
+        assertThat(theirs.acquiredPermits()).isEqualTo(3);
+        for (Permit permit : mine) {
+            assertThat(theirs.getLeaseTime(permit.id())).isBetween(25_000L, 30_000L);
+        }
+        List<String> mineIds = mine.stream().map(Permit::id).toList();
+        theirs.release(mineIds);
+        assertThat(ours.availablePermits()).as("all three back").isEqualTo(6);
+        assertThat(theirs.tryRelease(mineIds)).as("released already").isZero();
+        for (Permit permit : mine) {
+            assertThat(permit.release()).as("released by Redisson before").isFalse();
+        }
+
+        // Redisson takes two at once; dlock gives them back as one list, all or none
+        List<String> theirIds = theirs.acquire(2, 30, SECONDS);
+        assertThat(ours.acquiredPermits()).isEqualTo(2);
+        String unknown = "0123456789abcdef0123456789abcdef";
+        assertThat(ours.tryRelease(List.of(theirIds.get(0), unknown))).as("one unknown: none").isFalse();
+        assertThat(theirs.acquiredPermits()).isEqualTo(2);
+        ours.release(theirIds);
+        assertThat(theirs.availablePermits()).isEqualTo(6);
+        assertThat(theirs.tryRelease(theirIds.get(1))).isFalse();
+
+        // tryRelease of an id Redisson took (without a lease)
+        String theirId = theirs.tryAcquire();
+        assertThat(ours.tryRelease(theirId)).isTrue();
+        assertThat(ours.tryRelease(theirId)).as("released already: false, no exception").isFalse();
+        assertThat(theirs.tryRelease(theirId)).isFalse();
+        assertThat(theirs.availablePermits()).isEqualTo(6);
+
+        // a lease extended here is the lease Redisson sees
+        Permit fixed = ours.acquire(Duration.ofSeconds(5));
+        assertThat(theirs.getLeaseTime(fixed.id())).isBetween(1L, 5_000L);
+        assertThat(fixed.extendLease(Duration.ofSeconds(60))).isTrue();
+        assertThat(theirs.getLeaseTime(fixed.id())).isBetween(55_000L, 60_000L);
+        assertThat(fixed.extendLease(Duration.ofSeconds(2))).as("shorter too").isTrue();
+        assertThat(theirs.getLeaseTime(fixed.id())).isBetween(1L, 2_000L);
+        assertThat(fixed.release()).isTrue();
+
+        // Redisson's all or none on dlock's ids, one of them released already
+        List<Permit> pair = ours.acquire(2);
+        assertThat(theirs.getLeaseTime(pair.get(0).id())).as("a watchdog lease").isBetween(1L, 3000L);
+        assertThat(pair.get(0).release()).isTrue();
+        assertThat(theirs.tryRelease(pair.stream().map(Permit::id).toList())).as("none released").isZero();
+        assertThat(ours.acquiredPermits()).isEqualTo(1);
+        pair.get(1).close();
+        assertThat(theirs.availablePermits()).isEqualTo(6);
         SemaphoreProbe.assertIdle(client);
     }
 

@@ -13,7 +13,10 @@ import java.util.concurrent.CompletableFuture;
  * (a release was sent; renewals that find it gone are no loss) → {@code RELEASED}. From {@code HELD} it may become
  * {@code LOST} (its lease ran out or Redis no longer has it; reported once), which a release still ends in
  * {@code RELEASED}. A release that failed leaves {@code RELEASE_FAILED}, which may be released again (releasing an id
- * twice in Redis gives it back at most once: the script's ZREM decides).
+ * twice in Redis gives it back at most once: the script's ZREM decides). A second {@link #release()} once a release
+ * was sent throws {@link IllegalStateException} (the API's rule, see {@link Permit}); {@link #close()} then does
+ * nothing. A permit with a fixed lease may have it set again while {@code HELD} ({@link #extendLease}); a
+ * watchdog-renewed one may not.
  *
  * <p>Validity: counted on the monotonic clock from when the acquiring (or renewing) request was sent, plus the lease,
  * minus 1% of it and 2 ms; a request is never sent later than Redis sets the expiry, so the client's view never runs
@@ -25,13 +28,15 @@ final class LeasedPermit implements Permit {
 
     private final RedisLeasedSemaphore semaphore;
     private final String id;
-    /** The lease in ms; the watchdog timeout for a renewed permit. */
-    private final long leaseMs;
+    /** The lease in ms; the watchdog timeout for a renewed permit; changed by {@link #extended}. */
+    private volatile long leaseMs;
     private final boolean watchdog;
     private final long ownerThreadId;
     private State state = State.HELD;
     private long validUntilNanos;
     private boolean lastRenewalFailed;
+    /** When the extension whose validity counts now was sent ({@link Long#MIN_VALUE}: none yet). */
+    private long lastExtensionSentAtNanos = Long.MIN_VALUE;
 
     LeasedPermit(RedisLeasedSemaphore semaphore, String id, long leaseMs, boolean watchdog, long ownerThreadId,
                  long sentAtNanos) {
@@ -96,13 +101,51 @@ final class LeasedPermit implements Permit {
         return state == State.HELD;
     }
 
+    synchronized boolean isLost() {
+        return state == State.LOST;
+    }
+
+    /**
+     * Checks that {@link #extendLease} may be sent: a fixed lease, and no release sent.
+     *
+     * @throws IllegalStateException otherwise
+     */
+    synchronized void checkExtendable() {
+        if (watchdog) {
+            throw new IllegalStateException("semaphore '" + semaphoreName() + "': permit " + id
+                    + " is renewed by the watchdog, so its lease cannot be extended (take it with a lease for that)");
+        }
+        if (state == State.RELEASING || state == State.RELEASED || state == State.RELEASE_FAILED) {
+            throw new IllegalStateException("semaphore '" + semaphoreName() + "': permit " + id
+                    + " was released, so its lease cannot be extended");
+        }
+    }
+
+    /**
+     * An extension sent at {@code sentAtNanos} set the lease to {@code newLeaseMs} from the time Redis ran it. The
+     * validity becomes that of the extension sent last (it may be shorter than before: Redis's expiry was replaced).
+     *
+     * @return whether the permit is still held (else the extension came too late for the client's records)
+     */
+    synchronized boolean extended(long sentAtNanos, long newLeaseMs) {
+        if (state != State.HELD) {
+            return false;
+        }
+        if (sentAtNanos >= lastExtensionSentAtNanos) {
+            lastExtensionSentAtNanos = sentAtNanos;
+            leaseMs = newLeaseMs;
+            validUntilNanos = validUntil(sentAtNanos, newLeaseMs);
+        }
+        return true;
+    }
+
     synchronized boolean lastRenewalFailed() {
         return lastRenewalFailed;
     }
 
     /** A renewal sent at {@code sentAtNanos} found the permit live and set its lease again. */
     synchronized void renewed(long sentAtNanos) {
-        if (state == State.HELD) {
+        if (state == State.HELD && watchdog) {
             lastRenewalFailed = false;
             validUntilNanos = Math.max(validUntilNanos, validUntil(sentAtNanos, leaseMs));
         }
@@ -138,6 +181,30 @@ final class LeasedPermit implements Permit {
         return wasHeld;
     }
 
+    /**
+     * A release of this permit's id through the semaphore ({@code release(id)}, a list of ids) is being sent by this
+     * client: while it is on its way the permit is {@code RELEASING} (not renewed, no loss reported).
+     *
+     * @return whether it was {@code HELD} (else it is left as it is, and the release by id does not concern it)
+     */
+    synchronized boolean releaseByIdStarting() {
+        if (state != State.HELD) {
+            return false;
+        }
+        state = State.RELEASING;
+        return true;
+    }
+
+    /**
+     * The release by id begun by {@link #releaseByIdStarting} ended: {@code RELEASED} when it gave the permit back,
+     * {@code RELEASE_FAILED} when Redis failed, {@code HELD} again when it left the permit in place (a list refused).
+     */
+    synchronized void releaseByIdEnded(State after) {
+        if (state == State.RELEASING) {
+            state = after;
+        }
+    }
+
     /** @return whether a release should be sent by {@link #close()} (none started or done yet) */
     synchronized boolean needsRelease() {
         return state == State.HELD || state == State.LOST || state == State.RELEASE_FAILED;
@@ -145,6 +212,23 @@ final class LeasedPermit implements Permit {
 
     synchronized void releaseEnded(boolean done) {
         state = done ? State.RELEASED : State.RELEASE_FAILED;
+    }
+
+    @Override
+    public boolean extendLease(Duration leaseTime) {
+        return semaphore.services().sync(semaphore.extendHeld(this, leaseTime), RedisLeasedSemaphore.KIND,
+                semaphoreName(), "extendLease");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> extendLeaseAsync(Duration leaseTime) {
+        CompletableFuture<Boolean> reply;
+        try {
+            reply = semaphore.extendHeld(this, leaseTime);
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        return semaphore.services().async(reply, RedisLeasedSemaphore.KIND, semaphoreName(), "extendLease");
     }
 
     @Override

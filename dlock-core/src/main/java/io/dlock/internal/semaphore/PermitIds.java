@@ -23,6 +23,23 @@ final class PermitIds {
     }
 
     /**
+     * The ids of one attempt that takes {@code count} permits: {@code first} and the {@code count - 1} numbers after
+     * it (as 128-bit integers, wrapping). As fresh as {@code first}: they collide with another attempt's only if
+     * two random 128-bit ids fall within {@code count} of each other. Computed again from {@code first} alone, so an
+     * attempt whose reply was lost is undone by exactly its ids.
+     */
+    static String[] series(String first, int count) {
+        java.math.BigInteger base = new java.math.BigInteger(first, 16);
+        java.math.BigInteger modulus = java.math.BigInteger.ONE.shiftLeft(128);
+        String[] ids = new String[count];
+        for (int i = 0; i < count; i++) {
+            String hex = base.add(java.math.BigInteger.valueOf(i)).mod(modulus).toString(16);
+            ids[i] = "0".repeat(32 - hex.length()) + hex;
+        }
+        return ids;
+    }
+
+    /**
      * @return {@code id} in lower case
      * @throws IllegalArgumentException when it is not 32 hex digits; the message names the semaphore
      */

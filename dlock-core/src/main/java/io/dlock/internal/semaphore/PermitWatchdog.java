@@ -76,6 +76,17 @@ final class PermitWatchdog {
         permits.remove(permit);
     }
 
+    /** @return the permits of the semaphore {@code keys} this client holds under one of {@code ids} (a scan) */
+    List<LeasedPermit> heldWithIds(SemaphoreKeys keys, Set<String> ids) {
+        List<LeasedPermit> found = new ArrayList<>();
+        for (LeasedPermit permit : permits) {
+            if (ids.contains(permit.id()) && permit.keys().equals(keys)) {
+                found.add(permit);
+            }
+        }
+        return found;
+    }
+
     int heldCount() {
         return permits.size();
     }

@@ -7,19 +7,27 @@ import io.dlock.internal.acquire.Args;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * {@link LeasedSemaphore} on Redisson's {@code RPermitExpirableSemaphore} wire (docs/protocol.md §13.2): scripts
  * {@code pes_acquire}, {@code pes_release}, {@code pes_renew} and {@code pes_update}. Keeps nothing but its keys; the
  * permits it grants are {@link LeasedPermit}s, watched by the client's {@link PermitWatchdog}.
  *
- * <p>Each attempt asks for a fresh id, so an attempt whose reply is lost (it may have run) is undone by releasing
- * that id, which cannot touch any other permit; and a grant that arrives after its caller gave up is released the
- * same way.
+ * <p>Every acquisition, of one permit or of several, goes through the one wait loop ({@link PermitAcquisition},
+ * built in {@code acquisition}), whose grant is the list of permits one attempt took. Each attempt asks for fresh ids, so an attempt
+ * whose reply is lost (it may have run) is undone by releasing those ids, which cannot touch any other permit; and a
+ * grant that arrives after its caller gave up is released the same way.
  */
 public final class RedisLeasedSemaphore implements LeasedSemaphore {
     static final String KIND = "leased semaphore";
@@ -56,117 +64,214 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
         return leaseTime == null ? -1 : Args.durationMillis(KIND, getName(), "leaseTime", leaseTime);
     }
 
+    /** @return {@code permits}, checked: from 1 to {@link #MAX_PERMITS_AT_ONCE} */
+    private int permitCount(int permits) {
+        if (permits < 1 || permits > MAX_PERMITS_AT_ONCE) {
+            throw new IllegalArgumentException(KIND + " '" + getName() + "': permits must be from 1 to "
+                    + MAX_PERMITS_AT_ONCE + ": " + permits);
+        }
+        return permits;
+    }
+
     /**
-     * One acquisition of a permit under a fresh id per attempt ({@link PermitAcquisition}: an attempt whose reply is
-     * lost is undone by releasing its own id, which cannot touch any other permit).
+     * One acquisition on the one wait loop ({@link PermitAcquisition}): each attempt asks for {@code permits} permits,
+     * all or none, in one {@code pes_acquire} call, under ids of its own ({@link PermitIds#series}: the attempt's id
+     * and the ids after it), so an attempt whose reply is lost is undone by releasing exactly those ids, which cannot
+     * touch any other permit.
      *
      * @param leaseMs   the fixed lease, or -1 for the watchdog's
      * @param waitNanos 0 for one attempt, {@link DistributedLock#WAIT_FOREVER} for no limit
      */
-    private PermitAcquisition<LeasedPermit> acquisition(long leaseMs, long waitNanos) {
+    private PermitAcquisition<List<LeasedPermit>> acquisition(int permits, long leaseMs, long waitNanos) {
         boolean watchdog = leaseMs < 0;
         long lease = watchdog ? services.watchdog.watchdogMs() : leaseMs;
         long owner = Thread.currentThread().getId();
         return new PermitAcquisition<>(services, KIND, getName(), true, keys.channel(),
                 new PermitAcquisition.Grants<>() {
                     @Override
-                    public CompletableFuture<PermitAcquisition.Reply<LeasedPermit>> attempt(String id) {
+                    public CompletableFuture<PermitAcquisition.Reply<List<LeasedPermit>>> attempt(String attemptId) {
+                        String[] ids = PermitIds.series(attemptId, permits);
+                        String[] args = new String[3 + permits];
+                        args[0] = Long.toString(lease);
+                        args[1] = services.publishCommand;
+                        args[2] = keys.channel();
+                        System.arraycopy(ids, 0, args, 3, permits);
                         long sentAt = nanoTime();
                         CompletableFuture<Long> reply = services.run(SemaphoreScripts.PES_ACQUIRE,
-                                ScriptOutputType.INTEGER, keys.both(), Long.toString(lease), services.publishCommand,
-                                keys.channel(), id);
+                                ScriptOutputType.INTEGER, keys.both(), args);
                         return reply.thenApply(r -> {
                             if (r != 0L) {
                                 return PermitAcquisition.Reply.busy(r);
                             }
-                            LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease, watchdog,
-                                    owner, sentAt);
-                            // both before the caller hears of it; the grant first, as held() may report it lost
-                            services.events.get().permitGranted(getName(), id);
-                            services.watchdog.held(permit);
-                            return new PermitAcquisition.Reply<>(permit, 0);
+                            List<LeasedPermit> granted = new ArrayList<>(permits);
+                            for (String id : ids) {
+                                LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease,
+                                        watchdog, owner, sentAt);
+                                // both before the caller hears of it; the grant first, as held() may report it lost
+                                services.events.get().permitGranted(getName(), id);
+                                services.watchdog.held(permit);
+                                granted.add(permit);
+                            }
+                            return new PermitAcquisition.Reply<>(List.copyOf(granted), 0);
                         });
                     }
 
                     @Override
-                    public CompletableFuture<?> giveBack(String id) {
-                        return sendRelease(id);
+                    public CompletableFuture<?> giveBack(String attemptId) {
+                        return sendRelease(EACH, PermitIds.series(attemptId, permits));
                     }
 
                     @Override
-                    public CompletableFuture<?> undo(LeasedPermit granted) {
-                        services.watchdog.forget(granted);
-                        if (granted.releaseStarting()) {
-                            services.events.get().permitReleased(getName(), granted.id());
+                    public CompletableFuture<?> undo(List<LeasedPermit> granted) {
+                        String[] ids = new String[granted.size()];
+                        for (int i = 0; i < ids.length; i++) {
+                            LeasedPermit permit = granted.get(i);
+                            services.watchdog.forget(permit);
+                            if (permit.releaseStarting()) {
+                                services.events.get().permitReleased(getName(), permit.id());
+                            }
+                            ids[i] = permit.id();
                         }
-                        return sendRelease(granted.id());
+                        return sendRelease(EACH, ids);
                     }
                 }, waitNanos);
     }
 
-    private CompletableFuture<Long> sendRelease(String id) {
-        return services.run(SemaphoreScripts.PES_RELEASE, ScriptOutputType.INTEGER, keys.both(),
-                services.publishCommand, keys.channel(), id);
+    /** Releases those of {@code ids} in the table, ignoring the outcome (clean-up of an attempt nobody receives). */
+    private void giveBack(String... ids) {
+        services.acquisitions.track(sendRelease(EACH, ids));
     }
 
-    private Permit acquireSync(long leaseMs) throws InterruptedException {
-        return acquisition(leaseMs, DistributedLock.WAIT_FOREVER).await("acquire");
+    private static final String EACH = "each";
+    private static final String ALL = "all";
+
+    /** {@code pes_release}; completes with one state per id (see the script). */
+    private CompletableFuture<List<Long>> sendRelease(String mode, String... ids) {
+        String[] args = new String[3 + ids.length];
+        args[0] = services.publishCommand;
+        args[1] = keys.channel();
+        args[2] = mode;
+        System.arraycopy(ids, 0, args, 3, ids.length);
+        CompletableFuture<List<Object>> reply = services.run(SemaphoreScripts.PES_RELEASE, ScriptOutputType.MULTI,
+                keys.both(), args);
+        return reply.thenApply(r -> r.stream().map(Long.class::cast).toList());
     }
 
-    private CompletableFuture<Permit> acquireAsync(long leaseMs) {
-        try {
-            return acquisition(leaseMs, DistributedLock.WAIT_FOREVER).toCaller(p -> (Permit) p, "acquire");
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    private static final Function<List<LeasedPermit>, Permit> ONE = l -> l == null ? null : l.get(0);
+    private static final Function<List<LeasedPermit>, Optional<Permit>> MAYBE_ONE =
+            l -> Optional.ofNullable(l == null ? null : l.get(0));
+    private static final Function<List<LeasedPermit>, List<Permit>> ALL_OR_NONE =
+            l -> l == null ? List.of() : List.copyOf(l);
+
+    /** A blocking acquisition: an interrupt abandons it (the one interrupt rule); a single attempt is not cut. */
+    private <R> R waitFor(int permits, long leaseMs, long waitNanos, Function<List<LeasedPermit>, R> map,
+                          String operation) throws InterruptedException {
+        PermitAcquisition<List<LeasedPermit>> acquisition = acquisition(permits, leaseMs, waitNanos);
+        return map.apply(waitNanos == 0 ? acquisition.awaitSingleAttempt(operation) : acquisition.await(operation));
+    }
+
+    /** One attempt, blocking: a short Redis call, which an interrupt does not cut. */
+    private <R> R tryOnce(int permits, Function<List<LeasedPermit>, R> map, String operation) {
+        return map.apply(acquisition(permits, -1, 0).awaitSingleAttempt(operation));
+    }
+
+    private <R> CompletableFuture<R> async(int permits, long leaseMs, long waitNanos,
+                                           Function<List<LeasedPermit>, R> map, String operation) {
+        return acquisition(permits, leaseMs, waitNanos).toCaller(map, operation);
     }
 
     @Override
     public Permit acquire() throws InterruptedException {
-        return acquireSync(-1);
+        return waitFor(1, -1, -1, ONE, "acquire");
     }
 
     @Override
     public CompletableFuture<Permit> acquireAsync() {
-        return acquireAsync(-1);
+        return async(1, -1, -1, ONE, "acquire");
     }
 
     @Override
     public Permit acquire(Duration leaseTime) throws InterruptedException {
-        return acquireSync(leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")));
+        return waitFor(1, leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1, ONE, "acquire");
     }
 
     @Override
     public CompletableFuture<Permit> acquireAsync(Duration leaseTime) {
-        return acquireAsync(leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")));
+        return async(1, leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1, ONE, "acquire");
     }
 
     @Override
     public Optional<Permit> tryAcquire() {
-        return Optional.ofNullable(acquisition(-1, 0).awaitSingleAttempt("tryAcquire"));
+        return tryOnce(1, MAYBE_ONE, "tryAcquire");
     }
 
     @Override
     public CompletableFuture<Optional<Permit>> tryAcquireAsync() {
-        return tryAcquireAsync(Duration.ZERO, null);
+        return async(1, -1, 0, MAYBE_ONE, "tryAcquire");
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire(Duration waitTime) throws InterruptedException {
+        return tryAcquire(waitTime, null);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime) {
+        return tryAcquireAsync(waitTime, null);
     }
 
     @Override
     public Optional<Permit> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        long waitNanos = Args.waitNanos(KIND, getName(), "waitTime", waitTime);
-        PermitAcquisition<LeasedPermit> acquisition = acquisition(leaseMillis(leaseTime), waitNanos);
-        return Optional.ofNullable(waitNanos == 0 ? acquisition.awaitSingleAttempt("tryAcquire")
-                : acquisition.await("tryAcquire"));
+        return waitFor(1, leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), MAYBE_ONE, "tryAcquire");
     }
 
     @Override
     public CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
-        try {
-            return acquisition(leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime))
-                    .toCaller(p -> Optional.<Permit>ofNullable(p), "tryAcquire");
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return async(1, leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), MAYBE_ONE, "tryAcquire");
+    }
+
+    @Override
+    public List<Permit> acquire(int permits) throws InterruptedException {
+        return waitFor(permitCount(permits), -1, -1, ALL_OR_NONE, "acquire");
+    }
+
+    @Override
+    public CompletableFuture<List<Permit>> acquireAsync(int permits) {
+        return async(permitCount(permits), -1, -1, ALL_OR_NONE, "acquire");
+    }
+
+    @Override
+    public List<Permit> acquire(int permits, Duration leaseTime) throws InterruptedException {
+        return waitFor(permitCount(permits), leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1,
+                ALL_OR_NONE, "acquire");
+    }
+
+    @Override
+    public CompletableFuture<List<Permit>> acquireAsync(int permits, Duration leaseTime) {
+        return async(permitCount(permits), leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1,
+                ALL_OR_NONE, "acquire");
+    }
+
+    @Override
+    public List<Permit> tryAcquire(int permits) {
+        return tryOnce(permitCount(permits), ALL_OR_NONE, "tryAcquire");
+    }
+
+    @Override
+    public CompletableFuture<List<Permit>> tryAcquireAsync(int permits) {
+        return async(permitCount(permits), -1, 0, ALL_OR_NONE, "tryAcquire");
+    }
+
+    @Override
+    public List<Permit> tryAcquire(int permits, Duration waitTime, Duration leaseTime) throws InterruptedException {
+        return waitFor(permitCount(permits), leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), ALL_OR_NONE,
+                "tryAcquire");
+    }
+
+    @Override
+    public CompletableFuture<List<Permit>> tryAcquireAsync(int permits, Duration waitTime, Duration leaseTime) {
+        return async(permitCount(permits), leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), ALL_OR_NONE,
+                "tryAcquire");
     }
 
     // ---- releases
@@ -182,30 +287,183 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
             services.events.get().permitReleased(getName(), permit.id());
         }
         services.watchdog.forget(permit);
-        return sendRelease(permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
-                .thenApply(r -> r == 1L);
+        return sendRelease(EACH, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
+                .thenApply(r -> r.get(0) == 1L);
     }
 
-    private CompletableFuture<Boolean> releaseById(String permitId) {
+    /**
+     * Sets the fixed lease of a permit of this client ({@code pes_renew} for its id alone).
+     *
+     * @return completes with whether the permit was held and now has the new lease
+     */
+    CompletableFuture<Boolean> extendHeld(LeasedPermit permit, Duration leaseTime) {
+        long leaseMs = leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime"));
+        permit.checkExtendable();
+        if (!permit.isHeld()) {
+            return CompletableFuture.completedFuture(false); // reported lost already: never brought back
+        }
+        services.checkOpen(KIND, getName());
+        long sentAt = nanoTime();
+        CompletableFuture<List<Object>> reply = services.run(SemaphoreScripts.PES_RENEW, ScriptOutputType.MULTI,
+                keys.both(), Long.toString(leaseMs), permit.id());
+        return reply.thenApply(r -> {
+            if (!(r.get(0) instanceof Long n && n == 1L)) {
+                return false; // gone, or its lease had ended: the watchdog reports it at its validity's end
+            }
+            if (permit.extended(sentAt, leaseMs)) {
+                return true;
+            }
+            if (permit.isLost()) {
+                // reported lost while the extension was on its way: the client counts it as given back, so it is
+                giveBack(permit.id());
+            }
+            return false;
+        });
+    }
+
+    /**
+     * Sends a release by id, first pausing this client's own handles of those ids (not renewed, no loss reported
+     * while it is on its way), and ending them as the reply says: released, failed, or held again (a list refused).
+     * So a permit of this client released by id is ended as if released through its handle.
+     */
+    private CompletableFuture<List<Long>> releaseIds(String mode, String[] ids) {
+        List<LeasedPermit> own = services.watchdog.heldWithIds(keys, Set.of(ids));
+        own.removeIf(permit -> !permit.releaseByIdStarting());
+        own.forEach(services.watchdog::forget);
+        if (own.isEmpty()) {
+            return sendRelease(mode, ids);
+        }
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            index.put(ids[i], i);
+        }
+        return sendRelease(mode, ids).whenComplete((states, error) -> {
+            for (LeasedPermit permit : own) {
+                long state = error != null ? 0 : states.get(index.get(permit.id()));
+                if (error != null || state == 1L || state == 0L) {
+                    services.events.get().permitReleased(getName(), permit.id());
+                    permit.releaseByIdEnded(error != null ? LeasedPermit.State.RELEASE_FAILED
+                            : LeasedPermit.State.RELEASED);
+                } else {
+                    permit.releaseByIdEnded(LeasedPermit.State.HELD);
+                    services.watchdog.held(permit);
+                }
+            }
+        });
+    }
+
+    /**
+     * @param lenient true: an id not in the table answers false; else IllegalArgumentException
+     * @return completes with whether the permit was held with its lease running
+     */
+    private CompletableFuture<Boolean> releaseById(String permitId, boolean lenient) {
         services.checkOpen(KIND, getName());
         String id = PermitIds.require(getName(), permitId);
-        return sendRelease(id).thenApply(r -> {
-            if (r < 0) {
+        return releaseIds(EACH, new String[] {id}).thenApply(r -> {
+            long state = r.get(0);
+            if (state < 0 && !lenient) {
                 throw new IllegalArgumentException("semaphore '" + getName() + "': no permit with id " + id
                         + " is held (never acquired, released already, or expired and reclaimed)");
             }
-            return r == 1L;
+            return state == 1L;
         });
     }
 
     @Override
     public boolean release(String permitId) {
-        return sync(releaseById(permitId), "release");
+        return sync(releaseById(permitId, false), "release");
     }
 
     @Override
     public CompletableFuture<Boolean> releaseAsync(String permitId) {
-        return async(releaseById(permitId), "release");
+        return async(releaseById(permitId, false), "release");
+    }
+
+    @Override
+    public boolean tryRelease(String permitId) {
+        return sync(releaseById(permitId, true), "tryRelease");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryReleaseAsync(String permitId) {
+        return async(releaseById(permitId, true), "tryRelease");
+    }
+
+    /** How many ids a refusal's message names at most. */
+    private static final int IDS_NAMED = 10;
+
+    /**
+     * All or none.
+     *
+     * @param lenient true: a refusal answers false; else IllegalArgumentException naming the ids not held
+     * @return completes with true when all were released
+     */
+    private CompletableFuture<Boolean> releaseAll(Collection<String> permitIds, boolean lenient) {
+        services.checkOpen(KIND, getName());
+        Objects.requireNonNull(permitIds, "permitIds");
+        if (permitIds.size() > MAX_PERMITS_AT_ONCE) {
+            throw new IllegalArgumentException("semaphore '" + getName() + "': at most " + MAX_PERMITS_AT_ONCE
+                    + " permit ids at once: " + permitIds.size());
+        }
+        Set<String> distinct = new LinkedHashSet<>();
+        for (String permitId : permitIds) {
+            String id = PermitIds.require(getName(), permitId);
+            if (!distinct.add(id)) {
+                throw new IllegalArgumentException("semaphore '" + getName() + "': permit id " + id
+                        + " appears twice in permitIds");
+            }
+        }
+        if (distinct.isEmpty()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        String[] ids = distinct.toArray(new String[0]);
+        return releaseIds(ALL, ids).thenApply(states -> {
+            if (states.stream().allMatch(state -> state == 1L)) {
+                return true;
+            }
+            if (lenient) {
+                return false;
+            }
+            List<String> missing = new ArrayList<>();
+            List<String> ended = new ArrayList<>();
+            for (int i = 0; i < ids.length; i++) {
+                if (states.get(i) == -1L) {
+                    missing.add(ids[i]);
+                } else if (states.get(i) == -2L) {
+                    ended.add(ids[i]);
+                }
+            }
+            throw new IllegalArgumentException("semaphore '" + getName() + "': none of the " + ids.length
+                    + " permits was released, as not all are held"
+                    + (missing.isEmpty() ? "" : "; no permit with id " + named(missing)
+                            + " (never acquired, released already, or expired and reclaimed)")
+                    + (ended.isEmpty() ? "" : "; the lease has ended of " + named(ended)));
+        });
+    }
+
+    private static String named(List<String> ids) {
+        String shown = String.join(", ", ids.subList(0, Math.min(IDS_NAMED, ids.size())));
+        return ids.size() > IDS_NAMED ? shown + " and " + (ids.size() - IDS_NAMED) + " more" : shown;
+    }
+
+    @Override
+    public void release(Collection<String> permitIds) {
+        sync(releaseAll(permitIds, false), "release");
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync(Collection<String> permitIds) {
+        return async(releaseAll(permitIds, false).thenApply(r -> (Void) null), "release");
+    }
+
+    @Override
+    public boolean tryRelease(Collection<String> permitIds) {
+        return sync(releaseAll(permitIds, true), "tryRelease");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryReleaseAsync(Collection<String> permitIds) {
+        return async(releaseAll(permitIds, true), "tryRelease");
     }
 
     // ---- the count

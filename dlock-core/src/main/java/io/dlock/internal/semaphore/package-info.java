@@ -9,8 +9,9 @@
  * <ul>
  *   <li>{@link io.dlock.internal.semaphore.SemaphoreServices}: what every semaphore of one client shares (scripts,
  *       wake-ups, timer, executor, the permit watchdog); semaphore objects keep nothing but their keys.</li>
- *   <li>{@link io.dlock.internal.semaphore.WaitLoop}: one acquisition that may wait, without a thread: attempt, join
- *       the channel, attempt again, sleep until a message or a bounded re-check, never past the deadline.</li>
+ *   <li>{@link io.dlock.internal.semaphore.PermitAcquisition}: one acquisition of permits on the one wait loop of
+ *       every kind ({@link io.dlock.internal.acquire.AcquireLoop}), with the permits' lost-reply rule: an id per
+ *       attempt, under which the script records what it took, and an unanswered attempt undone at once by that id.</li>
  *   <li>{@link io.dlock.internal.semaphore.LeasedPermit} and {@link io.dlock.internal.semaphore.PermitWatchdog}: a
  *       held leased permit, and the client's renewal and loss reports of them.</li>
  * </ul>
@@ -20,7 +21,9 @@
  *   <li>Every permit is either in the count or (leased) in the permit table, never both: each script moves it in one
  *       step.</li>
  *   <li>A grant that nobody wants any more (its caller gave up or was interrupted while the attempt was in flight)
- *       is given back; a leased attempt whose reply is lost gives back its id, which it chose itself.</li>
+ *       is given back; a leased attempt whose reply is lost gives back its ids, which it chose itself.</li>
+ *   <li>Several leased permits are taken all or none, in one script call; a list of ids is released all or none
+ *       ({@code release(ids)}) or each on its own (clean-up).</li>
  *   <li>Expiries of leased permits are judged by the Redis server's clock only.</li>
  *   <li>Code on Lettuce's I/O threads never blocks and never runs user code; user futures complete on the client's
  *       executor.</li>
