@@ -3,7 +3,8 @@
 -- KEYS[1]  the permit count (the semaphore's name)
 -- ARGV[1]  the change: "add" (release and addPermits: the count plus ARGV[2], which may be negative), "set" (the
 --          count becomes ARGV[2]), "try-set" (the count becomes ARGV[2] only if the key does not exist), "drain"
---          (the count becomes 0) or "delete" (the key is removed, if it is a permit count)
+--          (the count becomes 0), "delete" (the key is removed, if it is a permit count) or "available" (nothing
+--          changes: availablePermits, with the key's type checked)
 -- ARGV[2]  permits (an integer; ignored by "drain")
 -- ARGV[3]  "try-set" only: the TTL in ms to give a key it creates, or 0 for none
 -- ARGV[4]  the publish command: "publish", "spublish" or "both"
@@ -11,7 +12,7 @@
 --
 -- Returns  "add": the count after the call; "set": the count before (0 if missing); "try-set": 1 when it set the
 --          count, 0 when the key existed (an existing 0 counts as set); "drain": the count before (0 if missing);
---          "delete": 1 when it removed the key, else 0; the error of permit_count when the key is not a permit count
+--          "delete": 1 when it removed the key, else 0; "available": the count (0 if missing); the error of permit_count when the key is not a permit count
 --          (never removed); the error of permit_range when the count would leave the range of a Java int.
 --
 -- Invariant: a TTL the key has is kept by every change (INCRBY, SET KEEPTTL), unlike Redisson's addPermits and
@@ -29,6 +30,9 @@ if refusal then
 end
 local mode = ARGV[1]
 local permits = tonumber(ARGV[2])
+if mode == 'available' then
+    return available
+end
 if mode == 'delete' then
     return redis.call('del', KEYS[1])
 end

@@ -666,17 +666,18 @@ public abstract class AbstractLockContractIT {
     }
 
     @Test
-    void keyOfTheWrongTypeFailsWithLockException(LockClient a) {
+    void keyOfTheWrongTypeFailsWithNotALockExceptionNamingTheType(LockClient a) {
         raw.sync().set(name, "x");
         DistributedLock lock = on(a);
         for (ThrowingCallable call : List.<ThrowingCallable>of(lock::lock, lock::tryLock,
                 () -> lock.tryLock(100, MILLISECONDS), () -> lock.lock(1, SECONDS))) {
-            assertThatThrownBy(call).isInstanceOf(LockException.class)
+            assertThatThrownBy(call).isInstanceOf(io.dlock.NotALockException.class)
                     .hasMessageContaining(name)
-                    .hasMessageContaining("WRONGTYPE");
+                    .hasMessageContaining("holds a string, not a lock")
+                    .hasMessageNotContaining("user_script");
         }
         Throwable async = Workers.failureOf(lock.lockAsync(), TASK_BOUND);
-        assertThat(async).isInstanceOf(LockException.class).hasMessageContaining("WRONGTYPE");
+        assertThat(async).isInstanceOf(io.dlock.NotALockException.class).hasMessageContaining("holds a string");
         assertThat(raw.sync().get(name)).as("the foreign key is untouched").isEqualTo("x");
         raw.sync().del(name);
     }

@@ -21,12 +21,12 @@ import java.util.function.Supplier;
  * are only touched by one thread at a time (each step happens-after the previous one through the futures).
  *
  * <p>Behind another owner of this client ({@link LocalGate}, plain locks): instead of attempting, or of sleeping on
- * the channel after a failed attempt, the loop waits in the client's queue for that holder ({@link LocalCohort}). A
+ * the channel after a failed attempt, the loop waits in the client's queue for that holder ({@code LocalCohort}). A
  * hand-off ends that wait with the lock already granted; any other end of it (the holder released through Redis or
  * lost the lock, the wait ran out) is followed by an attempt in Redis. A wake-up by an unlock message also goes
  * straight to Redis: the local holder may still look alive while its release reply is on its way. A loop waiting
  * locally stays joined to the lock's channel, so that an unlock message that bypasses the local holder (another
- * client's force-unlock) reaches this client and has the holder checked at once ({@link LocalCohorts#unlockMessage});
+ * client's force-unlock) reaches this client and has the holder checked at once ({@code LocalCohorts.unlockMessage});
  * if the subscription was not confirmed yet when the loop queued, the holder is checked once it is, so a forced
  * release in between is not missed either.
  *
@@ -43,7 +43,7 @@ public final class AcquireLoop {
     }
 
     /**
-     * This client's own knowledge of the lock ({@link LocalCohort}) for one owner: lets the loop wait behind another
+     * This client's own knowledge of the lock ({@code LocalCohort}) for one owner: lets the loop wait behind another
      * local owner without asking Redis. Exclusive kinds that support hand-offs provide one; others pass null.
      */
     public interface LocalGate {

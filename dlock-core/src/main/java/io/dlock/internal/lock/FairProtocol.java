@@ -106,7 +106,7 @@ import java.util.concurrent.CompletionException;
  * arithmetic). Deadlines are found with {@code LPOS} (Redis 6.0.6 or later).
  *
  * <h2>Lost replies</h2>
- * As for the plain lock ({@link PendingAcquisitions}): the acquire and release scripts get the hold count the
+ * As for the plain lock ({@link io.dlock.internal.acquire.PendingAcquisitions}): the acquire and release scripts get the hold count the
  * client knows, so a retry adopts the hold an attempt without a reply took instead of counting on top of it, the
  * owner's last unlock always frees the lock, and a wait that gives up after such an attempt drops what it may have
  * left (after leaving the queue).

@@ -43,7 +43,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Replies that never came</h2>
  * An attempt whose reply is lost (command timeout while Redis is slow or paused, a cut connection) may still run in
- * Redis later and leave a hold that nobody knows of. As for the plain lock ({@link PendingAcquisitions}), the
+ * Redis later and leave a hold that nobody knows of. As for the plain lock ({@link io.dlock.internal.acquire.PendingAcquisitions}), the
  * acquire script gets the count this client knows for the owner (its hold's acquisitions plus attempts in flight, of
  * every lock object of the client): a count above it is the lost attempt's, which this acquisition adopts (a fresh
  * one when the client knew of none: count 1 and a new token) instead of counting on top of it, so the count is never

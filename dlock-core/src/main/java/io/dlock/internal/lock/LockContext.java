@@ -62,7 +62,7 @@ record LockContext(LockServices services, String name, LockKind kind) {
 
     /**
      * One acquire attempt for the hold {@code id}, by the rules every kind follows: sent through the lost-reply rule
-     * ({@link PendingAcquisitions#track}) with the counts the client knows and counts on; a grant (nil) is recorded
+     * ({@link io.dlock.internal.acquire.PendingAcquisitions#track}) with the counts the client knows and counts on; a grant (nil) is recorded
      * with the renewer before the caller hears of it; {@link #HOLD_GONE} fails the attempt ({@link #holdGone}); any
      * other reply is the kind's to read ({@link AcquireReplies#busy}).
      *

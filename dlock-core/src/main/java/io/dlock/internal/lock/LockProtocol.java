@@ -45,7 +45,7 @@ interface LockProtocol {
     }
 
     /**
-     * One attempt for {@code ownerId}, sent through the lost-reply rule ({@link PendingAcquisitions#track}); a grant
+     * One attempt for {@code ownerId}, sent through the lost-reply rule ({@link io.dlock.internal.acquire.PendingAcquisitions#track}); a grant
      * is recorded with the renewer before the future completes.
      *
      * @param leaseMs    the lease, or {@link io.dlock.DistributedLock#LEASE_WATCHDOG}
@@ -58,7 +58,7 @@ interface LockProtocol {
     /**
      * Removes what failed attempts of {@code ownerId} left in Redis once it stops waiting without the lock (timeout,
      * interrupt, cancellation, failure): at least what an attempt without a reply may have taken
-     * ({@link PendingAcquisitions#dropIfUnanswered}).
+     * ({@link io.dlock.internal.acquire.PendingAcquisitions#dropIfUnanswered}).
      */
     CompletableFuture<Void> giveUp(long ownerId);
 

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Everything else about the acquisition is the one {@link AcquireLoop}: a busy attempt sleeps at most the PTTL of
  * the member found held, and an unlock message on any member's channel wakes it ({@link
  * io.dlock.internal.wakeup.WakeupHub#joinAll}); the lost-reply rule covers every member at once
- * ({@link PendingAcquisitions#trackAll}); giving up drops what an unanswered attempt may have left on each member.
+ * ({@link io.dlock.internal.acquire.PendingAcquisitions#trackAll}); giving up drops what an unanswered attempt may have left on each member.
  *
  * <p>Not used, so the members are taken one after another, when a member is of another kind (its acquisition is a
  * different script), the names span slots (one script cannot reach them in a Cluster), or the client confirms

@@ -17,18 +17,17 @@
  *       sync over async, completion on the client's executor), served by {@code OwnerView} for the calling thread (the
  *       objects a client hands out) or a fixed owner ({@code as(owner)}); {@code FencedOwnerView} adds the token
  *       methods ({@code FencedTokens}).</li>
- *   <li>{@code AcquireLoop}: one acquisition that may wait (attempt, subscribe, sleep until a wake-up or the lock's
- *       TTL, attempt again), holding no thread while it waits.</li>
+ *   <li>The wait itself is the one {@link io.dlock.internal.acquire.AcquireLoop} of every kind (package
+ *       {@code io.dlock.internal.acquire}), given each lock's steps by {@code RedisLock.startAcquire}.</li>
  *   <li>{@code LocalCohort}, {@code LocalLine} and {@code LocalCohorts}: what a client knows of its own owners of an
  *       exclusive lock (plain, fair, the write side of a read-write lock), so that they wait behind each other inside
  *       the client and hand the lock over in one script call ({@code HandOffRelease}; readers wait behind a local
  *       writer and get their holds together).</li>
- *   <li>{@code PendingAcquisitions}: the lost-reply rule for every kind (attempts tracked in the client's
- *       {@link io.dlock.internal.lease.HoldTable}, so that the scripts get the hold count the client knows, and the
- *       drop after a give-up that followed an unanswered attempt).</li>
+ *   <li>{@link io.dlock.internal.acquire.PendingAcquisitions}: the lost-reply rule of every lock kind (attempts
+ *       tracked in the client's {@link io.dlock.internal.lease.HoldTable}, so that the scripts get the hold count the
+ *       client knows, and the drop after a give-up that followed an unanswered attempt).</li>
  *   <li>{@link io.dlock.internal.lock.LockServices}: what every lock of one client shares;
- *       {@link io.dlock.internal.lock.ReplicaSync} ({@code syncReplicas}), {@link io.dlock.internal.lock.SyncWaits}
- *       (blocking waits of the sync API), and the renewal senders
+ *       {@link io.dlock.internal.lock.ReplicaSync} ({@code syncReplicas}), and the renewal senders
  *       {@link io.dlock.internal.lock.HashFieldRenewal} and {@link io.dlock.internal.lock.ReadHoldRenewal}.</li>
  * </ul>
  *

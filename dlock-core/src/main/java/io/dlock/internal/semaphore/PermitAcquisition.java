@@ -5,12 +5,14 @@ import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.WakeMode;
 
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -49,7 +51,10 @@ final class PermitAcquisition<T> {
         /** One attempt under {@code attemptId}; never blocks. */
         CompletableFuture<Reply<T>> attempt(String attemptId);
 
-        /** Gives back what the attempt {@code attemptId} took, if it ran and took anything (idempotent). */
+        /**
+         * Gives back what the attempt {@code attemptId} took, if it ran and took anything (idempotent); sent by text
+         * ({@link io.dlock.internal.script.ScriptRunner#runByText}), as it may follow a stall.
+         */
         CompletableFuture<?> giveBack(String attemptId);
 
         /** Gives back a grant nobody will receive. */
@@ -125,7 +130,9 @@ final class PermitAcquisition<T> {
             if (error != null) {
                 if (Errors.isUnavailable(error)) {
                     // it may have run: undo it by its own id before the loop sends anything else
-                    services.acquisitions.track(Errors.call(() -> grants.giveBack(attemptId)));
+                    services.acquisitions.track(giveBackUntilAnswered(attemptId,
+                            services.acquisitions.nanoTime() + TimeUnit.MILLISECONDS.toNanos(services.grantMarkMs),
+                            0));
                 }
                 throw new CompletionException(Errors.unwrap(error));
             }
@@ -135,6 +142,25 @@ final class PermitAcquisition<T> {
             }
             return Math.max(1, Math.min(services.recheckMs, r.hintMs() > 0 ? r.hintMs() : services.recheckMs));
         });
+    }
+
+    /**
+     * Sends the give-back of an unanswered attempt until Redis answers it: it is idempotent (what the attempt took
+     * comes back once, by its id), so a give-back that itself went unanswered is sent again, with the outage back-off,
+     * for as long as the attempt's record lives ({@code grantMarkMs}) and the client is open. The scripts go by text
+     * ({@code grants.giveBack} uses {@code runByText}), so a server without them cached runs them in the one command.
+     */
+    private CompletableFuture<Void> giveBackUntilAnswered(String attemptId, long untilNanos, long lastPauseMs) {
+        CompletableFuture<?> sent = Errors.call(() -> grants.giveBack(attemptId));
+        return sent.handle((answer, error) -> {
+            if (error == null || !Errors.isUnavailable(error) || services.acquisitions.isClosed()
+                    || services.acquisitions.nanoTime() - untilNanos > 0) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            long pauseMs = Outage.nextBackoff(lastPauseMs);
+            return services.acquisitions.waiting().outage().pause(pauseMs)
+                    .thenCompose(ignored -> giveBackUntilAnswered(attemptId, untilNanos, pauseMs));
+        }).thenCompose(Function.identity());
     }
 
     private CompletableFuture<?> undo() {

@@ -118,7 +118,7 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
                     @Override
                     public CompletableFuture<?> giveBack(String attemptId) {
-                        return sendRelease(EACH, PermitIds.series(attemptId, permits));
+                        return sendRelease(EACH, true, PermitIds.series(attemptId, permits));
                     }
 
                     @Override
@@ -147,13 +147,19 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     /** {@code pes_release}; completes with one state per id (see the script). */
     private CompletableFuture<List<Long>> sendRelease(String mode, String... ids) {
+        return sendRelease(mode, false, ids);
+    }
+
+    /** @param byText send the script's text ({@code EVAL}): a give-back after a lost reply must not meet NOSCRIPT */
+    private CompletableFuture<List<Long>> sendRelease(String mode, boolean byText, String... ids) {
         String[] args = new String[3 + ids.length];
         args[0] = services.publishCommand;
         args[1] = keys.channel();
         args[2] = mode;
         System.arraycopy(ids, 0, args, 3, ids.length);
-        CompletableFuture<List<Object>> reply = services.run(SemaphoreScripts.PES_RELEASE, ScriptOutputType.MULTI,
-                keys.both(), args);
+        CompletableFuture<List<Object>> reply = byText
+                ? services.runByText(SemaphoreScripts.PES_RELEASE, ScriptOutputType.MULTI, keys.both(), args)
+                : services.run(SemaphoreScripts.PES_RELEASE, ScriptOutputType.MULTI, keys.both(), args);
         return reply.thenApply(r -> r.stream().map(Long.class::cast).toList());
     }
 

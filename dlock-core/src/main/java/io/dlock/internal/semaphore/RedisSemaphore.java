@@ -115,7 +115,9 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
                     @Override
                     public CompletableFuture<?> giveBack(String attemptId) {
-                        return giveBackScript("unknown", attemptId, count);
+                        return services.runByText(SemaphoreScripts.SEM_GIVE_BACK, ScriptOutputType.INTEGER,
+                                keys.countAndMark(attemptId), "unknown", count, services.publishCommand,
+                                keys.channel());
                     }
 
                     @Override
@@ -230,25 +232,16 @@ public final class RedisSemaphore implements DistributedSemaphore {
         return async(drain(), "drainPermits");
     }
 
+    /** The count, read by {@code sem_update} "available", which refuses a key that is not a permit count. */
     private CompletableFuture<Integer> available() {
         services.checkOpen(KIND, getName());
-        return services.redis.get(getName()).toCompletableFuture().thenApply(v -> {
-            if (v == null) {
-                return 0;
+        return update("available", 0, 0).thenApply(count -> {
+            if (count != count.intValue()) {
+                throw new io.dlock.LockException(getName(), KIND + " '" + getName() + "': availablePermits failed: "
+                        + "the key holds " + count + " permits, outside the range of a Java int (written by another "
+                        + "client: dlock refuses changes that leave that range)", null);
             }
-            long count;
-            try {
-                count = Long.parseLong(v);
-            } catch (NumberFormatException e) {
-                throw new io.dlock.NotALockException(getName(), "semaphore '" + getName()
-                        + "': availablePermits refused: the key holds a string that is not a permit count", null);
-            }
-            if (count != (int) count) {
-                throw new io.dlock.LockException(getName(), "semaphore '" + getName() + "': availablePermits "
-                        + "failed: the key holds " + count + " permits, outside the range of a Java int (written by "
-                        + "another client: dlock refuses changes that leave that range)", null);
-            }
-            return (int) count;
+            return count.intValue();
         });
     }
 

@@ -73,6 +73,11 @@ public final class SemaphoreServices {
         return Errors.call(() -> scripts.run(script, type, keys, args));
     }
 
+    /** {@link ScriptRunner#runByText}: for give-backs after a lost reply, which must not meet {@code NOSCRIPT}. */
+    <T> CompletableFuture<T> runByText(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+        return Errors.call(() -> scripts.runByText(script, type, keys, args));
+    }
+
     void checkOpen(String kind, String name) {
         acquisitions.checkOpen(kind, name);
     }
