@@ -304,6 +304,64 @@ class ReadWriteTurnsIT {
         assertRoundsGetIn("writer of a reading client", reads, writeRounds(a));
     }
 
+    // ------------------------------------------------------------------------------------------ a reader's mark
+
+    private String marks() {
+        return "dlock_rwlock_writers:{" + name + "}";
+    }
+
+    /**
+     * A reader refused by a write hold marks itself; when it gives up, its mark goes with it, so a writer that waits
+     * behind the same write hold gets in at its release (the mark would hold it back for two thirds of the watchdog
+     * timeout otherwise).
+     */
+    @Test
+    void aReaderThatGivesUpTakesItsMarkAlongAndTheNextWriterGetsIn(LockClient a, LockClient b, LockClient c)
+            throws Exception {
+        used.addAll(List.of(a, b, c));
+        Lock holder = a.getReadWriteLock(name).writeLock();
+        holder.lock();
+        Lock reader = c.getReadWriteLock(name).readLock();
+        Future<Boolean> gaveUp = workers.submit(() -> reader.tryLock(1500, MILLISECONDS));
+        Await.until(Leaks.SETTLE, () -> raw.sync().zrange(marks(), 0, -1).stream()
+                .anyMatch(mark -> !mark.endsWith(":write")), "the waiting reader should leave its mark");
+        Lock next = b.getReadWriteLock(name).writeLock();
+        Future<Long> writer = workers.submit(() -> {
+            next.lock();
+            long at = System.nanoTime();
+            next.unlock();
+            return at;
+        });
+        assertThat(Workers.get(gaveUp, Duration.ofSeconds(10))).as("the reader's wait ran out behind the writer")
+                .isFalse();
+        assertThat(raw.sync().zrange(marks(), 0, -1)).as("the reader's mark went with it")
+                .allMatch(mark -> mark.endsWith(":write"));
+        long released = System.nanoTime();
+        holder.unlock();
+        long in = Workers.get(writer, Duration.ofSeconds(10));
+        assertThat(Duration.ofNanos(in - released).toMillis()).as("ms from the release to the next writer")
+                .isLessThan(ROUND_BOUND_MS);
+    }
+
+    /** A mark left by a reader whose client died holds writers back until it expires, and no longer. */
+    @Test
+    void aMarkLeftByADeadReaderHoldsWritersBackOnlyUntilItExpires(LockClient a) {
+        used.add(a);
+        Lock write = a.getReadWriteLock(name).writeLock();
+        assertThat(a.getReadWriteLock(name).writeLock().isLocked()).as("warm-up").isFalse();
+        List<String> time = raw.sync().time();
+        long markSet = System.nanoTime();
+        long nowMs = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        raw.sync().zadd(marks(), nowMs + 800, "0a0a0a0a-dead-dead-dead-0a0a0a0a0a0a:1");
+        raw.sync().pexpire(marks(), 800);
+
+        assertThat(write.tryLock()).as("a free lock in the readers' turn").isFalse();
+        write.lock();
+        assertThat(Await.millisSince(markSet)).as("ms from the dead reader's mark to the writer getting in")
+                .isBetween(700L, 2500L);
+        write.unlock();
+    }
+
     // ------------------------------------------------------------------------------------------ both at once
 
     /**
