@@ -31,11 +31,11 @@ public interface DistributedReadWriteLock extends ReadWriteLock {
     /**
      * The shared (read) side. Never blocks; cheap.
      *
-     * <p><b>Waiting writers go first, also for {@code tryLock()}.</b> While a dlock writer waits for the write lock (of any
-     * client), a read acquisition that is not a re-entry does not get in: {@code tryLock()} returns {@code false} and
-     * a timed or blocking acquisition waits until the writer has had its turn (or stopped waiting), even though only
-     * readers hold the lock, unless it is the readers' turn (readers waited behind a write hold, see the class
-     * comment). A thread that already holds a read hold still re-enters, and the writer may still read.
+     * <p><b>Waiting writers go first, also for {@code tryLock()}.</b> While a dlock writer waits for the write lock (of
+     * any client), a read acquisition that is not a re-entry does not get in: {@code tryLock()} returns
+     * {@code false} and a timed or blocking acquisition waits until the writer has had its turn (or stopped waiting),
+     * even though only readers hold the lock, unless it is the readers' turn (readers waited behind a write hold, see
+     * the class comment). A thread that already holds a read hold still re-enters, and the writer may still read.
      * This is where dlock differs from {@link java.util.concurrent.locks.ReentrantReadWriteLock}, whose read
      * {@code tryLock()} barges in whenever no writer <em>holds</em> the lock, waiting writers or not. On one JVM a
      * barging {@code tryLock} is a rare event; across many JVMs that poll with {@code tryLock()} (a scheduler on every

@@ -18,10 +18,11 @@ import java.util.function.Supplier;
  *
  * <p><b>Order of events:</b> evaluate the name (fails: nothing acquired) → make sure the semaphore has its permits
  * ({@link SemaphorePermitCounts}) → acquire one permit within the wait time (none: throw or skip; interrupted: nothing
- * held; see below for a semaphore gone from Redis) → run the body → check the returned object (a deferred result fails the call while the permit is held, see
- * {@link DeferredResults}) → give the permit back, also after the body threw → return or rethrow. A permit whose
- * lease had ended ({@link Permit#release()} answered false) fails the call with {@link LockLostException} after a
- * successful body, or is added as suppressed to the body's exception, as is a failed release.
+ * held; see below for a semaphore gone from Redis) → run the body → check the returned object (a deferred result fails
+ * the call while the permit is held, see {@link DeferredResults}) → give the permit back, also after the body threw →
+ * return or rethrow. A permit whose lease had ended ({@link Permit#release()} answered false) fails the call with
+ * {@link LockLostException} after a successful body, or is added as suppressed to the body's exception, as is a failed
+ * release.
  *
  * <p><b>A semaphore gone from Redis</b> (restarted without persistence, failed over without it, deleted) has no
  * permits, so waiting on it alone would refuse every call, or hang a {@code waitTime = "forever"} call, until the

@@ -27,7 +27,7 @@ final class ReadProtocol implements ReadWriteProtocol {
         this.context = context;
         this.services = context.services();
         this.name = context.name();
-        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.waitingMarks()};
     }
 
     @Override

@@ -54,21 +54,21 @@ import java.util.Objects;
  * Rules: <em>the readers' turn</em> — while a dlock reader refused by another owner's write hold waits, no dlock writer
  * is granted a free lock and no writer hands the write lock to another writer, so the next write release lets the
  * readers in (any dlock reader may then enter while the lock is not write-held, whatever writers wait); otherwise
- * <em>the writers' turn</em> — a dlock read acquisition that is not a re-entry waits while some dlock writer is
- * waiting for the same lock. (Until issue 27 only the second rule existed, and readers behind writers that took the
- * lock back to back never got in.) A waiting writer (any acquisition allowed to wait; not {@code tryLock()}) records a
- * mark with a deadline of two thirds of the watchdog timeout in {@code dlock_rwlock_writers:{NAME}} on every failed
- * attempt; a waiting reader does so on every attempt refused by a write hold (one held back only by writer marks
- * leaves none: readers arriving while others read must not take every turn). A marked waiter attempts at least every
- * third of the watchdog timeout, which refreshes the mark. The mark is removed when its owner acquires (attempt or
- * hand-off), or when it stops waiting (timeout, interrupt, cancellation: {@code rwlock_withdraw_mark}), and expires by
- * itself if its client dies, so a crashed waiter holds the other side back for at most two thirds of the watchdog
- * timeout. Exempt from the writers' turn: a reader that already holds a read hold (re-entry; the writer is waiting for
- * it) and the write holder taking read holds. Inside one client the same rule picks the hand-off: readers waiting
- * behind a local writer get the lock before the client's waiting writers ({@link LocalLine.Pick}). Redisson readers
- * and writers ignore the marks (their wire view is unchanged), so the turns hold among dlock clients only. As with
- * every lock that lets waiting writers go first, a thread that holds a read hold and waits for another thread's new
- * read hold can deadlock with a waiting writer.
+ * <em>the writers' turn</em> — a dlock read acquisition that is not a re-entry waits while some dlock writer is waiting
+ * for the same lock. (Until issue 27 only the second rule existed, and readers behind writers that took the lock back
+ * to back never got in.) A waiting writer (any acquisition allowed to wait; not {@code tryLock()}) records a mark with
+ * a deadline of two thirds of the watchdog timeout in {@code dlock_rwlock_writers:{NAME}} on every failed attempt; a
+ * waiting reader does so on every attempt refused by a write hold (one held back only by writer marks leaves none:
+ * readers arriving while others read must not take every turn). A marked waiter attempts at least every third of the
+ * watchdog timeout, which refreshes the mark. The mark is removed when its owner acquires (attempt or hand-off), or
+ * when it stops waiting (timeout, interrupt, cancellation: {@code rwlock_withdraw_mark}), and expires by itself if its
+ * client dies, so a crashed waiter holds the other side back for at most two thirds of the watchdog timeout. Exempt
+ * from the writers' turn: a reader that already holds a read hold (re-entry; the writer is waiting for it) and the
+ * write holder taking read holds. Inside one client the same rule picks the hand-off: readers waiting behind a local
+ * writer get the lock before the client's waiting writers ({@link LocalLine.Pick}). Redisson readers and writers ignore
+ * the marks (their wire view is unchanged), so the turns hold among dlock clients only. As with every lock that lets
+ * waiting writers go first, a thread that holds a read hold and waits for another thread's new read hold can deadlock
+ * with a waiting writer.
  *
  * <h2>Upgrade and downgrade</h2>
  * <ul>

@@ -88,7 +88,7 @@ final class ReadWriteSide {
             return CompletableFuture.completedFuture(null);
         }
         return services.scripts.<Long>run(Scripts.RWLOCK_WITHDRAW_MARK, ScriptOutputType.INTEGER,
-                new String[] {keys.writerMarks(), keys.name()}, field, services.publishCommand, keys.channel())
+                new String[] {keys.waitingMarks(), keys.name()}, field, services.publishCommand, keys.channel())
                 .handle((removed, error) -> null);
     }
 

@@ -35,8 +35,8 @@ final class WriteProtocol implements ReadWriteProtocol {
         this.context = context;
         this.services = context.services();
         this.name = context.name();
-        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
-        this.handOffKeys = new String[] {keys.name(), keys.writerMarks(), keys.timeoutRoot()};
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.waitingMarks()};
+        this.handOffKeys = new String[] {keys.name(), keys.waitingMarks(), keys.timeoutRoot()};
         this.readContext = new LockContext(services, name, io.dlock.LockKind.READ);
     }
 
@@ -101,7 +101,8 @@ final class WriteProtocol implements ReadWriteProtocol {
     public CompletableFuture<Void> giveUp(long ownerId) {
         String writer = side.writerField(ownerId);
         HoldId id = new HoldId(name, writer);
-        return side.withdrawMark(id, Mark.WRITER_MARK, writer).thenCompose(ignored -> services.pending.dropIfUnanswered(id,
+        return side.withdrawMark(id, Mark.WRITER_MARK, writer).thenCompose(ignored -> services.pending.dropIfUnanswered(
+                id,
                 (lease, known) -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER,
                         side.releaseKeys, writer, side.readerField(ownerId), Long.toString(lease),
                         services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
