@@ -263,7 +263,7 @@ class ReadWriteLockIT {
         assertThat(raw.exists(name)).isFalse();
     }
 
-    // ------------------------------------------------------------------------------------------ writer preference
+    // ------------------------------------------------------------------------------------------ writers' turn
 
     @Test
     void aWaitingWriterGoesBeforeNewReaders(LockClient a,

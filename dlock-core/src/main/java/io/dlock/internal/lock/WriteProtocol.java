@@ -118,11 +118,13 @@ final class WriteProtocol implements ReadWriteProtocol {
     }
 
     /**
-     * Releases one write hold of {@code ownerId}; when it is the owner's last, the owner holds no read lock, and a
-     * writer of this client waits behind it, hands the write lock to that writer in one call
-     * ({@code rwlock_write_handoff.lua}: mode "write" throughout, nothing published). Consecutive hand-offs are capped
-     * and other clients get their head start, exactly as for the plain lock, so Redisson readers and writers are not
-     * kept out longer than behind a plain lock.
+     * Releases one write hold of {@code ownerId}; when it is the owner's last, the owner holds no read lock, and owners
+     * of this client wait behind it, hands the lock over in one call ({@code rwlock_write_handoff.lua}): to every
+     * waiting reader of the client at once (their turn: they waited behind this write hold), else to the first waiting
+     * writer (mode "write" throughout, nothing published), unless a reader of another client waits with its mark (the
+     * readers' turn: the script moves nothing and the release goes through Redis). Consecutive writer hand-offs are
+     * capped and other clients get their head start, exactly as for the plain lock, so Redisson readers and writers
+     * are not kept out longer than behind a plain lock.
      */
     @Override
     public CompletableFuture<Long> release(long ownerId, Hold hold) {
