@@ -20,11 +20,11 @@ import java.util.concurrent.locks.Lock;
  * against Redisson's {@code RLock}.
  *
  * <p><b>One owner's acquisitions in order.</b> When an asynchronous acquisition is abandoned by cancelling its future,
- * it cleans up afterwards (it leaves a fair lock's queue, withdraws a waiting writer's mark, or gives back a hold that
- * it got just as it was cancelled). A later acquisition by the same owner of the same lock (and side) starts only once
- * that cleanup is done, so the two never race; it waits at most about the command timeout for it. Besides that, calls
- * of one owner are not ordered for it: an owner should not run two acquisitions or releases of one lock at the same
- * time (as a thread cannot), and releasing a hold while its acquisition is still under way is an error.
+ * it cleans up afterwards (it leaves a fair lock's queue, withdraws a read-write waiter's mark, or gives back a hold
+ * that it got just as it was cancelled). A later acquisition by the same owner of the same lock (and side) starts only
+ * once that cleanup is done, so the two never race; it waits at most about the command timeout for it. Besides that,
+ * calls of one owner are not ordered for it: an owner should not run two acquisitions or releases of one lock at the
+ * same time (as a thread cannot), and releasing a hold while its acquisition is still under way is an error.
  *
  * <p><b>Lease.</b> Every hold has a lease in Redis, so that a crashed holder never blocks others forever.
  * Acquired with {@link #LEASE_WATCHDOG} (the default), the lease is the client's

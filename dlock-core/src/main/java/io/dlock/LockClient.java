@@ -78,9 +78,10 @@ public interface LockClient extends AutoCloseable {
     /**
      * A reentrant read-write lock, wire-compatible with Redisson's {@code RReadWriteLock}: readers share, a writer
      * excludes everybody else; the writer may also read (downgrade), a reader asking to write gets
-     * {@link IllegalMonitorStateException} (upgrade). Writer preference among dlock clients: while a dlock writer waits
-     * for the lock, new read acquisitions of dlock clients wait too (a reader that already holds it, and the writer
-     * itself, do not); Redisson clients are not held back.
+     * {@link IllegalMonitorStateException} (upgrade). Phase-fair turns among dlock clients
+     * ({@link DistributedReadWriteLock}): while a dlock writer waits for the lock, new read acquisitions of dlock
+     * clients wait too (a reader that already holds it, and the writer itself, do not), and while a dlock reader waits
+     * behind a write hold, new dlock writers wait, so neither side starves; Redisson clients are not held back.
      *
      * @param name the lock's name, used as its Redis key (not null, not blank)
      * @return the lock; cheap, thread-safe

@@ -2,12 +2,13 @@
 --
 -- KEYS[1]  the lock hash NAME
 -- KEYS[2]  the root of the per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
--- KEYS[3]  dlock's waiting-writer marks, dlock_rwlock_writers:{NAME} (sorted set: writer field -> deadline,
---          server time in ms)
+-- KEYS[3]  dlock's waiting marks, dlock_rwlock_writers:{NAME} (sorted set: writer or reader field -> deadline,
+--          server time in ms; fragment waiting_marks)
 -- ARGV[1]  lease in ms (> 0)
 -- ARGV[2]  the writer field, "<client id>:<owner id>:write"
 -- ARGV[3]  the same owner's reader field, "<client id>:<owner id>"
--- ARGV[4]  mark life in ms: when the lock is busy, mark this writer as waiting until now + ARGV[4];
+-- ARGV[4]  mark life in ms: when the lock is busy (or it is the readers' turn), mark this writer as waiting until
+--          now + ARGV[4];
 --          0 = do not mark (a single attempt)
 -- ARGV[5]  the writer's acquisitions its client knows of (held, or still awaiting their reply), before this one;
 --          optional (absent: a re-entry counts one more, whatever the hash holds)
@@ -22,17 +23,20 @@
 --          -4 (HOLD_GONE) when ARGV[7] > 0 but the writer's field is gone: nothing is changed (fragment hold_gone);
 --          the error of not_a_lock (DLOCK_NOT_A_LOCK / WRONGTYPE dlock) when the key is there but is not a lock
 --          (a business hash): nothing is changed, the caller is refused rather than left waiting;
---          otherwise the lock's PTTL (-1 if it has no expiry), after marking the writer as waiting if asked.
+--          otherwise, after marking the writer as waiting if asked: the lock's PTTL (-1 if it has no expiry), or while
+--          the lock is free but it is the readers' turn (a live reader mark), how long the latest reader mark lasts.
 --
 -- Invariants: at most one writer field; a writer is never granted while any other owner holds the hash. Re-entry
--- resets the TTL (Redisson adds the lease to it instead).
+-- resets the TTL (Redisson adds the lease to it instead). Turns (dlock only, fragment waiting_marks): a free lock is
+-- not granted to a writer while a live reader mark exists, so the readers refused by the last write hold get in
+-- first.
 -- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
 --#include invalid_lease
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
---#include drop_expired_marks
+--#include waiting_marks
 --#include write_hold_ttl
 
 local refusal = invalid_lease(ARGV[1])
@@ -68,7 +72,19 @@ if mode and known_reads then
         end
     end
 end
+-- refused (busy, or not this side's turn): marks the writer as waiting if asked, and answers `sleep`
+local function wait(sleep)
+    local life = tonumber(ARGV[4])
+    if life > 0 then
+        mark_waiting(KEYS[3], ARGV[2], life)
+    end
+    return sleep
+end
 if not mode and redis.call('exists', KEYS[1]) == 0 then
+    local now, readers_until = waiting_marks(KEYS[3])
+    if readers_until then
+        return wait(math.max(1, readers_until - now))
+    end
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
     redis.call('zrem', KEYS[3], ARGV[2])
@@ -94,12 +110,4 @@ local not_lock = not_a_lock(KEYS[1])
 if not_lock then
     return not_lock
 end
-local pttl = redis.call('pttl', KEYS[1])
-local life = tonumber(ARGV[4])
-if life > 0 then
-    local now = drop_expired_marks(KEYS[3])
-    redis.call('zadd', KEYS[3], now + life, ARGV[2])
-    local latest = redis.call('zrange', KEYS[3], -1, -1, 'withscores')
-    redis.call('pexpire', KEYS[3], math.max(1, tonumber(latest[2]) - now))
-end
-return pttl
+return wait(redis.call('pttl', KEYS[1]))

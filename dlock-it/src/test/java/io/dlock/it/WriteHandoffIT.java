@@ -258,9 +258,10 @@ class WriteHandoffIT {
         Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
     }
 
+    /** Readers that waited behind the write hold have the next turn (issue 27, failure 10). */
     @Test
-    void aWaitingWriterOfTheClientGoesBeforeItsReadersAndTheReadersThenEnterTogether(RedisServer server,
-                                                                                   LockClient a) {
+    void readersWaitingBehindTheWriterGoBeforeAWriterOfTheClientThatQueuedAfterThem(RedisServer server,
+                                                                                  LockClient a) {
         connect(server);
         Lock holder = a.getReadWriteLock(name).writeLock();
         holder.lock();
@@ -280,15 +281,19 @@ class WriteHandoffIT {
         LocalQueues.awaitQueued(a, name, 3);
         holder.unlock();
         awaitTasks();
-        assertThat(order).hasSize(3).startsWith("w");
+        assertThat(order).hasSize(3).endsWith("w");
         assertThat(overlaps.get()).isZero();
         Leaks.assertClientIdle(a);
         Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
     }
 
+    /**
+     * The releasing client's readers waited behind its write hold, so the turn is theirs although another client's
+     * writer waits with its mark; that writer gets in right after them (its mark keeps new readers out).
+     */
     @Test
-    void aWriterOfAnotherClientWaitingWithItsMarkGoesBeforeTheReadersOfTheReleasingClient(RedisServer server,
-                                                                                        LockClient a, LockClient b)
+    void readersOfTheReleasingClientGoBeforeAWriterOfAnotherClientThatWaitsWithItsMark(RedisServer server,
+                                                                                     LockClient a, LockClient b)
             throws Exception {
         connect(server);
         Lock holder = a.getReadWriteLock(name).writeLock();
@@ -301,10 +306,10 @@ class WriteHandoffIT {
                 () -> "b's writer should wait with its mark");
         holder.unlock();
         writerOfB.get(10, SECONDS);
-        assertThat(order).as("a's readers wait behind b's writer").isEmpty();
+        assertThat(order).as("a's readers were in before b's writer").containsExactlyInAnyOrder("r0", "r1");
+        assertThat(overlaps.get()).isZero();
         b.getReadWriteLock(name).as(LockOwner.of(7_000_003)).writeLock().unlock();
         awaitTasks();
-        assertThat(order).containsExactlyInAnyOrder("r0", "r1");
         Leaks.assertClientIdle(a);
         Leaks.assertClientIdle(b);
         Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());

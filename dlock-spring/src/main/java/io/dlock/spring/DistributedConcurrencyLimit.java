@@ -38,8 +38,16 @@ import java.lang.annotation.Target;
  * ({@link io.dlock.LeasedSemaphore#setPermits(int)}, which keeps the permits held and counts them) and logs a warning
  * naming both numbers. So during a rolling deployment that changes the limit, the last instance started decides; two
  * methods that share a name must give it the same number. The semaphore has no TTL (it is a few bytes that every
- * instance needs); deleting it while instances run leaves them without permits until one of them restarts or
- * someone sets the permits again.
+ * instance needs).
+ *
+ * <p><b>A semaphore gone from Redis</b> (a restart without persistence, a failover that lost it, a delete) is set up
+ * again: a call that finds no permit checks, with one {@link io.dlock.LeasedSemaphore#trySetPermits(int)}, whether the
+ * semaphore still exists, creates it with {@link #permits()} permits if not (logging a warning), and goes on waiting
+ * with the time it has left. A waiting call checks at least once a second, so a {@link #WAIT_FOREVER} call does not
+ * hang on a semaphore that is gone, and a call is refused as busy only after the check found the semaphore in Redis.
+ * Permits held when Redis lost the semaphore are lost with it and not counted in the new one: until the calls
+ * holding them end, each with {@link io.dlock.LockLostException} (its release finds nothing, see the lease above),
+ * up to twice {@link #permits()} calls may run at once.
  *
  * <p><b>Nested calls.</b> A call made while the same thread is inside another call limited by the same semaphore name
  * runs inside the outer call's permit (takes none of its own, its own times ignored): one execution, one permit, and

@@ -18,10 +18,18 @@ import java.util.function.Supplier;
  *
  * <p><b>Order of events:</b> evaluate the name (fails: nothing acquired) → make sure the semaphore has its permits
  * ({@link SemaphorePermitCounts}) → acquire one permit within the wait time (none: throw or skip; interrupted: nothing
- * held) → run the body → check the returned object (a deferred result fails the call while the permit is held, see
- * {@link DeferredResults}) → give the permit back, also after the body threw → return or rethrow. A permit whose
- * lease had ended ({@link Permit#release()} answered false) fails the call with {@link LockLostException} after a
- * successful body, or is added as suppressed to the body's exception, as is a failed release.
+ * held; see below for a semaphore gone from Redis) → run the body → check the returned object (a deferred result fails
+ * the call while the permit is held, see {@link DeferredResults}) → give the permit back, also after the body threw →
+ * return or rethrow. A permit whose lease had ended ({@link Permit#release()} answered false) fails the call with
+ * {@link LockLostException} after a successful body, or is added as suppressed to the body's exception, as is a failed
+ * release.
+ *
+ * <p><b>A semaphore gone from Redis</b> (restarted without persistence, failed over without it, deleted) has no
+ * permits, so waiting on it alone would refuse every call, or hang a {@code waitTime = "forever"} call, until the
+ * application restarts. So the wait is taken in slices of at most {@link #GONE_CHECK}: after each slice that brought
+ * no permit, one call ({@link SemaphorePermitCounts#restoreIfGone}) sets the semaphore up again if it does not exist,
+ * and the acquisition goes on at once with the time left (at least one more attempt). A call is refused as busy
+ * only when that check found the semaphore in Redis, so the message that all permits are taken is true when written.
  *
  * <p><b>Nested calls:</b> per thread, the semaphore names of the calls in progress ({@link #HELD}); a call of a name
  * the thread is already inside runs in the outer call's permit.
@@ -35,6 +43,12 @@ final class LimitedMethodInterceptor {
     interface Body {
         Object run() throws Throwable;
     }
+
+    /**
+     * The longest a call waits for a permit before it checks that the semaphore still exists (a slice of a longer
+     * wait): how long a call waiting without limit may hang after Redis lost the semaphore.
+     */
+    static final Duration GONE_CHECK = Duration.ofSeconds(1);
 
     /** Per thread, the number of calls in progress per semaphore name; removed when empty. */
     private static final ThreadLocal<Map<String, Integer>> HELD = new ThreadLocal<>();
@@ -54,7 +68,7 @@ final class LimitedMethodInterceptor {
         }
         LeasedSemaphore semaphore = client.get().getLeasedSemaphore(name);
         counts.ensure(semaphore, spec.permits(), spec.description());
-        Optional<Permit> permit = acquire(semaphore, spec);
+        Optional<Permit> permit = acquire(semaphore, spec, counts);
         if (permit.isEmpty()) {
             return busy(spec, name, null);
         }
@@ -84,13 +98,34 @@ final class LimitedMethodInterceptor {
         }
     }
 
-    private static Optional<Permit> acquire(LeasedSemaphore semaphore, LimitedMethod spec) {
+    /**
+     * Waits for a permit in slices of at most {@link #GONE_CHECK}, setting the semaphore up again whenever a slice
+     * ends without a permit and the semaphore is gone.
+     *
+     * @return the permit, or empty when none came within the wait time and the semaphore exists
+     */
+    private static Optional<Permit> acquire(LeasedSemaphore semaphore, LimitedMethod spec,
+                                            SemaphorePermitCounts counts) {
+        Duration wait = spec.waitTime();
+        long deadline = wait == null ? 0 : System.nanoTime() + wait.toNanos();
         try {
-            if (spec.waitTime() == null) {
-                return Optional.of(spec.leaseTime() == null ? semaphore.acquire()
-                        : semaphore.acquire(spec.leaseTime()));
+            while (true) {
+                Duration left = wait == null ? GONE_CHECK
+                        : Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                Duration slice = left.compareTo(GONE_CHECK) > 0 ? GONE_CHECK : left;
+                Optional<Permit> permit = semaphore.tryAcquire(slice, spec.leaseTime());
+                if (permit.isPresent()) {
+                    return permit;
+                }
+                boolean restored = counts.restoreIfGone(semaphore, spec.permits(), spec.description());
+                if (restored && slice.equals(left) && wait != null) {
+                    // the wait is over, but the semaphore was only just set up again: one more attempt
+                    return semaphore.tryAcquire(Duration.ZERO, spec.leaseTime());
+                }
+                if (!restored && wait != null && slice.equals(left)) {
+                    return Optional.empty();
+                }
             }
-            return semaphore.tryAcquire(spec.waitTime(), spec.leaseTime());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw (ConcurrencyLimitReachedException) busy(spec, semaphore.getName(), e);

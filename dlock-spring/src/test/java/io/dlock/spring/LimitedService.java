@@ -69,6 +69,14 @@ public class LimitedService {
         shared.runs.incrementAndGet();
     }
 
+    /** Waits as long as it takes for one of the 2 permits that {@link #hold} uses. */
+    @DistributedConcurrencyLimit(name = "exports:#{#tenant}", permits = 2,
+            waitTime = DistributedConcurrencyLimit.WAIT_FOREVER)
+    public String waitForever(String tenant) {
+        shared.runs.incrementAndGet();
+        return "waited " + tenant;
+    }
+
     @DistributedConcurrencyLimit(name = "failing", permits = 1)
     public void fail() {
         throw new IllegalStateException("boom");

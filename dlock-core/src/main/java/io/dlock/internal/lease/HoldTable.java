@@ -34,7 +34,12 @@ public final class HoldTable {
         /** A fair lock: the owner may have a place in the lock's queue and timeout set. */
         FAIR_QUEUE_PLACE,
         /** A read-write lock: the owner may have left the writer-waiting mark that holds new readers back. */
-        WRITER_MARK
+        WRITER_MARK,
+        /**
+         * A read-write lock: the owner may have left the reader-waiting mark that holds new writers back (it was
+         * refused by another owner's write hold: the readers' turn comes next).
+         */
+        READER_MARK
     }
 
     private static final class Entry {

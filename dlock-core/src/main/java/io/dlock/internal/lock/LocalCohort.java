@@ -207,14 +207,18 @@ final class LocalCohort {
 
     /**
      * The hand-off script gave every {@code reserved} waiter (all shared) its hold: none of them is an exclusive
-     * holder, so the cohort forgets its holder.
+     * holder, so the cohort forgets its holder, and the waiters left in line (exclusive ones, which cannot share the
+     * lock with the readers) wait in Redis from now on, where their marks keep new readers out.
      */
     void handedOffShared(List<LocalWaiter> reserved) {
+        List<LocalWaiter> rest;
         synchronized (this) {
             settle(reserved);
             holder.forget();
+            rest = waiters.takeAll();
         }
         reserved.forEach(waiter -> waiter.end(LocalTurn.Turn.HANDED_OVER));
+        rest.forEach(LocalWaiter::sendToRedis);
     }
 
     /** The hand-off did not happen (or its outcome is unknown): every reserved waiter asks Redis. */

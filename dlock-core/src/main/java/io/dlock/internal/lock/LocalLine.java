@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The owners of one client waiting in a {@link LocalCohort}, first in, first out, and which of them a turn goes to:
- * the first, or for a read-write lock the first writer or every reader ({@link Pick}).
+ * the first, or for a read-write lock every reader or else the first writer ({@link Pick}).
  *
  * <p>Not thread-safe: guarded by the owning cohort's monitor, like the rest of its state.
  */
@@ -23,11 +23,12 @@ final class LocalLine {
          */
         EVERY,
         /**
-         * The first exclusive waiter (a writer: writers go first, as dlock's readers let waiting writers go first),
-         * capped; when none waits, every shared waiter (the readers, who then enter together; not capped, since the
-         * lock stops being exclusive and the release is published).
+         * Every shared waiter (the readers, who then enter together; not capped, since the lock stops being exclusive
+         * and the release is published): they waited behind an exclusive hold, so the next turn is theirs, as in Redis
+         * (the readers' turn of a read-write lock, {@link ReadWriteRedisLock}); when none waits, the first exclusive
+         * waiter (a writer), capped.
          */
-        FIRST_EXCLUSIVE_ELSE_ALL_SHARED
+        ALL_SHARED_ELSE_FIRST_EXCLUSIVE
     }
 
     private final Deque<LocalWaiter> waiters = new ArrayDeque<>();
@@ -68,21 +69,17 @@ final class LocalLine {
         return switch (pick) {
             case FIRST -> capped || waiters.isEmpty() ? List.of() : List.of(waiters.pollFirst());
             case EVERY -> takeAll();
-            case FIRST_EXCLUSIVE_ELSE_ALL_SHARED -> firstExclusiveElseAllShared(capped);
+            case ALL_SHARED_ELSE_FIRST_EXCLUSIVE -> allSharedElseFirstExclusive(capped);
         };
     }
 
-    private List<LocalWaiter> firstExclusiveElseAllShared(boolean capped) {
-        for (LocalWaiter waiter : waiters) {
-            if (!waiter.shared) {
-                if (capped) {
-                    return List.of();
-                }
-                waiters.remove(waiter);
-                return List.of(waiter);
-            }
+    private List<LocalWaiter> allSharedElseFirstExclusive(boolean capped) {
+        List<LocalWaiter> shared = new ArrayList<>();
+        waiters.removeIf(waiter -> waiter.shared && shared.add(waiter));
+        if (!shared.isEmpty()) {
+            return shared;
         }
-        return takeAll();
+        return capped || waiters.isEmpty() ? List.of() : List.of(waiters.pollFirst());
     }
 
     /**

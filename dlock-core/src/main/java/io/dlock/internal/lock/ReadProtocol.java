@@ -4,6 +4,7 @@ import io.dlock.internal.acquire.AcquireLoop;
 
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -12,7 +13,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The protocol of the read side of a {@link ReadWriteRedisLock} ({@link io.dlock.LockKind#READ}; design notes there).
  * A hold is the reader field {@code <client id>:<owner id>} with its count, plus one timeout key per acquisition; the
- * watchdog renews them through {@link ReadHoldRenewal}.
+ * watchdog renews them through {@link ReadHoldRenewal}. A reader that may wait and is refused because another owner
+ * holds the write lock leaves a mark in {@code dlock_rwlock_writers:{NAME}} (the readers' turn, see
+ * {@link ReadWriteRedisLock}): new dlock writers then wait, so the next write release lets the readers in.
  */
 final class ReadProtocol implements ReadWriteProtocol {
     private final ReadWriteSide side;
@@ -26,7 +29,7 @@ final class ReadProtocol implements ReadWriteProtocol {
         this.context = context;
         this.services = context.services();
         this.name = context.name();
-        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.waitingMarks()};
     }
 
     @Override
@@ -37,31 +40,54 @@ final class ReadProtocol implements ReadWriteProtocol {
     @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String reader = side.readerField(ownerId);
-        return context.attempt(new HoldId(name, reader), ownerId, leaseMs, services.readHoldRenewal,
+        boolean waits = waitMillis != 0;
+        HoldId id = new HoldId(name, reader);
+        if (waits) {
+            services.holds.mark(id, Mark.READER_MARK);
+        }
+        return context.attempt(id, ownerId, leaseMs, services.readHoldRenewal,
                 (known, held) -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER,
                         acquireKeys, Long.toString(context.effectiveLease(leaseMs)), reader,
-                        side.writerField(ownerId), Long.toString(known), held),
-                new LockContext.AcquireReplies() { });
+                        side.writerField(ownerId), Long.toString(known), held,
+                        Long.toString(waits ? side.markLifeMs() : 0)),
+                new LockContext.AcquireReplies() {
+                    /** The reader no longer waits: a grant removed its mark. */
+                    @Override
+                    public void ended() {
+                        services.holds.unmark(id, Mark.READER_MARK);
+                    }
+
+                    /** Comes back before a mark it may have left runs out, even when the lock's TTL is longer. */
+                    @Override
+                    public Long busy(long ttl) {
+                        return waits ? side.sleepWithMark(ttl) : ttl;
+                    }
+                });
     }
 
     /**
      * A reader waits inside the client while another owner of the client holds the write lock (a read could not be
      * granted then anyway), and gets its read hold from that writer's release, together with the client's other
-     * waiting readers, unless a writer of the client waits too: writers go first, as dlock readers let waiting
-     * writers go first in Redis ({@link WriteProtocol#release}).
+     * waiting readers, ahead of the client's waiting writers: readers that waited behind a write hold have the next
+     * turn, as in Redis ({@link WriteProtocol#release}).
      */
     @Override
     public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
         return new CohortGate(services.cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, true);
     }
 
-    /** After an attempt whose reply never came, drops the read hold that attempt may have taken. */
+    /**
+     * Withdraws the reader's waiting mark if it may have left one (and wakes writers held back only by reader marks),
+     * and after an attempt whose reply never came drops the read hold that attempt may have taken.
+     */
     @Override
     public CompletableFuture<Void> giveUp(long ownerId) {
         String reader = side.readerField(ownerId);
-        return services.pending.dropIfUnanswered(new HoldId(name, reader), (lease, known) -> services.scripts
+        HoldId id = new HoldId(name, reader);
+        return side.withdrawMark(id, Mark.READER_MARK, reader).thenCompose(ignored -> services.pending
+                .dropIfUnanswered(id, (lease, known) -> services.scripts
                 .runByText(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys, reader,
-                        services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown"));
+                        services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
     }
 
     @Override

@@ -10,9 +10,10 @@ import io.dlock.internal.LockNames;
  *                    {@code {NAME}}, or {@code NAME} when the name carries its own hash tag (Redisson's
  *                    {@code suffixName})
  * @param channel     {@code redisson_rwlock:{NAME}}, shared by readers and writers
- * @param writerMarks {@code dlock_rwlock_writers:{NAME}}: dlock's waiting-writer marks (never read by Redisson)
+ * @param waitingMarks {@code dlock_rwlock_writers:{NAME}}: dlock's waiting marks, of writers and of readers refused by
+ *                     a write hold (the turns, {@link ReadWriteRedisLock}; never read by Redisson)
  */
-record ReadWriteKeys(String name, String timeoutRoot, String channel, String writerMarks) {
+record ReadWriteKeys(String name, String timeoutRoot, String channel, String waitingMarks) {
     static final String CHANNEL_PREFIX = "redisson_rwlock";
     static final String WRITER_MARKS_PREFIX = "dlock_rwlock_writers";
     /** Suffix of a writer's field: {@code <client id>:<owner id>:write}. */

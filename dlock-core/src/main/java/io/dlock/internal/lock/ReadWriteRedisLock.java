@@ -23,8 +23,9 @@ import java.util.Objects;
  *       {@code NAME:…} when NAME has its own hash tag), a string {@code 1} whose TTL is that hold's lease. These keys
  *       are what a read hold really is: a hold whose key expired no longer counts.</li>
  *   <li>{@code redisson_rwlock:{NAME}}: the channel of readers and writers of both libraries.</li>
- *   <li>{@code dlock_rwlock_writers:{NAME}}: dlock only, never read by Redisson: a sorted set of waiting dlock
- *       writers (writer field → deadline in Redis server time, ms). See writer preference.</li>
+ *   <li>{@code dlock_rwlock_writers:{NAME}}: dlock only, never read by Redisson: a sorted set of waiting marks
+ *       (deadline in Redis server time, ms): dlock writers (writer field) and dlock readers refused by a write hold
+ *       (reader field). See turns.</li>
  * </ul>
  *
  * <h2>TTL rule</h2>
@@ -42,23 +43,31 @@ import java.util.Objects;
  *   <li>{@code 0}: the last live read hold was released (hash deleted). Redisson wakes one waiter per client.</li>
  *   <li>{@code 1}: a write lock was released (hash deleted, or downgraded to the writer's read holds), or the lock was
  *       force-unlocked. Redisson wakes all its waiters.</li>
- *   <li>{@code 0} also when a dlock writer gives up waiting and was the last live waiting writer while nobody writes,
- *       so that readers held back only by writer preference enter at once (an extra {@code 0} costs a Redisson waiter
- *       one retry).</li>
+ *   <li>{@code 0} also when a dlock writer (reader) gives up waiting and was the last live waiting writer (marked
+ *       reader) while nobody writes, so that readers (writers) held back only by those marks enter at once (an extra
+ *       {@code 0} costs a Redisson waiter one retry).</li>
  * </ul>
  * In a dlock client every message on this channel wakes all its waiters of the lock, readers and writers: with two
  * kinds of waiters, waking just one could wake a reader that still has to wait while a writer could enter.
  *
- * <h2>Writer preference (among dlock clients)</h2>
- * Rule: <em>a dlock read acquisition that is not a re-entry waits while some dlock writer is waiting for the same
- * lock.</em> A waiting writer (any acquisition allowed to wait; not {@code tryLock()}) records a mark with a deadline of
- * two thirds of the watchdog timeout in {@code dlock_rwlock_writers:{NAME}} on every failed attempt, and attempts at
- * least every third of the watchdog timeout, which refreshes the mark. The mark is removed when the writer acquires,
- * or when it stops waiting (timeout, interrupt, cancellation), and expires by itself if its client dies, so a crashed
- * writer holds readers back for at most two thirds of the watchdog timeout. Exempt: a reader that already holds a read
- * hold (re-entry; the writer is waiting for it) and the write holder taking read holds. Redisson readers ignore the
- * marks (their wire view is unchanged), so writer preference holds among dlock clients only. As with every
- * writer-preferring lock, a thread that holds a read hold and waits for another thread's new read hold can deadlock
+ * <h2>Turns: phase-fair (among dlock clients; Lua fragment {@code lib/waiting_marks.lua})</h2>
+ * Rules: <em>the readers' turn</em> — while a dlock reader refused by another owner's write hold waits, no dlock writer
+ * is granted a free lock and no writer hands the write lock to another writer, so the next write release lets the
+ * readers in (any dlock reader may then enter while the lock is not write-held, whatever writers wait); otherwise
+ * <em>the writers' turn</em> — a dlock read acquisition that is not a re-entry waits while some dlock writer is waiting
+ * for the same lock. (Until issue 27 only the second rule existed, and readers behind writers that took the lock back
+ * to back never got in.) A waiting writer (any acquisition allowed to wait; not {@code tryLock()}) records a mark with
+ * a deadline of two thirds of the watchdog timeout in {@code dlock_rwlock_writers:{NAME}} on every failed attempt; a
+ * waiting reader does so on every attempt refused by a write hold (one held back only by writer marks leaves none:
+ * readers arriving while others read must not take every turn). A marked waiter attempts at least every third of the
+ * watchdog timeout, which refreshes the mark. The mark is removed when its owner acquires (attempt or hand-off), or
+ * when it stops waiting (timeout, interrupt, cancellation: {@code rwlock_withdraw_mark}), and expires by itself if its
+ * client dies, so a crashed waiter holds the other side back for at most two thirds of the watchdog timeout. Exempt
+ * from the writers' turn: a reader that already holds a read hold (re-entry; the writer is waiting for it) and the
+ * write holder taking read holds. Inside one client the same rule picks the hand-off: readers waiting behind a local
+ * writer get the lock before the client's waiting writers ({@link LocalLine.Pick}). Redisson readers and writers ignore
+ * the marks (their wire view is unchanged), so the turns hold among dlock clients only. As with every lock that lets
+ * waiting writers go first, a thread that holds a read hold and waits for another thread's new read hold can deadlock
  * with a waiting writer.
  *
  * <h2>Upgrade and downgrade</h2>

@@ -1,5 +1,7 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -50,6 +52,44 @@ final class ReadWriteSide {
     /** @return the owner's writer field, {@code <client id>:<owner id>:write} */
     String writerField(long ownerId) {
         return context.ownerField(ownerId) + ReadWriteKeys.WRITE_SUFFIX;
+    }
+
+    /**
+     * How often a waiting owner that may leave a waiting mark (a writer, or a reader behind a write hold) attempts at
+     * least, and so refreshes its mark: a third of the watchdog timeout. A mark lives twice that
+     * ({@link #markLifeMs}), so one late attempt does not lose it.
+     */
+    long markRefreshMs() {
+        return Math.max(1, context.services().renewer.watchdogMs() / 3);
+    }
+
+    /** @return the life of a waiting mark in ms, given to the acquire scripts: twice {@link #markRefreshMs} */
+    long markLifeMs() {
+        return 2 * markRefreshMs();
+    }
+
+    /**
+     * The sleep after a refused attempt of an owner that waits with a mark: at most {@link #markRefreshMs}, so that it
+     * attempts (and refreshes its mark) before the mark runs out, even when the lock's TTL is longer.
+     */
+    long sleepWithMark(long ttl) {
+        long refreshMs = markRefreshMs();
+        return ttl < 0 ? refreshMs : Math.min(ttl, refreshMs);
+    }
+
+    /**
+     * Takes back the waiting mark {@code field} left in Redis ({@code rwlock_withdraw_mark}: wakes the other side's
+     * waiters held back only by this side's marks) if this client recorded one for {@code id}; a failure is left to
+     * the mark's expiry.
+     */
+    CompletableFuture<Void> withdrawMark(HoldId id, Mark mark, String field) {
+        LockServices services = context.services();
+        if (!services.holds.unmark(id, mark)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return services.scripts.<Long>run(Scripts.RWLOCK_WITHDRAW_MARK, ScriptOutputType.INTEGER,
+                new String[] {keys.waitingMarks(), keys.name()}, field, services.publishCommand, keys.channel())
+                .handle((removed, error) -> null);
     }
 
     /**

@@ -28,7 +28,6 @@ final class WriteProtocol implements ReadWriteProtocol {
     private final LockServices services;
     private final String name;
     private final String[] acquireKeys;
-    private final String[] withdrawKeys;
     private final String[] handOffKeys;
     /** Where read holds handed to this client's waiting readers are recorded. */
     private final LockContext readContext;
@@ -38,9 +37,8 @@ final class WriteProtocol implements ReadWriteProtocol {
         this.context = context;
         this.services = context.services();
         this.name = context.name();
-        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.writerMarks()};
-        this.withdrawKeys = new String[] {keys.writerMarks(), keys.name()};
-        this.handOffKeys = new String[] {keys.name(), keys.writerMarks(), keys.timeoutRoot()};
+        this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.waitingMarks()};
+        this.handOffKeys = new String[] {keys.name(), keys.waitingMarks(), keys.timeoutRoot()};
         this.readContext = new LockContext(services, name, io.dlock.LockKind.READ);
     }
 
@@ -55,17 +53,11 @@ final class WriteProtocol implements ReadWriteProtocol {
         return side.writerField(ownerId);
     }
 
-    /** How often a waiting writer attempts (and so refreshes its mark) at least: a third of the watchdog timeout. */
-    private long markRefreshMs() {
-        return Math.max(1, services.renewer.watchdogMs() / 3);
-    }
-
     @Override
     public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
         String writer = side.writerField(ownerId);
         String reader = side.readerField(ownerId);
         boolean waits = waitMillis != 0;
-        long refreshMs = markRefreshMs();
         HoldId id = new HoldId(name, writer);
         if (waits) {
             services.holds.mark(id, Mark.WRITER_MARK);
@@ -73,7 +65,7 @@ final class WriteProtocol implements ReadWriteProtocol {
         return context.attempt(id, ownerId, leaseMs, services.hashFieldRenewal,
                 (known, held) -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER,
                         acquireKeys, Long.toString(context.effectiveLease(leaseMs)), writer, reader,
-                        Long.toString(waits ? 2 * refreshMs : 0), Long.toString(known),
+                        Long.toString(waits ? side.markLifeMs() : 0), Long.toString(known),
                         Long.toString(services.holds.knownCount(new HoldId(name, reader))), held),
                 new LockContext.AcquireReplies() {
                     @Override
@@ -98,7 +90,7 @@ final class WriteProtocol implements ReadWriteProtocol {
                                     + "write lock first and then read)");
                         }
                         // Come back before the mark runs out, even when the lock's TTL is longer.
-                        return waits ? (ttl < 0 ? refreshMs : Math.min(ttl, refreshMs)) : ttl;
+                        return waits ? side.sleepWithMark(ttl) : ttl;
                     }
                 });
     }
@@ -111,12 +103,8 @@ final class WriteProtocol implements ReadWriteProtocol {
     public CompletableFuture<Void> giveUp(long ownerId) {
         String writer = side.writerField(ownerId);
         HoldId id = new HoldId(name, writer);
-        CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
-        if (services.holds.unmark(id, Mark.WRITER_MARK)) {
-            withdrawn = services.scripts.<Long>run(Scripts.RWLOCK_WRITER_WITHDRAW, ScriptOutputType.INTEGER,
-                    withdrawKeys, writer, services.publishCommand, side.keys.channel()).handle((removed, error) -> null);
-        }
-        return withdrawn.thenCompose(ignored -> services.pending.dropIfUnanswered(id,
+        return side.withdrawMark(id, Mark.WRITER_MARK, writer).thenCompose(ignored -> services.pending.dropIfUnanswered(
+                id,
                 (lease, known) -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER,
                         side.releaseKeys, writer, side.readerField(ownerId), Long.toString(lease),
                         services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
@@ -132,11 +120,13 @@ final class WriteProtocol implements ReadWriteProtocol {
     }
 
     /**
-     * Releases one write hold of {@code ownerId}; when it is the owner's last, the owner holds no read lock, and a
-     * writer of this client waits behind it, hands the write lock to that writer in one call
-     * ({@code rwlock_write_handoff.lua}: mode "write" throughout, nothing published). Consecutive hand-offs are capped
-     * and other clients get their head start, exactly as for the plain lock, so Redisson readers and writers are not
-     * kept out longer than behind a plain lock.
+     * Releases one write hold of {@code ownerId}; when it is the owner's last, the owner holds no read lock, and owners
+     * of this client wait behind it, hands the lock over in one call ({@code rwlock_write_handoff.lua}): to every
+     * waiting reader of the client at once (their turn: they waited behind this write hold), else to the first waiting
+     * writer (mode "write" throughout, nothing published), unless a reader of another client waits with its mark (the
+     * readers' turn: the script moves nothing and the release goes through Redis). Consecutive writer hand-offs are
+     * capped and other clients get their head start, exactly as for the plain lock, so Redisson readers and writers
+     * are not kept out longer than behind a plain lock.
      */
     @Override
     public CompletableFuture<Long> release(long ownerId, Hold hold) {
@@ -164,10 +154,10 @@ final class WriteProtocol implements ReadWriteProtocol {
                         ? new HandOffRelease.Outcome.GrantedToAll() : PlainProtocol.handOffOutcome(reply));
             }
 
-            /** The first waiting writer, else every waiting reader. */
+            /** Every waiting reader (the readers' turn), else the first waiting writer. */
             @Override
             public LocalLine.Pick pick() {
-                return LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED;
+                return LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE;
             }
 
             /** A reader's hold is its reader field, renewed as a read hold and recorded as one. */
@@ -180,10 +170,11 @@ final class WriteProtocol implements ReadWriteProtocol {
                         services.readHoldRenewal, readContext);
             }
 
-            /** A writer hand-off removed the receiver's waiting mark in Redis (a reader has none). */
+            /** The hand-off removed the receiver's waiting mark in Redis (a writer's, or a reader's). */
             @Override
             public void handedTo(long receiverId) {
                 services.holds.unmark(new HoldId(name, side.writerField(receiverId)), Mark.WRITER_MARK);
+                services.holds.unmark(new HoldId(name, side.readerField(receiverId)), Mark.READER_MARK);
             }
         }, () -> services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
                         writer, reader, Long.toString(context.leaseAfterRelease(hold)), services.publishCommand,

@@ -24,7 +24,7 @@ public final class Scripts {
     public static final LuaScript RWLOCK_WRITE_ACQUIRE = LuaScript.load("rwlock_write_acquire");
     public static final LuaScript RWLOCK_WRITE_RELEASE = LuaScript.load("rwlock_write_release");
     public static final LuaScript RWLOCK_WRITE_HANDOFF = LuaScript.load("rwlock_write_handoff");
-    public static final LuaScript RWLOCK_WRITER_WITHDRAW = LuaScript.load("rwlock_writer_withdraw");
+    public static final LuaScript RWLOCK_WITHDRAW_MARK = LuaScript.load("rwlock_withdraw_mark");
     public static final LuaScript RWLOCK_FORCE_RELEASE = LuaScript.load("rwlock_force_release");
     public static final LuaScript RWLOCK_STATE = LuaScript.load("rwlock_state");
     public static final LuaScript RWLOCK_READ_EXTEND = LuaScript.load("rwlock_read_extend");

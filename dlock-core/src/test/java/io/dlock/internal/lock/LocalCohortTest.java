@@ -947,29 +947,38 @@ class LocalCohortTest {
         return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, FOREVER, FOREVER, true);
     }
 
+    /** Readers that waited behind a write hold have the next turn (issue 27, failure 10: writers starved them). */
     @Test
-    void aWaitingWriterGetsTheHandOffBeforeReadersThatQueuedEarlier() {
+    void readersWaitingBehindTheWriterGetTheHandOffBeforeAWriterThatQueuedBetweenThem() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
         LocalWaiter r2 = reader(cohort, 2);
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter r4 = reader(cohort, 4);
-        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
-                .containsExactly(w3);
-        Hold w3Hold = grant(3, Hold.WATCHDOG);
-        releaseDone(first);
-        cohort.handedOff(List.of(w3), 0, w3Hold);
-        assertStillWaiting(r2);
-        assertStillWaiting(r4);
-
-        List<LocalWaiter> readers = cohort.reserveHandoff(3, w3Hold, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED);
+        List<LocalWaiter> readers = cohort.reserveHandoff(1, first, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE);
         assertThat(readers).containsExactly(r2, r4);
-        releaseDone(w3Hold);
+        releaseDone(first);
         cohort.handedOffShared(readers);
         assertHandedOver(r2);
         assertHandedOver(r4);
+        assertSentToRedis(w3);
         assertThat(cohort.heldByAnotherLocalOwner(5)).as("readers are no exclusive holder").isFalse();
         assertThat(cohort.retireIfIdle()).isTrue();
+    }
+
+    @Test
+    void withNoReaderWaitingTheFirstWaitingWriterGetsTheHandOff() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE))
+                .containsExactly(w2);
+        Hold w2Hold = grant(2, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(List.of(w2), 0, w2Hold);
+        assertHandedOver(w2);
+        assertStillWaiting(w3);
     }
 
     @Test
@@ -983,11 +992,11 @@ class LocalCohortTest {
         cohort.handedOff(List.of(w2), 0, w2Hold);
         assertHandedOver(w2);
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
-        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE))
                 .as("the writers' streak is used up").isEmpty();
         cohort.leave(w3);
         LocalWaiter r4 = reader(cohort, 4);
-        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.FIRST_EXCLUSIVE_ELSE_ALL_SHARED))
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE))
                 .containsExactly(r4);
     }
 
