@@ -26,6 +26,7 @@ import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.lock.RedisLocks;
@@ -380,37 +381,12 @@ public final class RedisLockClient implements LockClient {
 
     /** {@code reply}'s outcome (already in the API's exceptions) on a new future completed on the executor. */
     private <T> CompletableFuture<T> onExecutor(CompletableFuture<T> reply) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        reply.whenCompleteAsync((value, error) -> {
-            if (error != null) {
-                result.completeExceptionally(Errors.unwrap(error));
-            } else {
-                result.complete(value);
-            }
-        }, executor);
-        return result;
+        return Callers.toCaller(executor, null, null, reply, Errors::unwrap);
     }
 
     /** Waits for a snapshot, uninterruptibly for its one round trip (the interrupt flag is kept). */
-    private static <T> T awaitSnapshot(CompletableFuture<T> future, String name, String kind) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = Errors.unwrap(e);
-                    throw cause instanceof RuntimeException r ? r
-                            : new LockException(name, kind + " '" + name + "': inspect failed: " + cause, cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    private <T> T awaitSnapshot(CompletableFuture<T> future, String name, String kind) {
+        return acquisitions.waits().awaitUninterruptibly(future, kind, name, "inspect");
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.Errors;
+
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
@@ -74,6 +76,25 @@ public final class RedisLocks {
     public static CompletableFuture<Void> settleMultiLockLease(DistributedLock member, long leaseMs) {
         LockApi api = (LockApi) member;
         return LeaseExtension.settleMultiLockLease(api.core(), api.owner(), leaseMs);
+    }
+
+    /**
+     * Releases one hold of the member's owner without waiting for Redis: a timed multi-lock acquisition gives back
+     * what it took this way, so that its caller hears by its deadline even while Redis is silent. The owner's next
+     * acquisition of the member starts after this release ({@link io.dlock.internal.lease.HoldTable#trackCleanup}); a
+     * release that fails ends as any failed release does (the client stops renewing the hold, which ends in Redis with
+     * its lease).
+     *
+     * @param member a lock object of a dlock client, acting for the owner
+     * @return completes when Redis answered the release (or it failed); never needed by the caller
+     */
+    public static CompletableFuture<Void> releaseInBackground(DistributedLock member) {
+        LockApi api = (LockApi) member;
+        RedisLock core = api.core();
+        long owner = api.owner();
+        CompletableFuture<Void> released = Errors.call(() -> core.release(owner));
+        core.services.holds.trackCleanup(core.holdId(owner), released);
+        return released;
     }
 
     private static LockContext context(LockServices services, String name, LockKind kind) {

@@ -20,7 +20,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Invariant: when {@link #result()} ends otherwise than with {@code true} (false, failed, cancelled), every member
  * it took has been released, or a release failure is attached to the result (then a {@code false} becomes a
- * {@link LockException}). A cancellation cancels the member acquisition under way (which gives back a hold it got
+ * {@link LockException}) — except for a timed acquisition, which answers by its deadline and gives the members back
+ * in the background (the owner's next acquisition of each waits for its release; a failure is logged). A cancellation cancels the member acquisition under way (which gives back a hold it got
  * just then) and releases the members already taken.
  */
 final class MultiLockAsync {
@@ -137,6 +138,16 @@ final class MultiLockAsync {
         synchronized (taken) {
             toRelease = new ArrayList<>(taken);
             taken.clear();
+        }
+        if (deadlineNanos != Long.MAX_VALUE && !again) {
+            // the deadline rule: a timed acquisition answers now, and gives back in the background
+            RedisMultiLock.giveBackInBackground(name, toRelease);
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else if (timedOut) {
+                result.complete(false);
+            }
+            return;
         }
         Failures failures = new Failures(name, "giving back the members taken");
         CompletableFuture<Void> released = CompletableFuture.completedFuture(null);

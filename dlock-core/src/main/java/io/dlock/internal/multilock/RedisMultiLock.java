@@ -106,11 +106,8 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                         long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
                                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
                         if (!member.tryLock(leftMs, memberLease, TimeUnit.MILLISECONDS)) {
-                            RuntimeException failed = giveBack(taken);
+                            giveBackInBackground(name, taken);
                             taken.clear();
-                            if (failed != null) {
-                                throw failed;
-                            }
                             return false;
                         }
                     }
@@ -127,7 +124,9 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             }
             return null;
         } catch (RuntimeException | InterruptedException e) {
-            if (!taken.isEmpty()) {
+            if (!taken.isEmpty() && mode == Mode.TRY) {
+                giveBackInBackground(name, taken);
+            } else if (!taken.isEmpty()) {
                 RuntimeException failed = giveBack(taken);
                 if (failed != null) {
                     e.addSuppressed(failed);
@@ -217,6 +216,25 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     private RuntimeException giveBack(List<DistributedLock> taken) {
         return release(taken, "giving back the members taken", true);
     }
+
+    /**
+     * Gives back what a timed acquisition took without waiting for Redis (the deadline rule: the caller hears by its
+     * deadline even while Redis is silent); in the reverse order; a failure is logged naming the member, and ends as
+     * any failed release does ({@link RedisLocks#releaseInBackground}).
+     */
+    static void giveBackInBackground(String name, List<DistributedLock> taken) {
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            DistributedLock member = taken.get(i);
+            RedisLocks.releaseInBackground(member).whenComplete((ok, error) -> {
+                Throwable cause = error == null ? null : Errors.unwrap(error);
+                if (cause != null && !(cause instanceof IllegalMonitorStateException)) {
+                    LOG.warn("{}: giving back member '{}' failed: {}", name, member.getName(), cause.getMessage());
+                }
+            });
+        }
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RedisMultiLock.class);
 
     private RuntimeException release(List<DistributedLock> held, String operation, boolean goneIsGivenBack) {
         Failures failures = new Failures(name, operation);
