@@ -141,13 +141,24 @@ class SentinelFailoverIT {
                 }
             });
             assertThat(started.await(5, SECONDS)).isTrue();
-            Await.during(Duration.ofMillis(1500), () -> !patient.isDone(), "lockInterruptibly() should keep trying");
+            Await.during(Duration.ofMillis(1500), () -> !patient.isDone(),
+                    () -> "lockInterruptibly() should keep trying; it ended with " + outcomeOf(patient) + ", hash "
+                            + raw.hgetall(name));
             thread[0].interrupt();
             assertThat(Workers.get(patient, Duration.ofSeconds(5))).isInstanceOf(InterruptedException.class);
             Leaks.assertClientIdle(tooMany);
             assertThat(raw.exists(name)).isFalse();
         }
         assertThat(lost).isEmpty();
+    }
+
+    /** What a finished task returned or threw, for a failure message. */
+    private static String outcomeOf(Future<?> task) {
+        try {
+            return "result " + task.get(0, SECONDS);
+        } catch (Exception e) {
+            return String.valueOf(e.getCause() != null ? e.getCause() : e);
+        }
     }
 
     @Test
