@@ -8,6 +8,7 @@ import io.dlock.it.support.Leaks;
 import io.dlock.it.support.OverlapDetector;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.TestOutcome;
+import io.dlock.it.support.Unlocks;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.testkit.ClientSettings;
@@ -757,16 +758,9 @@ public abstract class AbstractLockContractIT {
         lock.unlock();
         assertThat(lock.isHeldByThread(4242L)).as("the cancelled lockAsync() took nothing").isFalse();
         // the held lock went with the server's data
-        Await.until(Duration.ofSeconds(10), () -> {
-            try {
-                held.unlock();
-                throw new AssertionError("unlock of a hold lost with the server's data succeeded");
-            } catch (IllegalMonitorStateException expected) {
-                return true;
-            } catch (LockException notYet) {
-                return false;
-            }
-        }, "unlock of the lost hold should throw IllegalMonitorStateException");
+        assertThat(Unlocks.outcomeOnceRedisAnswers(held, Duration.ofSeconds(10)))
+                .as("unlock() of a hold lost with the server's data, once Redis answers")
+                .isInstanceOf(IllegalMonitorStateException.class);
     }
 
     /** Makes every Redis process of the deployment unreachable (stopped). */

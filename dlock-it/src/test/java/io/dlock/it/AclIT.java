@@ -13,6 +13,7 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.TuningSettings;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Subscribers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.ClusterTopology;
 import io.dlock.redisprocess.RedisServer;
@@ -138,7 +139,7 @@ class AclIT {
         String uri = withUser(redis.uri());
         LockClient a = client(uri);
         LockClient b = client(uri);
-        everyLockKindWithContention(a, b);
+        everyLockKindWithContention(a, b, redis.uri());
         semaphoresAndLatchesWithContention(a, b, redis.uri());
     }
 
@@ -152,7 +153,7 @@ class AclIT {
         String uri = withUser(cluster.uri());
         LockClient a = client(uri);
         LockClient b = client(uri);
-        everyLockKindWithContention(a, b);
+        everyLockKindWithContention(a, b, cluster.uri());
         semaphoresAndLatchesWithContention(a, b, cluster.uri());
     }
 
@@ -248,18 +249,20 @@ class AclIT {
         }
     }
 
-    private void everyLockKindWithContention(LockClient a, LockClient b) throws Exception {
-        contend(a.getLock("lock:plain"), b.getLock("lock:plain"));
-        contend(a.getLock("lock:{tagged}plain"), b.getLock("lock:{tagged}plain"));
-        contend(a.getFairLock("lock:fair"), b.getFairLock("lock:fair"));
-        contend(a.getFencedLock("lock:fenced"), b.getFencedLock("lock:fenced"));
-        DistributedReadWriteLock rwA = a.getReadWriteLock("lock:rw");
-        DistributedReadWriteLock rwB = b.getReadWriteLock("lock:rw");
-        contend(rwA.writeLock(), rwB.writeLock());
-        contend(rwA.writeLock(), rwB.readLock());
-        contend(rwA.readLock(), rwB.writeLock());
-        DistributedReadWriteLock taggedA = a.getReadWriteLock("lock:{tagged}rw");
-        contend(taggedA.readLock(), b.getReadWriteLock("lock:{tagged}rw").writeLock());
+    private void everyLockKindWithContention(LockClient a, LockClient b, String adminUri) throws Exception {
+        try (RawRedis raw = RawRedis.connect(adminUri)) {
+            contend(raw, a.getLock("lock:plain"), b.getLock("lock:plain"));
+            contend(raw, a.getLock("lock:{tagged}plain"), b.getLock("lock:{tagged}plain"));
+            contend(raw, a.getFairLock("lock:fair"), b.getFairLock("lock:fair"));
+            contend(raw, a.getFencedLock("lock:fenced"), b.getFencedLock("lock:fenced"));
+            DistributedReadWriteLock rwA = a.getReadWriteLock("lock:rw");
+            DistributedReadWriteLock rwB = b.getReadWriteLock("lock:rw");
+            contend(raw, rwA.writeLock(), rwB.writeLock());
+            contend(raw, rwA.writeLock(), rwB.readLock());
+            contend(raw, rwA.readLock(), rwB.writeLock());
+            DistributedReadWriteLock taggedA = a.getReadWriteLock("lock:{tagged}rw");
+            contend(raw, taggedA.readLock(), b.getReadWriteLock("lock:{tagged}rw").writeLock());
+        }
         // a fair lock: a second waiter leaves the line (give up) while the first waits
         DistributedLock fair = a.getFairLock("lock:fair");
         fair.lock();
@@ -336,10 +339,13 @@ class AclIT {
     }
 
     /**
-     * {@code holder} holds (watchdog lease: 30 s); {@code waiter}, on another thread, waits and must get the lock
-     * within 2 s of the release: it was woken by the unlock message, not by the lease running out.
+     * {@code holder} holds (watchdog lease: 30 s); {@code waiter}, on another thread, waits (subscribed to the lock's
+     * channel, as the admin's {@code PUBSUB} shows) and must get the lock within 2 s of the release: it was woken by
+     * the unlock message, not by the lease running out.
      */
-    private void contend(DistributedLock holder, DistributedLock waiter) throws Exception {
+    private void contend(RawRedis raw, DistributedLock holder, DistributedLock waiter) throws Exception {
+        String name = holder.getName();
+        Subscribers.await(raw, name, 0); // the last round's waiter has left the channel
         holder.lock();
         Future<Long> acquiredAt = threads.submit(() -> {
             assertThat(waiter.tryLock(20, SECONDS)).isTrue();
@@ -347,7 +353,7 @@ class AclIT {
             waiter.unlock();
             return at;
         });
-        Thread.sleep(300);
+        Subscribers.await(raw, name, 1);
         assertThat(acquiredAt).as("waiting while held").isNotDone();
         long releasedAt = System.nanoTime();
         holder.unlock();

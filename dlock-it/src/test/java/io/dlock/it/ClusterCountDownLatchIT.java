@@ -2,6 +2,8 @@ package io.dlock.it;
 
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
+import io.dlock.it.support.Subscribers;
+import io.dlock.redisprocess.Await;
 import io.dlock.testkit.Topology;
 import org.junit.jupiter.api.Test;
 
@@ -28,9 +30,10 @@ class ClusterCountDownLatchIT extends CountDownLatchIT {
         assertThat(ours.getCount()).isEqualTo(2);
         CompletableFuture<Void> asyncWaiter = b.getCountDownLatch(tagged).awaitAsync();
         Future<Boolean> syncWaiter = workers.submit(() -> a.getCountDownLatch(tagged).await(30, SECONDS));
+        Subscribers.await(raw, tagged, 2); // both clients listen
         ours.countDown();
-        Thread.sleep(100);
-        assertThat(asyncWaiter).isNotDone();
+        Await.during(Duration.ofMillis(200), () -> !asyncWaiter.isDone() && !syncWaiter.isDone(),
+                "the awaiters wait while the count is 1");
         b.getCountDownLatch(tagged).countDown();
         asyncWaiter.get(WAKE_UP_MS, MILLISECONDS);
         assertThat(io.dlock.it.support.Workers.get(syncWaiter, Duration.ofMillis(WAKE_UP_MS))).isTrue();
@@ -41,7 +44,7 @@ class ClusterCountDownLatchIT extends CountDownLatchIT {
             DistributedCountDownLatch latch = a.getCountDownLatch(odd);
             assertThat(latch.trySetCount(1)).isTrue();
             CompletableFuture<Void> waiter = b.getCountDownLatch(odd).awaitAsync();
-            Thread.sleep(100);
+            Subscribers.await(raw, odd, 1);
             latch.countDown();
             waiter.get(WAKE_UP_MS, MILLISECONDS);
             assertThat(latch.delete()).isFalse();

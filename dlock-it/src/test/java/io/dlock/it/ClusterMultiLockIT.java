@@ -3,7 +3,9 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.MultiLock;
+import io.dlock.it.support.Subscribers;
 import io.dlock.it.support.Workers;
+import io.dlock.redisprocess.Await;
 import io.dlock.testkit.Topology;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
@@ -52,8 +54,9 @@ class ClusterMultiLockIT extends MultiLockIT {
             }
             return held;
         });
-        Thread.sleep(300);
-        assertThat(raw.exists(x)).as("nothing held while y is awaited").isFalse();
+        Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, y) >= 1, "the multi-lock waits on y's channel");
+        assertThat(waiter).as("waiting").isNotDone();
+        Await.during(Duration.ofMillis(300), () -> !raw.exists(x), "nothing held while y is awaited");
         blocker.unlock();
         assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
         assertThat(raw.exists(x) || raw.exists(y)).isFalse();

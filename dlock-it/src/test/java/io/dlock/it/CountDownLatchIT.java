@@ -6,6 +6,7 @@ import io.dlock.LockException;
 import io.dlock.internal.RedisLockClient;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
+import io.dlock.it.support.Subscribers;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisTopology;
@@ -86,8 +87,8 @@ class CountDownLatchIT {
         assertThat(latch.await(200, MILLISECONDS)).as("still closed").isFalse();
         latch.countDown();
         assertThat(b.getCountDownLatch(name).getCount()).isEqualTo(1);
-        Thread.sleep(100);
-        assertThat(waiter.isDone()).isFalse();
+        Subscribers.await(raw, name, 1); // the waiter listens (and the timed await above has left)
+        Await.during(Duration.ofMillis(200), () -> !waiter.isDone(), "the waiter waits while the count is 1");
         long before = System.nanoTime();
         b.getCountDownLatch(name).countDown();
         Workers.get(waiter, Duration.ofMillis(WAKE_UP_MS));
@@ -171,12 +172,21 @@ class CountDownLatchIT {
         DistributedCountDownLatch latch = a.getCountDownLatch(name);
         latch.trySetCount(1);
         Thread current = Thread.currentThread();
-        workers.submit(() -> {
-            Thread.sleep(200);
-            current.interrupt();
+        Future<Void> interrupter = workers.submit(() -> {
+            try {
+                // interrupt the await itself: once it listens and its thread is parked
+                Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, name) == 1
+                        && (current.getState() == Thread.State.WAITING
+                        || current.getState() == Thread.State.TIMED_WAITING),
+                        () -> "await() parked and listening: " + current.getState() + ", "
+                                + Subscribers.count(raw, name) + " listening");
+            } finally {
+                current.interrupt(); // in any case: the await must not outlive a failed check
+            }
             return null;
         });
         assertThatThrownBy(latch::await).isInstanceOf(InterruptedException.class);
+        Workers.get(interrupter, Duration.ofSeconds(5)); // it was parked and listening when interrupted
     }
 
     @Test
@@ -251,7 +261,7 @@ class CountDownLatchIT {
             return null;
         });
         CompletableFuture<Void> ours = latch.awaitAsync();
-        Thread.sleep(500);
+        Subscribers.await(raw, name, 2); // Redisson's awaiter and ours listen
         raw.sync().del(name); // opened behind everybody's back: no message
         long start = System.nanoTime();
         ours.get(WAKE_UP_MS, MILLISECONDS);
@@ -269,10 +279,11 @@ class CountDownLatchIT {
         assertThat(ours.trySetCount(7)).isFalse();
         CompletableFuture<Void> asyncWaiter = ours.awaitAsync();
         Future<Boolean> syncWaiter = workers.submit(() -> ours.await(30, SECONDS));
+        Subscribers.await(raw, name, 1); // our client listens for its two awaiters
         theirs.countDown();
         assertThat(ours.getCount()).isEqualTo(1);
-        Thread.sleep(100);
-        assertThat(asyncWaiter).isNotDone();
+        Await.during(Duration.ofMillis(200), () -> !asyncWaiter.isDone() && !syncWaiter.isDone(),
+                "our awaiters wait while the count is 1");
         theirs.countDown();
         asyncWaiter.get(WAKE_UP_MS, MILLISECONDS);
         assertThat(Workers.get(syncWaiter, Duration.ofMillis(WAKE_UP_MS))).isTrue();
@@ -305,7 +316,7 @@ class CountDownLatchIT {
             return null;
         });
         CompletableFuture<Void> dlockWaiter = b.getCountDownLatch(name).awaitAsync();
-        Thread.sleep(300);
+        Subscribers.await(raw, name, 2); // Redisson's awaiter and ours listen
         assertThat(ours.delete()).isTrue();
         dlockWaiter.get(WAKE_UP_MS, MILLISECONDS);
         Workers.get(redissonWaiter, Duration.ofMillis(WAKE_UP_MS));
@@ -318,7 +329,8 @@ class CountDownLatchIT {
         DistributedCountDownLatch latch = a.getCountDownLatch(name);
         latch.trySetCount(1);
         CompletableFuture<Void> open = latch.awaitAsync();
-        Thread.sleep(100);
+        Subscribers.await(raw, name, 1);
+        assertThat(open).as("waiting").isNotDone();
         a.close();
         assertThatThrownBy(() -> open.get(5, SECONDS)).hasCauseInstanceOf(LockException.class)
                 .hasMessageContaining("closed");

@@ -4,9 +4,9 @@ import io.dlock.DistributedLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
 import io.dlock.LockClient;
-import io.dlock.LockException;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
+import io.dlock.it.support.Unlocks;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
@@ -184,16 +184,9 @@ class LeaseLostIT {
             server.restart();
         }
         // once Redis is back the hold is gone (the server restarted empty): unlock says so
-        Await.until(Duration.ofSeconds(15), () -> {
-            try {
-                lock.unlock();
-                throw new AssertionError("unlock of a lost hold succeeded");
-            } catch (IllegalMonitorStateException expected) {
-                return true;
-            } catch (LockException notYetReconnected) {
-                return false;
-            }
-        }, "unlock of the lost hold should throw IllegalMonitorStateException");
+        assertThat(Unlocks.outcomeOnceRedisAnswers(lock, Duration.ofSeconds(15)))
+                .as("unlock() of the lost hold, once Redis answers")
+                .isInstanceOf(IllegalMonitorStateException.class);
         assertThat(recorder.calls).hasSize(1);
         Leaks.assertClientIdle(a);
     }

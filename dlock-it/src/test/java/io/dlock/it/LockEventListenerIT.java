@@ -215,8 +215,8 @@ class LockEventListenerIT {
         a.removeEventListener(broken);
         lock.lock();
         lock.unlock();
-        Thread.sleep(200);
-        assertThat(events.lines()).filteredOn(l -> l.startsWith("started")).hasSize(3);
+        Await.during(Duration.ofMillis(300), () -> events.lines().stream().filter(l -> l.startsWith("started"))
+                .count() == 3, () -> "a removed listener was told: " + events.lines());
         Leaks.assertClientIdle(a);
     }
 }

@@ -9,6 +9,8 @@ import io.dlock.LockEventListener;
 import io.dlock.LockException;
 import io.dlock.LockKind;
 import io.dlock.it.support.ChildJvm;
+import io.dlock.it.support.Leaks;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
@@ -18,12 +20,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Micrometer is an optional dependency of dlock-core: a JVM without it on the class path locks, waits, renews and
- * unlocks every kind of lock, reflects on the API's classes, and hears the client's lock events through a
+ * Micrometer is an optional dependency of dlock-core: a JVM without it on the class path locks, waits, renews (a hold
+ * kept for three lease lengths, its key's TTL seen raised by the watchdog) and unlocks every kind of lock, reflects on the API's classes, and hears the client's lock events through a
  * {@link LockEventListener} of its own ({@link ChildMain}, run without any {@code io/micrometer} jar).
  */
 @ExtendWith(RedisExtension.class)
@@ -35,7 +38,7 @@ class MetricsAbsentIT {
         try (ChildJvm child = ChildJvm.startWithout("/io/micrometer/", "MetricsAbsentIT", ChildMain.class,
                 server.uri())) {
             assertThat(child.awaitExit(Duration.ofSeconds(40))).as(child.describe()).isZero();
-            assertThat(child.stdout()).as(child.describe()).contains("micrometer absent", "all kinds ok");
+            assertThat(child.stdout()).as(child.describe()).contains("micrometer absent", "renewed ", "all kinds ok");
         }
     }
 
@@ -44,6 +47,8 @@ class MetricsAbsentIT {
      * releases; exits 0 when all went well.
      */
     public static final class ChildMain {
+        private static final Duration LEASE = Duration.ofMillis(1500);
+
         public static void main(String[] args) throws Exception {
             try {
                 Class.forName("io.micrometer.core.instrument.MeterRegistry");
@@ -59,7 +64,7 @@ class MetricsAbsentIT {
             }
             // a watchdog of 1.5 s renews every 0.5 s; its command timeout of 375 ms also lets a cold JVM connect
             LockClientConfig config = LockClientConfig.builder().redisUri(args[0])
-                    .watchdogTimeout(Duration.ofMillis(1500)).build();
+                    .watchdogTimeout(LEASE).build();
             AtomicInteger acquired = new AtomicInteger();
             AtomicInteger released = new AtomicInteger();
             try (LockClient client = connect(config)) {
@@ -83,7 +88,30 @@ class MetricsAbsentIT {
                 });
                 DistributedLock plain = client.getLock("absent:plain");
                 plain.lock();
-                Thread.sleep(1200); // two renewal rounds
+                // held for three lease lengths: only the watchdog's renewals keep the key alive that long
+                int renewals = 0;
+                long previousTtl = plain.remainTimeToLive();
+                long holdUntil = System.nanoTime() + 3 * LEASE.toNanos() + MILLISECONDS.toNanos(500);
+                while (System.nanoTime() - holdUntil < 0) {
+                    Thread.sleep(50); // the polling interval, not a guess of how long something takes
+                    long ttl = plain.remainTimeToLive();
+                    if (ttl <= 0 || ttl > LEASE.toMillis()) {
+                        System.out.println("hold not kept by the watchdog: PTTL " + ttl + " ms after " + renewals
+                                + " renewal(s)");
+                        System.exit(5);
+                    }
+                    if (ttl > previousTtl) {
+                        renewals++;
+                    }
+                    previousTtl = ttl;
+                }
+                // a renewal every third of the lease: at least 9 in 3.5 lease lengths; 5 leaves room for a slow one
+                if (renewals < 5 || !plain.isHeldByCurrentThread() || plain.leaseValidFor().isZero()) {
+                    System.out.println("renewals seen: " + renewals + ", held " + plain.isHeldByCurrentThread()
+                            + ", valid for " + plain.leaseValidFor());
+                    System.exit(5);
+                }
+                System.out.println("renewed " + renewals + " times");
                 plain.unlock();
                 DistributedLock fair = client.getFairLock("absent:fair");
                 if (!fair.tryLock(1, SECONDS)) {
@@ -101,7 +129,8 @@ class MetricsAbsentIT {
                 // a second owner waits behind the first, and gets it handed over
                 plain.lock();
                 var waiter = plain.lockAsync(DistributedLock.LEASE_WATCHDOG, SECONDS, 9_000_001L);
-                Thread.sleep(100);
+                Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(client).waiters() == 1
+                        && Leaks.diagnostics(client).subscriptions() == 1, "the second owner waits, subscribed");
                 plain.unlock();
                 waiter.get(10, SECONDS);
                 plain.unlockAsync(9_000_001L).get(10, SECONDS);

@@ -7,6 +7,7 @@ import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
+import io.dlock.it.support.Subscribers;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisTopology;
@@ -98,6 +99,7 @@ class MultiLockIT {
         assertThat(multi.isHeldByCurrentThread()).isFalse();
         assertThat(multi.leaseValidFor()).isZero();
 
+        Subscribers.await(raw, b, 0); // the timed attempts above have left b's channel
         Future<Boolean> waiter = workers.submit(() -> {
             boolean held = multi.tryLock(20, SECONDS);
             if (held) {
@@ -109,7 +111,8 @@ class MultiLockIT {
             }
             return held;
         });
-        Thread.sleep(200);
+        Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, b) >= 1, "the multi-lock waits on b's channel");
+        assertThat(waiter).as("waiting").isNotDone();
         blocker.unlock();
         assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
         assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
@@ -366,8 +369,8 @@ class MultiLockIT {
                 .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
         assertThat(raw.exists(a)).as("released despite b's failure").isFalse();
         assertThat(raw.exists(c)).isFalse();
-        Thread.sleep(1200); // beyond a watchdog renewal: nothing comes back
-        assertThat(raw.exists(a) || raw.exists(c)).isFalse();
+        // beyond a watchdog renewal: nothing comes back
+        Await.during(Duration.ofMillis(1200), () -> !raw.exists(a) && !raw.exists(c), "no released member comes back");
         assertThat(client.heldLocks()).isEmpty();
 
         // a member whose key was replaced by something that is not a lock
@@ -384,7 +387,8 @@ class MultiLockIT {
             throws Exception {
         MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
         multi.lock(); // watchdog: renewed while held
-        Thread.sleep(1500);
+        Await.during(Duration.ofMillis(1500), () -> raw.exists(a) && raw.exists(b),
+                "both members kept by the watchdog past two lease lengths");
         assertThat(multi.isHeldByCurrentThread()).isTrue();
         multi.unlock();
 
@@ -396,8 +400,7 @@ class MultiLockIT {
         assertThat(raw.pttl(a)).isGreaterThan(4000L);
         multi.unlock();
         multi.lock(300, MILLISECONDS);
-        Thread.sleep(700);
-        assertThat(raw.exists(a) || raw.exists(b)).as("a fixed lease expires").isFalse();
+        Await.until(Duration.ofSeconds(5), () -> !raw.exists(a) && !raw.exists(b), "a fixed lease of 300 ms expires");
     }
 
     @Test
@@ -424,14 +427,15 @@ class MultiLockIT {
         DistributedLock blocker = other.getLock(b);
         blocker.lock();
         CompletableFuture<Void> waiting = multi.lockAsync(-1, MILLISECONDS, owner);
-        Thread.sleep(300);
+        Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, b) >= 1, "the multi-lock waits on b's channel");
+        assertThat(waiting).as("waiting").isNotDone();
         assertThat(raw.exists(a)).as(oneScript() ? "all or nothing: a is not held while b is awaited"
                 : "a is held while b is awaited").isEqualTo(!oneScript());
         waiting.cancel(false);
-        io.dlock.redisprocess.Await.until(Duration.ofSeconds(5), () -> !raw.exists(a), "a given back");
+        Await.until(Duration.ofSeconds(5), () -> !raw.exists(a), "a given back");
         blocker.unlock();
-        Thread.sleep(200);
-        assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+        Await.during(Duration.ofMillis(500), () -> !raw.exists(a) && !raw.exists(b),
+                "the cancelled acquisition takes nothing");
     }
 
     @Test
@@ -480,6 +484,8 @@ class MultiLockIT {
         theirs.lock();
         assertThat(ours.tryLock(300, MILLISECONDS)).isFalse();
         assertThat(ours.isHeldByCurrentThread()).isFalse();
+        Subscribers.await(raw, a, 0); // the timed attempt above has left the members' channels
+        Subscribers.await(raw, c, 0);
         Future<Boolean> waiter = workers.submit(() -> {
             boolean held = ours.tryLock(20, SECONDS);
             if (held) {
@@ -487,7 +493,9 @@ class MultiLockIT {
             }
             return held;
         });
-        Thread.sleep(200);
+        Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, a) + Subscribers.count(raw, c) >= 1,
+                "our multi-lock waits on a member's channel");
+        assertThat(waiter).as("waiting").isNotDone();
         theirs.unlock();
         assertThat(Workers.get(waiter, Duration.ofSeconds(20))).as("Redisson's release wakes dlock").isTrue();
 

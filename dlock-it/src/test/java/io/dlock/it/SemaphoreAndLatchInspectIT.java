@@ -11,6 +11,7 @@ import io.dlock.Permit;
 import io.dlock.SemaphoreInfo;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -120,7 +121,8 @@ class SemaphoreAndLatchInspectIT {
         LeasedSemaphore sem = client.getLeasedSemaphore(name);
         sem.trySetPermits(2);
         Permit shortLease = sem.acquire(Duration.ofMillis(100));
-        Thread.sleep(300);
+        Await.until(Duration.ofSeconds(5), () -> client.inspectSemaphore(name).expiredPermits() == 1,
+                "the 100 ms lease ends");
         SemaphoreInfo info = client.inspectSemaphore(name);
         assertThat(info.expiredPermits()).isEqualTo(1);
         assertThat(info.permits()).isEmpty();

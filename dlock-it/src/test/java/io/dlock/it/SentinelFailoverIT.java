@@ -22,9 +22,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
@@ -43,8 +46,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * <p>What a failover does to locks, as measured here: Sentinel promotes a replica and the clients move to it within
  * moments (Lettuce follows {@code +switch-master}), but the old master keeps running as a master until the Sentinels
  * demote it some 8 s later, and a client still talking to it may take a lock there that the new master does not know
- * about. {@code syncReplicas} closes that hole (the old master's replicas have left it, so nothing it grants is
- * confirmed); fencing tokens stop a stale holder at the resource either way.
+ * about. {@code syncReplicas} on every replica closes that hole: once a replica left the old master to be promoted,
+ * the old master cannot have a grant confirmed by all its replicas, so it grants nothing (asserted below: no two
+ * critical sections overlap). A smaller count does not: the replica that was not promoted follows the old master until
+ * the Sentinels reconfigure it, and may confirm a grant it then loses when it resynchronises from the new master.
+ * Fencing tokens stop a stale holder at the resource either way (asserted: the storage rejects only writes of a
+ * section that overlapped another).
  */
 @ExtendWith(RedisExtension.class)
 @Topology(Topology.Kind.SENTINEL)
@@ -55,6 +62,8 @@ class SentinelFailoverIT {
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(450); // below a third of the watchdog timeout
     private static final Duration WORKER_BOUND = Duration.ofSeconds(15);
     private static final long WAKE_UP_MS = 2000;
+    /** How long WAIT may take: well below the command timeout, as LockClientConfig.syncReplicas advises. */
+    private static final Duration SYNC_TIMEOUT = Duration.ofMillis(200);
 
     private final List<LockClient> clients = new ArrayList<>();
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
@@ -77,7 +86,7 @@ class SentinelFailoverIT {
         LockClientConfig.Builder config = LockClientConfig.builder().redisUri(redis.uri())
                 .watchdogTimeout(Duration.ofMillis(WATCHDOG_MS)).commandTimeout(COMMAND_TIMEOUT);
         if (syncReplicas > 0) {
-            config.syncReplicas(syncReplicas, Duration.ofMillis(500));
+            config.syncReplicas(syncReplicas, SYNC_TIMEOUT);
         }
         LockClient client = LockClient.create(config.build());
         client.addLeaseLostListener(lost::add);
@@ -132,7 +141,9 @@ class SentinelFailoverIT {
                 }
             });
             assertThat(started.await(5, SECONDS)).isTrue();
-            Await.during(Duration.ofMillis(1500), () -> !patient.isDone(), "lockInterruptibly() should keep trying");
+            Await.during(Duration.ofMillis(1500), () -> !patient.isDone(),
+                    () -> "lockInterruptibly() should keep trying; it ended with " + outcomeOf(patient) + ", hash "
+                            + raw.hgetall(name));
             thread[0].interrupt();
             assertThat(Workers.get(patient, Duration.ofSeconds(5))).isInstanceOf(InterruptedException.class);
             Leaks.assertClientIdle(tooMany);
@@ -141,47 +152,75 @@ class SentinelFailoverIT {
         assertThat(lost).isEmpty();
     }
 
+    /** What a finished task returned or threw, for a failure message. */
+    private static String outcomeOf(Future<?> task) {
+        try {
+            return "result " + task.get(0, SECONDS);
+        } catch (Exception e) {
+            return String.valueOf(e.getCause() != null ? e.getCause() : e);
+        }
+    }
+
     @Test
     void failoverWithoutSyncReplicas(SentinelTopology redis) throws Exception {
         failoverWhileFourWorkersLoop(redis, 0);
     }
 
+    /** {@code syncReplicas} on every replica (two): the old master cannot confirm anything once a replica left it. */
     @Test
-    void failoverWithSyncReplicas(SentinelTopology redis) throws Exception {
-        failoverWhileFourWorkersLoop(redis, 1);
+    void failoverWithSyncReplicasOnEveryReplica(SentinelTopology redis) throws Exception {
+        assertThat(redis.replicas()).hasSize(2);
+        failoverWhileFourWorkersLoop(redis, redis.replicas().size());
     }
 
-    /** What the critical sections write to: accepts a token only if no greater one was accepted before. */
+    /** One critical section of a worker: its token and when (System.nanoTime) it called, held and let go. */
+    private record Section(int id, long token, long called, long acquired, long released) {
+    }
+
+    /** One write offered to the fencing storage, and whether it was accepted. */
+    private record Offer(int section, long token, boolean accepted) {
+    }
+
+    /**
+     * What the critical sections write to: accepts a token only if no greater one was accepted before, and records
+     * every token offered (accepted or not) in the order offered.
+     */
     private static final class FencingStorage {
-        private final List<Long> accepted = new ArrayList<>();
+        private final List<Offer> offers = new ArrayList<>();
         private long highest = Long.MIN_VALUE;
-        private int rejected;
 
-        synchronized boolean write(long token) {
-            if (token < highest) {
-                rejected++;
-                return false;
+        synchronized boolean write(int section, long token) {
+            boolean accepted = token >= highest;
+            if (accepted) {
+                highest = token;
             }
-            highest = token;
-            accepted.add(token);
-            return true;
+            offers.add(new Offer(section, token, accepted));
+            return accepted;
         }
 
-        synchronized List<Long> accepted() {
-            return List.copyOf(accepted);
-        }
-
-        synchronized int rejected() {
-            return rejected;
+        synchronized List<Offer> offers() {
+            return List.copyOf(offers);
         }
     }
 
     /**
      * Four clients (one thread each) loop on a fenced lock while the Sentinels fail over; besides them a watchdog
-     * holder and a waiter behind a 60 s hold go through the failover. Checks: no worker hangs, tokens never repeat,
-     * the storage never accepted a stale token, the watchdog holder either kept its hold or was told it lost it
-     * within about a renewal period of its client's switch, and the waiter, re-subscribed on the new master, wakes at
-     * once when the 60 s hold is released. Reports how many acquisitions overlapped another holder's.
+     * holder and a waiter behind a 60 s hold go through the failover. Every critical section is recorded (token, and
+     * when it called, held and let go) and every token offered to the fencing storage. Checks:
+     * <ul>
+     *   <li>no worker hangs, tokens never repeat, and a token is greater than every token returned before its
+     *       acquisition was called (the {@link FencedLock} guarantee: the servers share one clock here);</li>
+     *   <li>outside the failover (before it started, or a lease length after the deployment was healthy again) no
+     *       two critical sections overlap in time, no unlock finds its hold gone, and the storage rejects nothing;
+     *       during it, a rejected token comes from a section that overlapped another (fencing stops exactly the
+     *       split-brain holder);</li>
+     *   <li>with {@code syncReplicas} on every replica: no section overlaps another and the storage rejects
+     *       nothing, at any time (the old master cannot confirm a grant once a replica left it);</li>
+     *   <li>the watchdog holder either kept its hold or was told it lost it within about a renewal period of its
+     *       client's switch, and the waiter, re-subscribed on the new master, wakes at once when the 60 s hold is
+     *       released.</li>
+     * </ul>
+     * Without {@code syncReplicas} overlaps may happen during the failover; they are counted and reported.
      */
     private void failoverWhileFourWorkersLoop(SentinelTopology redis, int syncReplicas) throws Exception {
         LockClient holderClient = client(redis, syncReplicas);
@@ -200,12 +239,9 @@ class SentinelFailoverIT {
         Leaks.awaitWaiters(waiterClient, 1);
 
         FencingStorage storage = new FencingStorage();
-        Set<Long> tokens = ConcurrentHashMap.newKeySet();
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger acquisitions = new AtomicInteger();
-        AtomicInteger overlapping = new AtomicInteger();
-        AtomicInteger repeatedTokens = new AtomicInteger();
-        AtomicInteger lostAtUnlock = new AtomicInteger();
+        Queue<Section> sections = new ConcurrentLinkedQueue<>();
+        Queue<Long> goneAtUnlock = new ConcurrentLinkedQueue<>(); // when (nanoTime) holds found gone at unlock were taken
+        AtomicInteger ids = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
         List<Future<Integer>> loops = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -213,49 +249,45 @@ class SentinelFailoverIT {
             loops.add(workers.submit(() -> {
                 int mine = 0;
                 while (!stop.get()) {
+                    long called = System.nanoTime();
                     long token = lock.lockAndGetToken();
+                    long acquired = System.nanoTime();
+                    int id = ids.incrementAndGet();
                     try {
-                        if (inside.incrementAndGet() > 1) {
-                            overlapping.incrementAndGet();
-                        }
-                        acquisitions.incrementAndGet();
                         mine++;
-                        if (!tokens.add(token)) {
-                            repeatedTokens.incrementAndGet();
-                        }
-                        storage.write(token);
+                        storage.write(id, token);
                         Thread.sleep(2);
-                        storage.write(token);
-                        inside.decrementAndGet();
+                        storage.write(id, token);
                     } finally {
+                        sections.add(new Section(id, token, called, acquired, System.nanoTime()));
                         try {
                             lock.unlock();
                         } catch (IllegalMonitorStateException gone) {
-                            lostAtUnlock.incrementAndGet();
+                            goneAtUnlock.add(acquired);
                         }
                     }
                 }
                 return mine;
             }));
         }
-        Await.until(Duration.ofSeconds(10), () -> acquisitions.get() >= 20, "the workers get going");
+        Await.until(Duration.ofSeconds(10), () -> sections.size() >= 20, "the workers get going");
 
-        int before = acquisitions.get();
+        int before = sections.size();
         long failoverStarted = System.nanoTime();
         redis.failover();
         long switched = System.nanoTime();
         java.time.Instant switchedAt = java.time.Instant.now();
         redis.awaitHealthy();
         long healthy = System.nanoTime();
-        int during = acquisitions.get() - before;
-        Await.until(Duration.ofSeconds(20), () -> acquisitions.get() >= before + during + 20,
-                () -> "the workers go on after the failover: " + acquisitions.get());
+        int during = sections.size() - before;
+        Await.until(Duration.ofSeconds(20), () -> sections.size() >= before + during + 20,
+                () -> "the workers go on after the failover: " + sections.size());
         stop.set(true);
         int total = 0;
         for (Future<Integer> loop : loops) {
             total += Workers.get(loop, WORKER_BOUND);
         }
-        assertThat(total).isEqualTo(acquisitions.get());
+        assertThat(total).isEqualTo(sections.size());
 
         // the watchdog holder kept its hold, or was told within about a renewal period of its client's switch
         boolean survived;
@@ -294,21 +326,77 @@ class SentinelFailoverIT {
                     .isLessThan(WAKE_UP_MS);
         }
 
-        // fencing: every acquisition took its own token, and the storage never accepted one below an earlier one
-        assertThat(repeatedTokens).as("tokens handed out twice").hasValue(0);
-        List<Long> accepted = storage.accepted();
-        for (int i = 1; i < accepted.size(); i++) {
-            assertThat(accepted.get(i)).as("accepted token %d", i).isGreaterThanOrEqualTo(accepted.get(i - 1));
+        // a hold may be at stake from the failover's start until a lease length after the deployment is healthy
+        long windowEnd = healthy + Duration.ofMillis(WATCHDOG_MS).toNanos();
+        List<Section> all = new ArrayList<>(sections);
+        assertTokensIncreaseInCallOrder(all);
+        Set<Integer> overlapped = overlapping(all);
+        List<Section> overlappedOutside = all.stream().filter(x -> overlapped.contains(x.id()))
+                .filter(x -> x.acquired() < failoverStarted || x.acquired() > windowEnd).toList();
+        assertThat(overlappedOutside).as("critical sections overlapping another outside the failover").isEmpty();
+        List<Offer> offers = storage.offers();
+        assertThat(offers).as("two writes offered per section").hasSize(2 * all.size());
+        List<Offer> rejected = offers.stream().filter(o -> !o.accepted()).toList();
+        assertThat(rejected).as("stale tokens rejected although their section overlapped no other")
+                .allMatch(o -> overlapped.contains(o.section()));
+        List<Long> goneOutside = goneAtUnlock.stream().filter(t -> t < failoverStarted || t > windowEnd).toList();
+        assertThat(goneOutside).as("holds taken outside the failover and gone at unlock").isEmpty();
+        if (syncReplicas >= redis.replicas().size()) {
+            assertThat(overlapped).as("critical sections overlapping another with syncReplicas on every replica")
+                    .isEmpty();
+            assertThat(rejected).as("stale tokens offered with syncReplicas on every replica").isEmpty();
         }
         System.out.printf("sentinel failover, syncReplicas=%d: %d acquisitions (%d between the failover and the "
                         + "deployment being healthy, %.1f s); %d overlapped another holder in time; %d writes with "
                         + "a stale token rejected by the fencing storage; %d holds gone at unlock; %d leases "
                         + "reported lost; watchdog hold %s; waited hold %s; switch after %d ms%n",
-                syncReplicas, total, during, (healthy - failoverStarted) / 1e9, overlapping.get(), storage.rejected(),
-                lostAtUnlock.get(), lost.size(), survived ? "kept" : "lost and reported " + lost.stream()
+                syncReplicas, total, during, (healthy - failoverStarted) / 1e9, overlapped.size(), rejected.size(),
+                goneAtUnlock.size(), lost.size(), survived ? "kept" : "lost and reported " + lost.stream()
                         .filter(e -> e.lockName().equals(name + ":held"))
                         .map(e -> e.reason() + " " + Duration.between(switchedAt, e.at()).toMillis()
                                 + " ms after the switch").toList(),
                 waitedSurvived ? "kept" : "lost", (switched - failoverStarted) / 1_000_000);
+    }
+
+    /**
+     * Tokens are unique, and each is greater than every token whose acquisition had returned before it was called.
+     */
+    private static void assertTokensIncreaseInCallOrder(List<Section> all) {
+        assertThat(all.stream().map(Section::token).distinct().count()).as("distinct tokens").isEqualTo(all.size());
+        List<Section> byReturn = all.stream().sorted(Comparator.comparingLong(Section::acquired)).toList();
+        List<Section> byCall = all.stream().sorted(Comparator.comparingLong(Section::called)).toList();
+        int next = 0;
+        Section highest = null;
+        List<String> violations = new ArrayList<>();
+        for (Section b : byCall) {
+            while (next < byReturn.size() && byReturn.get(next).acquired() < b.called()) {
+                Section a = byReturn.get(next++);
+                if (highest == null || a.token() > highest.token()) {
+                    highest = a;
+                }
+            }
+            if (highest != null && b.token() <= highest.token()) {
+                violations.add("section " + b.id() + " got " + b.token() + " after section " + highest.id()
+                        + " had got " + highest.token());
+            }
+        }
+        assertThat(violations).as("tokens not above every token returned before the call").isEmpty();
+    }
+
+    /** @return the ids of the sections whose [acquired, released] interval overlaps another section's */
+    private static Set<Integer> overlapping(List<Section> all) {
+        List<Section> byStart = all.stream().sorted(Comparator.comparingLong(Section::acquired)).toList();
+        Set<Integer> ids = new HashSet<>();
+        Section latestEnding = null;
+        for (Section x : byStart) {
+            if (latestEnding != null && x.acquired() < latestEnding.released()) {
+                ids.add(x.id());
+                ids.add(latestEnding.id());
+            }
+            if (latestEnding == null || x.released() > latestEnding.released()) {
+                latestEnding = x;
+            }
+        }
+        return ids;
     }
 }

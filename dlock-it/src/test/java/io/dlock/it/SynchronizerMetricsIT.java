@@ -5,6 +5,8 @@ import io.dlock.DistributedSemaphore;
 import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.dlock.Permit;
+import io.dlock.it.support.Leaks;
+import io.dlock.it.support.SemaphoreProbe;
 import io.dlock.metrics.LockMetrics;
 import io.dlock.redisprocess.Await;
 import io.dlock.testkit.ClientSettings;
@@ -126,7 +128,10 @@ class SynchronizerMetricsIT {
                 }
             });
             waiter.start();
-            Thread.sleep(200);
+            // interrupt the wait itself: the acquisition waits in the client and its thread is parked
+            SemaphoreProbe.awaitWaiters(client, 1);
+            Await.until(Leaks.SETTLE, () -> waiter.getState() == Thread.State.WAITING
+                    || waiter.getState() == Thread.State.TIMED_WAITING, () -> "waiter parked: " + waiter.getState());
             waiter.interrupt();
             waiter.join(5000);
             assertThat(outcome.get()).isInstanceOf(InterruptedException.class);

@@ -5,6 +5,7 @@ import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
 import io.dlock.TlsSettings;
+import io.dlock.it.support.Subscribers;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.redisprocess.TlsCertificates;
 import org.junit.jupiter.api.AfterAll;
@@ -14,6 +15,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -155,10 +159,16 @@ class TlsIT {
                 .hasMessageContaining("tls.keyStore is not a readable file");
     }
 
-    /** {@code holder} holds; {@code waiter} waits on another thread and is woken by the release (pub/sub over TLS). */
-    private static void contend(DistributedLock holder, DistributedLock waiter) throws Exception {
+    /**
+     * {@code holder} holds; {@code waiter} waits on another thread, subscribed to the lock's channel (as the server's
+     * {@code PUBSUB CHANNELS} shows), and is woken by the release (pub/sub over TLS).
+     */
+    private void contend(DistributedLock holder, DistributedLock waiter) throws Exception {
+        Callable<List<String>> channels = () -> ((List<?>) tls.command(Duration.ofSeconds(5), "PUBSUB", "CHANNELS"))
+                .stream().map(String::valueOf).toList();
         ExecutorService thread = Executors.newSingleThreadExecutor();
         try {
+            Subscribers.awaitChannels(channels, holder.getName(), 0);
             holder.lock();
             Future<Long> acquiredAt = thread.submit(() -> {
                 assertThat(waiter.tryLock(20, SECONDS)).isTrue();
@@ -166,7 +176,7 @@ class TlsIT {
                 waiter.unlock();
                 return at;
             });
-            Thread.sleep(300);
+            Subscribers.awaitChannels(channels, holder.getName(), 1);
             assertThat(acquiredAt).isNotDone();
             long releasedAt = System.nanoTime();
             holder.unlock();

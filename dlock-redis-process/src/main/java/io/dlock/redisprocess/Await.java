@@ -16,10 +16,15 @@ import java.util.function.Supplier;
  * Await.during(Duration.ofMillis(300), () -> !future.isDone(), "the writer keeps waiting");
  * }</pre>
  *
- * <p>A check that throws counts as "not yet" (an {@link AssertionError} too); the last thing thrown becomes the cause
- * of the failure. Every failure is an {@link IllegalStateException} whose message starts with the description of what
- * was awaited. When the waiting thread is interrupted, or a check throws {@link InterruptedException}, the wait ends
- * with an {@link IllegalStateException} and the interrupt flag is set again.
+ * <p>A condition or check that throws an exception counts as "not yet"; the last exception becomes the cause of the
+ * failure. An {@link AssertionError} is different: it is rethrown at once, as it is, by {@link #until},
+ * {@link #untilNoProblem} and {@link #during}, so an assertion inside a condition fails the test instead of being
+ * polled away (a condition that asserts "this must never succeed" would otherwise never fail). Only
+ * {@link #untilAsserted} retries failed assertions, because that is what it is for: use it when the assertions
+ * themselves describe the awaited state. Every other failure is an {@link IllegalStateException} whose message starts
+ * with the description of what was awaited. When the waiting thread is interrupted, or a check throws
+ * {@link InterruptedException}, the wait ends with an {@link IllegalStateException} and the interrupt flag is set
+ * again.
  *
  * <p>Stateless and thread-safe; the checks run on the calling thread, never concurrently with each other.
  */
@@ -33,14 +38,20 @@ public final class Await {
     private Await() {
     }
 
-    /** A condition that may throw (a Redis call, a future's result …); throwing counts as "not yet". */
+    /**
+     * A condition that may throw (a Redis call, a future's result …): an exception counts as "not yet", an
+     * {@link AssertionError} fails the wait at once.
+     */
     @FunctionalInterface
     public interface Condition {
         /** @return whether the awaited state is reached */
         boolean test() throws Exception;
     }
 
-    /** A check that tells what is still wrong; throwing counts as "not yet". */
+    /**
+     * A check that tells what is still wrong: an exception counts as "not yet", an {@link AssertionError} fails the
+     * wait at once.
+     */
     @FunctionalInterface
     public interface Check {
         /** @return null when the awaited state is reached, else what is still wrong (for the failure message) */
@@ -61,6 +72,7 @@ public final class Await {
      * @return how long it took
      * @throws IllegalStateException naming {@code what}, the timeout and the last exception (as message and cause)
      *                               when it does not happen within {@code timeout}, or when interrupted
+     * @throws AssertionError        at once, as thrown by the condition
      */
     public static Duration until(Duration timeout, Condition condition, String what) {
         Objects.requireNonNull(what, "what");
@@ -83,6 +95,7 @@ public final class Await {
      * @return how long it took
      * @throws IllegalStateException naming {@code what}, the timeout and the last problem reported (or thrown) when
      *                               the time is up, or when interrupted
+     * @throws AssertionError        at once, as thrown by the check
      */
     public static Duration untilNoProblem(Duration timeout, Check check, String what) {
         Objects.requireNonNull(what, "what");
@@ -91,6 +104,11 @@ public final class Await {
 
     /** As {@link #untilNoProblem(Duration, Check, String)}, with the description computed on failure only. */
     public static Duration untilNoProblem(Duration timeout, Check check, Supplier<String> what) {
+        return poll(timeout, check, what, false);
+    }
+
+    /** The polling loop; {@code retryAssertions} is set by {@link #untilAsserted} only. */
+    private static Duration poll(Duration timeout, Check check, Supplier<String> what, boolean retryAssertions) {
         Objects.requireNonNull(check, "check");
         Objects.requireNonNull(what, "what");
         long start = System.nanoTime();
@@ -103,7 +121,13 @@ public final class Await {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(what.get() + ": interrupted while waiting", e);
-            } catch (Exception | AssertionError e) {
+            } catch (AssertionError e) {
+                if (!retryAssertions) {
+                    throw e;
+                }
+                problem = e.toString();
+                thrown = e;
+            } catch (Exception e) {
                 problem = e.toString();
                 thrown = e;
             }
@@ -119,7 +143,9 @@ public final class Await {
     }
 
     /**
-     * Runs {@code assertions} until they pass, every {@link #POLL_INTERVAL}.
+     * Runs {@code assertions} until they pass, every {@link #POLL_INTERVAL}: the one wait that treats a failed
+     * assertion (or any exception) as "not yet". Use it only when the assertions describe the awaited state, never for
+     * an assertion that must hold at every poll.
      *
      * @return how long it took
      * @throws IllegalStateException with the last failure (as message and cause) when they do not pass within
@@ -127,10 +153,10 @@ public final class Await {
      */
     public static Duration untilAsserted(Duration timeout, Assertions assertions) {
         Objects.requireNonNull(assertions, "assertions");
-        return untilNoProblem(timeout, () -> {
+        return poll(timeout, () -> {
             assertions.run();
             return null;
-        }, "assertions pass");
+        }, () -> "assertions pass", true);
     }
 
     /**
@@ -138,8 +164,9 @@ public final class Await {
      * the interval unless it stops holding earlier.
      *
      * @param what describes what must keep holding, for the failure message
-     * @throws IllegalStateException naming {@code what} and the time elapsed as soon as it does not hold (or throws,
-     *                               as cause), or when interrupted
+     * @throws IllegalStateException naming {@code what} and the time elapsed as soon as it does not hold (or throws
+     *                               an exception, as cause), or when interrupted
+     * @throws AssertionError        at once, as thrown by the condition
      */
     public static void during(Duration interval, Condition condition, String what) {
         Objects.requireNonNull(what, "what");
@@ -159,7 +186,7 @@ public final class Await {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(what.get() + ": interrupted while checking", e);
-            } catch (Exception | AssertionError e) {
+            } catch (Exception e) {
                 throw new IllegalStateException(what.get() + ": failed after " + millisSince(start) + " ms: " + e, e);
             }
             if (!holds) {

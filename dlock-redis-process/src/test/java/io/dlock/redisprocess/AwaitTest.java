@@ -57,6 +57,37 @@ class AwaitTest {
     }
 
     @Test
+    void anAssertionErrorInAConditionFailsAtOnceAsItIs() {
+        // a condition that asserts "this must never happen" must fail the test, not count as "not yet"
+        AssertionError never = new AssertionError("unlock of a lost hold succeeded");
+        AtomicInteger calls = new AtomicInteger();
+        assertThatThrownBy(() -> Await.until(Duration.ofSeconds(5), () -> {
+            calls.incrementAndGet();
+            throw never;
+        }, "unlock answers"))
+                .isSameAs(never);
+        assertThat(calls).as("the condition ran once").hasValue(1);
+
+        calls.set(0);
+        assertThatThrownBy(() -> Await.untilNoProblem(Duration.ofSeconds(5), () -> {
+            calls.incrementAndGet();
+            assertThat(1).as("one").isEqualTo(2);
+            return null;
+        }, "one is two"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("[one]");
+        assertThat(calls).as("the check ran once").hasValue(1);
+
+        calls.set(0);
+        assertThatThrownBy(() -> Await.during(Duration.ofSeconds(5), () -> {
+            calls.incrementAndGet();
+            throw never;
+        }, "keeps holding"))
+                .isSameAs(never);
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
     void untilAssertedRetriesFailedAssertions() {
         AtomicInteger calls = new AtomicInteger();
         Await.untilAsserted(Duration.ofSeconds(5), () -> assertThat(calls.incrementAndGet()).isEqualTo(3));

@@ -3,6 +3,7 @@ package io.dlock.spring;
 import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.dlock.LockLostException;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -122,15 +123,21 @@ class ConcurrencyLimitIT {
     }
 
     @Test
-    void aWaitingCallRunsWhenAPermitComesBack() throws Exception {
+    void aWaitingCallRunsWhenAPermitComesBack(RedisServer redis) throws Exception {
         shared.entered = new CountDownLatch(2);
         Future<String> first = threads.submit(() -> a.hold("t3"));
         Future<String> second = threads.submit(() -> b.hold("t3"));
         assertThat(shared.entered.await(10, TimeUnit.SECONDS)).isTrue();
-        Future<?> waiting = threads.submit(() -> a.waitBriefly("t3"));
-        Thread.sleep(50);
+        int runs = shared.runs.get();
+        Future<?> waiting = threads.submit(() -> a.waitPatiently("t3"));
+        // the call waits: subscribed to the semaphore's channel, as the server says
+        Await.until(Duration.ofSeconds(10), () -> subscribers(redis, "redisson_sc:{exports:t3}") == 1,
+                "the waiting call subscribes to the semaphore's channel");
+        assertThat(waiting).as("waiting while both permits are taken").isNotDone();
+        assertThat(shared.runs).as("the waiting call has not run").hasValue(runs);
         shared.release.countDown();
         waiting.get(10, TimeUnit.SECONDS);
+        assertThat(shared.runs).as("it ran once a permit came back").hasValue(runs + 1);
         first.get(10, TimeUnit.SECONDS);
         second.get(10, TimeUnit.SECONDS);
     }
@@ -239,5 +246,11 @@ class ConcurrencyLimitIT {
         assertThat(Instances.startupFailure(redis.uri(), BadNameService.class))
                 .hasMessageContaining("@DistributedConcurrencyLimit on BadNameService.run(String)")
                 .hasMessageContaining("tenatn");
+    }
+
+    /** PUBSUB NUMSUB of one channel. */
+    private static long subscribers(RedisServer redis, String channel) {
+        List<?> reply = (List<?>) redis.command(Duration.ofSeconds(5), "PUBSUB", "NUMSUB", channel);
+        return Long.parseLong(String.valueOf(reply.get(1)));
     }
 }

@@ -77,6 +77,12 @@ public class LimitedService {
         return "waited " + tenant;
     }
 
+    /** Waits up to 20 s for one of the 2 permits: long enough for a test to see it waiting before a permit frees. */
+    @DistributedConcurrencyLimit(name = "exports:#{#tenant}", permits = 2, waitTime = "20s")
+    public void waitPatiently(String tenant) {
+        shared.runs.incrementAndGet();
+    }
+
     @DistributedConcurrencyLimit(name = "failing", permits = 1)
     public void fail() {
         throw new IllegalStateException("boom");

@@ -170,8 +170,11 @@ final class RedisLock {
      */
     private CompletableFuture<Long> confirmedAttempt(long ownerId, long leaseMs, long waitMillis) {
         ReplicaSync sync = services.replicaSync;
+        // a re-entry is judged before the attempt is sent: once sent, its own grant may already be tracked when the
+        // check runs, and a first acquisition would pass for a re-entry, unconfirmed
+        boolean reentry = sync.enabled() && hold(ownerId) != null;
         CompletableFuture<Long> attempt = Errors.call(() -> protocol.attempt(ownerId, leaseMs, waitMillis));
-        if (!sync.enabled() || hold(ownerId) != null) {
+        if (!sync.enabled() || reentry) {
             return attempt;
         }
         return attempt.thenCompose(ttl -> ttl != null

@@ -16,6 +16,7 @@ final class WakeupChannel {
     final String name;
     final CompletableFuture<Void> ready;
     private final TaskScheduler scheduler;
+    private final Steps steps;
     private final Queue<Sleeper> sleepers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger permits = new AtomicInteger();
     volatile int refs;
@@ -24,18 +25,42 @@ final class WakeupChannel {
     /** Set when a semaphore joined it: a message is a permit count, waking that many sleepers at most. */
     volatile boolean countsPermits;
 
-    WakeupChannel(String name, CompletableFuture<Void> ready, TaskScheduler scheduler) {
+    WakeupChannel(String name, CompletableFuture<Void> ready, TaskScheduler scheduler, Steps steps) {
         this.name = name;
         this.ready = ready;
         this.scheduler = scheduler;
+        this.steps = steps;
+    }
+
+    /** Where a sleep or a wake-up stands between its two steps (reported to {@link Steps}, for tests). */
+    enum Step {
+        /** A sleeper found no stored wake-up and has not enqueued itself yet. */
+        SLEEPER_LOOKED,
+        /** A sleeper enqueued itself and has not looked for a stored wake-up again yet. */
+        SLEEPER_ENQUEUED,
+        /** A waker (wake one or all) did the first of its two steps (store, look for sleepers) and not the second. */
+        WAKER_HALFWAY
+    }
+
+    /**
+     * Told at each {@link Step}, on the thread taking it: lets a test run the other side's whole operation exactly
+     * there, to check every such interleaving deterministically. {@link #NONE} in production.
+     */
+    @FunctionalInterface
+    interface Steps {
+        Steps NONE = step -> { };
+
+        void reached(Step step);
     }
 
     CompletableFuture<Boolean> sleep(long timeoutMillis) {
         if (takePermit()) {
             return CompletableFuture.completedFuture(true);
         }
+        steps.reached(Step.SLEEPER_LOOKED);
         Sleeper sleeper = new Sleeper();
         sleepers.add(sleeper);
+        steps.reached(Step.SLEEPER_ENQUEUED);
         // A wake-up may have been stored between the check above and the enqueue: take it now.
         if (takePermit()) {
             if (!sleeper.complete(true)) {
@@ -67,6 +92,7 @@ final class WakeupChannel {
         // keep the wake-up for the next sleeper, at most one per joined waiter; handed to a sleeper below if any
         int before = permits.getAndUpdate(p -> p < Math.max(1, refs) ? p + 1 : p);
         boolean stored = before < Math.max(1, refs);
+        steps.reached(Step.WAKER_HALFWAY);
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
             if (sleeper.complete(true)) {
@@ -88,6 +114,7 @@ final class WakeupChannel {
 
     void wakeAll() {
         permits.updateAndGet(p -> Math.max(p, Math.max(1, refs)));
+        steps.reached(Step.WAKER_HALFWAY);
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
             sleeper.complete(true);

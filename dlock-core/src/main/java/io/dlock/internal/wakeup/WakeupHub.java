@@ -38,9 +38,17 @@ public final class WakeupHub {
     private final TaskScheduler scheduler;
     private final Map<String, WakeupChannel> channels = new ConcurrentHashMap<>();
 
+    private final WakeupChannel.Steps steps;
+
     public WakeupHub(PubSubPort port, TaskScheduler scheduler) {
+        this(port, scheduler, WakeupChannel.Steps.NONE);
+    }
+
+    /** With {@code steps} told where each sleep and wake-up stands (tests drive interleavings with it). */
+    WakeupHub(PubSubPort port, TaskScheduler scheduler, WakeupChannel.Steps steps) {
         this.port = port;
         this.scheduler = scheduler;
+        this.steps = steps;
     }
 
     /** Joins the waiters of {@code channel}, subscribing if this is the first. Never blocks. */
@@ -82,7 +90,7 @@ public final class WakeupHub {
 
     private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting) {
         WakeupChannel joined = channels.compute(channel, (name, existing) -> {
-            WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler);
+            WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler, steps);
             c.refs++;
             if (everyMessageWakesAll) {
                 c.everyMessageWakesAll = true;
