@@ -461,8 +461,10 @@ class MultiLockIT {
         // a member whose key is not a lock: refused naming it, nothing taken
         raw.sync().set(b, "not a lock");
         MultiLock overWrongType = client.getMultiLock(client.getLock(a), client.getLock(b));
-        assertThatThrownBy(overWrongType::tryLock).isInstanceOf(LockException.class)
-                .hasMessageContaining(b);
+        assertThatThrownBy(overWrongType::tryLock).isInstanceOf(io.dlock.NotALockException.class)
+                .hasMessageContaining(b).hasMessageContaining("holds a string");
+        assertThatThrownBy(() -> overWrongType.tryLock(200, MILLISECONDS))
+                .isInstanceOf(io.dlock.NotALockException.class).hasMessageContaining(b);
         assertThat(raw.exists(a)).isFalse();
         raw.sync().del(b);
 

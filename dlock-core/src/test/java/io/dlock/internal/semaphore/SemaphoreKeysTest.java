@@ -33,4 +33,29 @@ class SemaphoreKeysTest {
         assertThatThrownBy(() -> PermitIds.require("s", "g123456789abcdef0123456789abcdef"))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void twoNamesGetTwoKeySetsExceptAWholeHashTagWhichTheClientRefuses() {
+        SemaphoreKeys plain = SemaphoreKeys.of("x");
+        SemaphoreKeys tagged = SemaphoreKeys.of("{x}:y");
+        assertThat(plain.both()).doesNotContainAnyElementsOf(java.util.List.of(tagged.both()));
+        assertThat(plain.channel()).isNotEqualTo(tagged.channel());
+        // "{x}" would share x's permit table, so the client refuses it for the leased semaphore (LockNames)
+        assertThat(SemaphoreKeys.of("{x}").tableKey()).isEqualTo(plain.tableKey());
+        assertThatThrownBy(() -> io.dlock.internal.LockNames.requireOwnAuxiliaryKeys("{x}", "leased semaphore"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'{x}'");
+        // grant marks are per attempt: two attempts never share one, whatever the names
+        assertThat(plain.countAndMark("a")[1]).isEqualTo("dlock_sem_grant:{x}:a");
+        assertThat(tagged.countAndMark("a")[1]).isEqualTo("dlock_sem_grant:{x}:y:a");
+        assertThat(plain.countAndMark("a")[1]).isNotEqualTo(plain.countAndMark("b")[1]);
+    }
+
+    @Test
+    void anAttemptsIdsAreASeriesComputedAgainFromItsFirst() {
+        assertThat(PermitIds.series("0000000000000000000000000000000f", 3)).containsExactly(
+                "0000000000000000000000000000000f", "00000000000000000000000000000010",
+                "00000000000000000000000000000011");
+        assertThat(PermitIds.series("ffffffffffffffffffffffffffffffff", 2)).containsExactly(
+                "ffffffffffffffffffffffffffffffff", "00000000000000000000000000000000");
+    }
 }
