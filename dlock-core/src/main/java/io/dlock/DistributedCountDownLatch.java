@@ -46,6 +46,13 @@ public interface DistributedCountDownLatch {
     /** The longest time to live of {@link #trySetCount(long, Duration)}: {@link DistributedLock#MAX_LEASE}. */
     Duration MAX_TTL = DistributedLock.MAX_LEASE;
 
+    /**
+     * The largest count {@link #trySetCount(long)} accepts: 2<sup>53</sup> (9,007,199,254,740,992), the largest that
+     * the scripts' numbers (Lua doubles) hold exactly. A larger count already in Redis (Redisson takes any
+     * {@code long}) is read exactly all the same: {@link #getCount()} returns it as stored, and the latch is closed.
+     */
+    long MAX_COUNT = 1L << 53;
+
     /** @return the latch's name, which is also its Redis key. Never blocks. */
     String getName();
 
@@ -53,9 +60,9 @@ public interface DistributedCountDownLatch {
      * Sets the count if the latch is open (no count in Redis), without a time to live, and wakes nobody (awaiters of
      * an open latch have returned already). One atomic script; blocks for one round trip.
      *
-     * @param count the count, at least 1
+     * @param count the count, at least 1 and at most {@link #MAX_COUNT}
      * @return whether the count was set ({@code false}: the latch is closed already; nothing changed)
-     * @throws IllegalArgumentException when {@code count} is below 1
+     * @throws IllegalArgumentException when {@code count} is below 1 or above {@link #MAX_COUNT} (nothing is sent)
      */
     @Blocking
     boolean trySetCount(long count);
@@ -64,9 +71,10 @@ public interface DistributedCountDownLatch {
      * As {@link #trySetCount(long)}, and the latch expires {@code ttl} from now unless counted down to zero first;
      * see the class comment for what awaiters see then. Counting down keeps the TTL.
      *
-     * @param count the count, at least 1
+     * @param count the count, at least 1 and at most {@link #MAX_COUNT}
      * @param ttl   the time to live, at least 1 ms and at most {@link #MAX_TTL}
-     * @throws IllegalArgumentException when {@code count} or {@code ttl} is out of range
+     * @throws IllegalArgumentException when {@code count} or {@code ttl} is out of range (nothing is sent: nothing
+     *                                  written, nothing published)
      * @throws NullPointerException     when {@code ttl} is null
      */
     @Blocking
@@ -112,10 +120,15 @@ public interface DistributedCountDownLatch {
     @Blocking
     boolean await(long timeout, TimeUnit unit) throws InterruptedException;
 
-    /** {@link #await(long, TimeUnit)} with a {@link Duration}; a negative one counts as 0. */
+    /**
+     * {@link #await(long, TimeUnit)} with a {@link Duration}; a negative one counts as 0 (one check), one longer than
+     * {@link #MAX_TTL} ({@code ChronoUnit.FOREVER} included) as no limit, the rule of the locks' waits.
+     *
+     * @throws NullPointerException when {@code timeout} is null
+     */
     @Blocking
     default boolean await(Duration timeout) throws InterruptedException {
-        return await(java.util.Objects.requireNonNull(timeout, "timeout").toMillis(), TimeUnit.MILLISECONDS);
+        return await(Durations.toMillis(waitOrZero(timeout), "timeout"), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -154,9 +167,14 @@ public interface DistributedCountDownLatch {
      */
     CompletableFuture<Boolean> awaitAsync(long timeout, TimeUnit unit);
 
-    /** Async {@link #await(Duration)}. */
+    /** Async {@link #await(Duration)}; argument errors are thrown, not put in the future. */
     default CompletableFuture<Boolean> awaitAsync(Duration timeout) {
-        return awaitAsync(java.util.Objects.requireNonNull(timeout, "timeout").toMillis(), TimeUnit.MILLISECONDS);
+        return awaitAsync(Durations.toMillis(waitOrZero(timeout), "timeout"), TimeUnit.MILLISECONDS);
+    }
+
+    /** @return {@code timeout}, or zero for a negative one (a latch's wait, unlike a lock's, has no -1 code) */
+    private static Duration waitOrZero(Duration timeout) {
+        return java.util.Objects.requireNonNull(timeout, "timeout").isNegative() ? Duration.ZERO : timeout;
     }
 
     /** Async {@link #delete()}. */

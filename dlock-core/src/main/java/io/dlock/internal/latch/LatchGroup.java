@@ -108,8 +108,8 @@ final class LatchGroup {
     }
 
     /** @param subscribed whether Redis had confirmed the subscription when the check was sent */
-    private void answered(long number, boolean subscribed, List<Long> state, Throwable error) {
-        boolean open = error == null && state.get(0) <= 0;
+    private void answered(long number, boolean subscribed, RedisCountDownLatch.State state, Throwable error) {
+        boolean open = error == null && state.isOpen();
         boolean announce = false;
         List<LatchAwait> answeredFor;
         synchronized (this) {
@@ -139,7 +139,7 @@ final class LatchGroup {
             long now = services.nanoTime.getAsLong();
             answeredFor.forEach(member -> member.stillClosed(now));
         }
-        next(error != null, open, subscribed, error == null ? state.get(1) : 0);
+        next(error != null, open, subscribed, error == null ? state.pttl() : 0);
     }
 
     /**

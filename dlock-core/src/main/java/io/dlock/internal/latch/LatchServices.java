@@ -85,7 +85,7 @@ public final class LatchServices {
      *         {@link io.dlock.LockException} naming the latch
      */
     public CompletableFuture<LatchInfo> inspect(String name) {
-        CompletableFuture<List<Long>> reply = closed ? CompletableFuture.failedFuture(LatchErrors.closed(name))
+        CompletableFuture<List<Object>> reply = closed ? CompletableFuture.failedFuture(LatchErrors.closed(name))
                 : Errors.call(() -> scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI, new String[]{name}));
         return reply.handle((state, error) -> {
             if (error != null) {
@@ -96,7 +96,8 @@ public final class LatchServices {
                 }
                 throw failure;
             }
-            return new LatchInfo(name, Math.max(0, state.get(0)), state.get(1));
+            RedisCountDownLatch.State read = RedisCountDownLatch.State.of(state);
+            return new LatchInfo(name, read.count(), read.pttl());
         });
     }
 
