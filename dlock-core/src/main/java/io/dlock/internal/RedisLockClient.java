@@ -117,7 +117,7 @@ public final class RedisLockClient implements LockClient {
         this.inspector = new LockInspector(scripts);
         this.semaphoreInspector = new SemaphoreInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
-                transport::slot, watchdogMs / 3, services.events()::get);
+                transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns());
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, wakeups, scheduler, System::nanoTime,
                 executor, transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(), watchdogMs,
                 Clock.systemUTC(), this::dispatchLeaseLost, services.events()::get);
@@ -452,6 +452,11 @@ public final class RedisLockClient implements LockClient {
     public Diagnostics diagnostics() {
         return new Diagnostics(renewer.renewedCount(), renewer.trackedCount(), wakeups.subscriptionCount(),
                 services.waitingCount(), services.localCohortCount());
+    }
+
+    /** @return count-down latch awaits now waiting (for tests) */
+    public int latchWaitingCount() {
+        return latches.waitingCount();
     }
 
     /** @return acquisitions of semaphores now waiting, and leased permits held (for tests and inspection) */

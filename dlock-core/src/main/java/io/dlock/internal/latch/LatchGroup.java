@@ -1,6 +1,7 @@
 package io.dlock.internal.latch;
 
 import io.dlock.internal.Errors;
+import io.dlock.internal.transport.ServerRuns;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
@@ -28,6 +29,16 @@ import java.util.concurrent.CompletableFuture;
  * A check that finds the latch open when the group last read it closed, with no message since, runs
  * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or a lost message.
  *
+ * <h2>Lost, not opened</h2>
+ * A latch whose key is gone reads as open, which is also what a restart without persistence (or a failover to a node
+ * without the key) leaves. Each check therefore carries the server's run id ({@link ServerRuns}): a closed answer
+ * records the run id known before its check was sent, in the group and in each member it holds for; an open answer,
+ * when somebody read the latch closed, is confirmed by the run id after it. A member that read the latch closed on
+ * another run than the one now serving the missing key fails with {@link io.dlock.LockLostException} ("Redis lost the
+ * latch's count") instead of returning {@code true}, and the group announces nothing for it (docs/protocol.md §11.3).
+ * The key missing <em>and</em> the run changed is the rule: a failover whose new master still has the key changes
+ * nothing. A member that never read the latch closed cannot tell and sees an open latch.
+ *
  * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
  * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
  * map lock (join, leave) and never held while sending a check or completing a member.
@@ -45,6 +56,8 @@ final class LatchGroup {
     /** An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group since the last. */
     private boolean sawClosed;
     private boolean messageSinceClosed;
+    /** The run id known before the check that last read the latch closed ({@link ServerRuns#before}), or null. */
+    private String closedRun;
     private long outagePauseMs;
     private boolean dropped;
 
@@ -95,7 +108,11 @@ final class LatchGroup {
         }
     }
 
-    /** Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. */
+    /**
+     * Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. The check reads the
+     * server's run id known before it ({@link ServerRuns#before}), the latch's state, and, when it finds the latch open
+     * and somebody read it closed before, the run id after it ({@link ServerRuns#after}).
+     */
     void send(long number) {
         boolean subscribed;
         synchronized (this) {
@@ -104,12 +121,39 @@ final class LatchGroup {
             }
             subscribed = subscription != null && subscription.ready().isDone();
         }
-        latch.state().whenComplete((state, error) -> answered(number, subscribed, state, error));
+        String name = latch.getName();
+        services.runs.before(name).thenCompose(before -> latch.state().thenCompose(state ->
+                        !state.isOpen() || !readClosedOnAKnownRun() ? CompletableFuture.completedFuture(
+                                new Check(before, state, null))
+                                : services.runs.after(name).thenApply(after -> new Check(before, state, after))))
+                .whenComplete((check, error) -> answered(number, subscribed, check, error));
+    }
+
+    /**
+     * One check's answer.
+     *
+     * @param before the run id known before it was sent: the state was read on that run or a later one
+     * @param after  for an open latch that somebody read closed: the run id after the read, else null
+     */
+    private record Check(String before, RedisCountDownLatch.State state, String after) {
+    }
+
+    /** @return whether the group or a member read the latch closed on a known run (an opening is then confirmed) */
+    private synchronized boolean readClosedOnAKnownRun() {
+        if (closedRun != null && !closedRun.isEmpty()) {
+            return true;
+        }
+        for (LatchAwait member : rounds.members()) {
+            if (member.closedRun() != null && !member.closedRun().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @param subscribed whether Redis had confirmed the subscription when the check was sent */
-    private void answered(long number, boolean subscribed, RedisCountDownLatch.State state, Throwable error) {
-        boolean open = error == null && state.isOpen();
+    private void answered(long number, boolean subscribed, Check check, Throwable error) {
+        boolean open = error == null && check.state().isOpen();
         boolean announce = false;
         List<LatchAwait> answeredFor;
         synchronized (this) {
@@ -120,10 +164,17 @@ final class LatchGroup {
             if (error == null) {
                 outagePauseMs = 0;
                 if (open) {
-                    announce = sawClosed && !messageSinceClosed;
+                    // gone after a restart or failover is no opening: nothing to announce, and nothing read closed
+                    boolean lost = ServerRuns.changed(closedRun, check.after());
+                    announce = sawClosed && !messageSinceClosed && !lost;
+                    if (lost) {
+                        sawClosed = false;
+                        closedRun = null;
+                    }
                 } else {
                     sawClosed = true;
                     messageSinceClosed = false;
+                    closedRun = check.before();
                 }
             }
         }
@@ -134,12 +185,12 @@ final class LatchGroup {
             if (announce) {
                 latch.announceOpened();
             }
-            answeredFor.forEach(LatchAwait::opened);
+            answeredFor.forEach(member -> member.found(check.after()));
         } else {
             long now = services.nanoTime.getAsLong();
-            answeredFor.forEach(member -> member.stillClosed(now));
+            answeredFor.forEach(member -> member.stillClosed(now, check.before()));
         }
-        next(error != null, open, subscribed, error == null ? state.pttl() : 0);
+        next(error != null, open, subscribed, error == null ? check.state().pttl() : 0);
     }
 
     /**

@@ -9,6 +9,7 @@ import io.dlock.internal.Errors;
 import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.transport.ServerRuns;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
@@ -38,6 +39,8 @@ public final class LatchServices {
     final WakeupHub wakeups;
     final Executor executor;
     final LongSupplier nanoTime;
+    /** The run ids of the servers behind the latches: a latch found gone on another run was lost, not opened. */
+    final ServerRuns runs;
     /** The longest an awaiter sleeps between two checks of the count, message or not (ms). */
     final long recheckMs;
     private final String publishCommand;
@@ -53,11 +56,13 @@ public final class LatchServices {
      * @param slot           the transport's key-to-slot function
      * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
      * @param events         the client's event listeners now
+     * @param runs           the transport's run ids of the servers
      */
     public LatchServices(ScriptRunner scripts, WakeupHub wakeups, Executor executor, LongSupplier nanoTime,
                          String publishCommand, ToIntFunction<String> slot, long recheckMs,
-                         Supplier<LockEventListener> events) {
+                         Supplier<LockEventListener> events, ServerRuns runs) {
         this.events = events;
+        this.runs = runs;
         this.scripts = scripts;
         this.wakeups = wakeups;
         this.executor = executor;
