@@ -23,6 +23,17 @@ import java.util.concurrent.TimeUnit;
  * done": pick a TTL well beyond the batch's expected length, and have awaiters check the work's results if they must
  * tell the two apart.
  *
+ * <p><b>Data loss (dlock only).</b> A latch whose key Redis lost — a restart without persistence, or a failover to a
+ * replica that did not have it — would also read as open. An awaiter that read the latch closed (count above 0) tells
+ * the two apart by the server's run id ({@code INFO server}, drawn anew at every start): when the key is gone on
+ * another run of the server (another node after a failover) than the one on which it read the latch closed, it fails
+ * with {@link LockLostException} naming the latch ("Redis lost the latch's count") instead of returning, and dlock
+ * publishes no opening for it. A failover whose new master has the key is no loss. A latch that really reached zero
+ * just before the restart or failover, before the awaiter read it again, is reported lost too (the two cannot be told
+ * apart). What reads Redis afterwards reads what it holds: {@link #getCount()} 0, {@link #remainTimeToLive()} -2, and an
+ * await that never read the latch closed returns at once. A user whose ACL denies {@code INFO} gets no such check. See
+ * {@code docs/protocol.md} §11.3.
+ *
  * <p><b>Waiting.</b> Awaiters do not poll: they subscribe to the latch's pub/sub channel and check the count again on
  * every message, after a reconnect, and at least every {@code watchdogTimeout / 3} (10 s by default) or when the
  * latch's TTL runs out, whichever is sooner, so a lost message delays a wake-up by at most that long and never hangs
@@ -88,7 +99,10 @@ public interface DistributedCountDownLatch {
     @Blocking
     void countDown();
 
-    /** @return the remaining count, 0 when the latch is open (one round trip) */
+    /**
+     * @return the remaining count as stored, 0 when the latch is open (one round trip); 0 also when Redis lost the key
+     *         (a restart without persistence): only an awaiter that read the latch closed can tell
+     */
     @Blocking
     long getCount();
 
@@ -104,6 +118,7 @@ public interface DistributedCountDownLatch {
      * growing up to 2 s between attempts, until Redis answers again or the client closes.
      *
      * @throws InterruptedException if interrupted while waiting (nothing is left behind: the subscription is dropped)
+     * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
      * @throws LockException        when the key is not a latch, or the client closes while waiting
      */
     @Blocking
@@ -113,8 +128,10 @@ public interface DistributedCountDownLatch {
      * Waits at most {@code timeout} for the latch to open.
      *
      * @param timeout how long to wait; 0 (or less) means one check
+     * @param unit    the unit of {@code timeout}; a timeout longer than {@link #MAX_TTL} means no limit
      * @return {@code true} when the latch is open, {@code false} when the time ran out first
      * @throws InterruptedException if interrupted while waiting
+     * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
      * @throws LockException        when Redis fails or does not answer (a timed wait is not retried)
      */
     @Blocking
