@@ -28,9 +28,9 @@ import java.util.concurrent.TimeUnit;
  * the two apart by the server's run id ({@code INFO server}, drawn anew at every start): when the key is gone on
  * another run of the server (another node after a failover) than the one on which it read the latch closed, it fails
  * with {@link LockLostException} naming the latch ("Redis lost the latch's count") instead of returning, and dlock
- * publishes no opening for it. A failover whose new master has the key is no loss. A latch that really reached zero
- * just before the restart or failover, before the awaiter read it again, is reported lost too (the two cannot be told
- * apart). What reads Redis afterwards reads what it holds: {@link #getCount()} 0, {@link #remainTimeToLive()} -2, and an
+ * publishes no opening for it. A failover whose new master has the key is no loss, and an opening whose zero message
+ * the client heard is an opening on whichever server. A latch that really reached zero just before the restart or
+ * failover, its message unheard (the subscription was down), is reported lost too (the two cannot be told apart). What reads Redis afterwards reads what it holds: {@link #getCount()} 0, {@link #remainTimeToLive()} -2, and an
  * await that never read the latch closed returns at once. A user whose ACL denies {@code INFO} gets no such check. See
  * {@code docs/protocol.md} §11.3.
  *

@@ -124,6 +124,7 @@ public final class RedisLockClient implements LockClient {
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
+                latches.message(channel, message); // before the wake-up: the check it causes must see it
                 wakeups.onMessage(channel, message);
                 services.unlockMessage(channel);
             }

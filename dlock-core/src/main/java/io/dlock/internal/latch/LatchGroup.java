@@ -37,7 +37,10 @@ import java.util.concurrent.CompletableFuture;
  * another run than the one now serving the missing key fails with {@link io.dlock.LockLostException} ("Redis lost the
  * latch's count") instead of returning {@code true}, and the group announces nothing for it (docs/protocol.md §11.3).
  * The key missing <em>and</em> the run changed is the rule: a failover whose new master still has the key changes
- * nothing. A member that never read the latch closed cannot tell and sees an open latch.
+ * nothing. And a "0" heard on the channel since the last closed answer ({@link #zeroHeard}: only an opening publishes
+ * it) makes an open answer an opening whatever the run, so that count-downs on a promoted replica open the latch even
+ * before the group has read it closed there. A member that never read the latch closed cannot tell and sees an open
+ * latch.
  *
  * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
  * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
@@ -58,6 +61,8 @@ final class LatchGroup {
     private boolean messageSinceClosed;
     /** The run id known before the check that last read the latch closed ({@link ServerRuns#before}), or null. */
     private String closedRun;
+    /** A "0" was heard on the channel since the last closed answer: an opening was published, whatever the run. */
+    private boolean zeroSinceClosed;
     private long outagePauseMs;
     private boolean dropped;
 
@@ -94,6 +99,15 @@ final class LatchGroup {
         dropped = true;
         sleep = null;
         return true;
+    }
+
+    /**
+     * A "0" was heard on the latch's channel (on Lettuce's thread): an opening was published since the last closed
+     * answer, or about then; an open answer is then an opening even on another run of the server (a failover to a
+     * replica that had the latch, counted down there), not a loss.
+     */
+    synchronized void zeroHeard() {
+        zeroSinceClosed = true;
     }
 
     /** Drops the subscription of a dropped group (outside the map lock). */
@@ -155,6 +169,7 @@ final class LatchGroup {
     private void answered(long number, boolean subscribed, Check check, Throwable error) {
         boolean open = error == null && check.state().isOpen();
         boolean announce = false;
+        boolean opened = false;
         List<LatchAwait> answeredFor;
         synchronized (this) {
             if (dropped) {
@@ -165,7 +180,8 @@ final class LatchGroup {
                 outagePauseMs = 0;
                 if (open) {
                     // gone after a restart or failover is no opening: nothing to announce, and nothing read closed
-                    boolean lost = ServerRuns.changed(closedRun, check.after());
+                    opened = zeroSinceClosed;
+                    boolean lost = !opened && ServerRuns.changed(closedRun, check.after());
                     announce = sawClosed && !messageSinceClosed && !lost;
                     if (lost) {
                         sawClosed = false;
@@ -175,6 +191,7 @@ final class LatchGroup {
                     sawClosed = true;
                     messageSinceClosed = false;
                     closedRun = check.before();
+                    zeroSinceClosed = false;
                 }
             }
         }
@@ -185,7 +202,8 @@ final class LatchGroup {
             if (announce) {
                 latch.announceOpened();
             }
-            answeredFor.forEach(member -> member.found(check.after()));
+            String after = opened ? null : check.after(); // a "0" heard: opened, on whichever run
+            answeredFor.forEach(member -> member.found(after));
         } else {
             long now = services.nanoTime.getAsLong();
             answeredFor.forEach(member -> member.stillClosed(now, check.before()));

@@ -155,6 +155,21 @@ public final class LatchServices {
         }
     }
 
+    /**
+     * A pub/sub message arrived (on Lettuce's thread; never blocks): a {@code 0} on a latch's channel, which only an
+     * opening publishes (a count-down to zero, a delete, an announced expiry), tells the latch's group, if any, that
+     * the latch opened ({@link LatchGroup#zeroHeard}). Other channels and messages are ignored.
+     */
+    public void message(String channel, String message) {
+        if (!"0".equals(message) || !channel.startsWith(LatchChannel.PREFIX + "{") || !channel.endsWith("}")) {
+            return;
+        }
+        LatchGroup group = groups.get(channel.substring(LatchChannel.PREFIX.length() + 1, channel.length() - 1));
+        if (group != null) {
+            group.zeroHeard();
+        }
+    }
+
     /** @return awaits under way (for tests) */
     public int waitingCount() {
         return waiting.size();
