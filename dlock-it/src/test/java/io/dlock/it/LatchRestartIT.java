@@ -39,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 90, unit = SECONDS)
 class LatchRestartIT {
     static final Duration OUTCOME = Duration.ofSeconds(10);
+    /** Far below the bounded re-check (10 s with the default watchdog): a wake-up within it came from a message. */
+    static final Duration WAKE_UP = Duration.ofSeconds(2);
 
     String name;
     RawRedis raw;
@@ -89,10 +91,13 @@ class LatchRestartIT {
         assertThat(latch.trySetCount(1)).isTrue();
         Map<String, Future<?>> again = startFourAwaits(a, latch);
         a.getCountDownLatch(name).countDown();
+        long opened = System.nanoTime();
         for (Map.Entry<String, Future<?>> await : again.entrySet()) {
             Object result = Workers.get(await.getValue(), OUTCOME);
             assertThat(result).as(await.getKey()).isNotEqualTo(Boolean.FALSE);
         }
+        assertThat(Duration.ofNanos(System.nanoTime() - opened)).as("woken by the opening's message")
+                .isLessThan(WAKE_UP);
     }
 
     @Test
@@ -103,10 +108,13 @@ class LatchRestartIT {
         for (int i = 0; i < 3; i++) {
             b.getCountDownLatch(name).countDown();
         }
+        long opened = System.nanoTime();
         for (Map.Entry<String, Future<?>> await : awaits.entrySet()) {
             Object result = Workers.get(await.getValue(), OUTCOME);
             assertThat(result).as(await.getKey()).isNotEqualTo(Boolean.FALSE);
         }
+        assertThat(Duration.ofNanos(System.nanoTime() - opened)).as("woken by the opening's message")
+                .isLessThan(WAKE_UP);
         assertThat(latch.getCount()).isZero();
         assertThat(((RedisLockClient) a).latchWaitingCount()).isZero();
     }
