@@ -23,6 +23,17 @@ import java.util.concurrent.TimeUnit;
  * done": pick a TTL well beyond the batch's expected length, and have awaiters check the work's results if they must
  * tell the two apart.
  *
+ * <p><b>Data loss (dlock only).</b> A latch whose key Redis lost — a restart without persistence, or a failover to a
+ * replica that did not have it — would also read as open. An awaiter that read the latch closed (count above 0) tells
+ * the two apart by the server's run id ({@code INFO server}, drawn anew at every start): when the key is gone on
+ * another run of the server (another node after a failover) than the one on which it read the latch closed, it fails
+ * with {@link LockLostException} naming the latch ("Redis lost the latch's count") instead of returning, and dlock
+ * publishes no opening for it. A failover whose new master has the key is no loss, and an opening whose zero message
+ * the client heard is an opening on whichever server. A latch that really reached zero just before the restart or
+ * failover, its message unheard (the subscription was down), is reported lost too (the two cannot be told apart). What reads Redis afterwards reads what it holds: {@link #getCount()} 0, {@link #remainTimeToLive()} -2, and an
+ * await that never read the latch closed returns at once. A user whose ACL denies {@code INFO} gets no such check. See
+ * {@code docs/protocol.md} §11.3.
+ *
  * <p><b>Waiting.</b> Awaiters do not poll: they subscribe to the latch's pub/sub channel and check the count again on
  * every message, after a reconnect, and at least every {@code watchdogTimeout / 3} (10 s by default) or when the
  * latch's TTL runs out, whichever is sooner, so a lost message delays a wake-up by at most that long and never hangs
@@ -46,6 +57,13 @@ public interface DistributedCountDownLatch {
     /** The longest time to live of {@link #trySetCount(long, Duration)}: {@link DistributedLock#MAX_LEASE}. */
     Duration MAX_TTL = DistributedLock.MAX_LEASE;
 
+    /**
+     * The largest count {@link #trySetCount(long)} accepts: 2<sup>53</sup> (9,007,199,254,740,992), the largest that
+     * the scripts' numbers (Lua doubles) hold exactly. A larger count already in Redis (Redisson takes any
+     * {@code long}) is read exactly all the same: {@link #getCount()} returns it as stored, and the latch is closed.
+     */
+    long MAX_COUNT = 1L << 53;
+
     /** @return the latch's name, which is also its Redis key. Never blocks. */
     String getName();
 
@@ -53,9 +71,9 @@ public interface DistributedCountDownLatch {
      * Sets the count if the latch is open (no count in Redis), without a time to live, and wakes nobody (awaiters of
      * an open latch have returned already). One atomic script; blocks for one round trip.
      *
-     * @param count the count, at least 1
+     * @param count the count, at least 1 and at most {@link #MAX_COUNT}
      * @return whether the count was set ({@code false}: the latch is closed already; nothing changed)
-     * @throws IllegalArgumentException when {@code count} is below 1
+     * @throws IllegalArgumentException when {@code count} is below 1 or above {@link #MAX_COUNT} (nothing is sent)
      */
     @Blocking
     boolean trySetCount(long count);
@@ -64,9 +82,10 @@ public interface DistributedCountDownLatch {
      * As {@link #trySetCount(long)}, and the latch expires {@code ttl} from now unless counted down to zero first;
      * see the class comment for what awaiters see then. Counting down keeps the TTL.
      *
-     * @param count the count, at least 1
+     * @param count the count, at least 1 and at most {@link #MAX_COUNT}
      * @param ttl   the time to live, at least 1 ms and at most {@link #MAX_TTL}
-     * @throws IllegalArgumentException when {@code count} or {@code ttl} is out of range
+     * @throws IllegalArgumentException when {@code count} or {@code ttl} is out of range (nothing is sent: nothing
+     *                                  written, nothing published)
      * @throws NullPointerException     when {@code ttl} is null
      */
     @Blocking
@@ -80,7 +99,10 @@ public interface DistributedCountDownLatch {
     @Blocking
     void countDown();
 
-    /** @return the remaining count, 0 when the latch is open (one round trip) */
+    /**
+     * @return the remaining count as stored, 0 when the latch is open (one round trip); 0 also when Redis lost the key
+     *         (a restart without persistence): only an awaiter that read the latch closed can tell
+     */
     @Blocking
     long getCount();
 
@@ -96,6 +118,7 @@ public interface DistributedCountDownLatch {
      * growing up to 2 s between attempts, until Redis answers again or the client closes.
      *
      * @throws InterruptedException if interrupted while waiting (nothing is left behind: the subscription is dropped)
+     * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
      * @throws LockException        when the key is not a latch, or the client closes while waiting
      */
     @Blocking
@@ -105,17 +128,24 @@ public interface DistributedCountDownLatch {
      * Waits at most {@code timeout} for the latch to open.
      *
      * @param timeout how long to wait; 0 (or less) means one check
+     * @param unit    the unit of {@code timeout}; a timeout longer than {@link #MAX_TTL} means no limit
      * @return {@code true} when the latch is open, {@code false} when the time ran out first
      * @throws InterruptedException if interrupted while waiting
+     * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
      * @throws LockException        when Redis fails or does not answer (a timed wait is not retried)
      */
     @Blocking
     boolean await(long timeout, TimeUnit unit) throws InterruptedException;
 
-    /** {@link #await(long, TimeUnit)} with a {@link Duration}; a negative one counts as 0. */
+    /**
+     * {@link #await(long, TimeUnit)} with a {@link Duration}; a negative one counts as 0 (one check), one longer than
+     * {@link #MAX_TTL} ({@code ChronoUnit.FOREVER} included) as no limit, the rule of the locks' waits.
+     *
+     * @throws NullPointerException when {@code timeout} is null
+     */
     @Blocking
     default boolean await(Duration timeout) throws InterruptedException {
-        return await(java.util.Objects.requireNonNull(timeout, "timeout").toMillis(), TimeUnit.MILLISECONDS);
+        return await(Durations.toMillis(waitOrZero(timeout), "timeout"), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -154,9 +184,14 @@ public interface DistributedCountDownLatch {
      */
     CompletableFuture<Boolean> awaitAsync(long timeout, TimeUnit unit);
 
-    /** Async {@link #await(Duration)}. */
+    /** Async {@link #await(Duration)}; argument errors are thrown, not put in the future. */
     default CompletableFuture<Boolean> awaitAsync(Duration timeout) {
-        return awaitAsync(java.util.Objects.requireNonNull(timeout, "timeout").toMillis(), TimeUnit.MILLISECONDS);
+        return awaitAsync(Durations.toMillis(waitOrZero(timeout), "timeout"), TimeUnit.MILLISECONDS);
+    }
+
+    /** @return {@code timeout}, or zero for a negative one (a latch's wait, unlike a lock's, has no -1 code) */
+    private static Duration waitOrZero(Duration timeout) {
+        return java.util.Objects.requireNonNull(timeout, "timeout").isNegative() ? Duration.ZERO : timeout;
     }
 
     /** Async {@link #delete()}. */

@@ -7,6 +7,10 @@ package io.dlock;
  * changed by another holder since. Thrown by {@link DistributedLock#extendLease}, and by an acquisition that would
  * re-enter such a hold (which it never re-creates); the client's {@link LeaseLostListener}s are told of the loss as
  * well.
+ *
+ * <p>Also thrown by {@link DistributedCountDownLatch#await()} and its timed and async forms when Redis lost the
+ * latch's count after the await read it closed (a restart without persistence, a failover to a node without the key):
+ * the latch did not open by count-downs; {@link #lockName()} is the latch's name.
  */
 public class LockLostException extends LockException {
     private static final long serialVersionUID = 1L;

@@ -125,7 +125,7 @@ public final class RedisLockClient implements LockClient {
         this.inspector = new LockInspector(scripts);
         this.semaphoreInspector = new SemaphoreInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
-                transport::slot, watchdogMs / 3, services.events()::get);
+                transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns());
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
                 transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
                 grantMarkMillis(config.commandTimeout().toMillis()), watchdogMs, Clock.systemUTC(),
@@ -133,6 +133,7 @@ public final class RedisLockClient implements LockClient {
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
+                latches.message(channel, message); // before the wake-up: the check it causes must see it
                 wakeups.onMessage(channel, message);
                 services.unlockMessage(channel);
             }
@@ -436,6 +437,11 @@ public final class RedisLockClient implements LockClient {
     public Diagnostics diagnostics() {
         return new Diagnostics(renewer.renewedCount(), renewer.trackedCount(), wakeups.subscriptionCount(),
                 services.waitingCount(), services.localCohortCount());
+    }
+
+    /** @return count-down latch awaits now waiting (for tests) */
+    public int latchWaitingCount() {
+        return latches.waitingCount();
     }
 
     /** @return acquisitions of semaphores now waiting, and leased permits held (for tests and inspection) */

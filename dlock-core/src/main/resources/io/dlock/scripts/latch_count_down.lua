@@ -4,9 +4,10 @@
 -- ARGV[1]  the publish command
 -- ARGV[2]  the latch's channel, redisson_countdownlatch__channel__{NAME}
 --
--- Returns  the count after the call: > 0 when the latch stays closed (its TTL kept), 0 when this call opened it (key
---          deleted, "0", Redisson's ZERO_COUNT, published: every awaiter wakes), < 0 when it was open already (nothing
---          kept, nothing published).
+-- Returns  the count after the call: > 0 when the latch stays closed (its TTL kept; capped at 2^53, as a count that
+--          Redisson set above it reads back rounded in Lua, and one near 2^63 would not convert back), 0 when this
+--          call opened it (key deleted, "0", Redisson's ZERO_COUNT, published: every awaiter wakes), < 0 when it was
+--          open already (nothing kept, nothing published).
 --
 -- Invariant: the key never holds a count <= 0 after the call; a closed latch keeps its TTL (DECR keeps it).
 -- Wire protocol: Redisson's countDown (docs/protocol.md §11.2): DECR; DEL when <= 0; publish "0" when = 0.
@@ -25,4 +26,4 @@ if left <= 0 then
     end
     redis.call('del', KEYS[1])
 end
-return left
+return math.min(left, 9007199254740992)

@@ -2,8 +2,11 @@ package io.dlock.it;
 
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
+import io.dlock.LockException;
+import io.dlock.internal.RedisLockClient;
 import io.dlock.it.support.Subscribers;
 import io.dlock.redisprocess.Await;
+import io.dlock.redisprocess.ClusterTopology;
 import io.dlock.testkit.Topology;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +24,39 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Topology(Topology.Kind.CLUSTER)
 class ClusterCountDownLatchIT extends CountDownLatchIT {
+
+    /**
+     * A coordinated failover moves the latch to a replica that has it (another node, another run id): the latch was
+     * not lost, so count-downs on the new master open it for awaiters that read it closed on the old one, however soon
+     * after the failover they come (issue 27 #6: only a key gone on another run is a loss; a "0" published since the
+     * closed read proves a count-down opened it).
+     */
+    @Test
+    void aFailoverToAReplicaThatHasTheLatchLosesNothing(ClusterTopology cluster, LockClient a, LockClient b)
+            throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(latch.trySetCount(2, Duration.ofHours(1))).isTrue();
+        CompletableFuture<Void> untimed = latch.awaitAsync();
+        CompletableFuture<Boolean> timed = latch.awaitAsync(60, SECONDS);
+        Await.until(Duration.ofSeconds(5), () -> ((RedisLockClient) a).latchWaitingCount() == 2, "two awaits");
+        assertThat(latch.await(0, MILLISECONDS)).as("closed, read so by both awaits").isFalse();
+
+        cluster.failover(ClusterTopology.slot(name));
+
+        DistributedCountDownLatch theirs = b.getCountDownLatch(name);
+        Await.until(Duration.ofSeconds(15), () -> {
+            try {
+                return theirs.getCount() == 2; // once b's topology shows the new master
+            } catch (LockException notYet) {
+                return false;
+            }
+        }, "the latch read on the new master");
+        theirs.countDown();
+        theirs.countDown();
+        untimed.get(10, SECONDS);
+        assertThat(timed.get(10, SECONDS)).isTrue();
+        assertThat(latch.getCount()).isZero();
+    }
 
     @Test
     void aHashTaggedNameWorks(LockClient a, LockClient b) throws Exception {

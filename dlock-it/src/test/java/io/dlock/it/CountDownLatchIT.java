@@ -4,6 +4,7 @@ import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.internal.RedisLockClient;
+import io.dlock.it.support.LatchChannels;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Subscribers;
@@ -22,6 +23,7 @@ import org.redisson.api.RCountDownLatch;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.List;
 import java.util.ArrayList;
@@ -204,6 +206,96 @@ class CountDownLatchIT {
         assertThatThrownBy(() -> a.getCountDownLatch(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> a.getCountDownLatch(" ")).isInstanceOf(IllegalArgumentException.class);
         assertThat(raw.keys()).isEmpty();
+    }
+
+    /**
+     * Issue 27 #7: a count above 2^53 cannot be held exactly by the scripts (Lua numbers are doubles), and
+     * {@code Long.MAX_VALUE} even read back as a negative count, so the latch opened at once. Such counts are refused
+     * before anything is sent: nothing written, nothing published; 2^53 itself works exactly.
+     */
+    @Test
+    void countsTheScriptsCannotHoldExactlyAreRefusedLeavingNothing(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        try (RawRedis.Subscription channel = raw.subscribe(LatchChannels.of(name))) {
+            for (long count : new long[]{Long.MAX_VALUE, (1L << 53) + 1}) {
+                assertThatThrownBy(() -> latch.trySetCount(count)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("count-down latch '" + name + "'")
+                        .hasMessageContaining(Long.toString(count));
+                assertThatThrownBy(() -> latch.trySetCount(count, Duration.ofHours(1)))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(name);
+                assertThatThrownBy(() -> latch.trySetCountAsync(count)).isInstanceOf(IllegalArgumentException.class);
+                assertThatThrownBy(() -> latch.trySetCountAsync(count, Duration.ofHours(1)))
+                        .isInstanceOf(IllegalArgumentException.class);
+            }
+            assertThat(raw.keys()).as("nothing written").isEmpty();
+
+            assertThat(latch.trySetCount(DistributedCountDownLatch.MAX_COUNT)).isTrue();
+            assertThat(raw.sync().get(name)).isEqualTo("9007199254740992");
+            assertThat(latch.getCount()).isEqualTo(1L << 53);
+            assertThat(latch.await(100, MILLISECONDS)).as("a latch of 2^53 is closed").isFalse();
+            latch.countDown();
+            assertThat(latch.getCount()).isEqualTo((1L << 53) - 1);
+            assertThat(latch.delete()).isTrue();
+            assertThat(LatchChannels.take(channel, 2)).as("only the accepted count and the delete published")
+                    .containsExactly("1", "0");
+        }
+    }
+
+    /**
+     * A count above 2^53 that Redisson wrote (it takes any long) reads back exactly, and the latch is closed: a
+     * count-down keeps it exact; an await does not return {@code true}.
+     */
+    @Test
+    void aCountAbove2To53WrittenByRedissonReadsExactly(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        RCountDownLatch theirs = redisson.getCountDownLatch(name);
+        assertThat(theirs.trySetCount(Long.MAX_VALUE)).isTrue();
+        assertThat(latch.getCount()).isEqualTo(Long.MAX_VALUE);
+        assertThat(latch.await(200, MILLISECONDS)).as("closed").isFalse();
+        assertThat(latch.awaitAsync(Duration.ZERO).get(5, SECONDS)).isFalse();
+        latch.countDown();
+        assertThat(raw.sync().get(name)).isEqualTo(Long.toString(Long.MAX_VALUE - 1));
+        assertThat(latch.getCount()).isEqualTo(Long.MAX_VALUE - 1);
+        assertThat(theirs.getCount()).isEqualTo(Long.MAX_VALUE - 1);
+        assertThat(a.inspectCountDownLatch(name).count()).isEqualTo(Long.MAX_VALUE - 1);
+        assertThat(latch.trySetCount(1)).as("closed already").isFalse();
+    }
+
+    /**
+     * Issue 27 #13: a wait of {@code ChronoUnit.FOREVER} is "no limit" (as for the locks), not an
+     * {@code ArithmeticException}; a TTL beyond {@link DistributedCountDownLatch#MAX_TTL} is refused before anything
+     * is written or published.
+     */
+    @Test
+    void aForeverWaitHasNoLimitAndAnOverlongTtlLeavesNothing(LockClient a) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        Duration forever = ChronoUnit.FOREVER.getDuration();
+        assertThat(latch.await(forever)).as("open: at once").isTrue();
+        assertThat(latch.awaitAsync(forever).get(5, SECONDS)).isTrue();
+        assertThat(latch.await(Duration.ofMillis(-5))).as("a negative wait is one check").isTrue();
+        try (RawRedis.Subscription channel = raw.subscribe(LatchChannels.of(name))) {
+            for (Duration ttl : List.of(forever, Duration.ofMillis(Long.MAX_VALUE), Duration.ofSeconds(-1))) {
+                assertThatThrownBy(() -> latch.trySetCount(3, ttl)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("count-down latch '" + name + "'").hasMessageContaining("ttl");
+                assertThatThrownBy(() -> latch.trySetCountAsync(3, ttl))
+                        .isInstanceOf(IllegalArgumentException.class);
+            }
+            assertThat(raw.keys()).as("nothing written").isEmpty();
+
+            assertThat(latch.trySetCount(1)).isTrue();
+            CompletableFuture<Boolean> async = latch.awaitAsync(forever);
+            Future<Boolean> sync = workers.submit(() -> latch.await(forever));
+            Await.until(Duration.ofSeconds(5), () -> ((RedisLockClient) a).diagnostics().subscriptions() == 1,
+                    "the awaiters subscribed");
+            assertThat(latch.await(0, MILLISECONDS)).as("closed").isFalse();
+            assertThat(async).isNotDone();
+            assertThat(sync).isNotDone();
+            latch.countDown();
+            assertThat(async.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
+            assertThat(Workers.get(sync, Duration.ofMillis(WAKE_UP_MS))).isTrue();
+            assertThat(LatchChannels.take(channel, 2)).as("only the accepted count and the opening published")
+                    .containsExactly("1", "0");
+        }
     }
 
     @Test

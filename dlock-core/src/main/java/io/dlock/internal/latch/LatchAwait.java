@@ -1,6 +1,8 @@
 package io.dlock.internal.latch;
 
 import io.dlock.LockEventListener;
+import io.dlock.LockLostException;
+import io.dlock.internal.transport.ServerRuns;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +14,9 @@ import java.util.concurrent.TimeUnit;
  * awaiter's own: its deadline, its outcome, and how it takes a failure.
  *
  * <p>Outcomes: {@code true} once an answer finds the latch open; {@code false} once one finds it closed after the
- * deadline (an await with timeout 0 thus makes one check); a failure: see {@link #checkFailed}. Cancelling
+ * deadline (an await with timeout 0 thus makes one check); {@link LockLostException} when an answer finds its key gone
+ * on another run of the server than the one on which this awaiter read it closed ({@link #found}); a failure: see
+ * {@link #checkFailed}. Cancelling
  * {@link #result()} (an interrupt, a cancelled future) or {@link #fail} ends it at once, leaving the other members
  * waiting; whatever ends it, it leaves its group exactly once.
  */
@@ -23,6 +27,8 @@ final class LatchAwait {
     private final long deadlineNanos;
     private final boolean forever;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+    /** The run id known before the last check that found the latch closed for this awaiter; null before one. */
+    private volatile String closedRun;
 
     /** @param timeoutMs how long to wait, or a negative value for no limit */
     LatchAwait(LatchServices services, RedisCountDownLatch latch, long timeoutMs) {
@@ -60,13 +66,38 @@ final class LatchAwait {
         result.completeExceptionally(error);
     }
 
-    /** A check sent after this awaiter joined found the latch open. */
-    void opened() {
-        result.complete(true);
+    /** @return the run id known before the last check that found the latch closed for this awaiter, or null */
+    String closedRun() {
+        return closedRun;
     }
 
-    /** A check sent after this awaiter joined found the latch closed, answering at {@code nowNanos}. */
-    void stillClosed(long nowNanos) {
+    /**
+     * A check sent after this awaiter joined found the latch's key gone: open, unless this awaiter read it closed on
+     * another run of the server than {@code after}, the run now serving it; then Redis lost the count, and the wait
+     * fails with {@link LockLostException}.
+     *
+     * @param after the run id read after the check, or null when nobody had read the latch closed
+     */
+    void found(String after) {
+        String before = closedRun;
+        if (!ServerRuns.changed(before, after)) {
+            result.complete(true);
+            return;
+        }
+        result.completeExceptionally(new LockLostException(name(), LatchErrors.describe(name()) + ": await failed: "
+                + "Redis lost the latch's count: it was read closed on run " + ServerRuns.shortId(before)
+                + " of the server and its key is gone on run " + ServerRuns.shortId(after) + " (a restart without "
+                + "persistence, or a failover to a node without it), so it did not open by count-downs; set the count "
+                + "again if the work is still to be awaited"));
+    }
+
+    /**
+     * A check sent after this awaiter joined found the latch closed, answering at {@code nowNanos}.
+     *
+     * @param run the run id known before the check was sent
+     */
+    void stillClosed(long nowNanos, String run) {
+        closedRun = run;
         if (leftMs(nowNanos) <= 0) {
             result.complete(false);
         }

@@ -1,6 +1,7 @@
 package io.dlock.internal.latch;
 
 import io.dlock.internal.Errors;
+import io.dlock.internal.transport.ServerRuns;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
@@ -28,6 +29,19 @@ import java.util.concurrent.CompletableFuture;
  * A check that finds the latch open when the group last read it closed, with no message since, runs
  * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or a lost message.
  *
+ * <h2>Lost, not opened</h2>
+ * A latch whose key is gone reads as open, which is also what a restart without persistence (or a failover to a node
+ * without the key) leaves. Each check therefore carries the server's run id ({@link ServerRuns}): a closed answer
+ * records the run id known before its check was sent, in the group and in each member it holds for; an open answer,
+ * when somebody read the latch closed, is confirmed by the run id after it. A member that read the latch closed on
+ * another run than the one now serving the missing key fails with {@link io.dlock.LockLostException} ("Redis lost the
+ * latch's count") instead of returning {@code true}, and the group announces nothing for it (docs/protocol.md §11.3).
+ * The key missing <em>and</em> the run changed is the rule: a failover whose new master still has the key changes
+ * nothing. And a "0" heard on the channel since the last closed answer ({@link #zeroHeard}: only an opening publishes
+ * it) makes an open answer an opening whatever the run, so that count-downs on a promoted replica open the latch even
+ * before the group has read it closed there. A member that never read the latch closed cannot tell and sees an open
+ * latch.
+ *
  * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
  * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
  * map lock (join, leave) and never held while sending a check or completing a member.
@@ -45,6 +59,10 @@ final class LatchGroup {
     /** An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group since the last. */
     private boolean sawClosed;
     private boolean messageSinceClosed;
+    /** The run id known before the check that last read the latch closed ({@link ServerRuns#before}), or null. */
+    private String closedRun;
+    /** A "0" was heard on the channel since the last closed answer: an opening was published, whatever the run. */
+    private boolean zeroSinceClosed;
     private long outagePauseMs;
     private boolean dropped;
 
@@ -83,6 +101,15 @@ final class LatchGroup {
         return true;
     }
 
+    /**
+     * A "0" was heard on the latch's channel (on Lettuce's thread): an opening was published since the last closed
+     * answer, or about then; an open answer is then an opening even on another run of the server (a failover to a
+     * replica that had the latch, counted down there), not a loss.
+     */
+    synchronized void zeroHeard() {
+        zeroSinceClosed = true;
+    }
+
     /** Drops the subscription of a dropped group (outside the map lock). */
     void release() {
         WakeupHub.Subscription joined;
@@ -95,7 +122,11 @@ final class LatchGroup {
         }
     }
 
-    /** Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. */
+    /**
+     * Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. The check reads the
+     * server's run id known before it ({@link ServerRuns#before}), the latch's state, and, when it finds the latch open
+     * and somebody read it closed before, the run id after it ({@link ServerRuns#after}).
+     */
     void send(long number) {
         boolean subscribed;
         synchronized (this) {
@@ -104,13 +135,41 @@ final class LatchGroup {
             }
             subscribed = subscription != null && subscription.ready().isDone();
         }
-        latch.state().whenComplete((state, error) -> answered(number, subscribed, state, error));
+        String name = latch.getName();
+        services.runs.before(name).thenCompose(before -> latch.state().thenCompose(state ->
+                        !state.isOpen() || !readClosedOnAKnownRun() ? CompletableFuture.completedFuture(
+                                new Check(before, state, null))
+                                : services.runs.after(name).thenApply(after -> new Check(before, state, after))))
+                .whenComplete((check, error) -> answered(number, subscribed, check, error));
+    }
+
+    /**
+     * One check's answer.
+     *
+     * @param before the run id known before it was sent: the state was read on that run or a later one
+     * @param after  for an open latch that somebody read closed: the run id after the read, else null
+     */
+    private record Check(String before, RedisCountDownLatch.State state, String after) {
+    }
+
+    /** @return whether the group or a member read the latch closed on a known run (an opening is then confirmed) */
+    private synchronized boolean readClosedOnAKnownRun() {
+        if (closedRun != null && !closedRun.isEmpty()) {
+            return true;
+        }
+        for (LatchAwait member : rounds.members()) {
+            if (member.closedRun() != null && !member.closedRun().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @param subscribed whether Redis had confirmed the subscription when the check was sent */
-    private void answered(long number, boolean subscribed, List<Long> state, Throwable error) {
-        boolean open = error == null && state.get(0) <= 0;
+    private void answered(long number, boolean subscribed, Check check, Throwable error) {
+        boolean open = error == null && check.state().isOpen();
         boolean announce = false;
+        boolean opened = false;
         List<LatchAwait> answeredFor;
         synchronized (this) {
             if (dropped) {
@@ -120,10 +179,19 @@ final class LatchGroup {
             if (error == null) {
                 outagePauseMs = 0;
                 if (open) {
-                    announce = sawClosed && !messageSinceClosed;
+                    // gone after a restart or failover is no opening: nothing to announce, and nothing read closed
+                    opened = zeroSinceClosed;
+                    boolean lost = !opened && ServerRuns.changed(closedRun, check.after());
+                    announce = sawClosed && !messageSinceClosed && !lost;
+                    if (lost) {
+                        sawClosed = false;
+                        closedRun = null;
+                    }
                 } else {
                     sawClosed = true;
                     messageSinceClosed = false;
+                    closedRun = check.before();
+                    zeroSinceClosed = false;
                 }
             }
         }
@@ -134,12 +202,13 @@ final class LatchGroup {
             if (announce) {
                 latch.announceOpened();
             }
-            answeredFor.forEach(LatchAwait::opened);
+            String after = opened ? null : check.after(); // a "0" heard: opened, on whichever run
+            answeredFor.forEach(member -> member.found(after));
         } else {
             long now = services.nanoTime.getAsLong();
-            answeredFor.forEach(member -> member.stillClosed(now));
+            answeredFor.forEach(member -> member.stillClosed(now, check.before()));
         }
-        next(error != null, open, subscribed, error == null ? state.get(1) : 0);
+        next(error != null, open, subscribed, error == null ? check.state().pttl() : 0);
     }
 
     /**

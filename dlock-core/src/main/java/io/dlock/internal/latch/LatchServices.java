@@ -9,6 +9,7 @@ import io.dlock.internal.Errors;
 import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
+import io.dlock.internal.transport.ServerRuns;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
@@ -38,6 +39,8 @@ public final class LatchServices {
     final WakeupHub wakeups;
     final Executor executor;
     final LongSupplier nanoTime;
+    /** The run ids of the servers behind the latches: a latch found gone on another run was lost, not opened. */
+    final ServerRuns runs;
     /** The longest an awaiter sleeps between two checks of the count, message or not (ms). */
     final long recheckMs;
     private final String publishCommand;
@@ -53,11 +56,13 @@ public final class LatchServices {
      * @param slot           the transport's key-to-slot function
      * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
      * @param events         the client's event listeners now
+     * @param runs           the transport's run ids of the servers
      */
     public LatchServices(ScriptRunner scripts, WakeupHub wakeups, Executor executor, LongSupplier nanoTime,
                          String publishCommand, ToIntFunction<String> slot, long recheckMs,
-                         Supplier<LockEventListener> events) {
+                         Supplier<LockEventListener> events, ServerRuns runs) {
         this.events = events;
+        this.runs = runs;
         this.scripts = scripts;
         this.wakeups = wakeups;
         this.executor = executor;
@@ -85,7 +90,7 @@ public final class LatchServices {
      *         {@link io.dlock.LockException} naming the latch
      */
     public CompletableFuture<LatchInfo> inspect(String name) {
-        CompletableFuture<List<Long>> reply = closed ? CompletableFuture.failedFuture(LatchErrors.closed(name))
+        CompletableFuture<List<Object>> reply = closed ? CompletableFuture.failedFuture(LatchErrors.closed(name))
                 : Errors.call(() -> scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI, new String[]{name}));
         return reply.handle((state, error) -> {
             if (error != null) {
@@ -96,7 +101,8 @@ public final class LatchServices {
                 }
                 throw failure;
             }
-            return new LatchInfo(name, Math.max(0, state.get(0)), state.get(1));
+            RedisCountDownLatch.State read = RedisCountDownLatch.State.of(state);
+            return new LatchInfo(name, read.count(), read.pttl());
         });
     }
 
@@ -146,6 +152,21 @@ public final class LatchServices {
         });
         if (dropped[0] != null) {
             dropped[0].release();
+        }
+    }
+
+    /**
+     * A pub/sub message arrived (on Lettuce's thread; never blocks): a {@code 0} on a latch's channel, which only an
+     * opening publishes (a count-down to zero, a delete, an announced expiry), tells the latch's group, if any, that
+     * the latch opened ({@link LatchGroup#zeroHeard}). Other channels and messages are ignored.
+     */
+    public void message(String channel, String message) {
+        if (!"0".equals(message) || !channel.startsWith(LatchChannel.PREFIX + "{") || !channel.endsWith("}")) {
+            return;
+        }
+        LatchGroup group = groups.get(channel.substring(LatchChannel.PREFIX.length() + 1, channel.length() - 1));
+        if (group != null) {
+            group.zeroHeard();
         }
     }
 

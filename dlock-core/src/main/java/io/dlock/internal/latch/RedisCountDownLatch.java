@@ -114,6 +114,10 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
             throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": count must be at least 1, was "
                     + count + " (a latch with no count is open already)");
         }
+        if (count > MAX_COUNT) {
+            throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": count must be at most 2^53 ("
+                    + MAX_COUNT + "), the largest the scripts hold exactly, was " + count);
+        }
         return this.<Long>run("trySetCount", LatchScripts.TRY_SET, ScriptOutputType.INTEGER,
                 Long.toString(count), Long.toString(ttlMs), channel.publishCommand(), channel.channel())
                 .thenApply(set -> set == 1L);
@@ -130,12 +134,12 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public CompletableFuture<Long> getCountAsync() {
-        return published("getCount", state().thenApply(state -> Math.max(0, state.get(0))));
+        return published("getCount", state().thenApply(State::count));
     }
 
     @Override
     public CompletableFuture<Long> remainTimeToLiveAsync() {
-        return published("remainTimeToLive", state().thenApply(state -> state.get(1)));
+        return published("remainTimeToLive", state().thenApply(State::pttl));
     }
 
     @Override
@@ -177,10 +181,28 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
         return user;
     }
 
-    /** {@code {count, pttl}}, straight from Redis (on Lettuce's thread). */
-    CompletableFuture<List<Long>> state() {
-        return send(() -> services.scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI,
-                new String[]{getName()}));
+    /** The latch's state, straight from Redis (on Lettuce's thread). */
+    CompletableFuture<State> state() {
+        return send(() -> services.scripts.<List<Object>>run(LatchScripts.STATE, ScriptOutputType.MULTI,
+                new String[]{getName()}).thenApply(State::of));
+    }
+
+    /**
+     * What {@code latch_state} read.
+     *
+     * @param count the count exactly as stored (0 when the latch is open; a count above 2^53 that Redisson wrote is
+     *              not rounded), never negative
+     * @param pttl  the remaining TTL in ms, -1 for none, -2 when the latch is open
+     */
+    record State(long count, long pttl) {
+        /** @param reply {@code {count as a decimal string, pttl}} */
+        static State of(List<Object> reply) {
+            return new State(Math.max(0, Long.parseLong(String.valueOf(reply.get(0)))), (Long) reply.get(1));
+        }
+
+        boolean isOpen() {
+            return count == 0;
+        }
     }
 
     /** Publishes "0" if the latch is open, for awaiters that only a message wakes; failures are ignored. */

@@ -75,6 +75,9 @@ final class ClusterTransport implements RedisTransport {
     /** Shard channels subscribed, with the node their {@code SSUBSCRIBE} went to ({@code host:port}). */
     private final Map<String, String> shardSubscriptions = new ConcurrentHashMap<>();
     private volatile Disposable topologyEvents;
+    /** Run ids per master ({@code host:port} of the slot's master); {@code INFO} goes to that master. */
+    private final ServerRuns runs;
+    private final Disposable runEvents;
 
     private ClusterTransport(String description, ClientResources resources, RedisClusterClient client,
                              StatefulRedisClusterConnection<String, String> connection,
@@ -85,6 +88,24 @@ final class ClusterTransport implements RedisTransport {
         this.connection = connection;
         this.pubSub = pubSub;
         this.sharded = sharded;
+        this.runs = new ServerRuns(this::masterOf, this::masterInfo);
+        this.runEvents = RedisTransport.forgetRunsOnDisconnect(resources, runs);
+    }
+
+    /** @return {@code host:port} of the master serving {@code key}'s slot now, or {@code slot:N} when none is known */
+    private String masterOf(String key) {
+        RedisClusterNode owner = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        return owner == null ? "slot:" + SlotHash.getSlot(key) : address(owner);
+    }
+
+    /** {@code INFO server} on the master serving {@code key}'s slot now. */
+    private CompletableFuture<String> masterInfo(String key) {
+        RedisClusterNode owner = connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        if (owner == null) {
+            return CompletableFuture.failedFuture(new RedisException("no master known for the slot of " + key));
+        }
+        return connection.getConnectionAsync(owner.getUri().getHost(), owner.getUri().getPort())
+                .thenCompose(node -> node.async().info("server"));
     }
 
     /** Connects to {@code endpoint} (a {@link Endpoint#isCluster() cluster} endpoint, timeouts and TLS checks set). */
@@ -298,6 +319,11 @@ final class ClusterTransport implements RedisTransport {
     }
 
     @Override
+    public ServerRuns serverRuns() {
+        return runs;
+    }
+
+    @Override
     public String describe() {
         return description;
     }
@@ -308,6 +334,7 @@ final class ClusterTransport implements RedisTransport {
         if (events != null) {
             events.dispose();
         }
+        runEvents.dispose();
         try {
             pubSub.close();
             connection.close();

@@ -17,6 +17,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -47,6 +48,9 @@ final class NodeTransport implements RedisTransport {
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
     private final StatefulRedisPubSubConnection<String, String> pubSub;
+    /** One master at a time: one run id; {@code INFO} goes where the commands go (the master Sentinel names). */
+    private final ServerRuns runs;
+    private final Disposable runEvents;
 
     private NodeTransport(String description, ClientResources resources, RedisClient client,
                           StatefulRedisConnection<String, String> connection,
@@ -56,6 +60,8 @@ final class NodeTransport implements RedisTransport {
         this.client = client;
         this.connection = connection;
         this.pubSub = pubSub;
+        this.runs = new ServerRuns(key -> "master", key -> connection.async().info("server").toCompletableFuture());
+        this.runEvents = RedisTransport.forgetRunsOnDisconnect(resources, runs);
     }
 
     /** Connects to {@code endpoint} (a {@link Endpoint#node() node} endpoint, timeouts and TLS checks set). */
@@ -139,12 +145,18 @@ final class NodeTransport implements RedisTransport {
     }
 
     @Override
+    public ServerRuns serverRuns() {
+        return runs;
+    }
+
+    @Override
     public String describe() {
         return description;
     }
 
     @Override
     public void close() {
+        runEvents.dispose();
         try {
             pubSub.close();
             connection.close();

@@ -78,6 +78,12 @@ public interface RedisTransport extends AutoCloseable {
      */
     CompletableFuture<Long> waitForReplicas(String key, int replicas, long timeoutMillis);
 
+    /**
+     * @return the run ids of the servers behind the keys ({@code INFO server} {@code run_id}), by which a caller tells
+     *         that Redis restarted or failed over since it last read a key; forgotten whenever a connection drops
+     */
+    ServerRuns serverRuns();
+
     /** @return where it is connected, without credentials ({@link Endpoint#description()}), for messages */
     String describe();
 
@@ -87,6 +93,18 @@ public interface RedisTransport extends AutoCloseable {
 
     /** Longest pause between two reconnect attempts of a connection (Lettuce's default grows to 30 s). */
     Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+    /**
+     * Keeps {@code runs} honest: forgets every run id it cached whenever a connection of {@code resources} drops (the
+     * server behind it may be restarting).
+     *
+     * @return the subscription to dispose of on close
+     */
+    static reactor.core.Disposable forgetRunsOnDisconnect(ClientResources resources, ServerRuns runs) {
+        return resources.eventBus().get()
+                .filter(io.lettuce.core.event.connection.ConnectionDeactivatedEvent.class::isInstance)
+                .subscribe(event -> runs.forgetAll(), error -> { });
+    }
 
     /**
      * Lettuce resources of one client: its own event loops, and reconnect attempts that back off exponentially but
