@@ -63,7 +63,7 @@ public final class ChaosRun {
                     + " ms");
             redis = startRedis(nemesisLog);
             redisVersion = redis.version();
-            Set<Fault> faults = EnumSet.allOf(Fault.class);
+            Set<Fault> faults = faultsAsked(nemesisLog);
             if (!Nemesis.debugAllowed(redis, nemesisLog)) {
                 faults.remove(Fault.DEBUG_SLEEP);
             }
@@ -123,6 +123,24 @@ public final class ChaosRun {
             throw new UncheckedIOException("cannot write the report", e);
         }
         return report;
+    }
+
+    /**
+     * Every fault kind, or only those of the {@code chaos.faults} property ({@code -Dchaos.faults=command-stall,
+     * debug-sleep}: a comma-separated list of labels), for a reproduction. A run with only some faults leaves the
+     * invariants about the others without a case, so it fails for that reason too: read its report.
+     */
+    private static Set<Fault> faultsAsked(EventLog log) {
+        String asked = System.getProperty("chaos.faults", "").strip();
+        if (asked.isEmpty() || asked.startsWith("${")) {
+            return EnumSet.allOf(Fault.class);
+        }
+        Set<Fault> faults = EnumSet.noneOf(Fault.class);
+        for (String label : asked.split(",")) {
+            faults.add(Fault.ofLabel(label.strip()));
+        }
+        log.record(NOTE, "faults limited to " + faults + " (chaos.faults)");
+        return faults;
     }
 
     private void prepareOutDir() {

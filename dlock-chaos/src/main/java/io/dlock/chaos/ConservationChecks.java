@@ -9,6 +9,7 @@ import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
+import static io.dlock.chaos.Event.Type.EXIT;
 import static io.dlock.chaos.Event.Type.PERMITS_STATE;
 import static io.dlock.chaos.Event.Type.SETUP;
 import static io.dlock.chaos.Event.Type.SETUP_START;
@@ -32,14 +33,33 @@ import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
  *       an acquisition moves a permit from the count to the table, a release or a reclaim moves it back, and a
  *       release after a restart finds nothing to give back (no allowance).</li>
  * </ul>
- * A call whose effect cannot be known widens the expected range by what it may have done: a release or
- * {@code trySetPermits} that failed ({@code LockException}: it may have run), a call cut short by a kill, a call
- * that met the last restart (from its start to its answer; for a failed or timed-out acquisition up to a grace after
- * it, when a give-back of a permit taken before the restart may still come). Acquisitions that failed or timed out
- * away from a restart are exact: they took nothing.
+ * A release of the plain semaphore that timed out ("did not answer in time", or Lettuce's "Command timed out") while no fault that cuts connections,
+ * loses the server or freezes the client ({@code client-kill}, {@code release-drop}, {@code redis-restart},
+ * {@code pause-holder}, {@code kill-holder}) met it or the grace after it was sent to a Redis that was only slow: it
+ * ran afterwards, and counts as a release. A call whose effect cannot be known widens the expected range by what it
+ * may have done: any other release or {@code trySetPermits} that failed ({@code LockException}: it may have run), a call cut short by a kill, a call
+ * sent before the last restart's kill and answered after it (for a failed or timed-out acquisition: answered up to a
+ * grace before it, when a give-back of a permit taken before the loss may still come). The count key is made once
+ * after a loss, so set-ups of unknown effect widen the range by one set at most, and by none when a set-up is known
+ * to have set it. Acquisitions that failed or timed out away from a restart are exact: they took nothing.
  */
 final class ConservationChecks {
+    /** The faults that may drop a command sent but not yet run: cut connections, a lost server, a frozen client. */
+    private static final List<Fault> CUTS = List.of(Fault.CLIENT_KILL, Fault.RELEASE_DROP, Fault.REDIS_RESTART,
+            Fault.PAUSE_HOLDER, Fault.KILL_HOLDER);
+    /** What a {@code LockException} of a command timeout says: dlock's words, or Lettuce's in the cause's text. */
+    private static final List<String> TIMED_OUT = List.of("did not answer in time", "Command timed out after");
+
     private ConservationChecks() {
+    }
+
+    private static boolean meets(List<long[]> windows, long from, long to) {
+        for (long[] w : windows) {
+            if (w[0] - to <= 0 && from - w[1] <= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What the calls since the last restart did to a semaphore: the exact part and the range of the unknown. */
@@ -51,6 +71,10 @@ final class ConservationChecks {
         long down;
         long up;
         int unknown;
+        /** Set-ups that may have set the count (failed, cut short, or met the loss). */
+        int unknownSets;
+        /** Releases that timed out with no connection cut near: counted as given back (Redis ran them late). */
+        int ranLate;
 
         long exact(Workload kind) {
             return kind == Workload.SEMAPHORE ? kind.permits() * sets - acquired + released : kind.permits() * sets;
@@ -86,6 +110,8 @@ final class ConservationChecks {
                         + kind.permits() + " x " + t.sets + " trySetPermits that set it = " + kind.permits() * t.sets
                         + (t.unknown == 0 ? "" : " (" + t.unknown + " call(s) of unknown effect allow "
                         + (exact - t.down) + ".." + (exact + t.up) + " for the left side)")
+                        + (t.ranLate == 0 ? "" : "; " + t.ranLate + " release(s) that timed out while Redis was only"
+                        + " slow counted as run")
                         + "; counted " + (last == null ? "over the whole run" : "since the Redis restart at "
                         + history.ms(last[0]))
                         + (total < exact - t.down ? ": permits lost" : ": permits made up"));
@@ -96,8 +122,12 @@ final class ConservationChecks {
     /** Adds up the calls of {@code kind}'s loops that count after {@code last} (a restart window, or null). */
     static Tally tally(History history, Workload kind, long[] last) {
         Tally t = new Tally();
+        boolean plain = kind == Workload.SEMAPHORE;
         long grace = history.bounds.graceMs() * History.MS;
-        long exists = existsFrom(history, kind, last);
+        List<long[]> cuts = new java.util.ArrayList<>();
+        for (Fault cut : CUTS) {
+            cuts.addAll(history.faultWindows(cut));
+        }
         for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
             if (Workload.ofSource(loop.getKey()) != kind) {
                 continue;
@@ -118,62 +148,39 @@ final class ConservationChecks {
                     if (reach - last[0] < 0) {
                         continue; // all it did was lost with the data
                     }
-                    if (start - last[1] <= 0) { // met the restart: done before the loss, after it, or not at all
-                        widen(t, kind, call, outcome, true, false);
+                    if (start - last[0] <= 0) { // met the loss: done before it, after it, or not at all
+                        widen(t, kind, call, outcome, true);
                         continue;
                     }
                 }
-                widen(t, kind, call, outcome, false, start - exists > 0);
+                if (plain && call.type() == EXIT && outcome != null && outcome.type() == UNLOCK_ERROR
+                        && TIMED_OUT.stream().anyMatch(outcome.detail()::contains) && !meets(cuts, start, end + grace)) {
+                    t.released++; // sent to a Redis that was only slow: it ran after the stall
+                    t.ranLate++;
+                    continue;
+                }
+                widen(t, kind, call, outcome, false);
             }
+        }
+        if (t.sets == 0 && t.unknownSets > 0) {
+            t.up += kind.permits(); // one of them may have set the permits (only one can: the key then exists)
+            t.unknown += t.unknownSets;
         }
         return t;
     }
 
     /**
-     * @return from when the semaphore's count key certainly exists after {@code last} (or the run's start): the first
-     *         answer, after that, of a call that found or made it (a set-up, an acquisition, a release); the key is
-     *         never deleted, so from then on until the next restart a set-up cannot set it ({@link History#OPEN}
-     *         if none)
+     * Adds one call: exactly, or (unknown effect) as the range of what it may have done. A set-up of unknown effect
+     * is only counted ({@link Tally#unknownSets}): after a loss the count key is made once, so at most one set-up sets
+     * it, and none if one is known to have.
      */
-    private static long existsFrom(History history, Workload kind, long[] last) {
-        long from = History.OPEN;
-        for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
-            if (Workload.ofSource(loop.getKey()) != kind) {
-                continue;
-            }
-            List<Event> events = loop.getValue();
-            for (int i = 0; i < events.size(); i++) {
-                Event call = events.get(i);
-                if (!History.beginsCall(call) || last != null && call.nanos() - last[1] <= 0) {
-                    continue;
-                }
-                Event outcome = History.outcome(events, i);
-                if (outcome != null && (outcome.type() == SETUP || outcome.type() == ACQUIRED
-                        || outcome.type() == UNLOCKED) && outcome.nanos() - from < 0) {
-                    from = outcome.nanos();
-                }
-            }
-        }
-        return from;
-    }
-
-    /**
-     * Adds one call: exactly, or (unknown effect) as the range of what it may have done.
-     *
-     * @param keyExists whether the count key certainly existed when the call was sent (a set-up then sets nothing)
-     */
-    private static void widen(Tally t, Workload kind, Event call, Event outcome, boolean metRestart,
-                              boolean keyExists) {
+    private static void widen(Tally t, Workload kind, Event call, Event outcome, boolean metRestart) {
         boolean plain = kind == Workload.SEMAPHORE;
         if (call.type() == SETUP_START) {
-            if (keyExists && (outcome == null || outcome.type() != SETUP)) {
-                return; // failed or cut short, but there was nothing for it to set
-            }
             if (outcome != null && outcome.type() == SETUP && !metRestart) {
                 t.sets += Boolean.parseBoolean(outcome.detail()) ? 1 : 0;
             } else if (outcome == null || outcome.type() != SETUP || Boolean.parseBoolean(outcome.detail())) {
-                t.up += kind.permits(); // it may have set the count, or not
-                t.unknown++;
+                t.unknownSets++; // it may have set the count, or not
             }
             return;
         }
