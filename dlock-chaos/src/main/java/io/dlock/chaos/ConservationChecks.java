@@ -38,8 +38,9 @@ import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
  * {@code pause-holder}, {@code kill-holder}) met it or the grace after it was sent to a Redis that was only slow: it
  * ran afterwards, and counts as a release. A call whose effect cannot be known widens the expected range by what it
  * may have done: any other release or {@code trySetPermits} that failed ({@code LockException}: it may have run), a call cut short by a kill, a call
- * sent before the last restart's kill and answered after it (for a failed or timed-out acquisition: answered up to a
- * grace before it, when a give-back of a permit taken before the loss may still come). The count key is made once
+ * sent before the last restart's kill that failed after it (a failed or timed-out acquisition: up to a grace before
+ * it, when a give-back of a permit taken before the loss may still come). One sent before the kill that succeeded
+ * after the restarted server came up ran there (the old server is gone): it counts exactly. The count key is made once
  * after a loss, so set-ups of unknown effect widen the range by one set at most, and by none when a set-up is known
  * to have set it. Acquisitions that failed or timed out away from a restart are exact: they took nothing.
  */
@@ -149,6 +150,13 @@ final class ConservationChecks {
                         continue; // all it did was lost with the data
                     }
                     if (start - last[0] <= 0) { // met the loss: done before it, after it, or not at all
+                        if (outcome != null && History.succeeded(outcome)) {
+                            if (end - last[1] <= 0) {
+                                continue; // answered by the old server: lost with it
+                            }
+                            widen(t, kind, call, outcome, false); // answered by the new one: it ran there
+                            continue;
+                        }
                         widen(t, kind, call, outcome, true);
                         continue;
                     }
