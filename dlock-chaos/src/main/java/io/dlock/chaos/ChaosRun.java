@@ -64,7 +64,8 @@ public final class ChaosRun {
             redis = startRedis(nemesisLog);
             redisVersion = redis.version();
             Set<Fault> faults = faultsAsked(nemesisLog);
-            if (!Nemesis.debugAllowed(redis, nemesisLog)) {
+            boolean debug = Nemesis.debugAllowed(redis, nemesisLog);
+            if (!debug) {
                 faults.remove(Fault.DEBUG_SLEEP);
             }
             if (!Nemesis.writePauseAllowed(redis, nemesisLog)) {
@@ -94,7 +95,7 @@ public final class ChaosRun {
                 hello.setDaemon(true);
                 hello.start();
                 return fresh;
-            }, nemesisLog, faults);
+            }, nemesisLog, faults, debug);
             injected = nemesis.run(System.nanoTime() + settings.duration().toNanos());
 
             stopWorkers(live, nemesisLog);

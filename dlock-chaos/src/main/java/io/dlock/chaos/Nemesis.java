@@ -45,9 +45,11 @@ final class Nemesis {
     private final Random random;
     private final Set<Fault> enabled;
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
+    /** Whether the server takes {@code DEBUG SLEEP} (else command stalls are SIGSTOPs). */
+    private final boolean debug;
 
     Nemesis(ChaosSettings settings, RedisServer redis, List<WorkerProcess> workers,
-            Function<WorkerProcess, WorkerProcess> replace, EventLog log, Set<Fault> enabled) {
+            Function<WorkerProcess, WorkerProcess> replace, EventLog log, Set<Fault> enabled, boolean debug) {
         this.settings = settings;
         this.redis = redis;
         this.admin = new RedisAdmin(redis.host(), redis.port());
@@ -56,6 +58,7 @@ final class Nemesis {
         this.log = log;
         this.random = new Random(settings.seed());
         this.enabled = EnumSet.copyOf(enabled);
+        this.debug = debug;
     }
 
     /** Injects faults until {@code deadlineNanos}; returns how many of each kind. */
@@ -316,7 +319,6 @@ final class Nemesis {
         long timeout = settings.commandTimeoutMs();
         long shortMs = timeout / 3 + random.nextInt((int) Math.max(1, timeout / 2));
         long longMs = timeout + 300 + random.nextInt((int) Math.max(1, timeout - 300));
-        boolean debug = enabled.contains(Fault.DEBUG_SLEEP);
         started(Fault.COMMAND_STALL, "redis " + shortMs + " ms then " + longMs + " ms (command timeout " + timeout
                 + " ms) by " + (debug ? "DEBUG SLEEP" : "SIGSTOP"));
         try {
