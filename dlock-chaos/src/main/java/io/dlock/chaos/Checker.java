@@ -33,6 +33,11 @@ import java.util.Map;
  *       critical section is not covered (the store's fencing is what covers it, for the fenced lock).</li>
  *   <li>{@link Invariant#PERMITS_NO_FAULT}, {@link Invariant#PERMITS_VALID}: the semaphores' holders, counted as 3
  *       and 4 judge pairs ({@link PermitChecks}), never outnumber the permits.</li>
+ *   <li>{@link Invariant#PERMITS_CONSERVED}: at quiescence each semaphore's available permits plus those still
+ *       held (by killed workers) are what was configured, counted call by call since the last Redis restart
+ *       ({@link ConservationChecks}); no permit lost, none made up.</li>
+ *   <li>{@link Invariant#LATCH_OPENS_BY_COUNT_DOWNS}: an await never answers true before its latch had its
+ *       count-downs; a failure (the client reporting a lost latch) is not a violation ({@link LatchChecks}).</li>
  *   <li>{@link Invariant#HOLD_IN_REDIS}, under every fault: an owner inside its critical section finds its hold in
  *       Redis when it looks past its client ({@code PROBE}) while its client still claims the hold valid; only a
  *       Redis restart since the hold's request excuses an absence (the data is lost), and a look Redis did not
@@ -50,6 +55,8 @@ import java.util.Map;
  *       section.</li>
  *   <li>{@link Invariant#NOTHING_LEFT}: after the run, no key but the token counter, no subscription, no process.</li>
  * </ol>
+ * Every invariant must judge at least one case: one that judged none fails the run ({@link Report#unjudged()}), so
+ * that a checker gone silent cannot pass.
  * Each family of invariants has its own class, fed the same {@link History} and the {@link Hold}s built from it:
  * {@link FencingChecks} (1, 2), {@link ExclusionChecks} (3, 4), {@link PermitChecks}, {@link RedisHoldChecks} (5),
  * {@link HolderFaultChecks} (6, 7, 10) and {@link LivenessChecks} (8, 9, 11).
@@ -64,6 +71,8 @@ public final class Checker {
         VALID_HOLDS_EXCLUSIVE("holds known valid never overlap"),
         PERMITS_NO_FAULT("no more holders than permits, no fault near"),
         PERMITS_VALID("permits known valid never exceed the count"),
+        PERMITS_CONSERVED("permits conserved at quiescence"),
+        LATCH_OPENS_BY_COUNT_DOWNS("latch opens only by its count-downs"),
         HOLD_IN_REDIS("owner inside, claimed valid, has its Redis hold"),
         DEAD_HOLDER_FREED("dead holder's lock free within lease + 1 s"),
         PAUSED_HOLDER_LEARNS("paused holder learns of the loss before writing"),
@@ -105,6 +114,9 @@ public final class Checker {
         FencingChecks.check(history, holds.stream().filter(h -> h.kind() == Workload.FENCED).toList(), report);
         ExclusionChecks.check(history, holds, report);
         PermitChecks.check(history, holds, report);
+        ConservationChecks.check(history, report);
+        LatchChecks.check(history, report);
+        FaultReach.count(history, holds, report);
         RedisHoldChecks.check(history, report);
         HolderFaultChecks.check(history, report);
         LivenessChecks.check(history, report);

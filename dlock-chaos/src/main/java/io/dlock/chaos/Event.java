@@ -25,13 +25,26 @@ public record Event(long nanos, String source, Type type, long token, String det
          * ({@code w3/rw}): detail {@code <client id>:<owner id>}, its hold field.
          */
         HELLO,
-        /** About to ask for the lock; detail: how (try, wait, lease), and for the read-write lock the side. */
+        /**
+         * About to ask for the lock; detail: how (try, wait, lease), and for the read-write lock the side. A latch
+         * loop's calls use the same four types: {@code countdown name=<latch>} (ACQUIRED when it returned) or
+         * {@code await name=<latch> waitMs=<ms>} (ACQUIRED: it answered true, ACQUIRE_TIMEOUT: false).
+         */
         ACQUIRE_START,
         /**
          * Holds the lock with {@code token} (recorded when the call returned); detail: how, side, {@code unchecked}
          * for a careless hold, and the validity check made right after ({@code checkedAt=… validMs=…}).
          */
         ACQUIRED,
+        /**
+         * About to set a semaphore's permits ({@code trySetPermits}) or a latch's count ({@code trySetCount}), which
+         * only an absent key takes; detail: {@code set-permits count=<n>} or {@code set-count name=<latch> count=<n>}.
+         */
+        SETUP_START,
+        /** The set-up answered; detail: {@code true} (it set the key) or {@code false} (the key existed). */
+        SETUP,
+        /** The set-up failed; detail: exception class and message. */
+        SETUP_ERROR,
         /** Did not get the lock within its wait. */
         ACQUIRE_TIMEOUT,
         /** The acquisition failed; detail: exception class and message. */
@@ -91,6 +104,11 @@ public record Event(long nanos, String source, Type type, long token, String det
         LEFTOVER,
         /** A worker process exited; detail: {@code <worker> <exit code>}. */
         EXITED,
+        /**
+         * At quiescence (every worker stopped, every lease over), what a semaphore's keys hold; detail:
+         * {@code kind=sem count=<n>} or {@code kind=leased count=<n> table=<permits in the table> live=<unexpired>}.
+         */
+        PERMITS_STATE,
         /** Information (skipped fault, set-up); detail: text. */
         NOTE,
         // ---- the store ----

@@ -24,7 +24,14 @@ public enum Fault {
      * middle. The pause is either shorter than the command timeout (the connection drop is what the client sees) or
      * longer (the release has already timed out, and the kill makes sure its script never runs).
      */
-    RELEASE_DROP;
+    RELEASE_DROP,
+    /**
+     * Two stalls of the whole server, one shorter than the client's command timeout and then one longer (but shorter
+     * than a lease): {@code DEBUG SLEEP}, or SIGSTOP and SIGCONT of redis-server when it refuses {@code DEBUG}. Every
+     * call in flight meanwhile, of every kind (the semaphores, the latch and the multi-lock included), waits for a
+     * late reply, or times out while Redis still runs it afterwards.
+     */
+    COMMAND_STALL;
 
     /** @return e.g. {@code kill-holder} */
     public String label() {
@@ -39,6 +46,6 @@ public enum Fault {
     /** Whether the fault makes the lock's Redis unable to answer for a while. */
     public boolean silencesRedis() {
         return this == REDIS_RESTART || this == REDIS_FREEZE || this == CLIENT_PAUSE || this == DEBUG_SLEEP
-                || this == RELEASE_DROP;
+                || this == RELEASE_DROP || this == COMMAND_STALL;
     }
 }

@@ -30,6 +30,32 @@ interface Guard {
     /** @return whether this is a read hold of the read-write lock (readers may share) */
     boolean read();
 
+    /**
+     * @return what {@link #setUp()} does, for the loop's {@code SETUP_START} ({@code set-permits count=3}), or null
+     *         when there is nothing to set up (the locks)
+     */
+    default String setUpDescription() {
+        return null;
+    }
+
+    /**
+     * Sets the object up before an attempt if it is not ({@code trySetPermits}: a no-op once set, so that the count
+     * comes back after a Redis restart).
+     *
+     * @return whether this call set it
+     */
+    default boolean setUp() {
+        return false;
+    }
+
+    /**
+     * @return the lock hashes a {@link HoldProbe} looks in for this hold: the multi-lock's members, else the lock's
+     *         name
+     */
+    default List<String> probedKeys(Workload kind) {
+        return List.of(kind.lockName());
+    }
+
     /** @return whether it was taken within the mode's wait (the lock call's answer) */
     boolean acquire(String mode, long watchdogMs) throws InterruptedException;
 
@@ -63,6 +89,7 @@ interface Guard {
             case MULTI -> multi(client, random);
             case SEMAPHORE -> new OfSemaphore(client.getSemaphore(name));
             case LEASED -> new OfLeased(client.getLeasedSemaphore(name));
+            case LATCH -> throw new IllegalArgumentException("the latch takes no holds: see LatchLoop");
         };
     }
 
@@ -78,7 +105,7 @@ interface Guard {
         for (String n : names) {
             members.add(client.getLock(n));
         }
-        return new OfLock(client.getMultiLock(members), " names=" + String.join(",", names), false);
+        return new OfLock(client.getMultiLock(members), " names=" + String.join(",", names), false, names);
     }
 
     /** A lock of any kind, a multi-lock included. */
@@ -86,12 +113,24 @@ interface Guard {
         private final DistributedLock lock;
         private final String describe;
         private final boolean read;
+        /** A multi-lock's members, else null. */
+        private final List<String> members;
         private Long token;
 
         OfLock(DistributedLock lock, String describe, boolean read) {
+            this(lock, describe, read, null);
+        }
+
+        OfLock(DistributedLock lock, String describe, boolean read, List<String> members) {
             this.lock = lock;
             this.describe = describe;
             this.read = read;
+            this.members = members;
+        }
+
+        @Override
+        public List<String> probedKeys(Workload kind) {
+            return members != null ? members : List.of(kind.lockName());
         }
 
         public String describe() {
@@ -136,8 +175,8 @@ interface Guard {
     }
 
     /**
-     * One permit of the plain semaphore. Before each attempt the permits are set if the semaphore has none
-     * ({@code trySetPermits}: a no-op once set), so that the count comes back after a Redis restart.
+     * One permit of the plain semaphore. Before each attempt the loop sets the permits if the semaphore has none
+     * ({@link #setUp()}, {@code trySetPermits}: a no-op once set), so that the count comes back after a Redis restart.
      */
     final class OfSemaphore implements Guard {
         private final DistributedSemaphore semaphore;
@@ -154,8 +193,17 @@ interface Guard {
             return false;
         }
 
+        @Override
+        public String setUpDescription() {
+            return "set-permits count=" + Workload.SEMAPHORE.permits();
+        }
+
+        @Override
+        public boolean setUp() {
+            return semaphore.trySetPermits(Workload.SEMAPHORE.permits());
+        }
+
         public boolean acquire(String mode, long watchdogMs) throws InterruptedException {
-            semaphore.trySetPermits(Workload.SEMAPHORE.permits());
             return mode.startsWith("try") ? semaphore.tryAcquire()
                     : semaphore.tryAcquire(1, Duration.ofMillis(Worker.WAIT_MS));
         }
@@ -187,8 +235,17 @@ interface Guard {
             return false;
         }
 
+        @Override
+        public String setUpDescription() {
+            return "set-permits count=" + Workload.LEASED.permits();
+        }
+
+        @Override
+        public boolean setUp() {
+            return semaphore.trySetPermits(Workload.LEASED.permits());
+        }
+
         public boolean acquire(String mode, long watchdogMs) throws InterruptedException {
-            semaphore.trySetPermits(Workload.LEASED.permits());
             permit = (mode.startsWith("wait") ? semaphore.tryAcquire(Duration.ofMillis(Worker.WAIT_MS), null)
                     : mode.startsWith("try") ? semaphore.tryAcquire()
                     : semaphore.tryAcquire(Duration.ofMillis(Worker.WAIT_MS), Duration.ofMillis(watchdogMs)))

@@ -10,7 +10,12 @@ import java.util.TreeMap;
 
 import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
+import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
+import static io.dlock.chaos.Event.Type.EXIT;
+import static io.dlock.chaos.Event.Type.SETUP;
+import static io.dlock.chaos.Event.Type.SETUP_ERROR;
+import static io.dlock.chaos.Event.Type.SETUP_START;
 import static io.dlock.chaos.Event.Type.EXITED;
 import static io.dlock.chaos.Event.Type.FAULT_END;
 import static io.dlock.chaos.Event.Type.FAULT_START;
@@ -114,6 +119,51 @@ final class History {
         return silent;
     }
 
+    /**
+     * @return the {down, up} of every {@code redis-restart}: from the kill (the data lost) to the restarted server's
+     *         start ({@link #OPEN} if the run ended first)
+     */
+    List<long[]> restartWindows() {
+        List<long[]> windows = new ArrayList<>();
+        Long down = null;
+        for (Event e : sorted) {
+            boolean restart = e.detail().startsWith(Fault.REDIS_RESTART.label());
+            if (e.type() == REDIS_DOWN && restart) {
+                down = e.nanos();
+            } else if (e.type() == REDIS_UP && restart && down != null) {
+                windows.add(new long[] {down, e.nanos()});
+                down = null;
+            }
+        }
+        if (down != null) {
+            windows.add(new long[] {down, OPEN});
+        }
+        return windows;
+    }
+
+    /** @return whether {@code e} begins a call of a loop: an acquisition, a set-up or (EXIT) a release */
+    static boolean beginsCall(Event e) {
+        return e.type() == ACQUIRE_START || e.type() == SETUP_START || e.type() == EXIT;
+    }
+
+    /**
+     * @return the event that ended the call begun at {@code events.get(from)} ({@link #beginsCall}), or null if none
+     *         did (its worker was killed first)
+     */
+    static Event outcome(List<Event> events, int from) {
+        Event.Type begin = events.get(from).type();
+        if (begin == SETUP_START) {
+            for (int i = from + 1; i < events.size(); i++) {
+                Event e = events.get(i);
+                if (e.type() == SETUP || e.type() == SETUP_ERROR) {
+                    return e;
+                }
+            }
+            return null;
+        }
+        return outcome(events, from, begin == ACQUIRE_START);
+    }
+
     /** @return the event that ended the lock call begun at {@code events.get(from)}, or null if none did */
     static Event outcome(List<Event> events, int from, boolean acquire) {
         for (int i = from + 1; i < events.size(); i++) {
@@ -129,6 +179,7 @@ final class History {
     }
 
     static boolean succeeded(Event outcome) {
-        return outcome.type() == ACQUIRED || outcome.type() == UNLOCKED || outcome.type() == UNLOCK_NOT_HELD;
+        return outcome.type() == ACQUIRED || outcome.type() == UNLOCKED || outcome.type() == UNLOCK_NOT_HELD
+                || outcome.type() == SETUP;
     }
 }

@@ -16,6 +16,8 @@ import java.util.Locale;
  * <ul>
  *   <li>plain, fair and fenced locks: the field {@code <client id>:<thread id>} of the hash {@code NAME};</li>
  *   <li>the write side of the read-write lock: the field {@code <client id>:<thread id>:write} of {@code NAME};</li>
+ *   <li>a multi-lock: the field {@code <client id>:<thread id>} of each member's hash; its hold is one hold over
+ *       all members, present only when every member has the field;</li>
  *   <li>its read side: the field {@code <client id>:<thread id>} of {@code NAME} and the hold's timeout key
  *       {@code {NAME}:<field>:rwlock_timeout:1} (a loop never re-enters, so its read hold is the first). A reader
  *       whose timeout key expired no longer holds, although its field may stay while other readers keep the hash.</li>
@@ -65,13 +67,15 @@ final class HoldProbe implements AutoCloseable {
      * @param ownerField {@code <client id>:<thread id>}
      * @param read       whether the hold is a read hold of the read-write lock (else its write hold, or an
      *                   exclusive kind's)
+     * @param keys       the hashes the hold lives in: the lock's name, or every member of a multi-lock (one hold
+     *                   over all of them: absent as soon as one member lacks the field)
      */
-    Result look(String ownerField, boolean read) {
+    Result look(String ownerField, boolean read, java.util.List<String> keys) {
         String field = kind == Workload.READ_WRITE && !read ? ownerField + Workload.WRITER_SUFFIX : ownerField;
         boolean reused = line.isOpen();
         long sentAt = System.nanoTime();
         try {
-            return lookOnce(field, read, sentAt);
+            return lookOnce(field, read, keys, sentAt);
         } catch (SocketTimeoutException | Resp.ErrorReplyException e) {
             return unknown(field, sentAt, e);
         } catch (IOException e) {
@@ -81,22 +85,28 @@ final class HoldProbe implements AutoCloseable {
         }
         sentAt = System.nanoTime();
         try {
-            return lookOnce(field, read, sentAt);
+            return lookOnce(field, read, keys, sentAt);
         } catch (IOException e) {
             return unknown(field, sentAt, e);
         }
     }
 
-    private Result lookOnce(String field, boolean read, long sentAt) throws IOException {
-        String missing = missing(field, read);
+    private Result lookOnce(String field, boolean read, java.util.List<String> keys, long sentAt)
+            throws IOException {
+        String missing = missing(field, read, keys);
         return missing == null ? new Result(Verdict.HELD, field, sentAt, "")
                 : new Result(Verdict.ABSENT, field, sentAt, "missing=" + missing);
     }
 
-    /** @return what of the hold Redis lacks ({@code field}, {@code timeoutKey}), or null when it has it all */
-    private String missing(String field, boolean read) throws IOException {
-        if (!Long.valueOf(1).equals(line.call("HEXISTS", kind.lockName(), field))) {
-            return "field";
+    /**
+     * @return what of the hold Redis lacks ({@code field}, {@code timeoutKey}; for a multi-lock
+     *         {@code field:<member>}, the first member without it), or null when it has it all
+     */
+    private String missing(String field, boolean read, java.util.List<String> keys) throws IOException {
+        for (String key : keys) {
+            if (!Long.valueOf(1).equals(line.call("HEXISTS", key, field))) {
+                return kind == Workload.MULTI ? "field:" + key : "field";
+            }
         }
         if (read && !Long.valueOf(1).equals(line.call("EXISTS", kind.readTimeoutKey(field)))) {
             return "timeoutKey";

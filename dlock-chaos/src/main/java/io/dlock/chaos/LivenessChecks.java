@@ -15,6 +15,7 @@ import static io.dlock.chaos.Event.Type.FAULT_START;
 import static io.dlock.chaos.Event.Type.HUNG;
 import static io.dlock.chaos.Event.Type.LEFTOVER;
 import static io.dlock.chaos.Event.Type.NOTE;
+import static io.dlock.chaos.Event.Type.SETUP_ERROR;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
 
 /**
@@ -92,14 +93,14 @@ final class LivenessChecks {
     }
 
     /**
-     * Every failed lock call is a {@code LockException} naming the lock; no lock call both starts and succeeds while
-     * Redis certainly cannot answer.
+     * Every failed lock call (set-ups included) is a {@code LockException} naming the lock; no call both starts and
+     * succeeds while Redis certainly cannot answer.
      */
     private static void checkRedisFailures(History history, Report report) {
         Invariant inv = Invariant.REDIS_FAILURES_SURFACE;
         int checked = 0;
         for (Event e : history.sorted) {
-            if (e.type() == ACQUIRE_ERROR || e.type() == UNLOCK_ERROR) {
+            if (e.type() == ACQUIRE_ERROR || e.type() == UNLOCK_ERROR || e.type() == SETUP_ERROR) {
                 checked++;
                 if (!e.detail().startsWith(LOCK_EXCEPTION)) {
                     report.violation(inv, e.source() + " " + e.type() + " is not a LockException: " + e.detail());
@@ -115,14 +116,14 @@ final class LivenessChecks {
             history.loops.forEach((worker, events) -> {
                 for (int i = 0; i < events.size(); i++) {
                     Event call = events.get(i);
-                    boolean acquire = call.type() == ACQUIRE_START;
-                    boolean unlock = call.type() == EXIT;
-                    if (!(acquire || unlock) || call.nanos() - w[0] <= 0 || call.nanos() - w[1] >= 0) {
+                    if (!History.beginsCall(call) || call.nanos() - w[0] <= 0 || call.nanos() - w[1] >= 0) {
                         continue;
                     }
-                    Event outcome = History.outcome(events, i, acquire);
+                    Event outcome = History.outcome(events, i);
                     if (outcome != null && outcome.nanos() - w[1] < 0 && History.succeeded(outcome)) {
-                        report.violation(inv, worker + " " + (acquire ? "acquired" : "unlocked") + " at "
+                        String did = call.type() == ACQUIRE_START ? "acquired" : call.type() == EXIT ? "unlocked"
+                                : "set up";
+                        report.violation(inv, worker + " " + did + " at "
                                 + history.ms(outcome.nanos()) + " with a request sent at " + history.ms(call.nanos())
                                 + ", while Redis could not answer (" + history.ms(w[0]) + ".." + history.ms(w[1])
                                 + ")");
@@ -137,6 +138,9 @@ final class LivenessChecks {
     private static boolean namesItsObject(Workload kind, String detail) {
         if (detail.contains("'" + kind.lockName() + "'")) {
             return true;
+        }
+        if (kind == Workload.LATCH) {
+            return detail.contains("'" + kind.lockName() + ":"); // a round's latch, chaos:latch:<round>
         }
         if (kind == Workload.MULTI && detail.contains("MultiLock[")) {
             // a multi-lock taken in one script names itself: MultiLock[{chaos:multi}:e, {chaos:multi}:f]

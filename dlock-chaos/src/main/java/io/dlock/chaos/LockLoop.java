@@ -22,6 +22,9 @@ import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.LEASE_LOST;
 import static io.dlock.chaos.Event.Type.NOT_VALID;
 import static io.dlock.chaos.Event.Type.PROBE;
+import static io.dlock.chaos.Event.Type.SETUP;
+import static io.dlock.chaos.Event.Type.SETUP_ERROR;
+import static io.dlock.chaos.Event.Type.SETUP_START;
 import static io.dlock.chaos.Event.Type.STEP;
 import static io.dlock.chaos.Event.Type.UNLOCKED;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
@@ -138,6 +141,10 @@ final class LockLoop implements Runnable {
 
     private void iteration() throws InterruptedException {
         Guard guard = Guard.next(kind, client, random);
+        if (!setUp(guard)) {
+            Thread.sleep(100 + random.nextInt(200));
+            return;
+        }
         int how = random.nextInt(10);
         String mode = (how < 7 ? "wait" : how < 9 ? "try" : "lease") + guard.describe();
         log.record(ACQUIRE_START, mode);
@@ -170,6 +177,27 @@ final class LockLoop implements Runnable {
         }
         release(guard, token);
         currentToken = null;
+    }
+
+    /**
+     * The semaphores' {@code trySetPermits} before each attempt, recorded as a call of its own (SETUP_START, then
+     * SETUP or SETUP_ERROR): the conservation check counts the permits it sets.
+     *
+     * @return false when it failed (the iteration ends)
+     */
+    private boolean setUp(Guard guard) {
+        String what = guard.setUpDescription();
+        if (what == null) {
+            return true;
+        }
+        log.record(SETUP_START, what);
+        try {
+            log.record(SETUP, Boolean.toString(guard.setUp()));
+            return true;
+        } catch (RuntimeException e) {
+            log.record(SETUP_ERROR, Worker.describe(e));
+            return false;
+        }
     }
 
     private void criticalSection(Guard guard, long token) throws InterruptedException {
@@ -238,7 +266,7 @@ final class LockLoop implements Runnable {
     /** Looks in Redis, past the client, whether it holds this owner's hold now, and records what it found. */
     private void probe(long token, Guard guard) {
         if (probe != null) {
-            log.record(PROBE, token, probe.look(ownerField, guard.read()).detail());
+            log.record(PROBE, token, probe.look(ownerField, guard.read(), guard.probedKeys(kind)).detail());
         }
     }
 

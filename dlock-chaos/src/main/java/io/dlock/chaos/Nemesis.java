@@ -45,9 +45,11 @@ final class Nemesis {
     private final Random random;
     private final Set<Fault> enabled;
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
+    /** Whether the server takes {@code DEBUG SLEEP} (else command stalls are SIGSTOPs). */
+    private final boolean debug;
 
     Nemesis(ChaosSettings settings, RedisServer redis, List<WorkerProcess> workers,
-            Function<WorkerProcess, WorkerProcess> replace, EventLog log, Set<Fault> enabled) {
+            Function<WorkerProcess, WorkerProcess> replace, EventLog log, Set<Fault> enabled, boolean debug) {
         this.settings = settings;
         this.redis = redis;
         this.admin = new RedisAdmin(redis.host(), redis.port());
@@ -56,6 +58,7 @@ final class Nemesis {
         this.log = log;
         this.random = new Random(settings.seed());
         this.enabled = EnumSet.copyOf(enabled);
+        this.debug = debug;
     }
 
     /** Injects faults until {@code deadlineNanos}; returns how many of each kind. */
@@ -85,6 +88,7 @@ final class Nemesis {
                 case CLIENT_PAUSE -> pauseClients();
                 case DEBUG_SLEEP -> debugSleep();
                 case RELEASE_DROP -> dropReleases();
+                case COMMAND_STALL -> stallCommands();
             }
         } catch (IOException | RuntimeException e) {
             log.record(NOTE, "fault " + fault.label() + " failed: " + e);
@@ -200,16 +204,38 @@ final class Nemesis {
         log.record(FAULT_END, Fault.KILL_HOLDER.label());
     }
 
+    /**
+     * Freezes the JVM of a holder for longer than its lease. The hold found may end between the look and the
+     * signal; then the JVM is resumed at once (a freeze of milliseconds, no fault) and another holder is sought, up
+     * to 5 times, so that the pause catches a holder ({@link Checker.Invariant#PAUSED_HOLDER_LEARNS} must judge one).
+     * The fault's start is stamped before the signal that caught the holder.
+     */
     private void pauseHolder() throws IOException {
-        Target target = holder();
-        if (target == null) {
-            log.record(NOTE, "skip pause-holder: nobody held a lock");
+        Target target = null;
+        WorkerProcess victim = null;
+        long stoppedAt = 0;
+        for (int attempt = 0; attempt < 5 && victim == null; attempt++) {
+            target = holder();
+            if (target == null) {
+                break;
+            }
+            stoppedAt = System.nanoTime();
+            target.worker().signal("STOP");
+            if (!over(target)) {
+                victim = target.worker();
+            } else {
+                target.worker().signal("CONT");
+                log.record(NOTE, "pause-holder: " + target.loop() + "'s hold ended before the stop; another holder");
+            }
+        }
+        if (victim == null) {
+            log.record(NOTE, "skip pause-holder: no holder stayed one until the stop");
             return;
         }
-        WorkerProcess victim = target.worker();
         long pauseMs = settings.watchdogMs() + 1000;
-        started(Fault.PAUSE_HOLDER, target.loop());
-        victim.signal("STOP");
+        injected.merge(Fault.PAUSE_HOLDER, 1, Integer::sum);
+        log.write(new Event(stoppedAt, "nemesis", FAULT_START, Event.NO_TOKEN, Fault.PAUSE_HOLDER.label() + " "
+                + target.loop()));
         try {
             WorkerProcess.sleep(pauseMs);
         } finally {
@@ -282,6 +308,52 @@ final class Nemesis {
             log.write(new Event(until, "nemesis", REDIS_UP, Event.NO_TOKEN, Fault.DEBUG_SLEEP.label()));
         }
         log.record(FAULT_END, Fault.DEBUG_SLEEP.label());
+    }
+
+    /**
+     * A stall shorter than the client's command timeout (a third to five sixths of it), a pause, then one longer
+     * (the timeout plus 300 ms to twice the timeout, below the lease): each its own silent window (REDIS_DOWN
+     * {@code command-stall short|long <ms>} to REDIS_UP), within one fault window.
+     */
+    private void stallCommands() throws IOException {
+        long timeout = settings.commandTimeoutMs();
+        long shortMs = timeout / 3 + random.nextInt((int) Math.max(1, timeout / 2));
+        long longMs = timeout + 300 + random.nextInt((int) Math.max(1, timeout - 300));
+        started(Fault.COMMAND_STALL, "redis " + shortMs + " ms then " + longMs + " ms (command timeout " + timeout
+                + " ms) by " + (debug ? "DEBUG SLEEP" : "SIGSTOP"));
+        try {
+            stall(shortMs, "short", debug);
+            WorkerProcess.sleep(300 + random.nextInt(300));
+            stall(longMs, "long", debug);
+        } finally {
+            log.record(FAULT_END, Fault.COMMAND_STALL.label());
+        }
+    }
+
+    private void stall(long ms, String which, boolean debug) throws IOException {
+        String what = Fault.COMMAND_STALL.label() + " " + which + " " + ms;
+        if (!debug) {
+            redis.pause();
+            log.record(REDIS_DOWN, what);
+            try {
+                WorkerProcess.sleep(ms);
+            } finally {
+                log.record(REDIS_UP, what);
+                redis.resume();
+            }
+            return;
+        }
+        long sent = System.nanoTime();
+        admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP",
+                String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
+        long answered = System.nanoTime();
+        // as debugSleep: Redis certainly slept during [answered - ms, sent + ms]
+        long from = answered - ms * 1_000_000L;
+        long until = sent + ms * 1_000_000L;
+        if (until - from > 0) {
+            log.write(new Event(from, "nemesis", REDIS_DOWN, Event.NO_TOKEN, what));
+            log.write(new Event(until, "nemesis", REDIS_UP, Event.NO_TOKEN, what));
+        }
     }
 
     /**

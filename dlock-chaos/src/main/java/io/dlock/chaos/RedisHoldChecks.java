@@ -11,7 +11,7 @@ import static io.dlock.chaos.Event.Type.PROBE;
 
 /**
  * {@link Invariant#HOLD_IN_REDIS}: an owner inside its critical section, whose client still claims the hold valid,
- * has its hold in Redis. Judged on the loops' own looks at Redis ({@code PROBE}, see {@link HoldProbe}).
+ * has its hold in Redis (a multi-lock's: in every member). Judged on the loops' own looks at Redis ({@code PROBE}, see {@link HoldProbe}).
  *
  * <p>A probe that found the hold absent is a violation when all of these are true:
  * <ul>
@@ -88,7 +88,8 @@ final class RedisHoldChecks {
         String found = probe.detail().replaceFirst(" sentAt=\\d+", "");
         report.violation(inv, kind, Hold.describe(loop, kind, Hold.isRead(acquired), acquired.token())
                 + ", acquired " + history.ms(acquired.nanos()) + ", inside, claimed valid until "
-                + history.ms(claimEnd) + ", but Redis had no hold for it on " + kind.lockName() + ": " + found
+                + history.ms(claimEnd) + ", but Redis had no hold for it on "
+                + (kind == Workload.MULTI ? "one of its members" : kind.lockName()) + ": " + found
                 + " (probe sent " + history.ms(sentAt) + ", answered by " + history.ms(probe.nanos())
                 + "; no restart since the request " + history.ms(requested) + ")");
     }

@@ -26,7 +26,7 @@ public final class Report {
     /** The events that end one lock call: an operation each. */
     private static final List<Event.Type> OPERATION_OUTCOMES = List.of(Event.Type.ACQUIRED,
             Event.Type.ACQUIRE_TIMEOUT, Event.Type.ACQUIRE_ERROR, Event.Type.UNLOCKED, Event.Type.UNLOCK_NOT_HELD,
-            Event.Type.UNLOCK_ERROR);
+            Event.Type.UNLOCK_ERROR, Event.Type.SETUP, Event.Type.SETUP_ERROR);
 
     private final ChaosSettings settings;
     private final String redisVersion;
@@ -109,6 +109,11 @@ public final class Report {
         kindCounts.get(kind).merge(what, 1, Integer::sum);
     }
 
+    /** @return a per-kind count ({@link FaultReach#FAULTS_MET} and the like) */
+    public int kindCount(Workload kind, String what) {
+        return kindCounts.get(kind).getOrDefault(what, 0);
+    }
+
     /** @return how many events of a type the loops of one lock kind recorded */
     public int events(Workload kind, Event.Type type) {
         return kindTypes.get(kind).getOrDefault(type, 0);
@@ -153,8 +158,17 @@ public final class Report {
         notes.add(what);
     }
 
+    /** @return whether no invariant was violated and every invariant judged at least one case */
     public boolean passed() {
-        return totalViolations() == 0;
+        return totalViolations() == 0 && unjudged().isEmpty();
+    }
+
+    /**
+     * @return the invariants that judged no case: a check that saw nothing to judge proves nothing, so a run with
+     *         any fails ({@link #passed()})
+     */
+    public List<Invariant> unjudged() {
+        return checked.entrySet().stream().filter(e -> e.getValue() == 0).map(Map.Entry::getKey).toList();
     }
 
     public int totalViolations() {
@@ -205,13 +219,15 @@ public final class Report {
         for (String note : notes) {
             b.append("  (").append(note).append(")\n");
         }
-        b.append(String.format("%n%-44s", "operations per lock kind"));
+        b.append(String.format("%n%-48s", "operations, faults and violations per kind"));
         for (Workload kind : Workload.values()) {
             b.append(String.format(" %8s", kind.label()));
         }
         b.append(String.format(" %8s%n", "total"));
-        kindRow(b, "acquisitions", Event.Type.ACQUIRED);
-        kindRow(b, "acquisitions timed out (busy)", Event.Type.ACQUIRE_TIMEOUT);
+        kindRow(b, "set-ups (trySetPermits, trySetCount)", Event.Type.SETUP);
+        kindRow(b, "set-ups failed (LockException)", Event.Type.SETUP_ERROR);
+        kindRow(b, "acquisitions (latch: count-downs, awaits open)", Event.Type.ACQUIRED);
+        kindRow(b, "acquisitions timed out (latch: awaits)", Event.Type.ACQUIRE_TIMEOUT);
         kindRow(b, "acquisitions failed (LockException)", Event.Type.ACQUIRE_ERROR);
         kindRow(b, "releases", Event.Type.UNLOCKED);
         kindRow(b, "releases of a lost hold (IMSE)", Event.Type.UNLOCK_NOT_HELD);
@@ -225,6 +241,9 @@ public final class Report {
                 .getOrDefault(RedisHoldChecks.ABSENT, 0));
         kindRow(b, "local hand-offs (workers that stopped)", kind -> kindCounts.get(kind).getOrDefault(HANDOFFS, 0));
         kindRow(b, "lock operations (calls)", this::operations);
+        kindRow(b, FaultReach.FAULTS_MET, kind -> kindCount(kind, FaultReach.FAULTS_MET));
+        kindRow(b, FaultReach.SHORT_STALLS_MET, kind -> kindCount(kind, FaultReach.SHORT_STALLS_MET));
+        kindRow(b, FaultReach.LONG_STALLS_MET, kind -> kindCount(kind, FaultReach.LONG_STALLS_MET));
         kindRow(b, "violations", this::violations);
         b.append(String.format("%nother figures%n"));
         row(b, "lock operations (calls), all kinds", operations());
@@ -239,10 +258,13 @@ public final class Report {
         samples.forEach((what, values) -> b.append(String.format("  %-44s %s%n", what, values)));
         b.append(String.format("%n%-52s %8s %10s%n", "invariant", "checked", "violations"));
         for (Invariant inv : Invariant.values()) {
-            b.append(String.format("%-52s %8d %10d%n", inv.title, checked.get(inv), violations.get(inv).size()));
+            b.append(String.format("%-52s %8d %10d%s%n", inv.title, checked.get(inv), violations.get(inv).size(),
+                    checked.get(inv) == 0 ? "  judged no case" : ""));
         }
         b.append(String.format("%nresult: %s%s%n", passed() ? "PASSED" : "FAILED, " + totalViolations()
-                + " violation(s)", knownDefects.isEmpty() ? "" : " (and " + knownDefects() + " case(s) of known"
+                + " violation(s)" + (unjudged().isEmpty() ? "" : ", " + unjudged().size()
+                + " invariant(s) judged no case: " + unjudged().stream().map(i -> i.title).toList()),
+                knownDefects.isEmpty() ? "" : " (and " + knownDefects() + " case(s) of known"
                 + " defects, listed below; -Dchaos.strict=true fails on them)"));
         knownDefects.forEach((defect, list) -> {
             b.append(String.format("%nknown defect %s (%d):%n", defect.name(), list.size()));
@@ -275,7 +297,7 @@ public final class Report {
     }
 
     private static void kindRow(StringBuilder b, String what, java.util.function.ToIntFunction<Workload> value) {
-        b.append(String.format("  %-42s", what));
+        b.append(String.format("  %-46s", what));
         int total = 0;
         for (Workload kind : Workload.values()) {
             int n = value.applyAsInt(kind);

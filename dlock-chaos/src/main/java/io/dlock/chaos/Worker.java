@@ -14,8 +14,8 @@ import static io.dlock.chaos.Event.Type.HELLO;
 
 /**
  * A worker JVM: one {@link LockClient} (default configuration but for the timeouts and {@code localHandoffs}) and,
- * per {@link Workload}, {@link WorkerArgs#threads()} {@link LockLoop} threads, each an owner of its own, looping on
- * its kind's lock until the stop file appears. Owners of one client that contend for one lock wait for each other
+ * per {@link Workload}, {@link WorkerArgs#threads()} threads, each an owner of its own, looping on its kind's lock,
+ * semaphore or multi-lock ({@link LockLoop}) or on the latch rounds ({@link LatchLoop}) until the stop file appears. Owners of one client that contend for one lock wait for each other
  * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
  * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
  * BYE (detail: its hand-offs per kind, {@link HandoffCounts}); each loop has its own log.
@@ -58,15 +58,25 @@ public final class Worker {
                 .build());
         client.addEventListener(handoffs);
         List<LockLoop> loops = new ArrayList<>();
+        List<LatchLoop> latchLoops = new ArrayList<>();
         for (Workload kind : Workload.values()) {
             for (int t = 0; t < args.threads(); t++) {
-                loops.add(new LockLoop(args, kind, t, client));
+                if (kind.holds()) {
+                    loops.add(new LockLoop(args, kind, t, client));
+                } else {
+                    latchLoops.add(new LatchLoop(args, t, client));
+                }
             }
         }
         client.addLeaseLostListener(event -> loops.forEach(loop -> loop.leaseLost(event)));
         log.record(HELLO, client.getId());
         List<Thread> threads = new ArrayList<>();
         for (LockLoop loop : loops) {
+            Thread t = new Thread(loop, loop.source());
+            threads.add(t);
+            t.start();
+        }
+        for (LatchLoop loop : latchLoops) {
             Thread t = new Thread(loop, loop.source());
             threads.add(t);
             t.start();

@@ -37,7 +37,22 @@ public enum Workload {
      * {@code client.getMultiLock} over two or three plain locks of {@link #MULTI_SPREAD} or of
      * {@link #MULTI_ONE_SLOT}, given in a random order: two holds conflict when they share a member.
      */
-    MULTI("multi", 0);
+    MULTI("multi", 0),
+    /**
+     * {@code client.getCountDownLatch}: no holds. Latch rounds ({@link LatchLoop}): every {@value #LATCH_ROUND_MS} ms
+     * a fresh latch {@code chaos:latch:<round>} is set to {@value #LATCH_COUNT} by whichever loop comes first, then
+     * each loop either counts it down once or awaits it; it must never open without its count-downs.
+     */
+    LATCH("latch", 0);
+
+    /** A latch round's count: about as many as the loops that count down in one round, so it opens about half the time. */
+    public static final int LATCH_COUNT = 3;
+    /** One latch round: the set-up phase, then count-downs and awaits. */
+    public static final long LATCH_ROUND_MS = 2000;
+    /** The first part of a round, in which the latch is set and nothing counts down or awaits. */
+    public static final long LATCH_SETUP_MS = 400;
+    /** A round's latch lives this long at most (its TTL): far past its round, so no awaiter sees it expire. */
+    public static final long LATCH_TTL_MS = 20_000;
 
     /** The permits of each semaphore workload (the constants above say 3 as well): fewer than the contenders, more than one. */
     public static final int SEMAPHORE_PERMITS = 3;
@@ -76,9 +91,14 @@ public enum Workload {
         return permits;
     }
 
+    /** @return whether its loops take holds (acquire, critical section, release): every workload but the latch */
+    public boolean holds() {
+        return this != LATCH;
+    }
+
     /** @return whether its holds live as fields of lock hashes ({@link #hashKeys()}), which the nemesis targets */
     public boolean hashHolds() {
-        return permits == 0;
+        return permits == 0 && holds();
     }
 
     /** @return the hashes its holds live in: the lock's name, or the multi-lock's members */
@@ -86,14 +106,22 @@ public enum Workload {
         return this == MULTI ? MULTI_MEMBERS : List.of(lockName());
     }
 
-    /** @return whether a {@link HoldProbe} can look for its holds (one hash field per hold) */
+    /**
+     * @return whether a {@link HoldProbe} can look for its holds: one hash field per hold, or for a multi-lock one
+     *         field in each of its members' hashes (the hold is present when every member has it)
+     */
     public boolean probed() {
-        return hashHolds() && this != MULTI;
+        return hashHolds();
     }
 
     /** @return whether its holds have a lease, which a frozen holder loses (not the plain semaphore's permits) */
     public boolean leased() {
-        return this != SEMAPHORE;
+        return this != SEMAPHORE && holds();
+    }
+
+    /** @return the latch of round {@code round} ({@link #LATCH} only) */
+    public static String latchName(long round) {
+        return "chaos:latch:" + round;
     }
 
     /** @return the workload of a lock event about {@code kind} on {@code name} (multi-lock members by name) */
@@ -103,7 +131,8 @@ public enum Workload {
 
     /** @return whether {@code name} is what this workload's objects are called (the lock, a member, the semaphore) */
     public boolean names(String name) {
-        return hashKeys().contains(name) || lockName().equals(name);
+        return hashKeys().contains(name) || lockName().equals(name)
+                || this == LATCH && name.startsWith(lockName() + ":");
     }
 
     /**

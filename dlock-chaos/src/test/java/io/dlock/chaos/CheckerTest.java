@@ -91,11 +91,15 @@ class CheckerTest {
         at(300, "w1", BYE, "handoffs plain=7 fair=0 rw=2 fenced=0");
         at(300, "w2", BYE, "handoffs plain=5 fair=0 rw=0 fenced=0");
         Report report = check();
-        assertThat(report.passed()).as(report.table()).isTrue();
+        assertThat(report.totalViolations()).as(report.table()).isZero();
         assertThat(report.checked(Invariant.TOKENS_INCREASE)).isEqualTo(3);
         assertThat(report.checked(Invariant.NO_STALE_WRITE)).isEqualTo(3);
-        assertThat(report.table()).contains("PASSED")
-                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +0 +0 +0 +14");
+        // no violation, but a history this small leaves most invariants without a case: that fails a run
+        assertThat(report.passed()).isFalse();
+        assertThat(report.unjudged()).contains(Invariant.DEAD_HOLDER_FREED, Invariant.PERMITS_CONSERVED,
+                Invariant.LATCH_OPENS_BY_COUNT_DOWNS).doesNotContain(Invariant.TOKENS_INCREASE);
+        assertThat(report.table()).contains("judged no case")
+                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +0 +0 +0 +0 +14");
     }
 
     @Test
@@ -173,7 +177,7 @@ class CheckerTest {
     void deadHolderFreedLateOrNeverIsCaught() {
         cleanRun();
         at(200, "nemesis", FREED, "w1/fenced 1800");
-        assertThat(check().passed()).isTrue();
+        assertThat(check().totalViolations()).isZero();
         at(300, "nemesis", FREED, "w2/fenced 3500");
         at(400, "nemesis", NOT_FREED, "w3/fenced still held 5000 ms after the kill");
         List<String> violations = check().violations(Invariant.DEAD_HOLDER_FREED);
@@ -199,7 +203,7 @@ class CheckerTest {
         at(3102, "w1/fenced", LEASE_LOST, 7, "EXPIRED");
         at(3103, "w1/fenced", EXIT, 7, "lost");
         Report report = check();
-        assertThat(report.passed()).as(report.table()).isTrue();
+        assertThat(report.totalViolations()).as(report.table()).isZero();
         assertThat(report.checked(Invariant.PAUSED_HOLDER_LEARNS)).isEqualTo(1);
     }
 
@@ -244,7 +248,7 @@ class CheckerTest {
         at(300, "w2/fenced", ACQUIRE_START, "wait");
         at(310, "w2/fenced", ACQUIRED, 1003, "wait");
         at(320, "nemesis", EXITED, "w2 killed");
-        assertThat(check().passed()).isTrue();
+        assertThat(check().totalViolations()).isZero();
     }
 
     @Test
@@ -253,7 +257,7 @@ class CheckerTest {
         at(200, "w1/fenced", ACQUIRE_START, "wait");
         at(210, "w1/fenced", ACQUIRE_ERROR, "io.dlock.LockException: lock 'chaos:fenced': acquire failed: Redis did not"
                 + " answer in time (Command timed out after 1 second(s))");
-        assertThat(check().passed()).isTrue();
+        assertThat(check().totalViolations()).isZero();
 
         at(300, "w1/fenced", ACQUIRE_START, "wait");
         at(310, "w1/fenced", ACQUIRE_ERROR, "java.lang.IllegalStateException: boom");
@@ -305,7 +309,7 @@ class CheckerTest {
         kindHold("w1/rw", " read", 1, 200, 400);
         kindHold("w2/rw", " read", 1, 250, 450);
         kindHold("w3/plain", "", 1, 260, 300); // another lock: no conflict
-        assertThat(check().passed()).as(check().table()).isTrue();
+        assertThat(check().totalViolations()).as(check().table()).isZero();
 
         kindHold("w3/rw", " write", 1, 420, 500); // overlaps w2's read hold, both known valid
         fault(410, 415, "client-kill redis");     // a fault excuses the plain overlap, not this one
@@ -321,7 +325,7 @@ class CheckerTest {
         cleanRun();
         kindHold("w1/plain/t0", "", 1, 200, 400);
         kindHold("w1/plain/t1", "", 1, 401, 500); // handed over locally: after t0 left
-        assertThat(check().passed()).as(check().table()).isTrue();
+        assertThat(check().totalViolations()).as(check().table()).isZero();
 
         kindHold("w1/plain/t2", "", 1, 450, 600); // inside while t1 still is: same client, other owner
         Report report = check();
@@ -395,7 +399,7 @@ class CheckerTest {
         at(600, "nemesis", RELEASE_NOT_FREED, "w2/fair field c2:1 of chaos:fair still held 3740 ms after the"
                 + " connections were cut: 2 hold(s) now, at most 2 seen, pttl 1900");
         Report lenient = check();
-        assertThat(lenient.passed()).isTrue();
+        assertThat(lenient.totalViolations()).isZero();
         assertThat(lenient.knownDefects()).isEqualTo(1);
         assertThat(lenient.table()).contains("REENTERED_AFTER_FAILED_RELEASE");
         assertThat(history.check(true).passed()).isFalse();
@@ -414,7 +418,7 @@ class CheckerTest {
         at(1821, "nemesis", REDIS_UP, "release-drop");
         at(1822, "nemesis", FAULT_END, "release-drop");
         Report report = check();
-        assertThat(report.passed()).as(report.table()).isTrue();
+        assertThat(report.totalViolations()).as(report.table()).isZero();
         assertThat(report.table()).contains("releases hit by release-drop: failed: timed out before the cut");
     }
 }

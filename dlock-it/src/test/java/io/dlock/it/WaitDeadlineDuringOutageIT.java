@@ -119,7 +119,7 @@ class WaitDeadlineDuringOutageIT {
             try {
                 caller.start();
                 if (silence == Silence.WHILE_WAITING) {
-                    Await.until(Duration.ofMillis(WAIT_MS / 2), () -> waiting(raw) || outcome.isDone(),
+                    Await.until(Duration.ofMillis(WAIT_MS - 100), () -> waiting(raw) || outcome.isDone(),
                             () -> "the caller of " + waiter + " never subscribed to a channel of '" + name + "': "
                                     + raw.channels());
                     assertThat(outcome).as("the wait ended before Redis stopped").isNotDone();
