@@ -125,7 +125,7 @@ public final class RedisLockClient implements LockClient {
         this.inspector = new LockInspector(scripts);
         this.semaphoreInspector = new SemaphoreInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
-                transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns());
+                transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns(), acquisitions);
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
                 transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
                 grantMarkMillis(config.commandTimeout().toMillis()), watchdogMs, Clock.systemUTC(),
@@ -466,7 +466,6 @@ public final class RedisLockClient implements LockClient {
         }
         closed = true;
         renewer.close();
-        latches.close();
         semaphores.close();
         services.close();
         CompletableFuture<Void> waitersDone = acquisitions.close();

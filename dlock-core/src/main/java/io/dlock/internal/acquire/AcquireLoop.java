@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * the next waiter; an acquisition that succeeds after the caller gave up is released again. {@link #finished()}
  * completes when all of that is done.
  */
-public final class AcquireLoop {
+public final class AcquireLoop implements Waiter {
     /** One acquire attempt: completes with null when acquired (and recorded), else the lock's PTTL in ms. */
     public interface Attempt extends Supplier<CompletableFuture<Long>> {
     }
@@ -178,11 +178,13 @@ public final class AcquireLoop {
     }
 
     /** @return the kind of object, as errors name it */
+    @Override
     public String kind() {
         return kind;
     }
 
     /** @return the object's name */
+    @Override
     public String name() {
         return lockName;
     }
@@ -193,6 +195,7 @@ public final class AcquireLoop {
     }
 
     /** Completes when the loop has fully ended (subscription closed, late acquisition undone). */
+    @Override
     public CompletableFuture<Void> finished() {
         return finished;
     }
@@ -236,6 +239,7 @@ public final class AcquireLoop {
     }
 
     /** Fails the loop (the client is closing). */
+    @Override
     public void fail(RuntimeException error) {
         if (result.completeExceptionally(error)) {
             wakeFromWaits();

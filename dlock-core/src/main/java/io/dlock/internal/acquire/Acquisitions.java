@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The close rule, written once for every kind (locks, semaphores, latches, multi-locks): one registry per client of
  * everything in flight that may still take or give back something in Redis — waiting acquisitions
- * ({@link AcquireLoop}) and stray cleanups (a grant given back after its caller left). {@link #close} fails every
+ * ({@link AcquireLoop}), waits ({@link Waiter}: a latch's await) and stray cleanups (a grant given back after its caller left). {@link #close} fails every
  * waiting acquisition and completes when each has cleaned up after itself (a grant that its in-flight attempt brings
  * is given back, an unanswered attempt's possible take is dropped), so the client closes its connections only after
  * those commands went out and were answered. Later calls fail at once ({@link #checkOpen}).
@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Acquisitions {
     private final AcquireLoop.Waiting waiting;
     private final SyncWaits waits;
-    private final Set<AcquireLoop> loops = ConcurrentHashMap.newKeySet();
+    private final Set<Waiter> loops = ConcurrentHashMap.newKeySet();
     private final Set<CompletableFuture<?>> cleanups = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -47,10 +47,10 @@ public final class Acquisitions {
     }
 
     /**
-     * Registers a loop until it has {@linkplain AcquireLoop#finished() finished}; a loop registered after close is
-     * failed at once.
+     * Registers a waiter (a loop, a latch's await) until it has {@linkplain Waiter#finished() finished}; one
+     * registered after close is failed at once.
      */
-    public void register(AcquireLoop loop) {
+    public void register(Waiter loop) {
         loops.add(loop);
         loop.finished().whenComplete((ok, error) -> loops.remove(loop));
         if (closed) {
@@ -89,7 +89,7 @@ public final class Acquisitions {
     public CompletableFuture<Void> close() {
         closed = true;
         List<CompletableFuture<?>> ends = new ArrayList<>(cleanups);
-        for (AcquireLoop loop : loops) {
+        for (Waiter loop : loops) {
             loop.fail(closedError(loop.kind(), loop.name(), "the lock client closed while waiting"));
             ends.add(loop.finished());
         }

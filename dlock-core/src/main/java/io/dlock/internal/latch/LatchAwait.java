@@ -1,5 +1,10 @@
 package io.dlock.internal.latch;
 
+import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Waiter;
+import io.lettuce.core.RedisCommandTimeoutException;
+
 import io.dlock.LockEventListener;
 import io.dlock.LockLostException;
 import io.dlock.internal.transport.ServerRuns;
@@ -20,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #result()} (an interrupt, a cancelled future) or {@link #fail} ends it at once, leaving the other members
  * waiting; whatever ends it, it leaves its group exactly once.
  */
-final class LatchAwait {
+final class LatchAwait implements Waiter {
     private final LatchServices services;
     private final RedisCountDownLatch latch;
     /** Absolute deadline on {@link LatchServices#nanoTime}; ignored when {@link #forever}. */
@@ -29,6 +34,8 @@ final class LatchAwait {
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     /** The run id known before the last check that found the latch closed for this awaiter; null before one. */
     private volatile String closedRun;
+    /** A check found the latch closed for this awaiter (read by the deadline timer). */
+    private volatile boolean answered;
 
     /** @param timeoutMs how long to wait, or a negative value for no limit */
     LatchAwait(LatchServices services, RedisCountDownLatch latch, long timeoutMs) {
@@ -38,8 +45,20 @@ final class LatchAwait {
         this.deadlineNanos = services.nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
     }
 
-    String name() {
+    @Override
+    public String kind() {
+        return RedisCountDownLatch.KIND;
+    }
+
+    @Override
+    public String name() {
         return latch.getName();
+    }
+
+    /** Completes when the wait ended: an await takes nothing, so nothing is left to clean up. */
+    @Override
+    public CompletableFuture<Void> finished() {
+        return result.handle((open, error) -> null);
     }
 
     /** Completes with true when the latch is open, false when the time ran out; cancellable. */
@@ -57,13 +76,37 @@ final class LatchAwait {
                         : LockEventListener.Outcome.TIMED_OUT,
                 services.nanoTime.getAsLong() - startedAt));
         services.register(this); // fails it at once when the client is closed
+        if (!forever) {
+            armDeadline();
+        }
         result.whenComplete((ok, error) -> services.leave(this));
         services.join(this, latch);
         return this;
     }
 
-    void fail(RuntimeException error) {
+    @Override
+    public void fail(RuntimeException error) {
         result.completeExceptionally(error);
+    }
+
+    /**
+     * The deadline rule of every timed wait ({@link AcquireLoop#DEADLINE_GRACE_MS}): the await ends by its deadline
+     * plus the grace even while Redis is silent — {@code false} when a check had found the latch closed, a
+     * {@link io.dlock.LockException} saying Redis did not answer when none had.
+     */
+    private void armDeadline() {
+        long waitMs = Math.max(0, leftMs(services.nanoTime.getAsLong()));
+        CompletableFuture<Boolean> timer = services.acquisitions.waiting().outage()
+                .pause(waitMs + AcquireLoop.DEADLINE_GRACE_MS);
+        result.whenComplete((open, error) -> timer.complete(false));
+        timer.thenRun(() -> {
+            if (closedRun != null || answered) {
+                result.complete(false);
+            } else {
+                result.completeExceptionally(Errors.toApi(new RedisCommandTimeoutException("no answer within the "
+                        + "wait of " + waitMs + " ms"), RedisCountDownLatch.KIND, name(), "await"));
+            }
+        });
     }
 
     /** @return the run id known before the last check that found the latch closed for this awaiter, or null */
@@ -84,7 +127,7 @@ final class LatchAwait {
             result.complete(true);
             return;
         }
-        result.completeExceptionally(new LockLostException(name(), LatchErrors.describe(name()) + ": await failed: "
+        result.completeExceptionally(new LockLostException(name(), RedisCountDownLatch.describe(name()) + ": await failed: "
                 + "Redis lost the latch's count: it was read closed on run " + ServerRuns.shortId(before)
                 + " of the server and its key is gone on run " + ServerRuns.shortId(after) + " (a restart without "
                 + "persistence, or a failover to a node without it), so it did not open by count-downs; set the count "
@@ -98,6 +141,7 @@ final class LatchAwait {
      */
     void stillClosed(long nowNanos, String run) {
         closedRun = run;
+        answered = true;
         if (leftMs(nowNanos) <= 0) {
             result.complete(false);
         }
@@ -110,7 +154,7 @@ final class LatchAwait {
      */
     void checkFailed(Throwable error, boolean passes) {
         if (!(forever && passes)) {
-            result.completeExceptionally(LatchErrors.toApi(error, name(), "await"));
+            result.completeExceptionally(Errors.toApi(error, RedisCountDownLatch.KIND, name(), "await"));
         }
     }
 

@@ -239,7 +239,7 @@ final class LatchGroup {
                 // which made a check due); or a join or message came while the check was on its way
                 check = rounds.request();
             } else if (failed) {
-                outagePauseMs = Math.min(LatchServices.MAX_OUTAGE_PAUSE_MS, Math.max(100, outagePauseMs * 2));
+                outagePauseMs = io.dlock.internal.acquire.Outage.nextBackoff(outagePauseMs);
                 slept = sleep = join().sleep(outagePauseMs);
             } else {
                 slept = sleep = join().sleep(sleepMs(ttlMs));

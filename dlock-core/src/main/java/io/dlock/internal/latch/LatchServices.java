@@ -6,6 +6,7 @@ import io.dlock.LatchInfo;
 import io.dlock.LockException;
 import io.dlock.NotALockException;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Acquisitions;
 import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
@@ -32,8 +33,6 @@ import java.util.function.ToIntFunction;
  * leaves; both under the map's per-name lock, so a joiner never lands in a group that is being dropped.
  */
 public final class LatchServices {
-    /** The longest pause between two checks of an untimed await while Redis is unavailable. */
-    static final long MAX_OUTAGE_PAUSE_MS = 2000;
 
     final ScriptRunner scripts;
     final WakeupHub wakeups;
@@ -45,9 +44,9 @@ public final class LatchServices {
     final long recheckMs;
     private final String publishCommand;
     private final ToIntFunction<String> slot;
-    private final Set<LatchAwait> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, LatchGroup> groups = new ConcurrentHashMap<>();
-    private volatile boolean closed;
+    /** The client's registry of what is in flight (the close rule), its sync waits and timer pauses. */
+    final Acquisitions acquisitions;
     /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
     final Supplier<LockEventListener> events;
 
@@ -57,10 +56,12 @@ public final class LatchServices {
      * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
      * @param events         the client's event listeners now
      * @param runs           the transport's run ids of the servers
+     * @param acquisitions   the client's registry of what is in flight
      */
     public LatchServices(ScriptRunner scripts, WakeupHub wakeups, Executor executor, LongSupplier nanoTime,
                          String publishCommand, ToIntFunction<String> slot, long recheckMs,
-                         Supplier<LockEventListener> events, ServerRuns runs) {
+                         Supplier<LockEventListener> events, ServerRuns runs, Acquisitions acquisitions) {
+        this.acquisitions = acquisitions;
         this.events = events;
         this.runs = runs;
         this.scripts = scripts;
@@ -90,16 +91,13 @@ public final class LatchServices {
      *         {@link io.dlock.LockException} naming the latch
      */
     public CompletableFuture<LatchInfo> inspect(String name) {
-        CompletableFuture<List<Object>> reply = closed ? CompletableFuture.failedFuture(LatchErrors.closed(name))
-                : Errors.call(() -> scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI, new String[]{name}));
+        CompletableFuture<List<Object>> reply = Errors.call(() -> {
+            acquisitions.checkOpen(RedisCountDownLatch.KIND, name);
+            return scripts.run(LatchScripts.STATE, ScriptOutputType.MULTI, new String[]{name});
+        });
         return reply.handle((state, error) -> {
             if (error != null) {
-                RuntimeException failure = LatchErrors.toApi(error, name, "inspect");
-                if (failure.getClass() == LockException.class && failure.getCause() != null
-                        && LatchErrors.isRefusal(failure.getCause())) {
-                    throw new NotALockException(name, failure.getMessage(), failure.getCause());
-                }
-                throw failure;
+                throw Errors.toApi(error, RedisCountDownLatch.KIND, name, "inspect");
             }
             RedisCountDownLatch.State read = RedisCountDownLatch.State.of(state);
             return new LatchInfo(name, read.count(), read.pttl());
@@ -107,16 +105,12 @@ public final class LatchServices {
     }
 
     boolean isClosed() {
-        return closed;
+        return acquisitions.isClosed();
     }
 
-    /** Tracks {@code wait} until it ends; fails it at once when the client is closed. */
+    /** Tracks {@code wait} until it ends (the one close rule); fails it at once when the client is closed. */
     void register(LatchAwait wait) {
-        waiting.add(wait);
-        wait.result().whenComplete((ok, error) -> waiting.remove(wait));
-        if (closed) {
-            wait.fail(LatchErrors.closed(wait.name()));
-        }
+        acquisitions.register(wait);
     }
 
     /**
@@ -170,16 +164,8 @@ public final class LatchServices {
         }
     }
 
-    /** @return awaits under way (for tests) */
+    /** @return awaits under way, and acquisitions of every kind (for tests) */
     public int waitingCount() {
-        return waiting.size();
-    }
-
-    /** Fails every wait under way (their subscriptions are dropped); later calls fail at once. Never blocks. */
-    public void close() {
-        closed = true;
-        for (LatchAwait wait : waiting) {
-            wait.fail(LatchErrors.closed(wait.name()));
-        }
+        return acquisitions.waitingCount();
     }
 }

@@ -3,6 +3,7 @@ package io.dlock.internal.latch;
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockException;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Callers;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
@@ -22,6 +23,9 @@ import java.util.function.Supplier;
  * bounded by the command timeout, and keep the interrupt flag).
  */
 final class RedisCountDownLatch implements DistributedCountDownLatch {
+    /** What errors call a latch. */
+    static final String KIND = "count-down latch";
+
     private final LatchServices services;
     private final LatchChannel channel;
 
@@ -81,16 +85,17 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     private boolean awaitInterruptibly(long timeoutMs) throws InterruptedException {
         if (Thread.interrupted()) {
-            throw new InterruptedException(LatchErrors.describe(getName()) + ": interrupted before waiting");
+            throw new InterruptedException(describe(getName()) + ": interrupted before waiting");
         }
         CompletableFuture<Boolean> wait = new LatchAwait(services, this, timeoutMs).start().result();
         try {
-            return wait.get();
-        } catch (InterruptedException e) {
-            wait.cancel(false);
-            throw e;
-        } catch (ExecutionException e) {
-            throw LatchErrors.toApi(e.getCause(), getName(), "await");
+            // the one interrupt rule: an await takes nothing, so abandoning it is cancelling it
+            return services.acquisitions.waits().awaitOrAbandon(wait, () -> {
+                wait.cancel(false);
+                return CompletableFuture.completedFuture(null);
+            });
+        } catch (RuntimeException e) {
+            throw Errors.toApi(e, KIND, getName(), "await");
         }
     }
 
@@ -103,7 +108,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     public CompletableFuture<Boolean> trySetCountAsync(long count, Duration ttl) {
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0 || ttl.compareTo(MAX_TTL) > 0) {
-            throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": ttl must be between 1 ms and "
+            throw new IllegalArgumentException(describe(getName()) + ": ttl must be between 1 ms and "
                     + MAX_TTL.toDays() + " days, was " + ttl);
         }
         return trySet(count, ttl.toMillis());
@@ -111,11 +116,11 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     private CompletableFuture<Boolean> trySet(long count, long ttlMs) {
         if (count < 1) {
-            throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": count must be at least 1, was "
+            throw new IllegalArgumentException(describe(getName()) + ": count must be at least 1, was "
                     + count + " (a latch with no count is open already)");
         }
         if (count > MAX_COUNT) {
-            throw new IllegalArgumentException(LatchErrors.describe(getName()) + ": count must be at most 2^53 ("
+            throw new IllegalArgumentException(describe(getName()) + ": count must be at most 2^53 ("
                     + MAX_COUNT + "), the largest the scripts hold exactly, was " + count);
         }
         return this.<Long>run("trySetCount", LatchScripts.TRY_SET, ScriptOutputType.INTEGER,
@@ -217,10 +222,10 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     }
 
     private <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
-        if (services.isClosed()) {
-            return CompletableFuture.failedFuture(LatchErrors.closed(getName()));
-        }
-        return Errors.call(call);
+        return Errors.call(() -> {
+            services.acquisitions.checkOpen(KIND, getName());
+            return call.get();
+        });
     }
 
     /** {@code reply} completed on the client's executor, failures named after the latch and {@code operation}. */
@@ -229,36 +234,18 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     }
 
     private <T> CompletableFuture<T> handOff(CompletableFuture<T> inner, String operation) {
-        CompletableFuture<T> user = new CompletableFuture<>();
-        inner.whenCompleteAsync((value, error) -> {
-            if (error != null) {
-                user.completeExceptionally(LatchErrors.toApi(error, getName(), operation));
-            } else {
-                user.complete(value);
-            }
-        }, services.executor);
-        return user;
+        return Callers.toCaller(services.executor, null, null, inner,
+                error -> Errors.toApi(error, KIND, getName(), operation));
     }
 
     /** Waits for a one-round-trip operation, uninterruptibly (the interrupt flag is kept). */
-    private static <T> T join(CompletableFuture<T> future) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return future.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    throw cause instanceof RuntimeException r ? r : new LockException(cause.toString(), cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    private <T> T join(CompletableFuture<T> future) {
+        return services.acquisitions.waits().awaitUninterruptibly(future, KIND, getName(), "call");
+    }
+
+    /** @return how errors name a latch: {@code count-down latch 'name'} */
+    static String describe(String name) {
+        return KIND + " '" + name + "'";
     }
 
     @Override

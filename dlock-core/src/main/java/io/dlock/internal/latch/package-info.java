@@ -16,7 +16,7 @@
  *   <li>{@code LatchChannel}: the latch's channel (Redisson's name) and how a script may publish on it, which on a
  *       Cluster depends on whether the channel shares the key's slot.</li>
  *   <li>{@link io.dlock.internal.latch.LatchServices}: what every latch of one client shares, the groups included;
- *       {@code LatchErrors} names the latch in every failure.</li>
+ *       Failures are named by the one error mapper ({@code io.dlock.internal.Errors}).</li>
  * </ul>
  * Wire protocol and design: {@code docs/protocol.md} §11 (§11.3 for the shared checks).
  */
