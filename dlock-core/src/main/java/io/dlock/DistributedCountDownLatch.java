@@ -48,8 +48,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Errors.</b> Methods throw {@link NullPointerException} or {@link IllegalArgumentException} for bad arguments
  * (the message names the parameter and the latch), and {@link LockException} when Redis fails or does not answer
  * within the command timeout, when the client is closed, or when the latch's key holds something that is not a latch
- * count (another type, or a string that is no integer; the message names the latch and the key's type, and nothing
- * is changed). Async methods never throw for Redis failures; their futures fail with the same exceptions, and
+ * count ({@link NotALockException}: another type, or a string that is no integer; the message names the latch and the
+ * key's type, and nothing is changed). A timed await returns by its deadline plus 20 ms even while Redis is silent:
+ * {@code false} when a check had found the latch closed, a {@link LockException} when none was answered. Async methods never throw for Redis failures; their futures fail with the same exceptions, and
  * complete on the client's executor.
  */
 public interface DistributedCountDownLatch {
@@ -132,7 +133,7 @@ public interface DistributedCountDownLatch {
      * @return {@code true} when the latch is open, {@code false} when the time ran out first
      * @throws InterruptedException if interrupted while waiting
      * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
-     * @throws LockException        when Redis fails or does not answer (a timed wait is not retried)
+     * @throws LockException        when Redis fails or does not answer by the deadline (a timed wait is not retried)
      */
     @Blocking
     boolean await(long timeout, TimeUnit unit) throws InterruptedException;

@@ -35,8 +35,14 @@ import java.util.concurrent.CompletableFuture;
  * ({@link IllegalArgumentException} otherwise, naming the parameter). A key that is not a permit count (a hash, a
  * string that is not an integer) fails with {@link NotALockException} naming the semaphore, and is left as it was.
  * Redis failures throw {@link LockException} naming the semaphore; async methods complete exceptionally with it
- * instead. An acquisition whose reply is lost (a command timeout) may have taken its permits, exactly as with
- * Redisson.
+ * instead. An acquisition takes exactly its permits even when replies are lost (a command timeout during a stall, a
+ * broken connection): each attempt is undone by its own id when its reply does not come (docs/protocol.md §13.1),
+ * where Redisson's may keep them. A change that would take the count outside a Java {@code int} is refused with
+ * {@link IllegalArgumentException}, nothing written.
+ *
+ * <p><b>Timed waits</b> return by their deadline (plus 20 ms) even while Redis is silent: {@code false} when Redis had
+ * answered, a {@link LockException} when it never had. {@code close()} waits until what an acquisition in flight took
+ * is given back.
  *
  * <p><b>When Redis is unavailable</b> (unreachable, timing out, failing over), acquisitions without a wait limit
  * ({@link #acquire()}, {@link #acquire(int)}, {@link #acquireAsync()}…) keep trying with a growing pause (0.1 s

@@ -54,8 +54,12 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Errors and outages</b> as for {@link DistributedSemaphore} (acquisitions without a wait limit wait out an
  * outage): bad arguments throw {@link IllegalArgumentException} or
  * {@link NullPointerException} naming the parameter; a key of the wrong type {@link NotALockException}; Redis failures
- * {@link LockException} naming the semaphore. When an acquisition's reply is lost, the client gives back the permit it
- * may have taken (it knows the id it asked for) before failing.
+ * {@link LockException} naming the semaphore. When an attempt's reply is lost, the client gives back the permits it
+ * may have taken (it knows the ids it asked for) before it sends anything else, so an acquisition takes exactly its
+ * permits however Redis stalls; {@code close()} waits for those give-backs. A timed acquisition returns by its
+ * deadline plus 20 ms even while Redis is silent ({@code Optional.empty()} when Redis had answered, a
+ * {@link LockException} when it never had). A name that is one whole hash tag, {@code {x}}, is refused
+ * ({@link IllegalArgumentException}): its permit table would be that of {@code x}.
  */
 public interface LeasedSemaphore extends PermitCounter {
 

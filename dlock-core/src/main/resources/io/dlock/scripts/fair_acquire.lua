@@ -35,20 +35,16 @@
 --            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised
 --            on every attempt as above; Redisson's scripts read it as one of their own.
 
---#include invalid_lease
+--#include acquire_refused
 --#include drop_expired_heads
 --#include take_queue_head
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
 
-local refusal = invalid_lease(ARGV[1])
+local refusal = acquire_refused(ARGV[1], KEYS[1])
 if refusal then
     return refusal
-end
-local wrong = wrong_type(KEYS[1])
-if wrong then
-    return wrong
 end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[8])) then
     return HOLD_GONE

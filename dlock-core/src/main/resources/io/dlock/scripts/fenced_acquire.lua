@@ -31,17 +31,13 @@
 -- locks, Redisson RLock and RFencedLock holders of the same name exclude each other. The counter is Redisson
 -- RFencedLock's (§5.1, §9 item 7), which INCRs it on each of its acquisitions and so continues from our values.
 
---#include invalid_lease
+--#include acquire_refused
 --#include hold_gone
 --#include not_a_lock
 
-local refusal = invalid_lease(ARGV[1])
+local refusal = acquire_refused(ARGV[1], KEYS[1])
 if refusal then
     return refusal
-end
-local wrong = wrong_type(KEYS[1])
-if wrong then
-    return wrong
 end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
     return {HOLD_GONE, -1}

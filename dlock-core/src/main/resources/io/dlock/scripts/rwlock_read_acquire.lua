@@ -31,19 +31,15 @@
 -- Wire protocol: Redisson's read acquire (docs/protocol.md §4.2): fields, "mode", timeout key names and TTL
 -- rule are the same; Redisson never reads KEYS[3].
 
---#include invalid_lease
+--#include acquire_refused
 --#include waiting_marks
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
 
-local refusal = invalid_lease(ARGV[1])
+local refusal = acquire_refused(ARGV[1], KEYS[1])
 if refusal then
     return refusal
-end
-local wrong = wrong_type(KEYS[1])
-if wrong then
-    return wrong
 end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
     return HOLD_GONE

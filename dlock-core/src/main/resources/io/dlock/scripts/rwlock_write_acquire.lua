@@ -32,20 +32,16 @@
 -- first.
 -- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
---#include invalid_lease
+--#include acquire_refused
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
 --#include waiting_marks
 --#include write_hold_ttl
 
-local refusal = invalid_lease(ARGV[1])
+local refusal = acquire_refused(ARGV[1], KEYS[1])
 if refusal then
     return refusal
-end
-local wrong = wrong_type(KEYS[1])
-if wrong then
-    return wrong
 end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[7])) then
     return HOLD_GONE

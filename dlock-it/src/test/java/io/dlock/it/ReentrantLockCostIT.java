@@ -84,7 +84,7 @@ class ReentrantLockCostIT {
         assertThat(calls.get("evalsha")).isEqualTo(2L);
         assertThat(calls.keySet()).as("nothing but the two script calls and what runs inside them")
                 .isSubsetOf(Set.of("evalsha", "exists", "hget", "hexists", "hset", "hincrby", "pexpire", "del",
-                        "publish"));
+                        "publish", "type")); // type: the wrong_type guard of the acquire script
     }
 
     @Test

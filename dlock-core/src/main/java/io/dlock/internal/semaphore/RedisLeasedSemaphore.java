@@ -29,20 +29,11 @@ import java.util.function.Function;
  * whose reply is lost (it may have run) is undone by releasing those ids, which cannot touch any other permit; and a
  * grant that arrives after its caller gave up is released the same way.
  */
-public final class RedisLeasedSemaphore implements LeasedSemaphore {
+public final class RedisLeasedSemaphore extends PermitCounterBase implements LeasedSemaphore {
     static final String KIND = "leased semaphore";
 
-    private final SemaphoreServices services;
-    private final SemaphoreKeys keys;
-
     public RedisLeasedSemaphore(SemaphoreServices services, String name) {
-        this.services = services;
-        this.keys = SemaphoreKeys.of(name);
-    }
-
-    @Override
-    public String getName() {
-        return keys.name();
+        super(services, name, KIND);
     }
 
     SemaphoreKeys keys() {
@@ -483,74 +474,25 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
         return reply.thenApply(r -> new long[] {(Long) r.get(0), (Long) r.get(1), (Long) r.get(2)});
     }
 
-    private <T> T sync(CompletableFuture<T> future, String operation) {
-        return services.sync(future, KIND, getName(), operation);
-    }
-
-    private <T> CompletableFuture<T> async(CompletableFuture<T> future, String operation) {
-        return services.async(future, KIND, getName(), operation);
-    }
-
-    private CompletableFuture<Boolean> trySet(int permits, long ttlMs) {
-        return update("try-set", Args.atLeast(KIND, getName(), "permits", permits, 0), ttlMs).thenApply(r -> r[2] == 1L);
-    }
-
     @Override
-    public boolean trySetPermits(int permits) {
-        return sync(trySet(permits, 0), "trySetPermits");
+    CompletableFuture<Boolean> trySet(int permits, long ttlMs) {
+        return update("try-set", permits, ttlMs).thenApply(r -> r[2] == 1L);
     }
 
+    /** The total of available and acquired permits becomes {@code permits} (at least 0). */
     @Override
-    public CompletableFuture<Boolean> trySetPermitsAsync(int permits) {
-        return async(trySet(permits, 0), "trySetPermits");
-    }
-
-    @Override
-    public boolean trySetPermits(int permits, Duration ttl) {
-        return sync(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl) {
-        return async(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
-    }
-
-    private CompletableFuture<Void> set(int permits) {
+    CompletableFuture<Void> set(int permits) {
         return update("set", Args.atLeast(KIND, getName(), "permits", permits, 0), 0).thenApply(r -> null);
     }
 
     @Override
-    public void setPermits(int permits) {
-        sync(set(permits), "setPermits");
+    CompletableFuture<Integer> available() {
+        return update("available", 0, 0).thenApply(r -> (int) r[0]);
     }
 
     @Override
-    public CompletableFuture<Void> setPermitsAsync(int permits) {
-        return async(set(permits), "setPermits");
-    }
-
-    private CompletableFuture<Void> add(int delta) {
-        return update("add", Args.notZero(KIND, getName(), "delta", delta), 0).thenApply(r -> null);
-    }
-
-    @Override
-    public void addPermits(int delta) {
-        sync(add(delta), "addPermits");
-    }
-
-    @Override
-    public CompletableFuture<Void> addPermitsAsync(int delta) {
-        return async(add(delta), "addPermits");
-    }
-
-    @Override
-    public int availablePermits() {
-        return sync(update("available", 0, 0).thenApply(r -> (int) r[0]), "availablePermits");
-    }
-
-    @Override
-    public CompletableFuture<Integer> availablePermitsAsync() {
-        return async(update("available", 0, 0).thenApply(r -> (int) r[0]), "availablePermits");
+    CompletableFuture<Void> add(int delta) {
+        return update("add", delta, 0).thenApply(r -> null);
     }
 
     @Override
@@ -564,18 +506,9 @@ public final class RedisLeasedSemaphore implements LeasedSemaphore {
     }
 
     /** Removes both keys, only if they are a leased semaphore's (pes_update "delete"); others are refused, untouched. */
-    private CompletableFuture<Boolean> deleteKeys() {
+    @Override
+    CompletableFuture<Boolean> deleteKeys() {
         return update("delete", 0, 0).thenApply(r -> r[0] > 0);
-    }
-
-    @Override
-    public boolean delete() {
-        return sync(deleteKeys(), "delete");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> deleteAsync() {
-        return async(deleteKeys(), "delete");
     }
 
     @Override

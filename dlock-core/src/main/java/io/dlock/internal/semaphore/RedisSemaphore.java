@@ -14,20 +14,11 @@ import java.util.concurrent.CompletableFuture;
  * {@code sem_acquire} and {@code sem_update}. Keeps nothing but its keys; every sync method is its async twin
  * awaited.
  */
-public final class RedisSemaphore implements DistributedSemaphore {
+public final class RedisSemaphore extends PermitCounterBase implements DistributedSemaphore {
     static final String KIND = "semaphore";
 
-    private final SemaphoreServices services;
-    private final SemaphoreKeys keys;
-
     public RedisSemaphore(SemaphoreServices services, String name) {
-        this.services = services;
-        this.keys = SemaphoreKeys.of(name);
-    }
-
-    @Override
-    public String getName() {
-        return keys.name();
+        super(services, name, KIND);
     }
 
     // ---- acquisitions
@@ -139,52 +130,24 @@ public final class RedisSemaphore implements DistributedSemaphore {
                 Integer.toString(permits), Long.toString(ttlMs), services.publishCommand, keys.channel());
     }
 
-    private <T> T sync(CompletableFuture<T> future, String operation) {
-        return services.sync(future, KIND, getName(), operation);
-    }
-
-    private <T> CompletableFuture<T> async(CompletableFuture<T> future, String operation) {
-        return services.async(future, KIND, getName(), operation);
-    }
-
-    private CompletableFuture<Boolean> trySet(int permits, long ttlMs) {
-        services.checkOpen(KIND, getName());
-        return update("try-set", Args.atLeast(KIND, getName(), "permits", permits, 0), ttlMs).thenApply(r -> r == 1L);
+    @Override
+    CompletableFuture<Boolean> trySet(int permits, long ttlMs) {
+        return update("try-set", permits, ttlMs).thenApply(r -> r == 1L);
     }
 
     @Override
-    public boolean trySetPermits(int permits) {
-        return sync(trySet(permits, 0), "trySetPermits");
+    CompletableFuture<Void> set(int permits) {
+        return update("set", permits, 0).thenApply(r -> null);
     }
 
     @Override
-    public CompletableFuture<Boolean> trySetPermitsAsync(int permits) {
-        return async(trySet(permits, 0), "trySetPermits");
-    }
-
-    @Override
-    public boolean trySetPermits(int permits, Duration ttl) {
-        return sync(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> trySetPermitsAsync(int permits, Duration ttl) {
-        return async(trySet(permits, Args.durationMillis(KIND, getName(), "ttl", ttl)), "trySetPermits");
+    CompletableFuture<Void> add(int delta) {
+        return update("add", delta, 0).thenApply(r -> null);
     }
 
     private CompletableFuture<Void> change(String mode, int permits) {
         services.checkOpen(KIND, getName());
         return update(mode, permits, 0).thenApply(r -> null);
-    }
-
-    @Override
-    public void setPermits(int permits) {
-        sync(change("set", Args.atLeast(KIND, getName(), "permits", permits, 0)), "setPermits");
-    }
-
-    @Override
-    public CompletableFuture<Void> setPermitsAsync(int permits) {
-        return async(change("set", Args.atLeast(KIND, getName(), "permits", permits, 0)), "setPermits");
     }
 
     @Override
@@ -207,16 +170,6 @@ public final class RedisSemaphore implements DistributedSemaphore {
         return async(change("add", Args.atLeast(KIND, getName(), "permits", permits, 1)), "release");
     }
 
-    @Override
-    public void addPermits(int delta) {
-        sync(change("add", Args.notZero(KIND, getName(), "delta", delta)), "addPermits");
-    }
-
-    @Override
-    public CompletableFuture<Void> addPermitsAsync(int delta) {
-        return async(change("add", Args.notZero(KIND, getName(), "delta", delta)), "addPermits");
-    }
-
     private CompletableFuture<Integer> drain() {
         services.checkOpen(KIND, getName());
         return update("drain", 0, 0).thenApply(Long::intValue);
@@ -233,7 +186,8 @@ public final class RedisSemaphore implements DistributedSemaphore {
     }
 
     /** The count, read by {@code sem_update} "available", which refuses a key that is not a permit count. */
-    private CompletableFuture<Integer> available() {
+    @Override
+    CompletableFuture<Integer> available() {
         services.checkOpen(KIND, getName());
         return update("available", 0, 0).thenApply(count -> {
             if (count != count.intValue()) {
@@ -245,30 +199,11 @@ public final class RedisSemaphore implements DistributedSemaphore {
         });
     }
 
-    @Override
-    public int availablePermits() {
-        return sync(available(), "availablePermits");
-    }
-
-    @Override
-    public CompletableFuture<Integer> availablePermitsAsync() {
-        return async(available(), "availablePermits");
-    }
-
     /** Removes the count, only if it is a permit count (sem_update "delete"); a business key is refused, untouched. */
-    private CompletableFuture<Boolean> deleteKey() {
+    @Override
+    CompletableFuture<Boolean> deleteKeys() {
         services.checkOpen(KIND, getName());
         return update("delete", 0, 0).thenApply(n -> n > 0);
-    }
-
-    @Override
-    public boolean delete() {
-        return sync(deleteKey(), "delete");
-    }
-
-    @Override
-    public CompletableFuture<Boolean> deleteAsync() {
-        return async(deleteKey(), "delete");
     }
 
     @Override
