@@ -1,7 +1,7 @@
 -- Semaphore: take permits if enough are available, leaving a grant mark under the attempt's own id.
 --
 -- KEYS[1]  the permit count (the semaphore's name): a string holding a decimal integer
--- KEYS[2]  the attempt's grant mark, dlock_sem_grant:{NAME}:<attempt id> (dlock_sem_grant:NAME:<id> when NAME has a
+-- KEYS[2]  the attempt's grant mark, {NAME}:dlock_grant:<attempt id> (NAME:dlock_grant:<id> when NAME has a
 --          hash tag), on the count's slot; the id is fresh for every attempt
 -- ARGV[1]  permits to take (> 0)
 -- ARGV[2]  how long the mark lives, in ms (> 0)

@@ -97,7 +97,7 @@ class FamilyPlumbingIT {
         DistributedSemaphore seen = other.getSemaphore(name);
         Await.until(Duration.ofSeconds(5), () -> seen.availablePermits() == 4,
                 () -> "permits after one acquire through the stall: " + seen.availablePermits());
-        for (String mark : raw.sync().keys("dlock_sem_grant:*" + name + "*")) {
+        for (String mark : raw.sync().keys("*" + name + "*:dlock_grant:*")) {
             assertThat(raw.sync().pttl(mark)).as("grant marks expire by themselves: %s", mark).isBetween(1L, 15_000L);
         }
         semaphore.release();

@@ -24,7 +24,7 @@ import java.util.function.Function;
  * <h2>The lost-reply rule of the permits</h2>
  * Every attempt carries an id of its own, fresh for each attempt ({@link PermitIds#fresh}), under which the script
  * records what it takes: a leased permit's id in the permit table; for the plain semaphore a grant mark,
- * {@code dlock_sem_grant:{NAME}:<id>} (docs/protocol.md §13.1). An attempt whose reply never came (Redis stalled past
+ * {@code {NAME}:dlock_grant:<id>} (docs/protocol.md §13.1). An attempt whose reply never came (Redis stalled past
  * the command timeout, the connection broke) may have run all the same, so it is undone at once by that id
  * ({@link Grants#giveBack}) — sent before the next attempt, on the same connection, so it runs after the attempt it
  * undoes — and an id that took nothing gives back nothing. So one acquisition takes exactly its permits however many

@@ -17,12 +17,17 @@ record SemaphoreKeys(String name, String tableKey, String channel) {
         return new SemaphoreKeys(name, table, LockNames.prefixed(CHANNEL_PREFIX, name));
     }
 
-    /** Prefix of a plain semaphore's grant marks ({@code sem_acquire}): dlock's own keys, on the count's slot. */
-    static final String GRANT_MARK_PREFIX = "dlock_sem_grant";
+    /**
+     * The part of a plain semaphore's grant mark ({@code sem_acquire}) after the name: dlock's own keys, derived as the
+     * permit table is ({@code {NAME}:dlock_grant:<id>}, {@code NAME:dlock_grant:<id>} when the name has a hash tag),
+     * so they share the count's slot and an ACL rule that covers the semaphore's keys covers them.
+     */
+    static final String GRANT_MARK_INFIX = ":dlock_grant:";
 
     /** @return the count key and the grant mark of one acquire attempt ({@code attemptId}: fresh per attempt) */
     String[] countAndMark(String attemptId) {
-        return new String[] {name, LockNames.prefixed(GRANT_MARK_PREFIX, name) + ":" + attemptId};
+        String base = name.indexOf('{') >= 0 ? name : "{" + name + "}";
+        return new String[] {name, base + GRANT_MARK_INFIX + attemptId};
     }
 
     /** @return the count key alone */

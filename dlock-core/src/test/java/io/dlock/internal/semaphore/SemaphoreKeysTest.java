@@ -45,8 +45,8 @@ class SemaphoreKeysTest {
         assertThatThrownBy(() -> io.dlock.internal.LockNames.requireOwnAuxiliaryKeys("{x}", "leased semaphore"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'{x}'");
         // grant marks are per attempt: two attempts never share one, whatever the names
-        assertThat(plain.countAndMark("a")[1]).isEqualTo("dlock_sem_grant:{x}:a");
-        assertThat(tagged.countAndMark("a")[1]).isEqualTo("dlock_sem_grant:{x}:y:a");
+        assertThat(plain.countAndMark("a")[1]).isEqualTo("{x}:dlock_grant:a");
+        assertThat(tagged.countAndMark("a")[1]).isEqualTo("{x}:y:dlock_grant:a");
         assertThat(plain.countAndMark("a")[1]).isNotEqualTo(plain.countAndMark("b")[1]);
     }
 
