@@ -134,7 +134,9 @@ class LeasedPermitBatchIT {
             assertThat(event).as("permit %d reported lost", i).isNotNull();
             assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED);
         }
-        assertThat(semaphore.availablePermits()).as("all came back").isEqualTo(3);
+        // the client reports a loss a safety margin before Redis's clock ends the lease: Redis reclaims just after
+        Await.until(Duration.ofSeconds(5), () -> semaphore.availablePermits() == 3,
+                () -> "all came back: " + semaphore.availablePermits() + " available");
         assertThat(semaphore.tryAcquire(3, Duration.ZERO, Duration.ofSeconds(10))).hasSize(3)
                 .allSatisfy(Permit::close);
         Permit one = semaphore.acquire();

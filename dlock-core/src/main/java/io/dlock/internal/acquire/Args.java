@@ -133,7 +133,4 @@ public final class Args {
         }
         return value;
     }
-
-    /** The largest integer Lua (a double) holds exactly, 2^53: counts stored by scripts stay at or below it. */
-    public static final long LUA_EXACT_MAX = 1L << 53;
 }
