@@ -110,6 +110,10 @@ final class LatchGroup {
         zeroSinceClosed = true;
     }
 
+    private synchronized boolean zeroHeardSinceClosed() {
+        return zeroSinceClosed;
+    }
+
     /** Drops the subscription of a dropped group (outside the map lock). */
     void release() {
         WakeupHub.Subscription joined;
@@ -136,9 +140,11 @@ final class LatchGroup {
             subscribed = subscription != null && subscription.ready().isDone();
         }
         String name = latch.getName();
+        // the run id after the read is asked only when it can decide something: an open answer for somebody who
+        // read the latch closed, with no "0" heard since (an opening publishes one: then it is an opening on any run)
         services.runs.before(name).thenCompose(before -> latch.state().thenCompose(state ->
-                        !state.isOpen() || !readClosedOnAKnownRun() ? CompletableFuture.completedFuture(
-                                new Check(before, state, null))
+                        !state.isOpen() || !readClosedOnAKnownRun() || zeroHeardSinceClosed()
+                                ? CompletableFuture.completedFuture(new Check(before, state, null))
                                 : services.runs.after(name).thenApply(after -> new Check(before, state, after))))
                 .whenComplete((check, error) -> answered(number, subscribed, check, error));
     }
