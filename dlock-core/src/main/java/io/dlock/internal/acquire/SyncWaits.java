@@ -59,11 +59,21 @@ public final class SyncWaits {
      * error mapper ({@link Errors#toApi(Throwable, String, String, String)}).
      */
     public <T> T awaitUninterruptibly(CompletableFuture<T> future, String kind, String name, String operation) {
-        try {
-            return awaitUninterruptibly(future);
-        } catch (RuntimeException e) {
-            throw Errors.toApi(e, kind, name, operation);
-        }
+        return awaitUninterruptibly(mapped(future, kind, name, operation));
+    }
+
+    /**
+     * {@code future} with its failure mapped by the one error mapper, on the failure itself (a checked cause such as
+     * a {@code SocketException} becomes a {@link io.dlock.LockException} naming the object, never a wrapper).
+     */
+    public static <T> CompletableFuture<T> mapped(CompletableFuture<T> future, String kind, String name,
+                                                 String operation) {
+        return future.handle((value, error) -> {
+            if (error != null) {
+                throw new java.util.concurrent.CompletionException(Errors.toApi(error, kind, name, operation));
+            }
+            return value;
+        });
     }
 
     /**

@@ -4,6 +4,7 @@ import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.acquire.SyncWaits;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
@@ -88,15 +89,11 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
             throw new InterruptedException(describe(getName()) + ": interrupted before waiting");
         }
         CompletableFuture<Boolean> wait = new LatchAwait(services, this, timeoutMs).start().result();
-        try {
-            // the one interrupt rule: an await takes nothing, so abandoning it is cancelling it
-            return services.acquisitions.waits().awaitOrAbandon(wait, () -> {
-                wait.cancel(false);
-                return CompletableFuture.completedFuture(null);
-            });
-        } catch (RuntimeException e) {
-            throw Errors.toApi(e, KIND, getName(), "await");
-        }
+        // the one interrupt rule: an await takes nothing, so abandoning it is cancelling it
+        return services.acquisitions.waits().awaitOrAbandon(SyncWaits.mapped(wait, KIND, getName(), "await"), () -> {
+            wait.cancel(false);
+            return CompletableFuture.completedFuture(null);
+        });
     }
 
     @Override

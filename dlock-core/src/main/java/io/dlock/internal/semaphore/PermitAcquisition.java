@@ -6,6 +6,7 @@ import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.Outage;
+import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.acquire.WakeMode;
 
 import java.util.List;
@@ -103,12 +104,8 @@ final class PermitAcquisition<T> {
 
     /** Waits for the grant (the one interrupt rule, {@link io.dlock.internal.acquire.SyncWaits#awaitOrAbandon}). */
     T await(String operation) throws InterruptedException {
-        CompletableFuture<T> result = start();
-        try {
-            return services.acquisitions.waits().awaitOrAbandon(result, loop::abandon);
-        } catch (RuntimeException e) {
-            throw Errors.toApi(e, kind, name, operation);
-        }
+        CompletableFuture<T> result = SyncWaits.mapped(start(), kind, name, operation);
+        return services.acquisitions.waits().awaitOrAbandon(result, loop::abandon);
     }
 
     /** Waits for the outcome of a single attempt, which never waits for permits (interrupts are kept for later). */

@@ -1,6 +1,5 @@
 package io.dlock.internal.semaphore;
 
-import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Locale;
 
@@ -9,17 +8,20 @@ import java.util.Locale;
  * (fragment {@code permit_id}); the client only ever handles the hex form.
  */
 final class PermitIds {
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final HexFormat HEX = HexFormat.of();
 
     private PermitIds() {
     }
 
-    /** @return a fresh id, never handed out before (128 random bits) */
+    /**
+     * @return a fresh id, never handed out before (128 random bits). Ids only need to be unique, not unguessable (any
+     *         client may release any id, as with Redisson), so they come from the calling thread's
+     *         {@link java.util.concurrent.ThreadLocalRandom}: one per acquire attempt, with no lock shared by the
+     *         threads that acquire at once.
+     */
     static String fresh() {
-        byte[] bytes = new byte[16];
-        RANDOM.nextBytes(bytes);
-        return HEX.formatHex(bytes);
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        return HEX.toHexDigits(random.nextLong()) + HEX.toHexDigits(random.nextLong());
     }
 
     /**
