@@ -270,9 +270,11 @@ public final class ChaosRun {
                 for (Workload kind : Workload.values()) {
                     extra.removeAll(kind.lastingKeys());
                 }
-                // the latch rounds' latches that never opened: each has its TTL, and goes by itself
+                // the latch rounds' latches that never opened: each has its TTL, and goes by itself; so do a plain
+                // semaphore's grant marks ({NAME}:dlock_grant:<id>, docs/protocol.md §13.1), which live 15 s
                 for (String key : List.copyOf(extra)) {
-                    if (key.startsWith(Workload.LATCH.lockName() + ":") && expiresBy(admin, key)) {
+                    if (key.startsWith(Workload.LATCH.lockName() + ":") && expiresBy(admin, key, Workload.LATCH_TTL_MS)
+                            || key.contains(GRANT_MARK) && expiresBy(admin, key, GRANT_MARK_MS)) {
                         extra.remove(key);
                     }
                 }
@@ -304,11 +306,15 @@ public final class ChaosRun {
         }
     }
 
-    /** @return whether {@code key} expires by itself within a latch round's TTL */
-    private static boolean expiresBy(RedisAdmin admin, String key) throws IOException {
+    /** What a plain semaphore's grant mark has in its name, and the longest it lives (the client's default). */
+    private static final String GRANT_MARK = ":dlock_grant:";
+    private static final long GRANT_MARK_MS = 15_000;
+
+    /** @return whether {@code key} is gone or expires by itself within {@code limitMs} */
+    private static boolean expiresBy(RedisAdmin admin, String key, long limitMs) throws IOException {
         Object pttl = admin.call("PTTL", key);
         long ms = pttl == null ? -2 : Long.parseLong(pttl.toString());
-        return ms == -2 || ms > 0 && ms <= Workload.LATCH_TTL_MS;
+        return ms == -2 || ms > 0 && ms <= limitMs;
     }
 
     private static List<String> strings(Object reply) {
