@@ -27,7 +27,7 @@
 --#include leased_semaphore_keys
 --#include permit_id
 --#include server_now_ms
---#include notify
+--#include announce_permits
 
 local available, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
 if refusal then
@@ -63,9 +63,7 @@ end
 if found == 0 then
     return states
 end
-if available + found > 0 then
-    notify(ARGV[1], ARGV[2], tostring(available + found))
-end
+announce_permits(ARGV[1], ARGV[2], available + found)
 for i = 1, #ids do
     if states[i] ~= -1 then
         redis.call('zrem', KEYS[2], ids[i])

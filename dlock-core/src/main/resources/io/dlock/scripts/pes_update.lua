@@ -56,9 +56,7 @@ local out_of_range = permit_range(after)
 if out_of_range then
     return out_of_range
 end
-if after > 0 then
-    notify(ARGV[4], ARGV[5], tostring(after))
-end
+announce_permits(ARGV[4], ARGV[5], after)
 if mode == 'try-set' then
     local ttl = tonumber(ARGV[3])
     if ttl > 0 then

@@ -16,7 +16,7 @@
 -- Wire protocol: the count and channel are Redisson's RSemaphore (docs/protocol.md §13.1); the mark is dlock's own.
 
 --#include permit_count
---#include notify
+--#include announce_permits
 
 local available, refusal = permit_count(KEYS[1])
 if refusal then
@@ -33,9 +33,6 @@ redis.call('del', KEYS[2])
 if permits <= 0 then
     return 0
 end
-local after = available + permits
-if after > 0 then
-    notify(ARGV[3], ARGV[4], tostring(after))
-end
+announce_permits(ARGV[3], ARGV[4], available + permits)
 redis.call('incrby', KEYS[1], permits)
 return permits

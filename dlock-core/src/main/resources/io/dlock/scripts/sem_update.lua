@@ -22,7 +22,7 @@
 
 --#include permit_count
 --#include permit_range
---#include notify
+--#include announce_permits
 
 local available, refusal = permit_count(KEYS[1])
 if refusal then
@@ -42,9 +42,7 @@ if mode == 'add' then
     if out_of_range then
         return out_of_range
     end
-    if after > 0 then
-        notify(ARGV[4], ARGV[5], tostring(after))
-    end
+    announce_permits(ARGV[4], ARGV[5], after)
     redis.call('incrby', KEYS[1], permits)
     return after
 end
@@ -52,9 +50,7 @@ if mode == 'try-set' then
     if redis.call('exists', KEYS[1]) == 1 then
         return 0
     end
-    if permits > 0 then
-        notify(ARGV[4], ARGV[5], tostring(permits))
-    end
+    announce_permits(ARGV[4], ARGV[5], permits)
     local ttl = tonumber(ARGV[3])
     if ttl > 0 then
         redis.call('set', KEYS[1], permits, 'px', ttl)
@@ -64,9 +60,7 @@ if mode == 'try-set' then
     return 1
 end
 if mode == 'set' then
-    if permits > 0 then
-        notify(ARGV[4], ARGV[5], tostring(permits))
-    end
+    announce_permits(ARGV[4], ARGV[5], permits)
     redis.call('set', KEYS[1], permits, 'keepttl')
     return available
 end

@@ -9,7 +9,7 @@
 -- Invariant: every permit is either in the count or in the table, never both and never neither: a reclaimed member
 -- leaves the table in the same call that adds it to the count. Publishes only counts above zero (Redisson's waiters
 -- cannot read anything else). Wire protocol: docs/protocol.md §13.2.
---#include notify
+--#include announce_permits
 local function reclaim_expired(count_key, table_key, now, command, channel)
     local expired = redis.call('zrangebyscore', table_key, 0, now)
     local available = tonumber(redis.call('get', count_key) or '0')
@@ -17,9 +17,7 @@ local function reclaim_expired(count_key, table_key, now, command, channel)
         return available
     end
     available = available + #expired
-    if available > 0 then
-        notify(command, channel, tostring(available))
-    end
+    announce_permits(command, channel, available)
     for i = 1, #expired, 500 do
         redis.call('zrem', table_key, unpack(expired, i, math.min(i + 499, #expired)))
     end

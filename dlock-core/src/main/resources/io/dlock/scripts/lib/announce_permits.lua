@@ -1,0 +1,12 @@
+-- Fragment announce_permits: the one message rule of both semaphores' channels.
+--
+-- announce_permits(command, channel, count) publishes `count`, the permits available after a change, as a decimal
+-- integer on `channel` with `command` (fragment notify), and only when it is above zero: Redisson's waiters read the
+-- payload as the number of waiters to wake, and throw on a negative one (docs/protocol.md §13). Called before the
+-- write it announces, so a publish that fails changes nothing.
+--#include notify
+local function announce_permits(command, channel, count)
+    if count > 0 then
+        notify(command, channel, string.format('%d', count))
+    end
+end
