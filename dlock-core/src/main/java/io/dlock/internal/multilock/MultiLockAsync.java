@@ -140,13 +140,14 @@ final class MultiLockAsync {
             taken.clear();
         }
         if (deadlineNanos != Long.MAX_VALUE && !again) {
-            // the deadline rule: a timed acquisition answers now, and gives back in the background
-            RedisMultiLock.giveBackInBackground(name, toRelease);
-            if (error != null) {
-                result.completeExceptionally(error);
-            } else if (timedOut) {
-                result.complete(false);
-            }
+            // the deadline rule: a timed acquisition answers within the grace, and gives back in the background
+            RedisMultiLock.giveBackInBackground(name, toRelease).thenRun(() -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
+                } else if (timedOut) {
+                    result.complete(false);
+                }
+            });
             return;
         }
         Failures failures = new Failures(name, "giving back the members taken");

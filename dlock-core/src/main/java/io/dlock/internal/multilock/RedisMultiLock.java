@@ -5,6 +5,7 @@ import io.dlock.LockLostException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.lock.PlainLockGroup;
 import io.dlock.internal.lock.RedisLocks;
 
@@ -15,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -106,7 +108,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                         long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
                                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
                         if (!member.tryLock(leftMs, memberLease, TimeUnit.MILLISECONDS)) {
-                            giveBackInBackground(name, taken);
+                            giveBackWithinGrace(taken);
                             taken.clear();
                             return false;
                         }
@@ -125,7 +127,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             return null;
         } catch (RuntimeException | InterruptedException e) {
             if (!taken.isEmpty() && mode == Mode.TRY) {
-                giveBackInBackground(name, taken);
+                giveBackWithinGrace(taken);
             } else if (!taken.isEmpty()) {
                 RuntimeException failed = giveBack(taken);
                 if (failed != null) {
@@ -218,19 +220,46 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     }
 
     /**
-     * Gives back what a timed acquisition took without waiting for Redis (the deadline rule: the caller hears by its
-     * deadline even while Redis is silent); in the reverse order; a failure is logged naming the member, and ends as
-     * any failed release does ({@link RedisLocks#releaseInBackground}).
+     * Gives back what a timed acquisition took, in the reverse order, without letting Redis hold its caller past
+     * {@link AcquireLoop#DEADLINE_GRACE_MS} (the deadline rule: the caller hears by its deadline even while Redis is
+     * silent). A release that fails is logged naming the member and ends as any failed release does ({@link
+     * RedisLocks#releaseInBackground}).
+     *
+     * @return completes (never exceptionally) when Redis answered every release, or after the grace, whichever is
+     *         first: while Redis answers, the members are free again when the acquisition reports its outcome
      */
-    static void giveBackInBackground(String name, List<DistributedLock> taken) {
+    static CompletableFuture<Void> giveBackInBackground(String name, List<DistributedLock> taken) {
+        CompletableFuture<?>[] each = new CompletableFuture<?>[taken.size()];
         for (int i = taken.size() - 1; i >= 0; i--) {
             DistributedLock member = taken.get(i);
-            RedisLocks.releaseInBackground(member).whenComplete((ok, error) -> {
+            each[i] = RedisLocks.releaseInBackground(member).handle((ok, error) -> {
                 Throwable cause = error == null ? null : Errors.unwrap(error);
                 if (cause != null && !(cause instanceof IllegalMonitorStateException)) {
                     LOG.warn("{}: giving back member '{}' failed: {}", name, member.getName(), cause.getMessage());
                 }
+                return null;
             });
+        }
+        return CompletableFuture.allOf(each).completeOnTimeout(null, AcquireLoop.DEADLINE_GRACE_MS,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** {@link #giveBackInBackground}, waited for by the calling thread; an interrupt meanwhile stays set. */
+    private void giveBackWithinGrace(List<DistributedLock> taken) {
+        boolean interrupted = false;
+        CompletableFuture<Void> done = giveBackInBackground(name, taken);
+        while (true) {
+            try {
+                done.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException e) {
+                break; // never: the future completes normally
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
