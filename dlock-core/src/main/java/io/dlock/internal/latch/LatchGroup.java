@@ -59,7 +59,7 @@ final class LatchGroup {
     /** An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group since the last. */
     private boolean sawClosed;
     private boolean messageSinceClosed;
-    /** The run id known before the check that last read the latch closed ({@link ServerRuns#before}), or null. */
+    /** The run id known before the check that last read the latch closed ({@link ServerRuns#current}, asked before it was sent), or null. */
     private String closedRun;
     /** A "0" was heard on the channel since the last closed answer: an opening was published, whatever the run. */
     private boolean zeroSinceClosed;
@@ -128,8 +128,8 @@ final class LatchGroup {
 
     /**
      * Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. The check reads the
-     * server's run id known before it ({@link ServerRuns#before}), the latch's state, and, when it finds the latch open
-     * and somebody read it closed before, the run id after it ({@link ServerRuns#after}).
+     * server's run id before it ({@link ServerRuns#current}), the latch's state, and, when it finds the latch open and
+     * somebody read it closed before, the run id after it (the same call, once the state is in).
      */
     void send(long number) {
         boolean subscribed;
@@ -141,11 +141,12 @@ final class LatchGroup {
         }
         String name = latch.getName();
         // the run id after the read is asked only when it can decide something: an open answer for somebody who
-        // read the latch closed, with no "0" heard since (an opening publishes one: then it is an opening on any run)
-        services.runs.before(name).thenCompose(before -> latch.state().thenCompose(state ->
+        // read the latch closed, with no "0" heard since (an opening publishes one: then it is an opening on any run);
+        // asking costs a round trip only after a connection changed
+        services.runs.current(name).thenCompose(before -> latch.state().thenCompose(state ->
                         !state.isOpen() || !readClosedOnAKnownRun() || zeroHeardSinceClosed()
                                 ? CompletableFuture.completedFuture(new Check(before, state, null))
-                                : services.runs.after(name).thenApply(after -> new Check(before, state, after))))
+                                : services.runs.current(name).thenApply(after -> new Check(before, state, after))))
                 .whenComplete((check, error) -> answered(number, subscribed, check, error));
     }
 

@@ -7,6 +7,7 @@ import io.dlock.LockException;
 import io.dlock.NotALockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.SyncWaits;
 import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
@@ -47,6 +48,8 @@ public final class LatchServices {
     private final Map<String, LatchGroup> groups = new ConcurrentHashMap<>();
     /** The client's registry of what is in flight (the close rule), its sync waits and timer pauses. */
     final Acquisitions acquisitions;
+    /** The sync waits of every latch call: they never spin ({@link SyncWaits#neverSpinning}). */
+    final SyncWaits waits;
     /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
     final Supplier<LockEventListener> events;
 
@@ -62,6 +65,7 @@ public final class LatchServices {
                          String publishCommand, ToIntFunction<String> slot, long recheckMs,
                          Supplier<LockEventListener> events, ServerRuns runs, Acquisitions acquisitions) {
         this.acquisitions = acquisitions;
+        this.waits = acquisitions.waits().neverSpinning();
         this.events = events;
         this.runs = runs;
         this.scripts = scripts;

@@ -90,7 +90,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
         }
         CompletableFuture<Boolean> wait = new LatchAwait(services, this, timeoutMs).start().result();
         // the one interrupt rule: an await takes nothing, so abandoning it is cancelling it
-        return services.acquisitions.waits().awaitOrAbandon(SyncWaits.mapped(wait, KIND, getName(), "await"), () -> {
+        return services.waits.awaitOrAbandon(SyncWaits.mapped(wait, KIND, getName(), "await"), () -> {
             wait.cancel(false);
             return CompletableFuture.completedFuture(null);
         });
@@ -237,7 +237,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     /** Waits for a one-round-trip operation, uninterruptibly (the interrupt flag is kept). */
     private <T> T join(CompletableFuture<T> future) {
-        return services.acquisitions.waits().awaitUninterruptibly(future, KIND, getName(), "call");
+        return services.waits.awaitUninterruptibly(future, KIND, getName(), "call");
     }
 
     /** @return how errors name a latch: {@code count-down latch 'name'} */

@@ -77,7 +77,7 @@ final class ClusterTransport implements RedisTransport {
     private volatile Disposable topologyEvents;
     /** Run ids per master ({@code host:port} of the slot's master); {@code INFO} goes to that master. */
     private final ServerRuns runs;
-    private final Disposable runEvents;
+    private final Runnable runEvents;
 
     private ClusterTransport(String description, ClientResources resources, RedisClusterClient client,
                              StatefulRedisClusterConnection<String, String> connection,
@@ -89,7 +89,7 @@ final class ClusterTransport implements RedisTransport {
         this.pubSub = pubSub;
         this.sharded = sharded;
         this.runs = new ServerRuns(this::masterOf, this::masterInfo);
-        this.runEvents = RedisTransport.forgetRunsOnDisconnect(resources, runs);
+        this.runEvents = RedisTransport.forgetRunsOnConnectionChange(client, runs);
     }
 
     /** @return {@code host:port} of the master serving {@code key}'s slot now, or {@code slot:N} when none is known */
@@ -334,7 +334,7 @@ final class ClusterTransport implements RedisTransport {
         if (events != null) {
             events.dispose();
         }
-        runEvents.dispose();
+        runEvents.run();
         try {
             pubSub.close();
             connection.close();

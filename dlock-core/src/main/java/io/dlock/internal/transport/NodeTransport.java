@@ -17,7 +17,6 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.Disposable;
 
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -50,7 +49,7 @@ final class NodeTransport implements RedisTransport {
     private final StatefulRedisPubSubConnection<String, String> pubSub;
     /** One master at a time: one run id; {@code INFO} goes where the commands go (the master Sentinel names). */
     private final ServerRuns runs;
-    private final Disposable runEvents;
+    private final Runnable runEvents;
 
     private NodeTransport(String description, ClientResources resources, RedisClient client,
                           StatefulRedisConnection<String, String> connection,
@@ -61,7 +60,7 @@ final class NodeTransport implements RedisTransport {
         this.connection = connection;
         this.pubSub = pubSub;
         this.runs = new ServerRuns(key -> "master", key -> connection.async().info("server").toCompletableFuture());
-        this.runEvents = RedisTransport.forgetRunsOnDisconnect(resources, runs);
+        this.runEvents = RedisTransport.forgetRunsOnConnectionChange(client, runs);
     }
 
     /** Connects to {@code endpoint} (a {@link Endpoint#node() node} endpoint, timeouts and TLS checks set). */
@@ -156,7 +155,7 @@ final class NodeTransport implements RedisTransport {
 
     @Override
     public void close() {
-        runEvents.dispose();
+        runEvents.run();
         try {
             pubSub.close();
             connection.close();

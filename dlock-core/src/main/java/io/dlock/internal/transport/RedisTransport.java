@@ -2,12 +2,16 @@ package io.dlock.internal.transport;
 
 import io.dlock.LockClientConfig;
 import io.dlock.internal.wakeup.PubSubPort;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -95,15 +99,29 @@ public interface RedisTransport extends AutoCloseable {
     Duration MAX_RECONNECT_DELAY = Duration.ofSeconds(1);
 
     /**
-     * Keeps {@code runs} honest: forgets every run id it cached whenever a connection of {@code resources} drops (the
-     * server behind it may be restarting).
+     * Keeps {@code runs} exact: forgets every run id it cached whenever a connection of {@code client} drops (the
+     * server behind it may be restarting) or a new one is made (it may lead to another node: a Sentinel failover
+     * switches the master connection without dropping the old one). Lettuce calls the listener on the connection's
+     * event loop, before a reconnect can start and before the new connection carries any command, so a run id cached
+     * is never read for a reply that came over a connection made after it ({@link ServerRuns#current}).
      *
-     * @return the subscription to dispose of on close
+     * @return removes the listener (on close)
      */
-    static reactor.core.Disposable forgetRunsOnDisconnect(ClientResources resources, ServerRuns runs) {
-        return resources.eventBus().get()
-                .filter(io.lettuce.core.event.connection.ConnectionDeactivatedEvent.class::isInstance)
-                .subscribe(event -> runs.forgetAll(), error -> { });
+    static Runnable forgetRunsOnConnectionChange(AbstractRedisClient client, ServerRuns runs) {
+        RedisConnectionStateListener listener = new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection,
+                                         SocketAddress address) {
+                runs.forgetAll();
+            }
+
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+                runs.forgetAll();
+            }
+        };
+        client.addListener(listener);
+        return () -> client.removeListener(listener);
     }
 
     /**

@@ -17,27 +17,25 @@ import java.util.function.Function;
  * {@code io.dlock.internal.latch.LatchGroup}).
  *
  * <h2>Use</h2>
- * Read {@link #before} when sending a read, and {@link #after} once its answer is in; a state read under run
- * {@code r1} and found gone later under run {@code r2} may have been lost, not changed, when {@link #changed(String,
- * String) r1 and r2 differ}. Both are exact bounds, whatever the reconnects in between:
+ * Read {@link #current} when sending a read and again once its answer is in: a state read under run {@code r1} and
+ * found gone later under run {@code r2} may have been lost, not changed, when {@link #changed(String, String) r1 and r2
+ * differ}. The run id {@link #current} gives is that of a reply received on a connection the client still uses: it
+ * is cached per node ({@code host:port} of the master serving the key's slot on a Cluster; one entry for a standalone
+ * server or the master Sentinel names) and forgotten whenever a connection of the client drops or a new one is made
+ * (the transport's listener, called by Lettuce on the connection's event loop before a reconnect can start and before
+ * a new connection carries a command). So:
  * <ul>
- *   <li>{@link #before(String)} is the run id of a reply already received (cached, or a fresh {@code INFO}): a command
- *       sent after it completes runs on that run of the server or a later one (a later process on the same address,
- *       or another node after a failover), never an earlier one;</li>
- *   <li>{@link #after(String)} sends a fresh {@code INFO}: sent after an answer arrived, it runs on the run that gave
- *       the answer or a later one.</li>
+ *   <li>a command sent after {@link #current} completed runs on that run of the server or a later one (a later process
+ *       on the same address, or another node after a failover), never an earlier one;</li>
+ *   <li>a command whose reply was received before {@link #current} was asked ran on that run or an earlier one: a
+ *       restart or a switch of node in between has cleared the cache, and the fresh {@code INFO} then names the run
+ *       now serving the key.</li>
  * </ul>
- * So when a restart happened between a read under {@code before} and a later read, the {@code after} of the later read
- * differs from that {@code before}. The converse does not hold: a change of run id between two reads does not prove
- * that the key was lost (a replica promoted by a failover usually has it), which is why a caller judges the run id only
- * when the key is gone; and a state that truly changed (a latch really counted down) just before a restart is then
- * reported as lost too, since the two cannot be told apart.
- *
- * <h2>Per node</h2>
- * Run ids are kept per node ({@code host:port} of the master serving the key's slot on a Cluster; one entry for a
- * standalone server or the master Sentinel names), cached from the last {@code INFO} and forgotten whenever any
- * connection of the client drops ({@link #forgetAll()}), so that the next {@link #before} asks again instead of giving
- * the run before a restart (a stale cache would only over-report losses, never hide one).
+ * Hence when a restart happened between two reads, the run ids asked before the first and after the second differ,
+ * and while no connection changed, asking costs no round trip. The converse does not hold: a change of run id between
+ * two reads does not prove that the key was lost (a replica promoted by a failover usually has it), which is why a
+ * caller judges the run id only when the key is gone; and a state that truly changed (a latch really counted down)
+ * just before a restart is then reported as lost too, since the two cannot be told apart.
  *
  * <p>A user whose ACL denies {@code INFO}, or a server where it is renamed away, gives no run id: {@link #UNKNOWN}, and
  * nothing is ever judged lost (the client then cannot tell a restart, as before). Thread-safe; never blocks.
@@ -62,20 +60,16 @@ public final class ServerRuns {
     }
 
     /**
-     * @return the run id of the node serving {@code key} as a reply already received showed it (from the cache, or a
-     *         fresh {@code INFO} when none is cached), or {@link #UNKNOWN}; fails as {@code INFO} fails when Redis is
-     *         unavailable
+     * @return the run id of the node serving {@code key} now (see the class comment): cached, or from an {@code INFO}
+     *         sent now (and cached); {@link #UNKNOWN} when {@code INFO} is refused; fails as {@code INFO} fails when
+     *         Redis is unavailable
      */
-    public CompletableFuture<String> before(String key) {
+    public CompletableFuture<String> current(String key) {
         String run = known.get(nodeOf.apply(key));
-        return run != null ? CompletableFuture.completedFuture(run) : after(key);
+        return run != null ? CompletableFuture.completedFuture(run) : ask(key);
     }
 
-    /**
-     * @return the run id of the node serving {@code key} from an {@code INFO} sent now (and cached), or
-     *         {@link #UNKNOWN}; fails as {@code INFO} fails when Redis is unavailable
-     */
-    public CompletableFuture<String> after(String key) {
+    private CompletableFuture<String> ask(String key) {
         String node;
         CompletableFuture<String> reply;
         try {
@@ -100,7 +94,10 @@ public final class ServerRuns {
         });
     }
 
-    /** Forgets every cached run id: a connection dropped, the server behind it may have restarted. */
+    /**
+     * Forgets every cached run id: a connection dropped (the server behind it may have restarted) or a new one was
+     * made (it may lead to another node).
+     */
     public void forgetAll() {
         known.clear();
     }
