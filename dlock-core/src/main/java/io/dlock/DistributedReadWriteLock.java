@@ -8,14 +8,18 @@ import java.util.concurrent.locks.ReadWriteLock;
  * holds would wait forever, so every acquiring method of {@link #writeLock()} throws
  * {@link IllegalMonitorStateException} instead.
  *
- * <p><b>Turns: neither side starves the other (phase-fair, among dlock clients).</b> Readers that waited behind a
- * write hold get in before the next writer: while such a reader waits, no new writer is granted the lock (nor handed
- * it by a writer of its client), so the next write release lets the waiting readers in together, even when writers
- * of several clients take the lock back to back. A writer that waits behind read holds gets in before readers that
- * come after it ({@link #readLock()}): the readers in place finish and the writer enters. So under contention on both
- * sides the lock alternates: one writer, then every reader that waited behind it, then the next writer. A waiting
- * reader's wait is bounded by the write hold it waits behind plus one (the one that may have been granted as it
- * arrived), a waiting writer's by the read holds in place when it started to wait (and the writers ahead of it).
+ * <p><b>Turns: neither side starves the other (phase-fair, among dlock clients).</b> Readers that waited behind
+ * write holds for 50 ms (their patience) get in before the next writer: from then on, while such a reader waits, no
+ * new writer is granted the lock (nor handed it by a writer of its client), so the next write release lets the
+ * waiting readers in together, even when writers of several clients take the lock back to back. Within their
+ * patience, writers go first (a writer of the client hands the lock to the next one in one script): a short wait of
+ * the readers costs them little, and passing the lock among writers is what keeps a read-mostly mix with bursts of
+ * writes cheap. A writer that waits behind read holds gets in before readers that come after it ({@link
+ * #readLock()}): the readers in place finish and the writer enters. So under contention on both sides the lock
+ * alternates: writers, then every reader that waited behind them, then the next writer. A waiting reader's wait is
+ * bounded by its patience plus the write hold it then waits behind plus one (the one that may have been granted as
+ * it claimed its turn), a waiting writer's by the read holds in place when it started to wait (and the writers ahead
+ * of it).
  * Single attempts ({@code tryLock()}) leave no turn behind them. The turns are marks in Redis that only dlock reads:
  * Redisson's readers and writers keep their own behaviour and wire (a Redisson writer may take a free lock in the
  * readers' turn, a Redisson reader ignores waiting writers); a waiter whose client dies holds the other side back for
@@ -41,8 +45,8 @@ public interface DistributedReadWriteLock extends ReadWriteLock {
      * barging {@code tryLock} is a rare event; across many JVMs that poll with {@code tryLock()} (a scheduler on every
      * instance, a retry loop) readers can overlap without end, so a waiting writer would starve. The waiting writer
      * therefore leaves a mark in Redis that every dlock read acquisition honours (Redisson readers ignore it). A
-     * waiting reader is not starved in turn: refused by a write hold, it leaves a mark that stops new dlock writers
-     * (see the class comment and {@code docs/protocol.md} §4.1, "Turns").
+     * waiting reader is not starved in turn: refused by a write hold once its patience is over, it leaves a mark that
+     * stops new dlock writers (see the class comment and {@code docs/protocol.md} §4.1, "Turns").
      *
      * @return the shared (read) side
      */

@@ -47,6 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WriteHandoffIT {
     static final int WATCHDOG_MS = 6000;
     private static final long HOLD_MS = 20;
+    /** The readers' patience behind writers ({@code ReadWriteSide.READERS_PATIENCE_NANOS}, documented on the lock). */
+    private static final long PATIENCE_MS = 50;
 
     private String name;
     private RawRedis raw;
@@ -258,10 +260,13 @@ class WriteHandoffIT {
         Await.until(Leaks.SETTLE, () -> raw.keys().isEmpty(), () -> "keys left: " + raw.keys());
     }
 
-    /** Readers that waited behind the write hold have the next turn (issue 27, failure 10). */
+    /**
+     * Readers that waited behind the write hold longer than their patience (50 ms) have the next turn (issue 27,
+     * failure 10); a writer that queued after them goes next.
+     */
     @Test
     void readersWaitingBehindTheWriterGoBeforeAWriterOfTheClientThatQueuedAfterThem(RedisServer server,
-                                                                                  LockClient a) {
+                                                                                  LockClient a) throws Exception {
         connect(server);
         Lock holder = a.getReadWriteLock(name).writeLock();
         holder.lock();
@@ -279,6 +284,7 @@ class WriteHandoffIT {
             return null;
         }));
         LocalQueues.awaitQueued(a, name, 3);
+        Thread.sleep(PATIENCE_MS + 20); // the readers' patience runs out while the writer holds
         holder.unlock();
         awaitTasks();
         assertThat(order).hasSize(3).endsWith("w");

@@ -1,10 +1,10 @@
 package io.dlock.internal.lease;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,7 +46,8 @@ public final class HoldTable {
         Hold hold;
         int inFlight;
         boolean unanswered;
-        final Set<Mark> marks = EnumSet.noneOf(Mark.class);
+        /** Each mark, with the time it was first set (the caller's clock, ns). */
+        final Map<Mark, Long> marks = new EnumMap<>(Mark.class);
         /** All pending cleanups of abandoned acquisitions of this hold, as one future; null when none. */
         volatile CompletableFuture<?> cleanups;
 
@@ -157,14 +158,26 @@ public final class HoldTable {
 
     /** The owner of {@code id} may now have left {@code mark} in Redis. */
     public void mark(HoldId id, Mark mark) {
-        update(id, e -> e.marks.add(mark));
+        update(id, e -> e.marks.putIfAbsent(mark, 0L));
+    }
+
+    /**
+     * Sets {@code mark} on {@code id} if it is not set yet, noting when.
+     *
+     * @param nowNanos the caller's clock now
+     * @return how long {@code mark} has been set, in ns (0 when set now)
+     */
+    public long markSince(HoldId id, Mark mark, long nowNanos) {
+        long[] since = new long[1];
+        update(id, e -> since[0] = e.marks.computeIfAbsent(mark, m -> nowNanos));
+        return nowNanos - since[0];
     }
 
     /** @return whether {@code id} has {@code mark} */
     public boolean marked(HoldId id, Mark mark) {
         boolean[] has = new boolean[1];
         entries.computeIfPresent(id, (k, entry) -> {
-            has[0] = entry.marks.contains(mark);
+            has[0] = entry.marks.containsKey(mark);
             return entry;
         });
         return has[0];
@@ -173,7 +186,7 @@ public final class HoldTable {
     /** @return whether {@code id} had {@code mark} (which is now cleared) */
     public boolean unmark(HoldId id, Mark mark) {
         boolean[] had = new boolean[1];
-        update(id, e -> had[0] = e.marks.remove(mark));
+        update(id, e -> had[0] = e.marks.remove(mark) != null);
         return had[0];
     }
 

@@ -83,7 +83,7 @@ final class LocalCohort {
         long now = nanoTime.getAsLong();
         Long deadline = maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos;
         Long refreshAt = refreshNanos == Long.MAX_VALUE ? null : now + refreshNanos;
-        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt, shared);
+        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt, shared, now);
         waiters.add(waiter);
         scheduleCheck(waiter, now);
         return waiter;
@@ -174,7 +174,8 @@ final class LocalCohort {
                 || !handingOff.isEmpty() || waiters.isEmpty()) {
             return List.of(); // no hand-offs at all with a cap of 0 (localHandoffs(0), or replica confirmation)
         }
-        List<LocalWaiter> reserved = waiters.take(pick, holder.handoffsInARow() >= maxHandoffs);
+        List<LocalWaiter> reserved = waiters.take(pick, holder.handoffsInARow() >= maxHandoffs,
+                nanoTime.getAsLong());
         reserved.forEach(waiter -> waiter.cancelTimeout.run());
         handingOff = reserved;
         return reserved;

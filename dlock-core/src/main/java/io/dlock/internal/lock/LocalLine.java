@@ -23,12 +23,14 @@ final class LocalLine {
          */
         EVERY,
         /**
-         * Every shared waiter (the readers, who then enter together; not capped, since the lock stops being exclusive
-         * and the release is published): they waited behind an exclusive hold, so the next turn is theirs, as in Redis
-         * (the readers' turn of a read-write lock, {@link ReadWriteRedisLock}); when none waits, the first exclusive
-         * waiter (a writer), capped.
+         * The first exclusive waiter (a writer), capped, unless a shared waiter has waited {@link
+         * ReadWriteSide#READERS_PATIENCE_NANOS} or longer: then every shared waiter (the readers, who then enter
+         * together; not capped, since the lock stops being exclusive and the release is published), as in Redis (the
+         * readers' turn of a read-write lock, {@link ReadWriteRedisLock}); when no writer waits, every shared waiter.
+         * So writers pass the lock among themselves while readers wait briefly (one script per write, the cheap
+         * case), and a reader never waits behind them longer than the patience plus one write hold.
          */
-        ALL_SHARED_ELSE_FIRST_EXCLUSIVE
+        FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE
     }
 
     private final Deque<LocalWaiter> waiters = new ArrayDeque<>();
@@ -63,23 +65,37 @@ final class LocalLine {
     /**
      * Takes the waiters {@code pick} names out of the line.
      *
-     * @param capped the hand-offs in a row are used up: capped picks take nobody
+     * @param capped   the hand-offs in a row are used up: capped picks take nobody
+     * @param nowNanos the cohort's clock now (how long readers have waited)
      */
-    List<LocalWaiter> take(Pick pick, boolean capped) {
+    List<LocalWaiter> take(Pick pick, boolean capped, long nowNanos) {
         return switch (pick) {
             case FIRST -> capped || waiters.isEmpty() ? List.of() : List.of(waiters.pollFirst());
             case EVERY -> takeAll();
-            case ALL_SHARED_ELSE_FIRST_EXCLUSIVE -> allSharedElseFirstExclusive(capped);
+            case FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE -> firstExclusiveUntilSharedOverdue(capped, nowNanos);
         };
     }
 
-    private List<LocalWaiter> allSharedElseFirstExclusive(boolean capped) {
+    private List<LocalWaiter> firstExclusiveUntilSharedOverdue(boolean capped, long nowNanos) {
+        LocalWaiter firstExclusive = null;
+        boolean overdue = false;
+        for (LocalWaiter waiter : waiters) {
+            if (waiter.shared) {
+                overdue |= nowNanos - waiter.queuedAtNanos >= ReadWriteSide.READERS_PATIENCE_NANOS;
+            } else if (firstExclusive == null) {
+                firstExclusive = waiter;
+            }
+        }
+        if (firstExclusive != null && !overdue) {
+            if (capped) {
+                return List.of();
+            }
+            waiters.remove(firstExclusive);
+            return List.of(firstExclusive);
+        }
         List<LocalWaiter> shared = new ArrayList<>();
         waiters.removeIf(waiter -> waiter.shared && shared.add(waiter));
-        if (!shared.isEmpty()) {
-            return shared;
-        }
-        return capped || waiters.isEmpty() ? List.of() : List.of(waiters.pollFirst());
+        return shared;
     }
 
     /**

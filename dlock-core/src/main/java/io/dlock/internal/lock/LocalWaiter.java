@@ -35,7 +35,12 @@ final class LocalWaiter implements LocalTurn {
      */
     boolean leftWhileReserved;
 
-    LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos, Long refreshAtNanos, boolean shared) {
+    /** When it joined the line (the cohort's clock, ns): how long a reader has waited ({@link LocalLine.Pick}). */
+    final long queuedAtNanos;
+
+    LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos, Long refreshAtNanos, boolean shared,
+                long queuedAtNanos) {
+        this.queuedAtNanos = queuedAtNanos;
         this.shared = shared;
         this.ownerId = ownerId;
         this.leaseMs = leaseMs;

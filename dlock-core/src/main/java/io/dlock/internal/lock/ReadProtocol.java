@@ -42,14 +42,15 @@ final class ReadProtocol implements ReadWriteProtocol {
         String reader = side.readerField(ownerId);
         boolean waits = waitMillis != 0;
         HoldId id = new HoldId(name, reader);
-        if (waits) {
-            services.holds.mark(id, Mark.READER_MARK);
-        }
+        // a waiting reader claims the readers' turn (a mark, when a write hold refuses it) once its patience is over
+        long patienceLeftNanos = waits ? ReadWriteSide.READERS_PATIENCE_NANOS
+                - services.holds.markSince(id, Mark.READER_MARK, services.renewer.nanoTime()) : 0;
+        boolean marks = waits && patienceLeftNanos <= 0;
         return context.attempt(id, ownerId, leaseMs, services.readHoldRenewal,
                 (known, held) -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER,
                         acquireKeys, Long.toString(context.effectiveLease(leaseMs)), reader,
                         side.writerField(ownerId), Long.toString(known), held,
-                        Long.toString(waits ? side.markLifeMs() : 0)),
+                        Long.toString(marks ? side.markLifeMs() : 0)),
                 new LockContext.AcquireReplies() {
                     /** The reader no longer waits: a grant removed its mark. */
                     @Override
@@ -57,10 +58,18 @@ final class ReadProtocol implements ReadWriteProtocol {
                         services.holds.unmark(id, Mark.READER_MARK);
                     }
 
-                    /** Comes back before a mark it may have left runs out, even when the lock's TTL is longer. */
+                    /**
+                     * Comes back before a mark it may have left runs out, even when the lock's TTL is longer; and,
+                     * still patient, once its patience is over, to claim the turn then.
+                     */
                     @Override
                     public Long busy(long ttl) {
-                        return waits ? side.sleepWithMark(ttl) : ttl;
+                        if (!waits) {
+                            return ttl;
+                        }
+                        long sleep = side.sleepWithMark(ttl);
+                        return marks ? sleep : Math.min(sleep,
+                                java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(patienceLeftNanos) + 1);
                     }
                 });
     }

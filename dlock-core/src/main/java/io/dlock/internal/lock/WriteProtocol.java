@@ -157,7 +157,7 @@ final class WriteProtocol implements ReadWriteProtocol {
             /** Every waiting reader (the readers' turn), else the first waiting writer. */
             @Override
             public LocalLine.Pick pick() {
-                return LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE;
+                return LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE;
             }
 
             /** A reader's hold is its reader field, renewed as a read hold and recorded as one. */

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -947,15 +948,17 @@ class LocalCohortTest {
         return cohort.queueBehindLocalHolder(owner, Hold.WATCHDOG, FOREVER, FOREVER, true);
     }
 
-    /** Readers that waited behind a write hold have the next turn (issue 27, failure 10: writers starved them). */
+    /** Readers that waited behind a write hold longer than their patience have the next turn (issue 27, failure 10). */
     @Test
-    void readersWaitingBehindTheWriterGetTheHandOffBeforeAWriterThatQueuedBetweenThem() {
+    void readersWaitingLongerThanTheirPatienceGetTheHandOffBeforeAWriterThatQueuedBetweenThem() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
         LocalWaiter r2 = reader(cohort, 2);
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter r4 = reader(cohort, 4);
-        List<LocalWaiter> readers = cohort.reserveHandoff(1, first, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE);
+        time.advanceMillis(TimeUnit.NANOSECONDS.toMillis(ReadWriteSide.READERS_PATIENCE_NANOS));
+        List<LocalWaiter> readers = cohort.reserveHandoff(1, first,
+                LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE);
         assertThat(readers).containsExactly(r2, r4);
         releaseDone(first);
         cohort.handedOffShared(readers);
@@ -966,13 +969,30 @@ class LocalCohortTest {
         assertThat(cohort.retireIfIdle()).isTrue();
     }
 
+    /** Within their patience, readers let a waiting writer go first: writers pass the lock on in one script each. */
+    @Test
+    void aWaitingWriterGetsTheHandOffWhileTheReadersAreWithinTheirPatience() {
+        LocalCohort cohort = cohort(8);
+        Hold first = acquire(cohort, 1);
+        LocalWaiter r2 = reader(cohort, 2);
+        LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        time.advanceMillis(TimeUnit.NANOSECONDS.toMillis(ReadWriteSide.READERS_PATIENCE_NANOS) - 1);
+        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE))
+                .containsExactly(w3);
+        Hold w3Hold = grant(3, Hold.WATCHDOG);
+        releaseDone(first);
+        cohort.handedOff(List.of(w3), 0, w3Hold);
+        assertHandedOver(w3);
+        assertStillWaiting(r2);
+    }
+
     @Test
     void withNoReaderWaitingTheFirstWaitingWriterGetsTheHandOff() {
         LocalCohort cohort = cohort(8);
         Hold first = acquire(cohort, 1);
         LocalWaiter w2 = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
-        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE))
+        assertThat(cohort.reserveHandoff(1, first, LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE))
                 .containsExactly(w2);
         Hold w2Hold = grant(2, Hold.WATCHDOG);
         releaseDone(first);
@@ -992,11 +1012,11 @@ class LocalCohortTest {
         cohort.handedOff(List.of(w2), 0, w2Hold);
         assertHandedOver(w2);
         LocalWaiter w3 = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
-        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE))
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE))
                 .as("the writers' streak is used up").isEmpty();
         cohort.leave(w3);
         LocalWaiter r4 = reader(cohort, 4);
-        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.ALL_SHARED_ELSE_FIRST_EXCLUSIVE))
+        assertThat(cohort.reserveHandoff(2, w2Hold, LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE))
                 .containsExactly(r4);
     }
 
