@@ -1,6 +1,6 @@
 package io.dlock;
 
-import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.client.RedisLockClient;
 
 /**
  * The entry point: one connection set to Redis, the locks made from it, and its lease renewals.

@@ -1,6 +1,5 @@
 package io.dlock;
 
-import io.dlock.internal.Redaction;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -28,9 +28,9 @@ class MicrometerIsolationTest {
     /** The classes allowed to refer to Micrometer (their nested classes included). */
     private static final Set<String> METRICS_CLASSES = Set.of(
             "io/dlock/metrics/LockMetrics",
-            "io/dlock/internal/metrics/MicrometerLockEvents",
-            "io/dlock/internal/metrics/MicrometerMeters",
-            "io/dlock/internal/metrics/SynchronizerMeters");
+            "io/dlock/metrics/MicrometerLockEvents",
+            "io/dlock/metrics/MicrometerMeters",
+            "io/dlock/metrics/SynchronizerMeters");
 
     @Test
     void onlyTheMetricsClassesReferToMicrometer() throws Exception {

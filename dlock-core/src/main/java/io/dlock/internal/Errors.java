@@ -165,7 +165,7 @@ public final class Errors {
      * @return {@code "; TLS handshake failed (<message>)"} when a TLS failure is among the causes, else
      *         {@code "; <message>"} of the innermost cause (such as "Connection refused"), or "" when there is none
      */
-    static String rootCause(Throwable e) {
+    public static String rootCause(Throwable e) {
         Throwable outer = Errors.unwrap(e);
         Throwable root = outer;
         for (Throwable t = outer; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -5,7 +5,6 @@ import io.dlock.LeaseLostListener;
 import io.dlock.LockClient;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
-import io.dlock.internal.metrics.MicrometerLockEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.observation.ObservationRegistry;

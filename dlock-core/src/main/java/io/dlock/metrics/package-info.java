@@ -6,5 +6,13 @@
  * package. Nothing else in dlock refers to Micrometer, so a client without metrics never loads it. The metrics are
  * built on the public lock event hook ({@link io.dlock.LockEventListener}, registered with
  * {@link io.dlock.LockClient#addEventListener}), which any other recorder may use as well.
+ *
+ * <p>The recorder behind {@code LockMetrics} lives here too, package-private (not API): {@code MicrometerLockEvents}
+ * is the {@link io.dlock.LockEventListener} that {@code LockMetrics} registers with its client; it keeps the live
+ * holds and waiting acquisitions per {@link io.dlock.LockKind}, and records every event into one
+ * {@code MicrometerMeters} per bound registry ({@code SynchronizerMeters} for the semaphores and latches), and an
+ * {@code Observation} per acquisition when an {@code ObservationRegistry} is given. Only these classes refer to
+ * Micrometer. Like every lock event listener they are called on any thread and never block or throw. See
+ * {@code docs/architecture.md} section 10.
  */
 package io.dlock.metrics;

@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
-import io.dlock.internal.Diagnostics;
+import io.dlock.internal.client.Diagnostics;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.OverlapDetector;
 import io.dlock.it.support.RawRedis;

@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
 import io.dlock.LockException;
-import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.client.RedisLockClient;
 import io.dlock.it.support.LatchChannels;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;

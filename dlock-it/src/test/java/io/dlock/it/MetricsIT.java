@@ -5,7 +5,7 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
-import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.client.RedisLockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.metrics.LockMetrics;

@@ -139,7 +139,7 @@ class ReentrantLockCostIT {
         lock.forceUnlock();
     }
 
-    private static io.dlock.internal.Diagnostics waiterStats(LockClient client) {
-        return ((io.dlock.internal.RedisLockClient) client).diagnostics();
+    private static io.dlock.internal.client.Diagnostics waiterStats(LockClient client) {
+        return ((io.dlock.internal.client.RedisLockClient) client).diagnostics();
     }
 }

@@ -3,7 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
 import io.dlock.LockLostException;
-import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.client.RedisLockClient;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;

@@ -1,15 +1,10 @@
 package io.dlock.internal.acquire;
 
 import io.dlock.internal.Errors;
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.dlock.internal.wakeup.WakeupHub;
 import io.dlock.internal.wakeup.WakeupHub.Subscription;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -42,52 +37,14 @@ public final class AcquireLoop implements Waiter {
     public interface Attempt extends Supplier<CompletableFuture<Long>> {
     }
 
-    /**
-     * This client's own knowledge of the lock ({@code LocalCohort}) for one owner: lets the loop wait behind another
-     * local owner without asking Redis. Exclusive kinds that support hand-offs provide one; others pass null.
-     */
-    public interface LocalGate {
-        /** @return whether another owner of this client holds the lock (a single attempt then fails at once) */
-        boolean heldLocally();
-
-        /** @return a place behind the local holder, or null when none holds it (attempt in Redis) */
-        LocalTurn queue(long maxWaitNanos);
-
-        /** Leaves the queue (unless a hand-off already chose this waiter). */
-        void leave(LocalTurn waiter);
-
-        /** A Redis attempt found the lock busy. */
-        void busyInRedis();
-
-        /** Asks Redis whether the local holder still holds the lock; if not, its waiters attempt in Redis. */
-        void verifyHolder();
-
-        /** This loop was sent to Redis but will not attempt (it ended meanwhile): the next local waiter may. */
-        void passOn();
-    }
-
     public static final long NO_DEADLINE = Long.MIN_VALUE;
-    /**
-     * How long after its deadline a timed wait's last attempt may still answer before the wait ends without it (a
-     * round trip on a healthy network takes well under this).
-     */
-    public static final long DEADLINE_GRACE_MS = 20;
 
-    private final String kind;
-    private final String lockName;
-    private final Attempt attempt;
-    private final Supplier<CompletableFuture<?>> undo;
-    private final Supplier<CompletableFuture<?>> giveUp;
-    private final List<String> channels;
-    private final WakeupHub hub;
-    private final LongSupplier nanoTime;
+    private final AcquireSteps steps;
+    private final LoopWaiting waiting;
     private final long deadlineNanos;
     private final boolean singleAttempt;
-    private final long fallbackSleepMs;
-    private final WakeMode wakeMode;
-    private final Outage outage;
+    /** {@code steps.gate()}: null for kinds without local waits. */
     private final LocalGate gate;
-    private final Consumer<CompletableFuture<?>> laterCleanup;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final CompletableFuture<Void> finished = new CompletableFuture<>();
     private Subscription subscription;
@@ -103,59 +60,13 @@ public final class AcquireLoop implements Waiter {
     private long outageBackoffMs;
 
     /**
-     * One owner's steps on one object, given by the object's kind ({@code RedisLock#startAcquire} for every lock kind,
-     * the semaphores' {@code PermitAcquisition}).
-     *
-     * @param kind         names the kind of object in errors ("lock", "semaphore", …)
-     * @param name         names the object in errors
-     * @param attempt      one acquire attempt
-     * @param undo         gives back what one granted attempt took: used when the acquisition succeeds after it was
-     *                     abandoned
-     * @param giveUp       removes what the attempts left behind when the loop ends without a grant (a fair lock's
-     *                     queue entry, what an unanswered attempt may have taken); may be a no-op
-     * @param channels     the channels whose messages wake this waiter: one for a lock; the members' for a multi-lock
-     *                     taken in one step, which then wakes on a message on any of them ({@link WakeupHub#joinAll})
-     * @param wakeMode     how a message wakes this client's waiters on the channel; always {@link WakeMode#ALL} with
-     *                     several channels
-     * @param gate         waits behind local holders and takes hand-offs; null for kinds without
-     * @param laterCleanup records a cleanup that finishes after the result completed, so that the owner's next
-     *                     acquisition of the object starts after it
-     *                     ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
-     */
-    public record Steps(String kind, String name, Attempt attempt, Supplier<CompletableFuture<?>> undo,
-                        Supplier<CompletableFuture<?>> giveUp, List<String> channels, WakeMode wakeMode,
-                        LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
-    }
-
-    /**
-     * How a client's loops wait: one per client ({@link Acquisitions}), for every kind.
-     *
-     * @param hub             the wake-ups
-     * @param nanoTime        the monotonic clock of deadlines
-     * @param fallbackSleepMs the longest sleep when the lock has no TTL to bound it
-     * @param outage          paces the retries of a loop without deadline while Redis is unavailable
-     */
-    public record Waiting(WakeupHub hub, LongSupplier nanoTime, long fallbackSleepMs, Outage outage) {
-    }
-
-    /**
      * @param deadlineNanos {@link #NO_DEADLINE} to wait without limit
      * @param singleAttempt attempt once and never wait
      */
-    public AcquireLoop(Steps steps, Waiting waiting, long deadlineNanos, boolean singleAttempt) {
-        this.kind = steps.kind();
-        this.lockName = steps.name();
-        this.attempt = steps.attempt();
-        this.undo = steps.undo();
-        this.giveUp = steps.giveUp();
-        this.channels = steps.channels();
-        this.wakeMode = steps.wakeMode();
+    public AcquireLoop(AcquireSteps steps, LoopWaiting waiting, long deadlineNanos, boolean singleAttempt) {
+        this.steps = steps;
+        this.waiting = waiting;
         this.gate = steps.gate();
-        this.laterCleanup = steps.laterCleanup();
-        this.hub = waiting.hub();
-        this.nanoTime = waiting.nanoTime();
-        this.fallbackSleepMs = waiting.fallbackSleepMs();
-        this.outage = waiting.outage();
         this.deadlineNanos = deadlineNanos;
         this.singleAttempt = singleAttempt;
     }
@@ -180,18 +91,18 @@ public final class AcquireLoop implements Waiter {
     /** @return the kind of object, as errors name it */
     @Override
     public String kind() {
-        return kind;
+        return steps.kind();
     }
 
     /** @return the object's name */
     @Override
     public String name() {
-        return lockName;
+        return steps.name();
     }
 
     /** @return the kind and name of the object, as errors name it ({@code lock 'orders'}) */
     public String describe() {
-        return kind + " '" + lockName + "'";
+        return steps.kind() + " '" + steps.name() + "'";
     }
 
     /** Completes when the loop has fully ended (subscription closed, late acquisition undone). */
@@ -201,26 +112,17 @@ public final class AcquireLoop implements Waiter {
     }
 
     /**
-     * The deadline rule of every timed wait: the result is settled by the deadline plus {@link #DEADLINE_GRACE_MS},
-     * whether or not Redis answered the attempt in flight: {@code false} when Redis answered this acquisition before
-     * (the object was busy), a {@link io.dlock.LockException} saying that Redis did not answer when it never did (an
-     * outage is not reported as "busy"). A grant that the unanswered attempt brings later is given back
-     * ({@code undo}); if it never answers, the give-up brings Redis back to what the client knows (the lost-reply
-     * rule). The owner's next acquisition starts after that cleanup ({@code laterCleanup}).
+     * The deadline rule ({@link DeadlineRule}); when it settles the result, a grant that the unanswered attempt brings
+     * later is given back ({@code undo}), and if it never answers, the give-up brings Redis back to what the client
+     * knows (the lost-reply rule). The owner's next acquisition starts after that cleanup ({@code laterCleanup}).
      */
     private void armDeadline() {
-        long waitMs = TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - nanoTime.getAsLong()));
-        CompletableFuture<Boolean> timer = outage.pause(waitMs + DEADLINE_GRACE_MS);
-        result.whenComplete((value, error) -> timer.complete(false));
-        timer.thenRun(() -> {
-            boolean settled = answeredOnce ? result.complete(false)
-                    : result.completeExceptionally(Errors.toApi(new RedisCommandTimeoutException(
-                            "no answer within the wait of " + waitMs + " ms"), kind, lockName, "acquire"));
-            if (settled) {
-                laterCleanup.accept(finished);
-                wakeFromWaits();
-            }
-        });
+        long waitMs = TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - waiting.nanoTime().getAsLong()));
+        DeadlineRule.arm(waiting.outage(), waitMs, result, () -> answeredOnce, steps.kind(), steps.name(), "acquire",
+                () -> {
+                    steps.laterCleanup().accept(finished);
+                    wakeFromWaits();
+                });
     }
 
     /**
@@ -233,7 +135,7 @@ public final class AcquireLoop implements Waiter {
             return finished;
         }
         if (acquiredNow()) {
-            return undo.get().handle((ok, error) -> null);
+            return steps.undo().get().handle((ok, error) -> null);
         }
         return finished;
     }
@@ -277,7 +179,7 @@ public final class AcquireLoop implements Waiter {
         }
         unusedWakeup = false;
         attemptedWhileSubscribed = subscription != null && subscription.ready().isDone();
-        CompletableFuture<Long> reply = Errors.call(() -> attempt.get());
+        CompletableFuture<Long> reply = Errors.call(() -> steps.attempt().get());
         reply.whenComplete(this::afterAttempt);
     }
 
@@ -301,16 +203,13 @@ public final class AcquireLoop implements Waiter {
             return false;
         }
         queued = waiter;
-        if (subscription == null) {
-            subscription = join();
-            if (!subscription.ready().isDone()) {
-                // a forced release before the subscription was confirmed sent no message this client heard
-                subscription.ready().whenComplete((ok, error) -> {
-                    if (queued == waiter) {
-                        gate.verifyHolder();
-                    }
-                });
-            }
+        if (!joined().ready().isDone()) {
+            // a forced release before the subscription was confirmed sent no message this client heard
+            subscription.ready().whenComplete((ok, error) -> {
+                if (queued == waiter) {
+                    gate.verifyHolder();
+                }
+            });
         }
         if (result.isDone()) {
             gate.leave(waiter);
@@ -344,12 +243,12 @@ public final class AcquireLoop implements Waiter {
             answeredOnce = true;
         }
         if (error != null && deadlineNanos == NO_DEADLINE && !result.isDone() && Errors.isUnavailable(error)) {
-            outage.failed(describe(), error);
+            waiting.outage().failed(describe(), error);
             pauseThenAttempt();
             return;
         }
         if (error != null) {
-            RuntimeException failure = Errors.toApi(error, kind, lockName, "acquire");
+            RuntimeException failure = Errors.toApi(error, steps.kind(), steps.name(), "acquire");
             if (Errors.isUnavailable(error)) {
                 failThenGiveUp(failure);
             } else {
@@ -358,7 +257,7 @@ public final class AcquireLoop implements Waiter {
             return;
         }
         outageBackoffMs = 0;
-        outage.answered();
+        waiting.outage().answered();
         if (ttl == null) {
             end(!result.complete(true));
             return;
@@ -376,35 +275,34 @@ public final class AcquireLoop implements Waiter {
             return;
         }
         if (!attemptedWhileSubscribed) {
-            if (subscription == null) {
-                subscription = join();
-            }
-            subscription.ready().whenComplete((ok, subscribeError) -> {
-                if (result.isDone()) {
-                    end(false);
-                } else {
-                    attemptNow();
-                }
-            });
+            sleepThen(joined().ready().handle((ok, subscribeError) -> false), false); // attempt again once subscribed
             return;
         }
         if (gate != null && waitLocally()) {
             return; // another owner of this client holds it: its release wakes this loop, not a message
         }
-        long sleepMs = ttl >= 0 ? Math.max(1, ttl) : fallbackSleepMs;
-        CompletableFuture<Boolean> sleep = subscription.sleep(Math.min(sleepMs, leftMs));
+        long sleepMs = ttl >= 0 ? Math.max(1, ttl) : waiting.fallbackSleepMs();
+        // woken by an unlock message: the lock went through Redis. Ask Redis, not the local gate, whose holder may
+        // still look alive while its release reply is on its way
+        sleepThen(subscription.sleep(Math.min(sleepMs, leftMs)), true);
+    }
+
+    /**
+     * Waits for {@code sleep} (a pub/sub sleep or an outage pause; cut short when the loop is settled), then
+     * attempts: in Redis when a message woke it and {@code wokenGoesToRedis}, else through the local gate.
+     */
+    private void sleepThen(CompletableFuture<Boolean> sleep, boolean wokenGoesToRedis) {
         sleeping = sleep;
         if (result.isDone()) {
             sleep.complete(false);
         }
         sleep.whenComplete((woken, ignored) -> {
             sleeping = null;
+            boolean byMessage = wokenGoesToRedis && Boolean.TRUE.equals(woken);
             if (result.isDone()) {
-                unusedWakeup = Boolean.TRUE.equals(woken);
+                unusedWakeup = byMessage;
                 end(false);
-            } else if (Boolean.TRUE.equals(woken)) {
-                // an unlock message: the lock went through Redis. Ask Redis, not the local gate, whose holder may
-                // still look alive while its release reply is on its way
+            } else if (byMessage) {
                 attemptInRedis();
             } else {
                 attemptNow();
@@ -412,37 +310,25 @@ public final class AcquireLoop implements Waiter {
         });
     }
 
-    private Subscription join() {
-        if (channels.size() > 1) {
-            return hub.joinAll(channels);
+    /** @return the loop's membership of its channels, joined on first use */
+    private Subscription joined() {
+        if (subscription == null) {
+            subscription = steps.join(waiting.hub());
         }
-        return wakeMode == WakeMode.COUNTING ? hub.joinCounting(channels.get(0))
-                : hub.join(channels.get(0), wakeMode == WakeMode.ALL);
+        return subscription;
     }
 
     /** Redis is unavailable: attempt again after a pause (cut short when the loop is abandoned or failed). */
     private void pauseThenAttempt() {
         outageBackoffMs = Outage.nextBackoff(outageBackoffMs);
-        CompletableFuture<Boolean> pause = outage.pause(outageBackoffMs);
-        sleeping = pause;
-        if (result.isDone()) {
-            pause.complete(false);
-        }
-        pause.whenComplete((ignored, error) -> {
-            sleeping = null;
-            if (result.isDone()) {
-                end(false);
-            } else {
-                attemptNow();
-            }
-        });
+        sleepThen(waiting.outage().pause(outageBackoffMs), false);
     }
 
     private long remainingMillis() {
         if (deadlineNanos == NO_DEADLINE) {
             return Long.MAX_VALUE;
         }
-        long leftNanos = deadlineNanos - nanoTime.getAsLong();
+        long leftNanos = deadlineNanos - waiting.nanoTime().getAsLong();
         return leftNanos <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNanos + 999_999));
     }
 
@@ -452,7 +338,7 @@ public final class AcquireLoop implements Waiter {
      */
     private void giveUpThen(Runnable completeResult) {
         closeSubscription();
-        CompletableFuture<?> done = Errors.call(() -> giveUp.get());
+        CompletableFuture<?> done = Errors.call(() -> steps.giveUp().get());
         done.whenComplete((ok, error) -> {
             completeResult.run();
             finished.complete(null);
@@ -468,9 +354,9 @@ public final class AcquireLoop implements Waiter {
     private void failThenGiveUp(RuntimeException failure) {
         closeSubscription();
         CompletableFuture<Void> cleanup = new CompletableFuture<>();
-        laterCleanup.accept(cleanup);
+        steps.laterCleanup().accept(cleanup);
         result.completeExceptionally(failure);
-        CompletableFuture<?> done = Errors.call(() -> giveUp.get());
+        CompletableFuture<?> done = Errors.call(() -> steps.giveUp().get());
         done.whenComplete((ok, error) -> {
             cleanup.complete(null);
             finished.complete(null);
@@ -491,7 +377,7 @@ public final class AcquireLoop implements Waiter {
     private void end(boolean undoAcquisition) {
         closeSubscription();
         boolean acquired = undoAcquisition || acquiredNow();
-        Supplier<CompletableFuture<?>> cleanup = undoAcquisition ? undo : acquired ? null : giveUp;
+        Supplier<CompletableFuture<?>> cleanup = undoAcquisition ? steps.undo() : acquired ? null : steps.giveUp();
         if (cleanup == null) {
             finished.complete(null);
             return;

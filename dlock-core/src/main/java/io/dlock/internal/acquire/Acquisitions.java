@@ -20,19 +20,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * Thread-safe.
  */
 public final class Acquisitions {
-    private final AcquireLoop.Waiting waiting;
+    private final LoopWaiting waiting;
     private final SyncWaits waits;
     private final Set<Waiter> loops = ConcurrentHashMap.newKeySet();
     private final Set<CompletableFuture<?>> cleanups = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public Acquisitions(AcquireLoop.Waiting waiting, SyncWaits waits) {
+    public Acquisitions(LoopWaiting waiting, SyncWaits waits) {
         this.waiting = waiting;
         this.waits = waits;
     }
 
     /** @return how loops wait: wake-ups, the monotonic clock, the longest sleep, the pacing of retries in outages */
-    public AcquireLoop.Waiting waiting() {
+    public LoopWaiting waiting() {
         return waiting;
     }
 

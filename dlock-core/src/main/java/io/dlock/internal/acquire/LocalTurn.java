@@ -3,7 +3,7 @@ package io.dlock.internal.acquire;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A place of one owner behind another owner of the same client that holds the object ({@link AcquireLoop.LocalGate}):
+ * A place of one owner behind another owner of the same client that holds the object ({@link LocalGate}):
  * the kind that queues locally decides how the place ends; the loop only reads how it ended.
  */
 public interface LocalTurn {

@@ -1,12 +1,10 @@
 package io.dlock.internal.latch;
 
-import io.dlock.internal.Errors;
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.Waiter;
-import io.lettuce.core.RedisCommandTimeoutException;
-
 import io.dlock.LockEventListener;
 import io.dlock.LockLostException;
+import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.DeadlineRule;
+import io.dlock.internal.acquire.Waiter;
 import io.dlock.internal.transport.ServerRuns;
 
 import java.util.concurrent.CancellationException;
@@ -90,23 +88,13 @@ final class LatchAwait implements Waiter {
     }
 
     /**
-     * The deadline rule of every timed wait ({@link AcquireLoop#DEADLINE_GRACE_MS}): the await ends by its deadline
-     * plus the grace even while Redis is silent — {@code false} when a check had found the latch closed, a
-     * {@link io.dlock.LockException} saying Redis did not answer when none had.
+     * The deadline rule of every timed wait ({@link DeadlineRule}): the await ends by its deadline plus the grace even
+     * while Redis is silent — {@code false} when a check had found the latch closed, a {@link io.dlock.LockException}
+     * saying Redis did not answer when none had.
      */
     private void armDeadline() {
-        long waitMs = Math.max(0, leftMs(services.nanoTime.getAsLong()));
-        CompletableFuture<Boolean> timer = services.acquisitions.waiting().outage()
-                .pause(waitMs + AcquireLoop.DEADLINE_GRACE_MS);
-        result.whenComplete((open, error) -> timer.complete(false));
-        timer.thenRun(() -> {
-            if (closedRun != null || answered) {
-                result.complete(false);
-            } else {
-                result.completeExceptionally(Errors.toApi(new RedisCommandTimeoutException("no answer within the "
-                        + "wait of " + waitMs + " ms"), RedisCountDownLatch.KIND, name(), "await"));
-            }
-        });
+        DeadlineRule.arm(services.acquisitions.waiting().outage(), Math.max(0, leftMs(services.nanoTime.getAsLong())),
+                result, () -> closedRun != null || answered, RedisCountDownLatch.KIND, name(), "await", () -> { });
     }
 
     /** @return the run id known before the last check that found the latch closed for this awaiter, or null */

@@ -1,15 +1,16 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.LocalTurn;
 
 import java.util.function.BooleanSupplier;
 
 /**
- * One owner's {@link AcquireLoop.LocalGate} onto the {@link LocalCohort} of its lock name: every call looks the
+ * One owner's {@link LocalGate} onto the {@link LocalCohort} of its lock name: every call looks the
  * cohort up afresh (it comes and goes with use) and tidies it afterwards.
  */
-final class CohortGate implements AcquireLoop.LocalGate {
+final class CohortGate implements LocalGate {
     private final LocalCohorts cohorts;
     private final String name;
     private final long ownerId;

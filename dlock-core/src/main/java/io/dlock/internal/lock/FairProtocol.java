@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 
 import io.dlock.internal.LockNames;
@@ -212,7 +213,7 @@ final class FairProtocol implements LockProtocol {
      * ({@link #release}).
      */
     @Override
-    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+    public LocalGate localGate(long ownerId, long leaseMs) {
         HoldId id = new HoldId(name, context.ownerField(ownerId));
         return new CohortGate(services.cohorts, name, ownerId, leaseMs,
                 TimeUnit.MILLISECONDS.toNanos(Long.parseLong(maxSleep)),

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 
 import io.dlock.internal.lease.Hold;
@@ -100,7 +101,7 @@ interface LockProtocol {
      * hand-offs from them ({@link LocalCohort}); null for kinds where holders share the lock or a queue in Redis
      * decides the order.
      */
-    default AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+    default LocalGate localGate(long ownerId, long leaseMs) {
         return null;
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.PendingAcquisitions;
@@ -39,7 +40,7 @@ public final class LockServices {
     /** Confirms acquisitions on replicas ({@code syncReplicas}), or does nothing. */
     final ReplicaSync replicaSync;
     /** How acquisitions wait: wake-ups, the monotonic clock, the longest sleep, the pacing of retries in outages. */
-    final AcquireLoop.Waiting loopWaiting;
+    final LoopWaiting loopWaiting;
     /**
      * How long a client's owners hold back after a release whose unlock message reached other clients' waiters, so
      * that one of those (which must first receive the message, wake and send its attempt) gets the lock rather than

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireSteps;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.WakeMode;
 import io.dlock.internal.acquire.Callers;
@@ -242,7 +243,7 @@ public final class PlainLockGroup {
         // each member's acquisition is reported to the lock event listeners as if taken alone (metrics, tracing)
         List<LockEventListener.Acquisition> followed = members.stream()
                 .map(m -> services.events.get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
-        AcquireLoop.Steps steps = new AcquireLoop.Steps("lock", name, () -> attempt(ownerId, leaseMs, followed),
+        AcquireSteps steps = new AcquireSteps("lock", name, () -> attempt(ownerId, leaseMs, followed),
                 () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, WakeMode.ALL, null,
                 cleanup -> trackCleanup(ownerId, cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, singleAttempt);

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 
 import io.dlock.internal.LockNames;
@@ -84,7 +85,7 @@ final class PlainProtocol implements LockProtocol {
     }
 
     @Override
-    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+    public LocalGate localGate(long ownerId, long leaseMs) {
         return new CohortGate(services.cohorts, name, ownerId, leaseMs);
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 
 import io.dlock.internal.lease.Hold;
@@ -81,7 +82,7 @@ final class ReadProtocol implements ReadWriteProtocol {
      * turn, as in Redis ({@link WriteProtocol#release}).
      */
     @Override
-    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+    public LocalGate localGate(long ownerId, long leaseMs) {
         return new CohortGate(services.cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, true);
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.AcquireSteps;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.WakeMode;
 
@@ -131,7 +132,7 @@ final class RedisLock {
         AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
                 : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
-        AcquireLoop.Steps steps = new AcquireLoop.Steps("lock", name, attempt, () -> release(ownerId),
+        AcquireSteps steps = new AcquireSteps("lock", name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> protocol.giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
                 protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, protocol.localGate(ownerId, leaseMs),
                 cleanup -> services.holds.trackCleanup(holdId(ownerId), cleanup));

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 
 import io.dlock.internal.lease.Hold;
@@ -115,7 +116,7 @@ final class WriteProtocol implements ReadWriteProtocol {
      * ({@link LocalCohort}); readers never do (they share the lock and wait on the channel).
      */
     @Override
-    public AcquireLoop.LocalGate localGate(long ownerId, long leaseMs) {
+    public LocalGate localGate(long ownerId, long leaseMs) {
         return new CohortGate(services.cohorts, name, ownerId, leaseMs);
     }
 

@@ -5,7 +5,7 @@ import io.dlock.LockLostException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
-import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.DeadlineRule;
 import io.dlock.internal.lock.PlainLockGroup;
 import io.dlock.internal.lock.RedisLocks;
 
@@ -221,7 +221,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     /**
      * Gives back what a timed acquisition took, in the reverse order, without letting Redis hold its caller past
-     * {@link AcquireLoop#DEADLINE_GRACE_MS} (the deadline rule: the caller hears by its deadline even while Redis is
+     * {@link DeadlineRule#GRACE_MS} (the deadline rule: the caller hears by its deadline even while Redis is
      * silent). A release that fails is logged naming the member and ends as any failed release does ({@link
      * RedisLocks#releaseInBackground}).
      *
@@ -240,7 +240,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 return null;
             });
         }
-        return CompletableFuture.allOf(each).completeOnTimeout(null, AcquireLoop.DEADLINE_GRACE_MS,
+        return CompletableFuture.allOf(each).completeOnTimeout(null, DeadlineRule.GRACE_MS,
                 TimeUnit.MILLISECONDS);
     }
 

@@ -1,5 +1,6 @@
 package io.dlock.internal.semaphore;
 
+import io.dlock.internal.acquire.AcquireSteps;
 import io.dlock.DistributedLock;
 import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
@@ -83,7 +84,7 @@ final class PermitAcquisition<T> {
         this.grants = grants;
         long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
                 : services.acquisitions.nanoTime() + waitNanos;
-        AcquireLoop.Steps steps = new AcquireLoop.Steps(kind, name, this::attempt, this::undo,
+        AcquireSteps steps = new AcquireSteps(kind, name, this::attempt, this::undo,
                 () -> CompletableFuture.completedFuture(null), List.of(channel), WakeMode.COUNTING, null,
                 services.acquisitions::track);
         this.loop = new AcquireLoop(steps, services.acquisitions.waiting(), deadline, waitNanos == 0);

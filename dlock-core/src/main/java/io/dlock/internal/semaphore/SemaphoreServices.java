@@ -42,14 +42,15 @@ public final class SemaphoreServices {
 
     /**
      * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
-     * @param grantMarkMs    how long a plain semaphore's grant mark lives
+     * @param commandTimeoutMs the client's command timeout: a grant mark outlives the give-back of an attempt whose
+     *                         reply was lost ({@link #grantMarkMillis})
      * @param watchdogMs     the lease of a permit taken without one; renewed every third of it
      * @param lostSink       told of each lost permit once (hands off to the lease-lost listeners' executor)
      * @param events         the client's event listeners now
      */
     public SemaphoreServices(RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
                              Acquisitions acquisitions, TaskScheduler scheduler, Executor executor,
-                             String publishCommand, long recheckMs, long grantMarkMs, long watchdogMs, Clock clock,
+                             String publishCommand, long recheckMs, long commandTimeoutMs, long watchdogMs, Clock clock,
                              Consumer<LeaseLostEvent> lostSink, Supplier<LockEventListener> events) {
         this.redis = redis;
         this.scripts = scripts;
@@ -59,9 +60,17 @@ public final class SemaphoreServices {
         this.executor = executor;
         this.publishCommand = publishCommand;
         this.recheckMs = recheckMs;
-        this.grantMarkMs = grantMarkMs;
+        this.grantMarkMs = grantMarkMillis(commandTimeoutMs);
         this.events = events;
         this.watchdog = new PermitWatchdog(this, watchdogMs, clock, lostSink);
+    }
+
+    /**
+     * How long a plain semaphore's grant mark lives: long enough that the give-back of an attempt whose reply was lost
+     * (sent at once, after a command timeout or a reconnect) finds it; short enough that marks do not pile up.
+     */
+    static long grantMarkMillis(long commandTimeoutMs) {
+        return Math.max(15_000, 4 * commandTimeoutMs);
     }
 
     /** Starts the permit watchdog's timer. */

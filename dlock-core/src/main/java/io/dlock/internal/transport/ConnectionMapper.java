@@ -1,7 +1,7 @@
 package io.dlock.internal.transport;
 
 import io.dlock.RedisConnection;
-import io.dlock.internal.Redaction;
+import io.dlock.Redaction;
 import io.lettuce.core.RedisURI;
 
 import java.util.ArrayList;

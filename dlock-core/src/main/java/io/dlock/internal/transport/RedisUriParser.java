@@ -1,6 +1,6 @@
 package io.dlock.internal.transport;
 
-import io.dlock.internal.Redaction;
+import io.dlock.Redaction;
 import io.lettuce.core.RedisURI;
 
 import java.util.ArrayList;

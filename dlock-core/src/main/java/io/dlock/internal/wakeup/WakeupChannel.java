@@ -112,28 +112,14 @@ final class WakeupChannel {
         }
     }
 
-    /**
-     * Wakes every sleeper, and keeps a wake-up for each joined waiter that was not asleep (one whose attempt is on its
-     * way: it was refused before this message and sleeps after it). A sleeper woken here needs none kept: kept, it
-     * would make that waiter's next sleep, after an attempt refused <em>after</em> this message, end at once and send
-     * one more attempt for nothing (under contention, one per waiter and message).
-     */
     void wakeAll() {
+        // a wake-up is kept for every joined waiter, also those woken here: a waiter may have more than one sleep
+        // queued (a latch group's stale sleeps), so the sleepers woken say nothing about who is on its way
         permits.updateAndGet(p -> Math.max(p, Math.max(1, refs)));
         steps.reached(Step.WAKER_HALFWAY);
-        int woken = 0;
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
-            if (sleeper.complete(true)) {
-                woken++;
-            }
-        }
-        // Stored first, taken back after: a sleeper that enqueued meanwhile either was woken above or took one of
-        // the stored wake-ups; the ones taken back here were never needed, since joined waiters are at least the
-        // sleepers woken plus the ones on their way.
-        int taken = woken;
-        if (taken > 0) {
-            permits.getAndUpdate(p -> Math.max(0, p - taken));
+            sleeper.complete(true);
         }
     }
 

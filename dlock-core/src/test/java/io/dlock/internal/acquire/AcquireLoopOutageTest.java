@@ -40,13 +40,13 @@ class AcquireLoopOutageTest {
     private CompletableFuture<Void> giveUpReply = CompletableFuture.completedFuture(null);
 
     private AcquireLoop loop(long deadlineNanos) {
-        return new AcquireLoop(new AcquireLoop.Steps("lock", "orders", () -> {
+        return new AcquireLoop(new AcquireSteps("lock", "orders", () -> {
             attempts.incrementAndGet();
             Object reply = replies.poll();
             return reply instanceof Throwable t ? CompletableFuture.failedFuture(t)
                     : CompletableFuture.completedFuture(reply == ACQUIRED ? null : (Long) reply);
         }, () -> CompletableFuture.completedFuture(null), () -> giveUpReply, List.of("channel"),
-                WakeMode.ONE, null, laterCleanups::add), new AcquireLoop.Waiting(hub, time::nanoTime, 30_000, outage),
+                WakeMode.ONE, null, laterCleanups::add), new LoopWaiting(hub, time::nanoTime, 30_000, outage),
                 deadlineNanos, false);
     }
 

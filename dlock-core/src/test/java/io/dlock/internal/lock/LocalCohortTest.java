@@ -1,5 +1,8 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.LoopWaiting;
+import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.LocalTurn;
 import io.dlock.internal.acquire.Outage;
@@ -588,8 +591,8 @@ class LocalCohortTest {
     // ---- with the acquisition loop: what a waiter does with its turn ----
 
     /** A gate like the plain lock's, on one cohort, for {@code owner}. */
-    private static AcquireLoop.LocalGate loopGate(LocalCohort cohort, long owner) {
-        return new AcquireLoop.LocalGate() {
+    private static LocalGate loopGate(LocalCohort cohort, long owner) {
+        return new LocalGate() {
             @Override
             public boolean heldLocally() {
                 return cohort.heldByAnotherLocalOwner(owner);
@@ -625,7 +628,7 @@ class LocalCohortTest {
     /** The acquisition of {@code owner} through a gate on {@code cohort}; every Redis attempt acquires. */
     private AcquireLoop loop(LocalCohort cohort, long owner, LongSupplier clock, long deadlineNanos,
                              AtomicInteger redisAttempts) {
-        AcquireLoop.LocalGate gate = loopGate(cohort, owner);
+        LocalGate gate = loopGate(cohort, owner);
         WakeupHub hub = new WakeupHub(new PubSubPort() {
             @Override
             public CompletableFuture<Void> subscribe(String channel) {
@@ -637,12 +640,12 @@ class LocalCohortTest {
                 return CompletableFuture.completedFuture(null);
             }
         }, time);
-        return new AcquireLoop(new AcquireLoop.Steps("lock", NAME, () -> {
+        return new AcquireLoop(new AcquireSteps("lock", NAME, () -> {
             redisAttempts.incrementAndGet();
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
-                WakeMode.ONE, gate, cleanup -> { }), new AcquireLoop.Waiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
+                WakeMode.ONE, gate, cleanup -> { }), new LoopWaiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
     }
 
     /**
@@ -793,11 +796,11 @@ class LocalCohortTest {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
         AtomicInteger attempts = new AtomicInteger();
-        AcquireLoop once = new AcquireLoop(new AcquireLoop.Steps("lock", NAME, () -> {
+        AcquireLoop once = new AcquireLoop(new AcquireSteps("lock", NAME, () -> {
             attempts.incrementAndGet();
             return CompletableFuture.completedFuture(1_000L);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
-                WakeMode.ONE, loopGate(cohort, 2), cleanup -> { }), new AcquireLoop.Waiting(null, time::nanoTime, WATCHDOG_MS,
+                WakeMode.ONE, loopGate(cohort, 2), cleanup -> { }), new LoopWaiting(null, time::nanoTime, WATCHDOG_MS,
                 new Outage(time)), time.nanoTime(), true);
         once.start();
         assertThat(once.result()).isCompletedWithValue(false);

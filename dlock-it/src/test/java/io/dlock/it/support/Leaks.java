@@ -1,8 +1,8 @@
 package io.dlock.it.support;
 
 import io.dlock.LockClient;
-import io.dlock.internal.Diagnostics;
-import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.client.Diagnostics;
+import io.dlock.internal.client.RedisLockClient;
 import io.dlock.redisprocess.Await;
 
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.dlock.it.support;
 
 import io.dlock.LockClient;
-import io.dlock.internal.RedisLockClient;
+import io.dlock.internal.client.RedisLockClient;
 import io.dlock.redisprocess.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,8 +1,10 @@
-package io.dlock.internal;
+package io.dlock.internal.client;
 
 import io.dlock.ConnectionFailedException;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.internal.Errors;
+import io.dlock.internal.LockNames;
 import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
 

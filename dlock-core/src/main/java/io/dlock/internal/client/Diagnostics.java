@@ -1,4 +1,4 @@
-package io.dlock.internal;
+package io.dlock.internal.client;
 
 /**
  * What a client is doing right now, for tests and inspection.

@@ -1,4 +1,4 @@
-package io.dlock.internal;
+package io.dlock.internal.client;
 
 import io.dlock.ConnectionFailedException;
 import io.dlock.ConnectionFailedException.Reason;

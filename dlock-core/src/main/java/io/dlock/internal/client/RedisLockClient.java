@@ -1,44 +1,43 @@
-package io.dlock.internal;
+package io.dlock.internal.client;
 
+import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.DistributedSemaphore;
-import io.dlock.LeasedSemaphore;
 import io.dlock.FencedLock;
 import io.dlock.HeldLock;
+import io.dlock.LatchInfo;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
-import io.dlock.LockEventListener;
+import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.LockEventListener;
 import io.dlock.LockException;
-import io.dlock.UnsupportedServerException;
 import io.dlock.LockInfo;
-import io.dlock.LatchInfo;
-import io.dlock.SemaphoreInfo;
 import io.dlock.MultiLock;
-import io.dlock.internal.multilock.RedisMultiLock;
+import io.dlock.SemaphoreInfo;
+import io.dlock.UnsupportedServerException;
+import io.dlock.internal.LockNames;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.Outage;
+import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockServices;
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.Acquisitions;
-import io.dlock.internal.acquire.Callers;
-import io.dlock.internal.acquire.Outage;
-import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
+import io.dlock.internal.multilock.RedisMultiLock;
+import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.semaphore.RedisLeasedSemaphore;
 import io.dlock.internal.semaphore.RedisSemaphore;
 import io.dlock.internal.semaphore.SemaphoreInspector;
 import io.dlock.internal.semaphore.SemaphoreServices;
-import io.dlock.internal.script.ScriptRunner;
-import io.dlock.internal.transport.Endpoint;
 import io.dlock.internal.transport.RedisTransport;
-import io.dlock.internal.transport.ServerVersion;
 import io.dlock.internal.wakeup.WakeupHub;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,14 +47,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -92,8 +91,7 @@ public final class RedisLockClient implements LockClient {
     private final Acquisitions acquisitions;
     /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
     private final SemaphoreServices semaphores;
-    private final LockInspector inspector;
-    private final SemaphoreInspector semaphoreInspector;
+    private final Snapshots snapshots;
     private final LatchServices latches;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
@@ -115,21 +113,21 @@ public final class RedisLockClient implements LockClient {
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
-        this.acquisitions = new Acquisitions(new AcquireLoop.Waiting(wakeups, renewer::nanoTime, watchdogMs,
+        this.acquisitions = new Acquisitions(new LoopWaiting(wakeups, renewer::nanoTime, watchdogMs,
                 new Outage(scheduler)), new SyncWaits(config.tuning().spinWait().toNanos()));
         this.services = new LockServices(id, transport.commands(), scripts, wakeups, renewer, executor,
                 transport.publishCommand(), config.fairLockWaitTimeout().toMillis(), Clock.systemUTC(), scheduler,
                 replicaSync, acquisitions,
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
-        this.inspector = new LockInspector(scripts);
-        this.semaphoreInspector = new SemaphoreInspector(scripts);
         this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
                 transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns(), acquisitions);
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
                 transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
-                grantMarkMillis(config.commandTimeout().toMillis()), watchdogMs, Clock.systemUTC(),
+                config.commandTimeout().toMillis(), watchdogMs, Clock.systemUTC(),
                 this::dispatchLeaseLost, services.events()::get);
+        this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
+                acquisitions.waits(), this::checkOpen, () -> closed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -149,75 +147,17 @@ public final class RedisLockClient implements LockClient {
     }
 
     /**
-     * Connects to the Redis deployment of {@code config} (standalone, Sentinel or Cluster); blocks until connected or
-     * the command timeout passed.
+     * Connects to the Redis deployment of {@code config} (standalone, Sentinel or Cluster) and checks it
+     * ({@link ClientStart#connect}); blocks until connected or the command timeout passed. The API's one edge into the
+     * internals ({@code LockClient.create}).
      *
      * @throws IllegalArgumentException when the URI is not valid
      * @throws io.dlock.ConnectionFailedException when Redis cannot be reached, refuses the credentials, the TLS
-     *                                  handshake fails or the user may not use the lock channels
-     *                                  ({@link ChannelPermissionProbe}); its reason says which
-     * @throws UnsupportedServerException when the server is older than {@link ServerVersion#MINIMUM}
+     *                                  handshake fails or the user may not use the lock channels; its reason says which
+     * @throws UnsupportedServerException when the server is older than dlock supports
      */
     public static LockClient start(LockClientConfig config) {
-        Endpoint endpoint = Endpoint.of(config);
-        RedisTransport transport;
-        try {
-            transport = RedisTransport.open(config, endpoint);
-        } catch (IllegalArgumentException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw ConnectFailures.failure(endpoint.description(), e, endpoint.isTls(), null, endpoint::scrub);
-        }
-        try {
-            requireSupportedServer(transport, config, endpoint);
-            ChannelPermissionProbe.check(transport, config, endpoint);
-        } catch (RuntimeException e) {
-            transport.close();
-            throw e;
-        }
-        return new RedisLockClient(config, transport);
-    }
-
-    /**
-     * Refuses a server older than {@link ServerVersion#MINIMUM} (on a cluster: the node that answers {@code INFO}),
-     * before any lock is used. A user whose ACL rule denies {@code INFO}, or a server where {@code INFO} is renamed or
-     * disabled ({@code rename-command INFO ""}), skips the check (logged as a warning).
-     *
-     * @throws LockException naming the server's version and the minimum, or when {@code INFO} fails otherwise
-     */
-    private static void requireSupportedServer(RedisTransport transport, LockClientConfig config,
-                                               Endpoint endpoint) {
-        String where = transport.describe();
-        String info;
-        try {
-            info = transport.commands().info("server").toCompletableFuture()
-                    .get(config.commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockException("interrupted while connecting to Redis at " + where, e);
-        } catch (ExecutionException | TimeoutException e) {
-            Throwable cause = Errors.unwrap(e);
-            String message = String.valueOf(cause.getMessage());
-            if (message.startsWith("NOPERM")) {
-                log.warn("cannot check the version of Redis at {}: this user may not run INFO ({}); dlock needs "
-                        + "Redis {} or later", where, message, ServerVersion.MINIMUM_TEXT);
-                return;
-            }
-            if (message.startsWith("ERR unknown command")) {
-                log.warn("cannot check the version of Redis at {}: INFO is renamed or disabled on this server ({}); "
-                        + "dlock needs Redis {} or later", where, endpoint.scrub(message), ServerVersion.MINIMUM_TEXT);
-                return;
-            }
-            throw ConnectFailures.failure(where, cause, endpoint.isTls(), "INFO failed", endpoint::scrub);
-        }
-        ServerVersion version = ServerVersion.fromInfo(info).orElseThrow(() -> new LockException(
-                "Redis at " + where + " reports no redis_version in INFO; dlock needs Redis "
-                        + ServerVersion.MINIMUM_TEXT + " or later"));
-        if (!version.isSupported()) {
-            throw new UnsupportedServerException("Redis at " + where + " is version " + version + ", older than "
-                    + ServerVersion.MINIMUM_TEXT + ", the oldest that dlock supports (its lock scripts need "
-                    + "commands that older servers lack)");
-        }
+        return new RedisLockClient(config, ClientStart.connect(config));
     }
 
     private void dispatchLeaseLost(LeaseLostEvent event) {
@@ -314,80 +254,32 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public LockInfo inspect(String name) {
-        LockNames.requireValid(name);
-        checkOpen();
-        try {
-            return inspector.inspect(name).get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockException(name, "lock '" + name + "': inspect interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw Errors.toApi(e, name, "inspect");
-        }
+        return snapshots.inspect(name);
     }
 
     @Override
     public CompletableFuture<LockInfo> inspectAsync(String name) {
-        LockNames.requireValid(name);
-        if (closed) {
-            return CompletableFuture.failedFuture(new LockException("the lock client is closed"));
-        }
-        CompletableFuture<LockInfo> reply;
-        try {
-            reply = inspector.inspect(name);
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        CompletableFuture<LockInfo> result = new CompletableFuture<>();
-        reply.whenCompleteAsync((info, error) -> {
-            if (error != null) {
-                result.completeExceptionally(Errors.toApi(error, name, "inspect"));
-            } else {
-                result.complete(info);
-            }
-        }, executor);
-        return result;
+        return snapshots.inspectAsync(name);
     }
 
     @Override
     public SemaphoreInfo inspectSemaphore(String name) {
-        return awaitSnapshot(inspectSemaphoreAsync(name), name, "semaphore");
+        return snapshots.inspectSemaphore(name);
     }
 
     @Override
     public CompletableFuture<SemaphoreInfo> inspectSemaphoreAsync(String name) {
-        LockNames.requireValid(name);
-        checkSlots(name);
-        if (closed) {
-            return CompletableFuture.failedFuture(new LockException(name, "semaphore '" + name
-                    + "': the lock client is closed", null));
-        }
-        return onExecutor(semaphoreInspector.inspect(name));
+        return snapshots.inspectSemaphoreAsync(name);
     }
 
     @Override
     public LatchInfo inspectCountDownLatch(String name) {
-        return awaitSnapshot(inspectCountDownLatchAsync(name), name, "count-down latch");
+        return snapshots.inspectCountDownLatch(name);
     }
 
     @Override
     public CompletableFuture<LatchInfo> inspectCountDownLatchAsync(String name) {
-        LockNames.requireValid(name);
-        if (closed) {
-            return CompletableFuture.failedFuture(new LockException(name, "count-down latch '" + name
-                    + "': the lock client is closed", null));
-        }
-        return onExecutor(latches.inspect(name));
-    }
-
-    /** {@code reply}'s outcome (already in the API's exceptions) on a new future completed on the executor. */
-    private <T> CompletableFuture<T> onExecutor(CompletableFuture<T> reply) {
-        return Callers.toCaller(executor, null, null, reply, Errors::unwrap);
-    }
-
-    /** Waits for a snapshot, uninterruptibly for its one round trip (the interrupt flag is kept). */
-    private <T> T awaitSnapshot(CompletableFuture<T> future, String name, String kind) {
-        return acquisitions.waits().awaitUninterruptibly(future, kind, name, "inspect");
+        return snapshots.inspectCountDownLatchAsync(name);
     }
 
     @Override
@@ -489,14 +381,6 @@ public final class RedisLockClient implements LockClient {
     @Override
     public String toString() {
         return "LockClient{" + id + " @ " + transport.describe() + "}";
-    }
-
-    /**
-     * How long a plain semaphore's grant mark lives: long enough that the give-back of an attempt whose reply was lost
-     * (sent at once, after a command timeout or a reconnect) finds it; short enough that marks do not pile up.
-     */
-    static long grantMarkMillis(long commandTimeoutMs) {
-        return Math.max(15_000, 4 * commandTimeoutMs);
     }
 
     private static ThreadFactory daemonThreads(String prefix) {

@@ -1,7 +1,9 @@
-package io.dlock.internal;
+package io.dlock.internal.client;
 
 import io.dlock.LockInfo;
 import io.dlock.NotALockException;
+import io.dlock.internal.Errors;
+import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;

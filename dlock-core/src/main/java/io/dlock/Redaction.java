@@ -1,10 +1,13 @@
-package io.dlock.internal;
+package io.dlock;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Keeps credentials out of messages, {@code toString()} and logs.
+ * Keeps credentials out of messages, {@code toString()} and logs: the one rule dlock applies to every Redis URI it
+ * shows ({@link LockClientConfig#toString()}, connection errors, the CLI). Public so that the configuration and the
+ * internals share it without the API importing internals, and so that an application can log a Redis URI the way
+ * dlock does. Stateless and thread-safe; never throws.
  *
  * <p>Invariant: the user info of a URI is everything between {@code "://"} (or the start, without a scheme) and the
  * <em>last</em> {@code '@'} of the whole text, so a password holding {@code '/'}, {@code '@'}, {@code '%'}, spaces or

@@ -1,10 +1,10 @@
-package io.dlock.internal;
+package io.dlock.internal.client;
 
-import io.dlock.ConnectionFailedException;
 import io.dlock.ConnectionFailedException.Reason;
+import io.dlock.ConnectionFailedException;
+import io.dlock.internal.Errors;
 import io.lettuce.core.RedisCommandTimeoutException;
 
-import javax.net.ssl.SSLException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import javax.net.ssl.SSLException;
 
 /**
  * Names the real cause of a failure to connect ({@link Reason}) from what Lettuce, Netty and the JDK threw, and builds

@@ -1,4 +1,4 @@
-package io.dlock.internal.metrics;
+package io.dlock.metrics;
 
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockEventListener;
@@ -32,7 +32,7 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe, non-blocking; never throws into the lock code (a failing meter is the registry's business).
  */
-public final class MicrometerLockEvents implements LockEventListener {
+final class MicrometerLockEvents implements LockEventListener {
     private static final LockKind[] KINDS = LockKind.values();
 
     /** What is known of one live hold. */

@@ -1,4 +1,4 @@
-package io.dlock.internal.metrics;
+package io.dlock.metrics;
 
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockEventListener;

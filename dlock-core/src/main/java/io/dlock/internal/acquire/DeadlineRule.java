@@ -1,0 +1,47 @@
+package io.dlock.internal.acquire;
+
+import io.dlock.internal.Errors;
+import io.lettuce.core.RedisCommandTimeoutException;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The deadline rule of every timed wait of every kind (lock acquisitions, permit acquisitions, latch awaits): the
+ * result is settled by the deadline plus {@link #GRACE_MS}, whether or not Redis answered what is in flight:
+ * {@code false} when Redis had answered this wait before (the object was busy, the latch closed), a {@link
+ * io.dlock.LockException} saying that Redis did not answer when it never did (an outage is not reported as "busy").
+ * What the unanswered command brings later is the caller's to clean up (a loop's undo and give-up, the lost-reply
+ * rule).
+ */
+public final class DeadlineRule {
+    /**
+     * How long after its deadline a timed wait's last command may still answer before the wait ends without it (a
+     * round trip on a healthy network takes well under this).
+     */
+    public static final long GRACE_MS = 20;
+
+    private DeadlineRule() {
+    }
+
+    /**
+     * Arms the rule on {@code result}: nothing happens if it completes first.
+     *
+     * @param waitMs   the wait left, in ms
+     * @param answered whether Redis answered this wait before (read when the deadline passes)
+     * @param settled  run when the rule settled the result (not when the result completed otherwise)
+     */
+    public static void arm(Outage outage, long waitMs, CompletableFuture<Boolean> result, BooleanSupplier answered,
+                           String kind, String name, String operation, Runnable settled) {
+        CompletableFuture<Boolean> timer = outage.pause(waitMs + GRACE_MS);
+        result.whenComplete((value, error) -> timer.complete(false));
+        timer.thenRun(() -> {
+            boolean byRule = answered.getAsBoolean() ? result.complete(false)
+                    : result.completeExceptionally(Errors.toApi(new RedisCommandTimeoutException(
+                            "no answer within the wait of " + waitMs + " ms"), kind, name, operation));
+            if (byRule) {
+                settled.run();
+            }
+        });
+    }
+}
