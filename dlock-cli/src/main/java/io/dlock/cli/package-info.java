@@ -31,7 +31,8 @@
  *       command in time through {@code ProcessTree}; {@code RunMessages} is everything the run says on stderr.</li>
  *   <li><b>{@code dlock demo}</b>: {@code Demo} runs the {@code DemoScenario}s ({@code ExclusionScenario},
  *       {@code ReentrancyScenario}, {@code WatchdogScenario}, {@code CrashScenario}, {@code FairLockScenario},
- *       {@code ReadWriteScenario}) against {@code DemoRedis}, each with a {@code ScenarioContext} (its clients and
+ *       {@code ReadWriteScenario}, {@code SemaphoreScenario}, {@code LatchScenario}, {@code MultiLockScenario})
+ *       against {@code DemoRedis}, each with a {@code ScenarioContext} (its clients and
  *       {@code DemoChild} JVMs, running {@code DemoWorker}); {@code DemoReport} prints the story and keeps the
  *       score.</li>
  * </ul>
