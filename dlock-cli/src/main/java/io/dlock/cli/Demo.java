@@ -5,13 +5,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code dlock demo}: six short {@link DemoScenario}s, each with explicit checks, against the {@link DemoRedis}
+ * {@code dlock demo}: nine short {@link DemoScenario}s, each with explicit checks, against the {@link DemoRedis}
  * (embedded or given), told by the {@link DemoReport}. The child JVMs ({@link DemoChild}), the lock clients and the
  * embedded Redis are cleaned up on every exit; a shutdown hook covers Ctrl-C.
  */
 final class Demo {
     private static final List<DemoScenario> SCENARIOS = List.of(new ExclusionScenario(), new ReentrancyScenario(),
-            new WatchdogScenario(), new CrashScenario(), new FairLockScenario(), new ReadWriteScenario());
+            new WatchdogScenario(), new CrashScenario(), new FairLockScenario(), new ReadWriteScenario(),
+            new SemaphoreScenario(), new LatchScenario(), new MultiLockScenario());
 
     private final String externalUri;
     private final DemoReport report;

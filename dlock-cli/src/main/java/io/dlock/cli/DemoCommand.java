@@ -2,9 +2,12 @@ package io.dlock.cli;
 
 import picocli.CommandLine.Command;
 
-/** {@code dlock demo}: a tour of the lock kinds, with checks; {@link Demo} does the work. */
+/**
+ * {@code dlock demo}: a tour of the lock kinds, a semaphore, a count-down latch and a multi-lock, with checks;
+ * {@link Demo} does the work.
+ */
 @Command(name = "demo",
-        header = "Show the locks at work, in under a minute, with checks.",
+        header = "Show the locks, semaphores and latches at work, in under a minute, with checks.",
         description = {
             "",
             "Without --redis, starts its own redis-server on a free loopback port (the one on PATH, $REDIS_SERVER, "
@@ -13,8 +16,10 @@ import picocli.CommandLine.Command;
             "",
             "Scenarios: workers in two JVMs contending on one lock (exact counter total); reentrancy; the watchdog "
                     + "keeping a long hold alive; a holder process killed with SIGKILL and its lock recovered after "
-                    + "its lease; fair-lock FIFO order; readers sharing while a writer waits. Exits 0 when every "
-                    + "check passed, 1 otherwise.",
+                    + "its lease; fair-lock FIFO order; readers sharing while a writer waits; a semaphore's permits "
+                    + "shared by two JVMs (never more inside than permits); a count-down latch (no awaiter passes "
+                    + "before the last count-down); two multi-locks sharing a member (never inside together; all or "
+                    + "nothing). Exits 0 when every check passed, 1 otherwise.",
         },
         optionListHeading = "%nOptions:%n")
 final class DemoCommand extends BaseCommand {

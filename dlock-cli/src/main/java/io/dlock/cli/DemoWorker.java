@@ -1,8 +1,10 @@
 package io.dlock.cli;
 
 import io.dlock.DistributedLock;
+import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.Permit;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -27,6 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       then SET) under LOCK, and checks that nobody else is inside; prints {@code DONE <increments> <overlaps>}.</li>
  *   <li>{@code hold URI LOCK WATCHDOG_MS}: takes LOCK with a watchdog lease of WATCHDOG_MS, prints
  *       {@code LOCKED <client id> <owner id>}, and holds it until killed.</li>
+ *   <li>{@code permits URI SEMAPHORE INSIDE THREADS ITERATIONS}: prints {@code READY}, waits for {@code GO}, then each
+ *       thread takes a permit of the leased semaphore SEMAPHORE ITERATIONS times; inside, it adds 1 to the Redis key
+ *       INSIDE (how many are inside now, across every JVM), stays a few milliseconds, and takes 1 off before it gives
+ *       the permit back; prints {@code DONE <entries> <most inside at once>}.</li>
  * </ul>
  */
 public final class DemoWorker {
@@ -36,7 +42,7 @@ public final class DemoWorker {
     public static void main(String[] args) throws Exception {
         Logging.quiet();
         if (args.length == 0) {
-            System.err.println("usage: DemoWorker count|hold …");
+            System.err.println("usage: DemoWorker count|hold|permits …");
             System.exit(2);
         }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -46,6 +52,9 @@ public final class DemoWorker {
                 break;
             case "hold":
                 hold(args[1], args[2], Long.parseLong(args[3]), in);
+                break;
+            case "permits":
+                permits(args[1], args[2], args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]), in);
                 break;
             default:
                 System.err.println("DemoWorker: unknown mode " + args[0]);
@@ -102,6 +111,66 @@ public final class DemoWorker {
                 worker.join();
             }
             say("DONE " + increments.get() + " " + overlaps.get());
+            if (failures.get() > 0) {
+                System.exit(1);
+            }
+        } finally {
+            redis.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    private static void permits(String uri, String semaphoreName, String insideKey, int threads, int iterations,
+                                BufferedReader in) throws Exception {
+        RedisClient redis = RedisClient.create(uri);
+        try (LockClient client = LockClient.connect(uri);
+             StatefulRedisConnection<String, String> connection = redis.connect()) {
+            RedisCommands<String, String> cmd = connection.sync();
+            LeasedSemaphore semaphore = client.getLeasedSemaphore(semaphoreName);
+            AtomicInteger entries = new AtomicInteger();
+            AtomicLong mostInside = new AtomicLong();
+            AtomicLong failures = new AtomicLong();
+            say("READY");
+            String line = in.readLine();
+            if (!"GO".equals(line)) {
+                System.exit(3); // the demo went away
+            }
+            exitWhenStdinCloses(in);
+            List<Thread> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Thread worker = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < iterations; i++) {
+                            Permit permit = semaphore.acquire();
+                            boolean stillOurs;
+                            try {
+                                long inside = cmd.incr(insideKey); // everyone inside now, in every JVM
+                                mostInside.accumulateAndGet(inside, Math::max);
+                                entries.incrementAndGet();
+                                Thread.sleep(3); // long enough for the others to pile up at the semaphore
+                                cmd.decr(insideKey);
+                            } finally {
+                                stillOurs = permit.release();
+                            }
+                            if (!stillOurs) {
+                                failures.incrementAndGet(); // its lease had ended: someone else may have had it
+                                System.err.println("DemoWorker: permit " + permit.id() + " was lost while held");
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        failures.incrementAndGet();
+                    } catch (RuntimeException e) {
+                        failures.incrementAndGet();
+                        System.err.println("DemoWorker: " + e);
+                    }
+                }, "worker-" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            say("DONE " + entries.get() + " " + mostInside.get());
             if (failures.get() > 0) {
                 System.exit(1);
             }

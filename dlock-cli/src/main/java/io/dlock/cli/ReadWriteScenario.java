@@ -3,7 +3,6 @@ package io.dlock.cli;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
-import io.dlock.redisprocess.Await;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -35,11 +34,11 @@ final class ReadWriteScenario implements DemoScenario {
         context.say("two readers (two clients) -> " + LockInfoFormat.summary(r1.inspect(name)));
         context.check("both readers hold it at once", read1 && read2 && r1.inspect(name).holders().size() == 2);
         CompletableFuture<Void> writer = rwW.writeLock().lockAsync(LEASE, MILLISECONDS, 1);
-        boolean waited = holdsFor(() -> !writer.isDone(), Duration.ofMillis(500));
+        boolean waited = ScenarioContext.holdsFor(() -> !writer.isDone(), Duration.ofMillis(500));
         context.say("a writer asks for it        -> still " + LockInfoFormat.summary(r1.inspect(name)));
         context.check("the writer waits while readers hold it", waited);
         rw1.readLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
-        boolean stillWaiting = holdsFor(() -> !writer.isDone(), Duration.ofMillis(300));
+        boolean stillWaiting = ScenarioContext.holdsFor(() -> !writer.isDone(), Duration.ofMillis(300));
         context.say("first reader releases       -> " + LockInfoFormat.summary(r1.inspect(name)));
         context.check("the writer still waits for the second reader", stillWaiting);
         long released = System.nanoTime();
@@ -59,15 +58,5 @@ final class ReadWriteScenario implements DemoScenario {
             rwW.writeLock().unlockAsync(1).get(5, TimeUnit.SECONDS);
         }
         return true;
-    }
-
-    /** @return whether {@code condition} stayed true, checked every 10 ms, for {@code duration} */
-    private static boolean holdsFor(Await.Condition condition, Duration duration) {
-        try {
-            Await.during(duration, condition, "condition holds");
-            return true;
-        } catch (IllegalStateException e) {
-            return false;
-        }
     }
 }

@@ -2,6 +2,7 @@ package io.dlock.cli;
 
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.redisprocess.Await;
 import io.lettuce.core.api.StatefulRedisConnection;
 
 import java.io.IOException;
@@ -64,6 +65,16 @@ final class ScenarioContext {
 
     void check(String what, boolean ok) {
         report.check(what, ok);
+    }
+
+    /** @return whether {@code condition} stayed true, checked every 10 ms, for {@code duration} */
+    static boolean holdsFor(Await.Condition condition, Duration duration) {
+        try {
+            Await.during(duration, condition, "condition holds");
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
     }
 
     void closeClients() {

@@ -13,7 +13,10 @@ import java.util.regex.Pattern;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code dlock demo}: runs to completion with every check passing, and cleans up when interrupted. */
+/**
+ * {@code dlock demo}: runs to completion with every check passing (the lock kinds, the semaphore, the count-down latch
+ * and the multi-lock), and cleans up when interrupted.
+ */
 @Timeout(value = 120, unit = SECONDS)
 class DemoIT {
 
@@ -30,9 +33,18 @@ class DemoIT {
         assertThat(demo.exitCode()).as(demo.describe()).isZero();
         assertThat(Await.millisSince(start)).as("demo time, ms").isLessThan(60_000);
         assertThat(out).contains("1. Mutual exclusion", "counter = 400 (expected 400)", "2. Reentrancy",
-                "3. Watchdog", "4. Crash", "5. Fair lock", "6. Read-write lock", " 0 failed");
+                "3. Watchdog", "4. Crash", "5. Fair lock", "6. Read-write lock", "7. Semaphore", "8. Count-down latch",
+                "9. Multi-lock", "9 passed, 0 failed");
+        // the checks of the semaphore, latch and multi-lock scenarios, with their numbers
+        assertThat(out).contains("ok    every acquisition got in (120 of 120)",
+                "ok    all 3 permits back afterwards (available: 3)",
+                "ok    no awaiter passed before the last count-down (passed early: 0 of 4",
+                "ok    each saw 3 count-downs done as it passed (saw: 3, 3, 3, 3)",
+                "ok    every round got in, no deadlock (120 of 120, 0 failed)",
+                "ok    all or nothing: not taken, and B not kept");
+        assertThat(out).containsPattern("ok    at most 3 inside at once \\(most seen: [123]\\)");
         assertThat(out).doesNotContain("FAIL");
-        for (int scenario = 1; scenario <= 6; scenario++) {
+        for (int scenario = 1; scenario <= 9; scenario++) {
             assertThat(verdict(out, scenario)).as("scenario %d of\n%s", scenario, out).isEqualTo("PASS");
         }
     }

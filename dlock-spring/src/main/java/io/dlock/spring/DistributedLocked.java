@@ -121,11 +121,19 @@ public @interface DistributedLocked {
      * the same tick a little later. The caller is not blocked: the release is scheduled. {@code "0"} and the default
      * ({@code ""}, none given) release at once; the difference: a {@code @Scheduled} method without a minimum hold
      * given logs a warning when its proxy is created, since it runs twice per tick whenever the instances' clocks
-     * differ by more than the method takes ({@code "0"} says that is meant). Must not exceed a fixed
-     * {@link #leaseTime()}. A minimum hold as long as the fixed lease (ShedLock's {@code lockAtLeastFor =
-     * lockAtMostFor}) ends 20 ms before the client stops counting on the hold (the lease minus its margin of 1% + 2 ms,
-     * {@code leaseValidFor()}), so that a hold meant to end there is released, not reported lost. See the module's
-     * README for what happens when the instance stops during the minimum hold.
+     * differ by more than the method takes ({@code "0"} says that is meant).
+     *
+     * <p>Choosing it: the hold counts from the acquisition, not from the tick, so a run that its scheduler starts
+     * {@code L} late holds the lock until {@code L} + the minimum hold after its tick (under a burst, Spring Boot's
+     * virtual-thread scheduler started ticks up to 0.5 s late, and one tick in 90 ran on neither instance: the late
+     * run before still held the lock). With {@code D} the largest difference between the instances' clocks and
+     * {@code L} the worst lateness of a tick's start, choose it above {@code D + L} (a later instance still finds
+     * the lock held) and below the interval minus {@code L} (a late run has let go by the next tick).
+     *
+     * <p>Must not exceed a fixed {@link #leaseTime()}. A minimum hold as long as the fixed lease (ShedLock's
+     * {@code lockAtLeastFor = lockAtMostFor}) ends 20 ms before the client stops counting on the hold (the lease minus
+     * its margin of 1% + 2 ms, {@code leaseValidFor()}), so that a hold meant to end there is released, not reported
+     * lost. See the module's README for what happens when the instance stops during the minimum hold.
      */
     String minHoldTime() default "";
 

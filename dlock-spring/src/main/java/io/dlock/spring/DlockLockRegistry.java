@@ -43,9 +43,10 @@ import java.util.Objects;
  * choose another per hold) and {@link #renewLock} extends it, never letting the lock go in between.
  *
  * <p><b>Cache.</b> Lock objects are cached per key, at most {@link #setCacheCapacity cacheCapacity} of them (100,000
- * by default, as {@code RedisLockRegistry}): when an {@link #obtain} goes over it, the least recently obtained locks
- * that no thread of this JVM holds or waits for are dropped. {@link #expireUnusedOlderThan(long)} drops those not in
- * use and last acquired longer ago. Dropping is always safe: the hold in Redis belongs to the thread, so an old and a
+ * by default; {@code RedisLockRegistry}'s default is 256 in Spring Integration 7.0.5, the version Spring Boot 4.0.7
+ * manages, and 100,000 in the other 7.0.x releases): when an {@link #obtain} goes over it, the least recently
+ * obtained locks that no thread of this JVM holds or waits for are dropped. {@link #expireUnusedOlderThan(long)}
+ * drops those not in use and last acquired longer ago. Dropping is always safe: the hold in Redis belongs to the thread, so an old and a
  * new object for one key still exclude each other (and a thread holding one re-enters through the other).
  *
  * <p><b>Two registries on one client share a thread's holds</b>, unlike two {@code RedisLockRegistry}s: a thread that
@@ -68,7 +69,10 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
     private final LinkedHashMap<String, DlockRegistryLock> locks = new LinkedHashMap<>(16, 0.75f, true);
     private volatile int cacheCapacity = DEFAULT_CACHE_CAPACITY;
 
-    /** The default {@linkplain #setCacheCapacity cache capacity}: 100,000 lock objects, as {@code RedisLockRegistry}. */
+    /**
+     * The default {@linkplain #setCacheCapacity cache capacity}: 100,000 lock objects. ({@code RedisLockRegistry}'s is
+     * 256 in Spring Integration 7.0.5, 100,000 in 7.0.0 to 7.0.4 and from 7.0.6.)
+     */
     public static final int DEFAULT_CACHE_CAPACITY = 100_000;
 
     /**

@@ -23,7 +23,8 @@ import java.util.concurrent.CompletableFuture;
  * fair locks); other layouts override them.
  *
  * <p>Implementations: {@link PlainProtocol}, {@link FencedProtocol} (the plain one plus a token),
- * {@link FairProtocol}, {@link ReadProtocol} and {@link WriteProtocol} (sharing {@link ReadWriteState}).
+ * {@link FairProtocol}, {@link ReadProtocol} and {@link WriteProtocol} (the two sides, each a
+ * {@link ReadWriteProtocol} over its {@link ReadWriteSide}, sharing one lock's {@link ReadWriteKeys}).
  */
 interface LockProtocol {
 

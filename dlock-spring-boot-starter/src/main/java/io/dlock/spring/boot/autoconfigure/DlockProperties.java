@@ -189,9 +189,9 @@ public class DlockProperties {
         private boolean verifyPeer = true;
 
         /**
-         * How the server's certificate is checked: full (trusted and naming the host; the default), ca (trusted, host
-         * name not checked: Sentinel and Cluster nodes handed out by IP with certificates naming DNS names), none
-         * (tests only). Takes precedence over verify-peer.
+         * How the server's certificate is checked: full (trusted and naming the host), ca (trusted, host name not
+         * checked: Sentinel and Cluster nodes handed out by IP with certificates naming DNS names), none (tests only).
+         * Unset (the default): full, or none when verify-peer is false. Takes precedence over verify-peer.
          */
         private io.dlock.TlsSettings.Verification verify;
 
