@@ -132,6 +132,18 @@ abstract class MultiLockQueries implements DistributedLock {
         return any;
     }
 
+    /** The owner's (on a view: the view's owner, not the calling thread's) smallest hold count of the members. */
+    @Override
+    public final CompletableFuture<Integer> getHoldCountAsync() {
+        return holdCountAsync(ownerNow());
+    }
+
+    /** Whether the owner (on a view: the view's owner, not the calling thread) holds every member. */
+    @Override
+    public final CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
+        return holdCountAsync(ownerNow()).thenApply(count -> count > 0);
+    }
+
     @Override
     @Deprecated(since = "0.1", forRemoval = true)
     @SuppressWarnings("removal") // implements the deprecated form
