@@ -14,10 +14,12 @@ import java.util.concurrent.locks.Lock;
  * {@code Thread.currentThread().getId()}), in its synchronous and asynchronous methods alike. For work that hops
  * threads, {@link #as(LockOwner)} gives a view of the same lock whose every method acts for one owner instead, such as
  * a handle from {@link LockClient#newOwner()}: it may lock on one thread and unlock on another, and two handles
- * exclude each other also on one thread. The overloads taking a {@code long ownerId} or {@code threadId}
- * ({@link #lockAsync(long, TimeUnit, long)}, {@link #tryLockAsync(long, long, TimeUnit, long)},
- * {@link #unlockAsync(long)}, {@link #isHeldByThread(long)}) are Redisson's forms of the same, kept for code written
- * against Redisson's {@code RLock}.
+ * exclude each other also on one thread. The view is the one way to name an owner: the overloads taking a
+ * {@code long ownerId} or {@code threadId} ({@link #lockAsync(long, TimeUnit, long)},
+ * {@link #tryLockAsync(long, long, TimeUnit, long)}, {@link #unlockAsync(long)}, {@link #getHoldCountAsync(long)},
+ * {@link #isHeldByThread(long)}, {@link #isHeldByThreadAsync(long)}: Redisson's forms of the same and their async
+ * twins) are deprecated for removal; where Redisson takes a thread id to name the owner, dlock takes
+ * {@code as(LockOwner.of(threadId))}.
  *
  * <p><b>One owner's acquisitions in order.</b> When an asynchronous acquisition is abandoned by cancelling its future,
  * it cleans up afterwards (it leaves a fair lock's queue, withdraws a read-write waiter's mark, or gives back a hold
@@ -104,8 +106,8 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      * release and extend that owner's holds; {@link #isHeldByCurrentThread()}, {@link #getHoldCount()} and
      * {@link #leaseValidFor()} answer for that owner. Blocking, interrupts and errors are as documented on each
      * method; the caller's thread only decides where a sync call blocks. The methods that concern no owner
-     * ({@code getName}, {@code forceUnlock}, {@code isLocked}, {@code remainTimeToLive}) and the forms with an explicit
-     * {@code ownerId}/{@code threadId} act as on this lock; {@code as} on a view gives a view for the new owner.
+     * ({@code getName}, {@code forceUnlock}, {@code isLocked}, {@code remainTimeToLive}) and the deprecated forms with
+     * an explicit {@code ownerId}/{@code threadId} act as on this lock; {@code as} on a view gives a view for the new owner.
      *
      * <p>The hold lives in Redis and in the client, not in the view: any number of views of one owner may exist, on
      * any lock object of the same name and kind, and each sees the others' holds. Holds are reentrant per owner. A
@@ -270,7 +272,12 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      * Redisson's form, for an owner id of this client: {@code as(LockOwner.of(threadId)).isHeldByCurrentThread()}.
      *
      * @return whether the owner {@code threadId} of this client holds the lock (one round trip)
+     * @deprecated for removal; use the view, {@code as(LockOwner.of(threadId)).isHeldByCurrentThread()} (for a thread
+     *     of this JVM, {@code as(LockOwner.ofThread(thread))}). Code written against Redisson's
+     *     {@code isHeldByThread(threadId)}, whose thread id names the owner, becomes
+     *     {@code lock.as(LockOwner.of(threadId)).isHeldByCurrentThread()}.
      */
+    @Deprecated(since = "0.1", forRemoval = true)
     @Blocking
     boolean isHeldByThread(long threadId);
 

@@ -36,7 +36,14 @@ public interface DistributedLockAsync {
      * {@link DistributedLock#lock(long, TimeUnit)} for the owner {@code ownerId} of this client, whatever owner this lock or view
      * acts for. Cancelling the returned future abandons the wait; if the lock was acquired at that moment it is
      * released again.
+     *
+     * @deprecated for removal; one way to name an owner is left, the view: use
+     *     {@code as(LockOwner.of(ownerId)).lockAsync(leaseTime, unit)}, or a handle of {@link LockClient#newOwner()}
+     *     when the id is not yours to choose. Code written against Redisson's
+     *     {@code lockAsync(leaseTime, unit, threadId)}, whose thread id names the owner, becomes
+     *     {@code lock.as(LockOwner.of(threadId)).lockAsync(leaseTime, unit)}.
      */
+    @Deprecated(since = "0.1", forRemoval = true)
     CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId);
 
     /** Async {@link DistributedLock#tryLock()} for the current thread (on a view: its owner). */
@@ -72,7 +79,12 @@ public interface DistributedLockAsync {
     /**
      * Redisson's form of {@code as(LockOwner.of(ownerId)).tryLockAsync(waitTime, leaseTime, unit)}, whatever owner
      * this lock or view acts for.
+     *
+     * @deprecated for removal; use the view, {@code as(LockOwner.of(ownerId)).tryLockAsync(waitTime, leaseTime, unit)}.
+     *     Code written against Redisson's {@code tryLockAsync(waitTime, leaseTime, unit, threadId)}, whose thread id
+     *     names the owner, becomes {@code lock.as(LockOwner.of(threadId)).tryLockAsync(waitTime, leaseTime, unit)}.
      */
+    @Deprecated(since = "0.1", forRemoval = true)
     CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId);
 
     /**
@@ -83,7 +95,12 @@ public interface DistributedLockAsync {
 
     /**
      * Redisson's form of {@code as(LockOwner.of(ownerId)).unlockAsync()}, whatever owner this lock or view acts for.
+     *
+     * @deprecated for removal; use the view, {@code as(LockOwner.of(ownerId)).unlockAsync()}. Code written against
+     *     Redisson's {@code unlockAsync(threadId)}, whose thread id names the owner, becomes
+     *     {@code lock.as(LockOwner.of(threadId)).unlockAsync()}.
      */
+    @Deprecated(since = "0.1", forRemoval = true)
     CompletableFuture<Void> unlockAsync(long ownerId);
 
     /**
@@ -106,7 +123,14 @@ public interface DistributedLockAsync {
         return isHeldByThreadAsync(Thread.currentThread().getId());
     }
 
-    /** Async {@link DistributedLock#isHeldByThread(long)}; fails as {@link #getHoldCountAsync(long)} does. */
+    /**
+     * Async {@link DistributedLock#isHeldByThread(long)}: whether the owner {@code threadId} of this client holds the
+     * lock, whatever owner this lock or view acts for; fails as {@link #getHoldCountAsync()} does.
+     *
+     * @deprecated for removal; use the view, {@code as(LockOwner.of(threadId)).isHeldByCurrentThreadAsync()} (for a
+     *     thread of this JVM, {@code as(LockOwner.ofThread(thread))}).
+     */
+    @Deprecated(since = "0.1", forRemoval = true)
     default CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
         CompletableFuture<Boolean> held = new CompletableFuture<>();
         getHoldCountAsync(threadId).whenComplete((count, error) -> {
@@ -124,7 +148,13 @@ public interface DistributedLockAsync {
         return getHoldCountAsync(Thread.currentThread().getId());
     }
 
-    /** Async {@link DistributedLock#getHoldCount()} for an explicit owner: its hold count, 0 if it holds none (one round trip). */
+    /**
+     * Async {@link DistributedLock#getHoldCount()} for the owner {@code ownerId} of this client, whatever owner this
+     * lock or view acts for: its hold count, 0 if it holds none (one round trip).
+     *
+     * @deprecated for removal; use the view, {@code as(LockOwner.of(ownerId)).getHoldCountAsync()}.
+     */
+    @Deprecated(since = "0.1", forRemoval = true)
     CompletableFuture<Integer> getHoldCountAsync(long ownerId);
 
     /** Async {@link DistributedLock#remainTimeToLive()}. */

@@ -61,8 +61,9 @@ public final class LockOwner {
     }
 
     /**
-     * An owner with an id of the caller's choosing, the one the {@code long ownerId} forms of the async methods take
-     * (see the class comment for the ids that dlock itself uses).
+     * An owner with an id of the caller's choosing (see the class comment for the ids that dlock itself uses). It
+     * replaces the deprecated {@code long ownerId} forms of the async methods: Redisson's
+     * {@code lockAsync(leaseTime, unit, threadId)} is {@code lock.as(LockOwner.of(threadId)).lockAsync(leaseTime, unit)}.
      */
     public static LockOwner of(long id) {
         return new LockOwner(id);

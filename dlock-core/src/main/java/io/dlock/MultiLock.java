@@ -52,7 +52,8 @@ import java.util.List;
  * {@link #as}):
  * <ul>
  *   <li>{@link #getName()}: a description, {@code MultiLock[a, b(WRITE), c(FAIR)]}, not a Redis key;</li>
- *   <li>{@link #isHeldByCurrentThread()}, {@link #isHeldByThread(long)}: whether the owner holds every member;</li>
+ *   <li>{@link #isHeldByCurrentThread()} (and the deprecated {@link #isHeldByThread(long)}): whether the owner holds
+ *       every member;</li>
  *   <li>{@link #getHoldCount()}: the smallest of the owner's hold counts of the members (0 when one is not held);</li>
  *   <li>{@link #leaseValidFor()}: the shortest of the members' (zero when one is not held). Like every hold's, a
  *       member's validity assumes Redis keeps its data: a Redis that restarts without persistence while the

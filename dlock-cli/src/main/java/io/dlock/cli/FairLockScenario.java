@@ -2,6 +2,7 @@ package io.dlock.cli;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.LockOwner;
 import io.dlock.redisprocess.Await;
 
 import java.time.Duration;
@@ -29,11 +30,11 @@ final class FairLockScenario implements DemoScenario {
         DistributedLock fair = client.getFairLock(name);
         long first = 100;
         context.say("owner " + first + " takes '" + name + "'; then owners 1, 2, 3, 4 ask for it, one after the other");
-        context.check("owner " + first + " holds it", fair.tryLockAsync(0, LEASE, MILLISECONDS, first).get(5,
-                TimeUnit.SECONDS));
+        context.check("owner " + first + " holds it", ownedBy(fair, first).tryLockAsync(0, LEASE, MILLISECONDS)
+                .get(5, TimeUnit.SECONDS));
         List<CompletableFuture<Void>> waiters = new ArrayList<>();
         for (int i = 1; i <= 4; i++) {
-            waiters.add(fair.lockAsync(LEASE, MILLISECONDS, i));
+            waiters.add(ownedBy(fair, i).lockAsync(LEASE, MILLISECONDS));
             int queued = i;
             try {
                 Await.until(Duration.ofSeconds(5), () -> client.inspect(name).waiters().size() >= queued,
@@ -44,7 +45,7 @@ final class FairLockScenario implements DemoScenario {
             }
         }
         context.say("queue: " + LockInfoFormat.queue(client.inspect(name)));
-        fair.unlockAsync(first).get(5, TimeUnit.SECONDS);
+        ownedBy(fair, first).unlockAsync().get(5, TimeUnit.SECONDS);
         List<String> order = new ArrayList<>();
         boolean inOrder = true;
         for (int i = 1; i <= 4; i++) {
@@ -59,10 +60,15 @@ final class FairLockScenario implements DemoScenario {
             for (int j = i + 1; j <= 4; j++) {
                 inOrder &= !waiters.get(j - 1).isDone();
             }
-            fair.unlockAsync(i).get(5, TimeUnit.SECONDS);
+            ownedBy(fair, i).unlockAsync().get(5, TimeUnit.SECONDS);
         }
         context.say("owner " + first + " releases; granted to owners " + String.join(", then ", order));
         context.check("granted in arrival order, each while the later ones still waited", inOrder);
         return true;
+    }
+
+    /** @return {@code lock} acting for the owner {@code id}, whatever thread calls it */
+    private static DistributedLock ownedBy(DistributedLock lock, long id) {
+        return lock.as(LockOwner.of(id));
     }
 }

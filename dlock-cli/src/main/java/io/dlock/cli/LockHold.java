@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The lock as one {@code dlock run} holds it: through the async API with an explicit owner id, this process's pid,
- * so that any thread (main, shutdown hook, lease-lost listener) can act on the hold. The hold shows as
- * {@code <client id>:<pid>}.
+ * The lock as one {@code dlock run} holds it: through the async API of a view whose owner is this process's pid
+ * ({@code lock.as(LockOwner.of(pid))}), so that any thread (main, shutdown hook, lease-lost listener) can act on the
+ * hold. The hold shows as {@code <client id>:<pid>}.
  */
 final class LockHold implements RunHold {
     private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
@@ -26,12 +26,15 @@ final class LockHold implements RunHold {
     private final DistributedLock lock;
     private final String lockName;
     private final long ownerId = ProcessHandle.current().pid();
+    /** {@link #lock} acting for {@link #ownerId} on every thread. */
+    private final DistributedLock owned;
 
     /** @param lockName the name as given on the command line (a read-write lock's sides have names of their own) */
     LockHold(LockClient client, DistributedLock lock, String lockName) {
         this.client = client;
         this.lock = lock;
         this.lockName = lockName;
+        this.owned = lock.as(LockOwner.of(ownerId));
     }
 
     @Override
@@ -59,12 +62,12 @@ final class LockHold implements RunHold {
     public CompletableFuture<Boolean> acquire(Duration wait, Duration lease) {
         long waitMs = wait == null ? DistributedLock.WAIT_FOREVER : wait.toMillis();
         long leaseMs = lease == null ? DistributedLock.LEASE_WATCHDOG : lease.toMillis();
-        return lock.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS, ownerId);
+        return owned.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS);
     }
 
     @Override
     public long validForNanos() {
-        return lock.as(LockOwner.of(ownerId)).leaseValidFor().toNanos();
+        return owned.leaseValidFor().toNanos();
     }
 
     @Override
@@ -122,7 +125,7 @@ final class LockHold implements RunHold {
     @Override
     public void release(LeaseLostEvent lost, RunMessages messages) {
         try {
-            lock.unlockAsync(ownerId).get(RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            owned.unlockAsync().get(RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             messages.released();
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();

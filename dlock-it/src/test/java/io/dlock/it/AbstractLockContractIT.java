@@ -3,6 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.internal.client.Diagnostics;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.OverlapDetector;
@@ -175,7 +176,7 @@ public abstract class AbstractLockContractIT {
         assertThat(raw.pttl(name)).isBetween(1L, (long) WATCHDOG_MS);
         assertThat(lock.getHoldCount()).isEqualTo(2);
         assertThat(lock.isHeldByCurrentThread()).isTrue();
-        assertThat(lock.isHeldByThread(me)).isTrue();
+        assertThat(lock.as(LockOwner.of(me)).isHeldByCurrentThread()).isTrue();
         assertThat(lock.isLocked()).isTrue();
 
         // another instance for the same name is the same lock: the same owner re-enters
@@ -189,18 +190,18 @@ public abstract class AbstractLockContractIT {
         record View(long threadId, boolean heldByCurrent, int holdCount, boolean locked, boolean heldByMain) {
         }
         View other = workers.call(TASK_BOUND, () -> new View(tid(), lock.isHeldByCurrentThread(),
-                lock.getHoldCount(), lock.isLocked(), lock.isHeldByThread(me)));
+                lock.getHoldCount(), lock.isLocked(), lock.as(LockOwner.of(me)).isHeldByCurrentThread()));
         assertThat(other.heldByCurrent()).isFalse();
         assertThat(other.holdCount()).isZero();
         assertThat(other.locked()).isTrue();
         assertThat(other.heldByMain()).isTrue();
-        assertThat(lock.isHeldByThread(other.threadId())).isFalse();
+        assertThat(lock.as(LockOwner.of(other.threadId())).isHeldByCurrentThread()).isFalse();
 
         // another client, from a thread with the same id: the client id tells them apart
         DistributedLock seenByB = on(b);
         assertThat(seenByB.isLocked()).isTrue();
         assertThat(seenByB.isHeldByCurrentThread()).isFalse();
-        assertThat(seenByB.isHeldByThread(me)).isFalse();
+        assertThat(seenByB.as(LockOwner.of(me)).isHeldByCurrentThread()).isFalse();
         assertThat(seenByB.getHoldCount()).isZero();
         assertThat(seenByB.tryLock()).isFalse();
         assertHeldOnWire(name, a, me, 2);
@@ -215,7 +216,7 @@ public abstract class AbstractLockContractIT {
         assertFreeOnWire(name);
         assertThat(lock.getHoldCount()).isZero();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
-        assertThat(lock.isHeldByThread(me)).isFalse();
+        assertThat(lock.as(LockOwner.of(me)).isHeldByCurrentThread()).isFalse();
         assertThat(lock.isLocked()).isFalse();
         assertThat(seenByB.isLocked()).isFalse();
     }
@@ -479,48 +480,50 @@ public abstract class AbstractLockContractIT {
         DistributedLock lock = on(a);
         long owner = 770_077L;
         long stranger = 780_078L;
+        DistributedLock byOwner = lock.as(LockOwner.of(owner));
+        DistributedLock byStranger = lock.as(LockOwner.of(stranger));
 
-        assertThat(lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, owner)).succeedsWithin(TASK_BOUND);
+        assertThat(byOwner.lockAsync(LEASE_WATCHDOG, MILLISECONDS)).succeedsWithin(TASK_BOUND);
         assertHeldOnWire(name, a, owner, 1);
-        assertThat(lock.isHeldByThread(owner)).isTrue();
+        assertThat(byOwner.isHeldByCurrentThread()).isTrue();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(Leaks.diagnostics(a).renewedHolds()).as("a watchdog hold").isEqualTo(1);
 
         // nobody else may release it, from any thread
-        CompletableFuture<Void> wrongOwner = workers.call(TASK_BOUND, () -> lock.unlockAsync(stranger));
+        CompletableFuture<Void> wrongOwner = workers.call(TASK_BOUND, () -> byStranger.unlockAsync());
         Throwable failure = Workers.failureOf(wrongOwner, TASK_BOUND);
         assertThat(failure).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
         assertThat(failure.getMessage()).matches(wholeNumber(stranger));
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
 
         // nor take it
-        assertThat(lock.tryLockAsync(0, LEASE_WATCHDOG, MILLISECONDS, stranger)).succeedsWithin(TASK_BOUND)
+        assertThat(byStranger.tryLockAsync(0, LEASE_WATCHDOG, MILLISECONDS)).succeedsWithin(TASK_BOUND)
                 .isEqualTo(false);
         long t = System.nanoTime();
-        assertThat(lock.tryLockAsync(200, 5000, MILLISECONDS, stranger)).succeedsWithin(TASK_BOUND)
+        assertThat(byStranger.tryLockAsync(200, 5000, MILLISECONDS)).succeedsWithin(TASK_BOUND)
                 .isEqualTo(false);
         assertThat(Await.millisSince(t)).isGreaterThanOrEqualTo(200L);
 
         // the owner re-enters from one thread and releases from others
         CompletableFuture<Void> reentry = workers.call(TASK_BOUND,
-                () -> lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, owner));
+                () -> byOwner.lockAsync(LEASE_WATCHDOG, MILLISECONDS));
         assertThat(reentry).succeedsWithin(TASK_BOUND);
         assertHeldOnWire(name, a, owner, 2);
-        assertThat(workers.call(TASK_BOUND, () -> lock.unlockAsync(owner))).succeedsWithin(TASK_BOUND);
+        assertThat(workers.call(TASK_BOUND, () -> byOwner.unlockAsync())).succeedsWithin(TASK_BOUND);
         assertHeldOnWire(name, a, owner, 1);
 
         // a waiting async acquisition completes when the owner lets go
-        CompletableFuture<Void> queued = lock.lockAsync(5000, MILLISECONDS, stranger);
+        CompletableFuture<Void> queued = byStranger.lockAsync(5000, MILLISECONDS);
         Await.during(Duration.ofMillis(200), () -> !queued.isDone(), "stranger got a held lock");
         long released = System.nanoTime();
-        assertThat(workers.call(TASK_BOUND, () -> lock.unlockAsync(owner))).succeedsWithin(TASK_BOUND);
+        assertThat(workers.call(TASK_BOUND, () -> byOwner.unlockAsync())).succeedsWithin(TASK_BOUND);
         assertThat(queued).succeedsWithin(Duration.ofSeconds(3));
         assertThat(Await.millisSince(released)).as("ms until the queued acquisition completed")
                 .isLessThan(WAKE_UP_MS);
         assertHeldOnWire(name, a, stranger, 1);
         assertThat(raw.pttl(name)).isBetween(1L, 5000L);
         assertThat(lock.isLockedAsync()).succeedsWithin(TASK_BOUND).isEqualTo(true);
-        assertThat(lock.unlockAsync(stranger)).succeedsWithin(TASK_BOUND);
+        assertThat(byStranger.unlockAsync()).succeedsWithin(TASK_BOUND);
         assertFreeOnWire(name);
 
         // the current-thread forms
@@ -535,6 +538,42 @@ public abstract class AbstractLockContractIT {
         assertFreeOnWire(name);
     }
 
+    /**
+     * Redisson's forms with a raw owner id, deprecated for removal, as long as they exist: each acts for the owner it
+     * names, as that owner's view does, whatever owner the lock object or view it is called on acts for.
+     */
+    @Test
+    @SuppressWarnings("removal") // tests the deprecated raw-id forms themselves
+    void deprecatedOwnerIdFormsActForTheOwnerTheyName(LockClient a) {
+        DistributedLock lock = on(a);
+        long owner = 790_079L;
+        long stranger = 800_080L;
+        DistributedLock byOwner = lock.as(LockOwner.of(owner));
+        DistributedLock byStranger = lock.as(LockOwner.of(stranger));
+
+        assertThat(lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, owner)).succeedsWithin(TASK_BOUND);
+        assertHeldOnWire(name, a, owner, 1);
+        assertThat(byOwner.getHoldCount()).isEqualTo(1);
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.isHeldByThread(owner)).isTrue();
+        assertThat(lock.isHeldByThread(stranger)).isFalse();
+        assertThat(lock.isHeldByThreadAsync(owner)).succeedsWithin(TASK_BOUND).isEqualTo(true);
+        assertThat(lock.getHoldCountAsync(owner)).succeedsWithin(TASK_BOUND).isEqualTo(1);
+        assertThat(lock.getHoldCountAsync(stranger)).succeedsWithin(TASK_BOUND).isEqualTo(0);
+
+        // called on another owner's view, they still act for the id given
+        assertThat(byStranger.tryLockAsync(0, LEASE_WATCHDOG, MILLISECONDS, owner)).succeedsWithin(TASK_BOUND)
+                .isEqualTo(true);
+        assertHeldOnWire(name, a, owner, 2);
+        assertThat(byStranger.isHeldByThread(owner)).isTrue();
+        assertThat(Workers.failureOf(lock.unlockAsync(stranger), TASK_BOUND))
+                .isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(byStranger.unlockAsync(owner)).succeedsWithin(TASK_BOUND);
+        assertThat(workers.call(TASK_BOUND, () -> lock.unlockAsync(owner))).succeedsWithin(TASK_BOUND);
+        assertFreeOnWire(name);
+        assertThat(byOwner.isHeldByCurrentThread()).isFalse();
+    }
+
     @Test
     void cancelledAsyncWaitLeavesNothingBehind(LockClient a, LockClient b) {
         DistributedLock holder = on(a);
@@ -543,7 +582,7 @@ public abstract class AbstractLockContractIT {
         // b's connection to the lock's node is up first: on a Cluster the first command to a node waits for its
         // connection, and an attempt sent before the cancel could then run after the holder's unlock (and be undone)
         assertThat(lock.isLocked()).isTrue();
-        CompletableFuture<Void> waiting = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, 4242L);
+        CompletableFuture<Void> waiting = lock.as(LockOwner.of(4242L)).lockAsync(LEASE_WATCHDOG, MILLISECONDS);
         Leaks.awaitWaiters(b, 1);
         assertThat(waiting.cancel(true)).isTrue();
 
@@ -551,7 +590,7 @@ public abstract class AbstractLockContractIT {
         // the abandoned acquisition must not take the lock now that it is free
         Await.during(Duration.ofMillis(500), () -> !raw.exists(name),
                 () -> "a cancelled acquisition holds the lock: " + raw.hgetall(name));
-        assertThat(lock.isHeldByThread(4242L)).isFalse();
+        assertThat(lock.as(LockOwner.of(4242L)).isHeldByCurrentThread()).isFalse();
         Leaks.assertClientIdle(b);
     }
 
@@ -730,7 +769,7 @@ public abstract class AbstractLockContractIT {
                 }
             });
             // lockAsync() keeps waiting until cancelled
-            CompletableFuture<Void> async = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, 4242L);
+            CompletableFuture<Void> async = lock.as(LockOwner.of(4242L)).lockAsync(LEASE_WATCHDOG, MILLISECONDS);
             assertThat(started.await(5, SECONDS)).isTrue();
             // longer than two command timeouts: they went through failed attempts and kept going
             Await.during(Duration.ofMillis(2500), () -> !blocked.isDone() && !interruptible.isDone()
@@ -756,7 +795,8 @@ public abstract class AbstractLockContractIT {
         assertThat(lock.tryLock()).isTrue();
         assertHeldOnWire(name, a, tid(), 1);
         lock.unlock();
-        assertThat(lock.isHeldByThread(4242L)).as("the cancelled lockAsync() took nothing").isFalse();
+        assertThat(lock.as(LockOwner.of(4242L)).isHeldByCurrentThread()).as("the cancelled lockAsync() took nothing")
+                .isFalse();
         // the held lock went with the server's data
         assertThat(Unlocks.outcomeOnceRedisAnswers(held, Duration.ofSeconds(10)))
                 .as("unlock() of a hold lost with the server's data, once Redis answers")

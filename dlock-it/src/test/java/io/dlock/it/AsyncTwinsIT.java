@@ -6,6 +6,7 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockInfo;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.redisprocess.Await;
@@ -59,16 +60,44 @@ class AsyncTwinsIT {
         try {
             assertThat(lock.isHeldByCurrentThreadAsync().get(5, SECONDS)).isTrue();
             assertThat(lock.getHoldCountAsync().get(5, SECONDS)).isEqualTo(2).isEqualTo(lock.getHoldCount());
-            long me = Thread.currentThread().getId();
-            assertThat(lock.isHeldByThreadAsync(me).get(5, SECONDS)).isTrue();
-            assertThat(lock.getHoldCountAsync(me).get(5, SECONDS)).isEqualTo(2);
-            assertThat(lock.isHeldByThreadAsync(OTHER_OWNER).get(5, SECONDS)).isFalse();
-            assertThat(lock.getHoldCountAsync(OTHER_OWNER).get(5, SECONDS)).isZero();
+            DistributedLock mine = lock.as(LockOwner.ofCurrentThread());
+            assertThat(mine.isHeldByCurrentThreadAsync().get(5, SECONDS)).isTrue();
+            assertThat(mine.getHoldCountAsync().get(5, SECONDS)).isEqualTo(2);
+            DistributedLock other = lock.as(LockOwner.of(OTHER_OWNER));
+            assertThat(other.isHeldByCurrentThreadAsync().get(5, SECONDS)).isFalse();
+            assertThat(other.getHoldCountAsync().get(5, SECONDS)).isZero();
         } finally {
             lock.unlock();
             lock.unlock();
         }
         assertThat(lock.isHeldByCurrentThreadAsync().get(5, SECONDS)).isFalse();
+        Leaks.assertClientIdle(a);
+    }
+
+    /** The async hold queries with a raw owner id, deprecated for removal: as the owner's view answers. */
+    @ParameterizedTest
+    @EnumSource(LockKind.class)
+    @SuppressWarnings("removal") // tests the deprecated raw-id forms themselves
+    void deprecatedHoldQueriesOfAnOwnerIdAnswerAsItsView(LockKind kind, LockClient a) throws Exception {
+        DistributedLock lock = a.getLock(kind, name);
+        lock.lock();
+        lock.lock();
+        try {
+            long me = Thread.currentThread().getId();
+            DistributedLock other = lock.as(LockOwner.of(OTHER_OWNER));
+            assertThat(lock.isHeldByThreadAsync(me).get(5, SECONDS)).isTrue();
+            assertThat(lock.getHoldCountAsync(me).get(5, SECONDS)).isEqualTo(2);
+            assertThat(other.isHeldByThreadAsync(me).get(5, SECONDS)).as("on another owner's view").isTrue();
+            assertThat(other.getHoldCountAsync(me).get(5, SECONDS)).isEqualTo(2);
+            assertThat(lock.isHeldByThreadAsync(OTHER_OWNER).get(5, SECONDS)).isFalse();
+            assertThat(lock.getHoldCountAsync(OTHER_OWNER).get(5, SECONDS)).isZero();
+            assertThat(lock.isHeldByThread(me)).isTrue();
+            assertThat(lock.isHeldByThread(OTHER_OWNER)).isFalse();
+        } finally {
+            lock.unlock();
+            lock.unlock();
+        }
+        assertThat(lock.isHeldByThreadAsync(Thread.currentThread().getId()).get(5, SECONDS)).isFalse();
         Leaks.assertClientIdle(a);
     }
 

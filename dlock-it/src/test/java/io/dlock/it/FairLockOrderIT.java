@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.LockOwner;
 import io.dlock.it.support.ChildJvm;
 import io.dlock.it.support.FairQueueWaiter;
 import io.dlock.it.support.Leaks;
@@ -141,12 +142,12 @@ class FairLockOrderIT {
         return field;
     }
 
-    /** As {@link #queueWaiter}, with the async API and an explicit owner id. */
+    /** As {@link #queueWaiter}, with the async API of a view for an explicit owner id. */
     private String queueAsyncWaiter(String label, LockClient client, long ownerId) {
-        DistributedLock lock = client.getFairLock(name);
-        CompletableFuture<Void> done = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, ownerId)
+        DistributedLock lock = client.getFairLock(name).as(LockOwner.of(ownerId));
+        CompletableFuture<Void> done = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS)
                 .thenRun(() -> inCriticalSection(label))
-                .thenCompose(ignored -> lock.unlockAsync(ownerId));
+                .thenCompose(ignored -> lock.unlockAsync());
         waiters.add(done);
         String field = client.getId() + ":" + ownerId;
         awaitQueued(field);

@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Workers;
@@ -99,8 +100,8 @@ class FencedLockContractIT extends AbstractLockContractIT {
         lock.unlock();
         tokens.add(other.tryLockAndGetToken());
         other.unlock();
-        assertThat(lock.lockAsync(2, SECONDS, 4242L)).succeedsWithin(TASK_BOUND);
-        assertThat(lock.unlockAsync(4242L)).succeedsWithin(TASK_BOUND);
+        assertThat(lock.as(LockOwner.of(4242L)).lockAsync(2, SECONDS)).succeedsWithin(TASK_BOUND);
+        assertThat(lock.as(LockOwner.of(4242L)).unlockAsync()).succeedsWithin(TASK_BOUND);
         long last = Long.parseLong(raw.sync().get(tokenKey()));
         tokens.add(last);
         assertThat(tokens).doesNotContainNull().isSorted().doesNotHaveDuplicates();

@@ -5,6 +5,7 @@ import io.dlock.FencedLock;
 import io.dlock.HeldLock;
 import io.dlock.LockClient;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +46,7 @@ class HeldLocksIT {
         DistributedLock other = a.getLock(kind, name + ":other");
         lock.lock();
         lock.lock();
-        other.lockAsync(DistributedLock.LEASE_WATCHDOG, SECONDS, OWNER).get(10, SECONDS);
+        other.as(LockOwner.of(OWNER)).lockAsync(DistributedLock.LEASE_WATCHDOG, SECONDS).get(10, SECONDS);
         try {
             List<HeldLock> held = a.heldLocks();
             assertThat(held).extracting(HeldLock::kind).containsOnly(kind);
@@ -61,7 +62,7 @@ class HeldLocksIT {
         } finally {
             lock.unlock();
             lock.unlock();
-            other.unlockAsync(OWNER).get(10, SECONDS);
+            other.as(LockOwner.of(OWNER)).unlockAsync().get(10, SECONDS);
         }
         assertThat(a.heldLocks()).isEmpty();
         Leaks.assertClientIdle(a);

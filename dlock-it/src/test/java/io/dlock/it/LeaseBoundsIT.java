@@ -3,6 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.internal.script.LuaScript;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
@@ -85,7 +86,8 @@ class LeaseBoundsIT {
                             .hasMessageContaining("leaseTime");
                     assertThatThrownBy(() -> lock.tryLock(0, lease, unit)).as(what)
                             .isInstanceOf(IllegalArgumentException.class);
-                    assertThatThrownBy(() -> lock.lockAsync(lease, unit, 7_000_001L).get(5, SECONDS)).as(what)
+                    assertThatThrownBy(() -> lock.as(LockOwner.of(7_000_001L)).lockAsync(lease, unit).get(5, SECONDS))
+                            .as(what)
                             .satisfiesAnyOf(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class),
                                     e -> assertThat(e).hasCauseInstanceOf(IllegalArgumentException.class));
                     assertNothingHeld(what);

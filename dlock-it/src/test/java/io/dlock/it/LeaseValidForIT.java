@@ -180,11 +180,11 @@ class LeaseValidForIT {
         DistributedLock lock = a.getLock(kind, name);
         long owner = 7_000_001L;
         assertThat(lock.as(LockOwner.of(owner)).leaseValidFor()).isEqualTo(Duration.ZERO);
-        lock.lockAsync(10, SECONDS, owner).get(5, SECONDS);
+        lock.as(LockOwner.of(owner)).lockAsync(10, SECONDS).get(5, SECONDS);
         long valid = workers.call(Duration.ofSeconds(5), () -> lock.as(LockOwner.of(owner)).leaseValidFor()).toMillis();
         assertThat(valid).isBetween(10_000 - margin(10_000) - 500, 10_000 - margin(10_000));
         assertThat(lock.leaseValidFor()).as("the test thread holds nothing").isEqualTo(Duration.ZERO);
-        lock.unlockAsync(owner).get(5, SECONDS);
+        lock.as(LockOwner.of(owner)).unlockAsync().get(5, SECONDS);
         assertThat(lock.as(LockOwner.of(owner)).leaseValidFor()).isEqualTo(Duration.ZERO);
     }
 

@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
+import io.dlock.LockOwner;
 import io.dlock.TuningSettings;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.LocalQueues;
@@ -198,16 +199,16 @@ class LocalHandoffIT {
     void aHandOffKeepsTheLockHeldAndGivesTheReceiverItsOwnLease(LockClient a) throws Exception {
         checked.add(a);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(60, SECONDS, HOLDER).get(5, SECONDS);
-        CompletableFuture<Void> next = lock.lockAsync(2, SECONDS, HOLDER + 1);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(60, SECONDS).get(5, SECONDS);
+        CompletableFuture<Void> next = lock.as(LockOwner.of(HOLDER + 1)).lockAsync(2, SECONDS);
         LocalQueues.awaitQueued(a, name, 1);
         try (RawRedis.Subscription channel = raw.subscribe(RawRedis.lockChannel(name))) {
-            lock.unlockAsync(HOLDER).get(5, SECONDS);
+            lock.as(LockOwner.of(HOLDER)).unlockAsync().get(5, SECONDS);
             next.get(5, SECONDS);
             assertThat(raw.hgetall(name)).isEqualTo(Map.of(RawRedis.field(a.getId(), HOLDER + 1), "1"));
             assertThat(raw.pttl(name)).as("the receiver's lease").isBetween(1L, 2000L);
             assertThat(channel.messages()).as("a hand-off publishes nothing").isEmpty();
-            lock.unlockAsync(HOLDER + 1).get(5, SECONDS);
+            lock.as(LockOwner.of(HOLDER + 1)).unlockAsync().get(5, SECONDS);
             assertThat(channel.messages().poll(2, SECONDS)).as("the release does").isEqualTo("0");
         }
         assertFree();
@@ -217,22 +218,22 @@ class LocalHandoffIT {
     void tryLockWithoutWaitAnswersFromTheClientWhenAnotherOwnerHoldsTheLock(LockClient a) throws Exception {
         checked.add(a);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(60, SECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(60, SECONDS).get(5, SECONDS);
         long before = callsOtherThanInfo();
         for (int i = 0; i < 50; i++) {
             assertThat(lock.tryLock()).isFalse();
             assertThat(lock.tryLockAsync().get(5, SECONDS)).isFalse();
-            assertThat(lock.tryLockAsync(0, 60, SECONDS, HOLDER + 1).get(5, SECONDS)).isFalse();
+            assertThat(lock.as(LockOwner.of(HOLDER + 1)).tryLockAsync(0, 60, SECONDS).get(5, SECONDS)).isFalse();
         }
         assertThat(callsOtherThanInfo()).as("commands sent for 150 tryLock() on a lock another owner holds")
                 .isEqualTo(before);
         assertThat(Leaks.diagnostics(a).waiters()).isZero();
 
         // the holder itself re-enters through Redis
-        assertThat(lock.tryLockAsync(0, 60, SECONDS, HOLDER).get(5, SECONDS)).isTrue();
+        assertThat(lock.as(LockOwner.of(HOLDER)).tryLockAsync(0, 60, SECONDS).get(5, SECONDS)).isTrue();
         assertThat(raw.hgetall(name)).containsEntry(RawRedis.field(a.getId(), HOLDER), "2");
-        lock.unlockAsync(HOLDER).get(5, SECONDS);
-        lock.unlockAsync(HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).unlockAsync().get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).unlockAsync().get(5, SECONDS);
         assertThat(lock.tryLock()).as("free again: the next attempt goes to Redis").isTrue();
         lock.unlock();
         assertFree();
@@ -242,14 +243,14 @@ class LocalHandoffIT {
     void aLocalWaiterGetsTheLockWhenTheHoldersLeaseRunsOut(LockClient a) throws Exception {
         checked.add(a);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(300, MILLISECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(300, MILLISECONDS).get(5, SECONDS);
         long start = System.nanoTime();
         assertThat(lock.tryLock(5, SECONDS)).isTrue();
         assertThat(Await.millisSince(start)).as("ms until tryLock(5 s) had the lock of a 300 ms lease")
                 .isLessThan(300 + SLACK_MS);
         lock.unlock();
 
-        lock.lockAsync(300, MILLISECONDS, HOLDER + 1).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER + 1)).lockAsync(300, MILLISECONDS).get(5, SECONDS);
         start = System.nanoTime();
         lock.lock();
         assertThat(Await.millisSince(start)).as("ms until lock() had the lock of a 300 ms lease")
@@ -266,7 +267,7 @@ class LocalHandoffIT {
     void aHolderThatLetsItsLeaseRunOutLeavesNoLocalStateBehind(LockClient a) throws Exception {
         checked.add(a);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(200, MILLISECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(200, MILLISECONDS).get(5, SECONDS);
         assertThat(LocalQueues.cohortCount(a)).isEqualTo(1);
         Await.until(Duration.ofSeconds(5), () -> !raw.exists(name), "the lease should run out");
         Leaks.assertClientIdle(a);
@@ -315,7 +316,7 @@ class LocalHandoffIT {
         DistributedLock lock = a.getLock(name);
         for (int round = 0; round < 20; round++) {
             long holder = HOLDER + round;
-            lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, holder).get(5, SECONDS);
+            lock.as(LockOwner.of(holder)).lockAsync(LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
             Future<Long> waiter = workers.submit(() -> {
                 assertThat(lock.tryLock(5, SECONDS)).isTrue();
                 long at = System.nanoTime();
@@ -327,7 +328,7 @@ class LocalHandoffIT {
             assertThat(b.getLock(name).forceUnlock()).isTrue();
             assertThat(Duration.ofNanos(Workers.get(waiter, TASK_BOUND) - forced).toMillis())
                     .as("round %d: ms until the local waiter had the lock", round).isLessThan(FORCED_WAKE_UP_MS);
-            assertThat(Workers.failureOf(lock.unlockAsync(holder), TASK_BOUND))
+            assertThat(Workers.failureOf(lock.as(LockOwner.of(holder)).unlockAsync(), TASK_BOUND))
                     .isInstanceOf(IllegalMonitorStateException.class);
         }
         assertFree();
@@ -339,7 +340,7 @@ class LocalHandoffIT {
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
         OverlapDetector detector = new OverlapDetector();
         List<Future<Long>> waiters = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -372,7 +373,7 @@ class LocalHandoffIT {
             assertThat(event.ownerId()).isEqualTo(HOLDER);
             assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.REMOVED);
         });
-        assertThat(Workers.failureOf(lock.unlockAsync(HOLDER), TASK_BOUND))
+        assertThat(Workers.failureOf(lock.as(LockOwner.of(HOLDER)).unlockAsync(), TASK_BOUND))
                 .isInstanceOf(IllegalMonitorStateException.class);
         assertFree();
     }
@@ -392,7 +393,7 @@ class LocalHandoffIT {
     void aWaiterBehindAFixedLeaseHolderWhoseKeyWasDeletedGetsInWithinARecheck(LockClient a) throws Exception {
         checked.add(a);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(20, SECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(20, SECONDS).get(5, SECONDS);
         Future<Long> waiter = workers.submit(() -> {
             assertThat(lock.tryLock(5, SECONDS)).as("tryLock(5 s) after the key was deleted").isTrue();
             long at = System.nanoTime();
@@ -406,7 +407,7 @@ class LocalHandoffIT {
         long acquiredAt = Workers.get(waiter, TASK_BOUND);
         assertThat(Duration.ofNanos(acquiredAt - deleted).toMillis()).as("ms until the local waiter had the lock")
                 .isLessThan(RECHECK_MS + SLACK_MS);
-        assertThat(Workers.failureOf(lock.unlockAsync(HOLDER), TASK_BOUND))
+        assertThat(Workers.failureOf(lock.as(LockOwner.of(HOLDER)).unlockAsync(), TASK_BOUND))
                 .isInstanceOf(IllegalMonitorStateException.class);
         assertFree();
     }
@@ -417,7 +418,7 @@ class LocalHandoffIT {
         List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
         a.addLeaseLostListener(lost::add);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
         OverlapDetector detector = new OverlapDetector();
         List<Future<Long>> waiters = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
@@ -443,7 +444,7 @@ class LocalHandoffIT {
                     .as("ms until a local waiter had the lock after forceUnlock").isLessThan(500);
         }
         assertThat(detector.maxInside()).isEqualTo(1);
-        assertThat(Workers.failureOf(lock.unlockAsync(HOLDER), TASK_BOUND))
+        assertThat(Workers.failureOf(lock.as(LockOwner.of(HOLDER)).unlockAsync(), TASK_BOUND))
                 .isInstanceOf(IllegalMonitorStateException.class);
         Await.during(Duration.ofMillis(RECHECK_MS + 200), lost::isEmpty,
                 () -> "a force-unlock by the holder's own client is no loss: " + lost);
@@ -456,7 +457,7 @@ class LocalHandoffIT {
     void localWaitersThatTimeOutOrAreInterruptedOrCancelledLeaveNothingBehind(LockClient a) throws Exception {
         checked.add(a);
         DistributedLock lock = a.getLock(name);
-        lock.lockAsync(60, SECONDS, HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).lockAsync(60, SECONDS).get(5, SECONDS);
 
         long start = System.nanoTime();
         assertThat(lock.tryLock(200, MILLISECONDS)).isFalse();
@@ -479,7 +480,7 @@ class LocalHandoffIT {
         assertThat(Workers.get(interrupted, TASK_BOUND)).isInstanceOf(InterruptedException.class);
         assertThat(LocalQueues.queued(a, name)).isZero();
 
-        CompletableFuture<Boolean> cancelled = lock.tryLockAsync(30, 60, SECONDS, HOLDER + 1);
+        CompletableFuture<Boolean> cancelled = lock.as(LockOwner.of(HOLDER + 1)).tryLockAsync(30, 60, SECONDS);
         LocalQueues.awaitQueued(a, name, 1);
         assertThat(cancelled.cancel(true)).isTrue();
         LocalQueues.awaitQueued(a, name, 0);
@@ -487,7 +488,7 @@ class LocalHandoffIT {
 
         // nobody is left to hand the lock to: the release goes through Redis and frees it
         long publishesBefore = calls("publish");
-        lock.unlockAsync(HOLDER).get(5, SECONDS);
+        lock.as(LockOwner.of(HOLDER)).unlockAsync().get(5, SECONDS);
         assertThat(lock.isLocked()).isFalse();
         assertThat(calls("publish") - publishesBefore).isEqualTo(1);
         assertFree();
@@ -537,8 +538,8 @@ class LocalHandoffIT {
         for (int i = 0; i < 3; i++) {
             tasks.add(workers.submit(() -> {
                 while (!stop.get()) {
-                    long owner = nextOwner.incrementAndGet();
-                    CompletableFuture<Boolean> attempt = lock.tryLockAsync(50, LEASE_WATCHDOG, MILLISECONDS, owner);
+                    DistributedLock byOwner = lock.as(LockOwner.of(nextOwner.incrementAndGet()));
+                    CompletableFuture<Boolean> attempt = byOwner.tryLockAsync(50, LEASE_WATCHDOG, MILLISECONDS);
                     LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(0, 1_500_000));
                     if (attempt.cancel(true)) {
                         cancelled.incrementAndGet();
@@ -546,7 +547,7 @@ class LocalHandoffIT {
                         try {
                             section.run();
                         } finally {
-                            lock.unlockAsync(owner).join();
+                            byOwner.unlockAsync().join();
                         }
                     } else {
                         timedOut.incrementAndGet();
@@ -580,16 +581,16 @@ class LocalHandoffIT {
         long scriptsBefore = scriptCalls();
         List<CompletableFuture<Void>> chains = new ArrayList<>();
         for (int o = 0; o < owners; o++) {
-            long owner = HOLDER + 100 + o;
+            DistributedLock byOwner = lock.as(LockOwner.of(HOLDER + 100 + o));
             CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
             for (int r = 0; r < rounds; r++) {
-                chain = chain.thenCompose(ignored -> lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, owner))
+                chain = chain.thenCompose(ignored -> byOwner.lockAsync(LEASE_WATCHDOG, MILLISECONDS))
                         .thenRun(() -> detector.inside(() -> {
                             long v = counter.get();
                             Thread.onSpinWait();
                             counter.set(v + 1);
                         }))
-                        .thenCompose(ignored -> lock.unlockAsync(owner));
+                        .thenCompose(ignored -> byOwner.unlockAsync());
             }
             chains.add(chain);
         }

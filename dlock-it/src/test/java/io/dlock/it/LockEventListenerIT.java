@@ -5,6 +5,7 @@ import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.redisprocess.Await;
@@ -144,11 +145,11 @@ class LockEventListenerIT {
         Recorder events = new Recorder();
         a.addEventListener(events);
         lock.lock();
-        CompletableFuture<Void> waiter = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, OTHER_OWNER);
+        CompletableFuture<Void> waiter = lock.as(LockOwner.of(OTHER_OWNER)).lockAsync(LEASE_WATCHDOG, MILLISECONDS);
         Leaks.awaitWaiters(a, 1);
         lock.unlock();
         waiter.get(10, SECONDS);
-        lock.unlockAsync(OTHER_OWNER).get(10, SECONDS);
+        lock.as(LockOwner.of(OTHER_OWNER)).unlockAsync().get(10, SECONDS);
 
         awaitLine(events, "released " + OTHER_OWNER + " x0");
         awaitLine(events, "ended ACQUIRED " + OTHER_OWNER);

@@ -5,6 +5,7 @@ import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
@@ -61,10 +62,11 @@ class LostReplyIT {
         raw.close();
     }
 
-    private static final long OWNER = 7_000_001;
+    /** The owner of the async acquisitions: a fixed id, so that the tests can name its field in the lock hash. */
+    private static final LockOwner OWNER = LockOwner.of(7_000_001);
 
     private String field(LockClient client) {
-        return RawRedis.field(client.getId(), OWNER);
+        return RawRedis.field(client.getId(), OWNER.id());
     }
 
     /** The owner's hold counts in the lock hash: its field (the writer's has a suffix), without the rw "mode" field. */
@@ -93,18 +95,18 @@ class LostReplyIT {
     @EnumSource(LockKind.class)
     void anAcquisitionRetriedAfterLostRepliesCountsOnceAndTheUnlockFreesTheLock(LockKind kind, RedisServer server,
                                                                               LockClient a) throws Exception {
-        DistributedLock lock = a.getLock(kind, name);
+        DistributedLock lock = a.getLock(kind, name).as(OWNER);
         AtomicReference<CompletableFuture<Void>> locking = new AtomicReference<>();
         // lockAsync keeps trying while Redis does not answer: its first attempts time out, and run when thawed
         frozen(server, 3L * COMMAND_MS, () -> locking.set(lock.lockAsync(DistributedLock.LEASE_WATCHDOG,
-                MILLISECONDS, OWNER)));
+                MILLISECONDS)));
         locking.get().get(10, SECONDS);
         assertThat(holds()).as("one acquisition, as the client knows").isEqualTo(ownHold(kind, a, "1"));
 
-        lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
+        lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
         assertThat(holds()).as("a re-entry").isEqualTo(ownHold(kind, a, "2"));
-        lock.unlockAsync(OWNER).get(5, SECONDS);
-        lock.unlockAsync(OWNER).get(5, SECONDS);
+        lock.unlockAsync().get(5, SECONDS);
+        lock.unlockAsync().get(5, SECONDS);
         assertThat(raw.exists(name)).as("the last unlock frees the lock").isFalse();
         Leaks.assertClientIdle(a);
     }
@@ -113,16 +115,16 @@ class LostReplyIT {
     @EnumSource(LockKind.class)
     void aLostReplyUnderALiveHoldIsAdoptedWithoutResettingTheCount(LockKind kind, RedisServer server, LockClient a)
             throws Exception {
-        DistributedLock lock = a.getLock(kind, name);
-        lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
-        lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
+        DistributedLock lock = a.getLock(kind, name).as(OWNER);
+        lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
+        lock.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
         AtomicReference<CompletableFuture<Void>> reentry = new AtomicReference<>();
         frozen(server, 3L * COMMAND_MS, () -> reentry.set(lock.lockAsync(DistributedLock.LEASE_WATCHDOG,
-                MILLISECONDS, OWNER)));
+                MILLISECONDS)));
         reentry.get().get(10, SECONDS);
         assertThat(holds()).as("two outer acquisitions and this one").isEqualTo(ownHold(kind, a, "3"));
         for (int i = 0; i < 3; i++) {
-            lock.unlockAsync(OWNER).get(5, SECONDS);
+            lock.unlockAsync().get(5, SECONDS);
             assertThat(raw.exists(name)).as("after unlock %d", i + 1).isEqualTo(i < 2);
         }
         Leaks.assertClientIdle(a);
@@ -136,9 +138,9 @@ class LostReplyIT {
     @EnumSource(LockKind.class)
     void aWaitThatGivesUpAfterALostReplyLeavesNoHoldBehind(LockKind kind, RedisServer server, LockClient a,
                                                           LockClient b) throws Exception {
-        DistributedLock lock = a.getLock(kind, name);
+        DistributedLock lock = a.getLock(kind, name).as(OWNER);
         AtomicReference<CompletableFuture<Boolean>> trying = new AtomicReference<>();
-        frozen(server, 3L * COMMAND_MS, () -> trying.set(lock.tryLockAsync(100, 60_000, MILLISECONDS, OWNER)));
+        frozen(server, 3L * COMMAND_MS, () -> trying.set(lock.tryLockAsync(100, 60_000, MILLISECONDS)));
         assertThatThrownBy(() -> trying.get().get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
         Await.until(Duration.ofSeconds(3), () -> !raw.exists(name),
                 () -> "the hold of the lost attempt should be dropped: " + raw.hgetall(name) + ", PTTL "
@@ -161,12 +163,12 @@ class LostReplyIT {
         raw.sync().hset(name, Map.of("mode", "read", reader, "1"));
         raw.sync().pexpire(name, 60_000);
         raw.sync().psetex(timeoutKey, 60_000, "1");
-        DistributedLock write = a.getReadWriteLock(name).writeLock();
+        DistributedLock write = a.getReadWriteLock(name).writeLock().as(OWNER);
 
-        write.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
+        write.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
         assertThat(holds()).isEqualTo(Map.of(reader + ":write", "1"));
         assertThat(raw.exists(timeoutKey)).as("the orphan's timeout key").isFalse();
-        write.unlockAsync(OWNER).get(5, SECONDS);
+        write.unlockAsync().get(5, SECONDS);
         assertThat(raw.exists(name)).isFalse();
         Leaks.assertClientIdle(a);
     }

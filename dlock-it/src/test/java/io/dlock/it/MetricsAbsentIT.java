@@ -8,6 +8,7 @@ import io.dlock.LockClientConfig;
 import io.dlock.LockEventListener;
 import io.dlock.LockException;
 import io.dlock.LockKind;
+import io.dlock.LockOwner;
 import io.dlock.it.support.ChildJvm;
 import io.dlock.it.support.Leaks;
 import io.dlock.redisprocess.Await;
@@ -128,12 +129,12 @@ class MetricsAbsentIT {
                 fenced.unlock();
                 // a second owner waits behind the first, and gets it handed over
                 plain.lock();
-                var waiter = plain.lockAsync(DistributedLock.LEASE_WATCHDOG, SECONDS, 9_000_001L);
+                var waiter = plain.as(LockOwner.of(9_000_001L)).lockAsync(DistributedLock.LEASE_WATCHDOG, SECONDS);
                 Await.until(Leaks.SETTLE, () -> Leaks.diagnostics(client).waiters() == 1
                         && Leaks.diagnostics(client).subscriptions() == 1, "the second owner waits, subscribed");
                 plain.unlock();
                 waiter.get(10, SECONDS);
-                plain.unlockAsync(9_000_001L).get(10, SECONDS);
+                plain.as(LockOwner.of(9_000_001L)).unlockAsync().get(10, SECONDS);
                 // seven acquisitions, seven holds released; an acquisition's end may be told just after its caller
                 long deadline = System.nanoTime() + SECONDS.toNanos(10);
                 while ((acquired.get() < 7 || released.get() < 7) && System.nanoTime() - deadline < 0) {

@@ -5,6 +5,7 @@ import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.internal.client.RedisLockClient;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
@@ -171,7 +172,7 @@ class MetricsIT {
         meter(a);
         DistributedLock lock = a.getLock(name);
         lock.lock();
-        CompletableFuture<Void> waiter = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, OTHER_OWNER);
+        CompletableFuture<Void> waiter = lock.as(LockOwner.of(OTHER_OWNER)).lockAsync(LEASE_WATCHDOG, MILLISECONDS);
         Await.until(SETTLE, () -> ((RedisLockClient) a).localWaiters(name) == 1, "a local waiter");
         assertThat(gauge("dlock.waiters", "plain")).isEqualTo(1);
 
@@ -187,7 +188,7 @@ class MetricsIT {
         assertThat(holdsRecorded("plain")).as("the first owner's hold ended").isEqualTo(1);
         assertThat(gauge("dlock.holds", "plain")).as("the receiver's hold").isEqualTo(1);
 
-        lock.unlockAsync(OTHER_OWNER).get(10, SECONDS);
+        lock.as(LockOwner.of(OTHER_OWNER)).unlockAsync().get(10, SECONDS);
         assertThat(holdsRecorded("plain")).isEqualTo(2);
         assertThat(gauge("dlock.holds", "plain")).isZero();
         assertThat(gauge("dlock.waiters", "plain")).isZero();
@@ -235,7 +236,7 @@ class MetricsIT {
         waiter.join(10_000);
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
 
-        CompletableFuture<Void> cancelled = lock.lockAsync(LEASE_WATCHDOG, MILLISECONDS, OTHER_OWNER);
+        CompletableFuture<Void> cancelled = lock.as(LockOwner.of(OTHER_OWNER)).lockAsync(LEASE_WATCHDOG, MILLISECONDS);
         eventually(() -> assertThat(gauge("dlock.waiters", "plain")).isEqualTo(1));
         cancelled.cancel(false);
 

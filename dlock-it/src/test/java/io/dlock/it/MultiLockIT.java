@@ -182,8 +182,7 @@ class MultiLockIT {
                     multi.lock(leaseMs, MILLISECONDS);
                     yield true;
                 }
-                case TRY_LOCK_ASYNC -> client.getMultiLock(client.getLock(a), client.getLock(b))
-                        .tryLockAsync(20_000, leaseMs, MILLISECONDS, owner.id()).get(30, SECONDS);
+                case TRY_LOCK_ASYNC -> multi.tryLockAsync(20_000, leaseMs, MILLISECONDS).get(30, SECONDS);
             };
             if (!held) {
                 return null;
@@ -406,11 +405,14 @@ class MultiLockIT {
     @Test
     void asyncAcquisitionsAllOrNothing(LockClient client, LockClient other) throws Exception {
         MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
-        long owner = client.newOwner().id();
-        assertThat(multi.tryLockAsync(0, -1, MILLISECONDS, owner).get(5, SECONDS)).isTrue();
-        assertThat(multi.getHoldCountAsync(owner).get(5, SECONDS)).isEqualTo(1);
+        MultiLock byOwner = multi.as(client.newOwner());
+        assertThat(byOwner.tryLockAsync(0, -1, MILLISECONDS).get(5, SECONDS)).isTrue();
+        assertThat(byOwner.getHoldCountAsync().get(5, SECONDS)).isEqualTo(1);
+        assertThat(byOwner.isHeldByCurrentThreadAsync().get(5, SECONDS)).as("the view's owner, not the thread")
+                .isTrue();
+        assertThat(multi.getHoldCountAsync().get(5, SECONDS)).as("the calling thread holds nothing").isZero();
         assertThat(other.getMultiLock(other.getLock(b), other.getLock(a)).tryLockAsync().get(5, SECONDS)).isFalse();
-        multi.unlockAsync(owner).get(5, SECONDS);
+        byOwner.unlockAsync().get(5, SECONDS);
         assertThat(multi.isLockedAsync().get(5, SECONDS)).isFalse();
 
         // a view for an owner that is not a thread: taken on one thread, released on another
@@ -426,7 +428,7 @@ class MultiLockIT {
 
         DistributedLock blocker = other.getLock(b);
         blocker.lock();
-        CompletableFuture<Void> waiting = multi.lockAsync(-1, MILLISECONDS, owner);
+        CompletableFuture<Void> waiting = byOwner.lockAsync(-1, MILLISECONDS);
         Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, b) >= 1, "the multi-lock waits on b's channel");
         assertThat(waiting).as("waiting").isNotDone();
         assertThat(raw.exists(a)).as(oneScript() ? "all or nothing: a is not held while b is awaited"

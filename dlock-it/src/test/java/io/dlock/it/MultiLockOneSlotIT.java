@@ -139,15 +139,15 @@ class MultiLockOneSlotIT extends MultiLockIT {
         MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
         DistributedLock blocker = other.getLock(b);
         blocker.lock();
-        long owner = client.newOwner().id();
-        CompletableFuture<Boolean> waiting = multi.tryLockAsync(-1, -1, MILLISECONDS, owner);
+        MultiLock byOwner = multi.as(client.newOwner());
+        CompletableFuture<Boolean> waiting = byOwner.tryLockAsync(-1, -1, MILLISECONDS);
         Thread.sleep(200);
         waiting.cancel(false);
         blocker.unlock();
         io.dlock.redisprocess.Await.during(Duration.ofMillis(500), () -> !raw.exists(a) && !raw.exists(b),
                 "nothing taken after the cancellation");
-        assertThat(multi.tryLockAsync(0, -1, MILLISECONDS, owner).get(5, SECONDS)).isTrue();
-        multi.unlockAsync(owner).get(5, SECONDS);
+        assertThat(byOwner.tryLockAsync(0, -1, MILLISECONDS).get(5, SECONDS)).isTrue();
+        byOwner.unlockAsync().get(5, SECONDS);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
@@ -82,16 +83,16 @@ class MultiLockOneSlotLostReplyIT {
             throws Exception {
         MultiLock multi = multi(client);
         CompletableFuture<Void> locking = sentWhileFrozen(server,
-                () -> multi.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER));
+                () -> multi.as(LockOwner.of(OWNER)).lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS));
         locking.get(10, SECONDS);
         assertThat(raw.hgetall(a)).as("one acquisition, as the client knows").isEqualTo(hold(client, "1"));
         assertThat(raw.hgetall(b)).isEqualTo(hold(client, "1"));
 
-        multi.lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS, OWNER).get(5, SECONDS);
+        multi.as(LockOwner.of(OWNER)).lockAsync(DistributedLock.LEASE_WATCHDOG, MILLISECONDS).get(5, SECONDS);
         assertThat(raw.hgetall(a)).as("a re-entry").isEqualTo(hold(client, "2"));
         assertThat(raw.hgetall(b)).isEqualTo(hold(client, "2"));
-        multi.unlockAsync(OWNER).get(5, SECONDS);
-        multi.unlockAsync(OWNER).get(5, SECONDS);
+        multi.as(LockOwner.of(OWNER)).unlockAsync().get(5, SECONDS);
+        multi.as(LockOwner.of(OWNER)).unlockAsync().get(5, SECONDS);
         assertThat(raw.exists(a) || raw.exists(b)).as("the last unlock frees every member").isFalse();
         Leaks.assertClientIdle(client);
     }
@@ -100,7 +101,7 @@ class MultiLockOneSlotLostReplyIT {
     void aWaitThatGivesUpAfterALostReplyLeavesNoMemberBehind(RedisServer server, LockClient client,
                                                              LockClient other) throws Exception {
         CompletableFuture<Boolean> trying = sentWhileFrozen(server,
-                () -> multi(client).tryLockAsync(100, 60_000, MILLISECONDS, OWNER));
+                () -> multi(client).as(LockOwner.of(OWNER)).tryLockAsync(100, 60_000, MILLISECONDS));
         assertThatThrownBy(() -> trying.get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
         Await.until(Duration.ofSeconds(3), () -> !raw.exists(a) && !raw.exists(b),
                 () -> "the lost attempt's holds should be dropped: " + raw.hgetall(a) + " " + raw.hgetall(b));

@@ -3,6 +3,7 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.LockClient;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.TestOutcome;
@@ -396,8 +397,8 @@ class ReadWriteLockIT {
         assertThat(read.remainTimeToLive()).isBetween(9000L, 10_000L);
         assertThat(write.remainTimeToLive()).as("only the read side is held").isEqualTo(TTL_NOT_LOCKED);
         assertThat(read.getHoldCount()).isEqualTo(1);
-        assertThat(read.isHeldByThread(me)).isTrue();
-        assertThat(readOfB.isHeldByThread(me)).as("same thread id, other client").isFalse();
+        assertThat(read.as(LockOwner.of(me)).isHeldByCurrentThread()).isTrue();
+        assertThat(readOfB.as(LockOwner.of(me)).isHeldByCurrentThread()).as("same thread id, other client").isFalse();
         assertThat(write.isHeldByCurrentThread()).isFalse();
         assertThat(workers.call(TASK_BOUND, read::isHeldByCurrentThread)).isFalse();
         assertThat(read.leaseValidFor()).isPositive();
@@ -421,15 +422,16 @@ class ReadWriteLockIT {
 
         // async, with an owner that hops threads
         long owner = 515_151L;
-        assertThat(read.lockAsync(LEASE_WATCHDOG, MILLISECONDS, owner)).succeedsWithin(TASK_BOUND);
+        assertThat(read.as(LockOwner.of(owner)).lockAsync(LEASE_WATCHDOG, MILLISECONDS)).succeedsWithin(TASK_BOUND);
         assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "read", reader(a, owner), "1"));
         assertThat(read.isLockedAsync()).succeedsWithin(TASK_BOUND).isEqualTo(true);
         assertThat(write.isLockedAsync()).succeedsWithin(TASK_BOUND).isEqualTo(false);
         assertThat(read.remainTimeToLiveAsync()).succeedsWithin(TASK_BOUND)
                 .satisfies(ttl -> assertThat(ttl).isBetween(1L, (long) WATCHDOG_MS));
-        assertThat(Workers.failureOf(read.unlockAsync(owner + 1), TASK_BOUND))
+        assertThat(Workers.failureOf(read.as(LockOwner.of(owner + 1)).unlockAsync(), TASK_BOUND))
                 .isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
-        assertThat(workers.call(TASK_BOUND, () -> read.unlockAsync(owner))).succeedsWithin(TASK_BOUND);
+        assertThat(workers.call(TASK_BOUND, () -> read.as(LockOwner.of(owner)).unlockAsync()))
+                .succeedsWithin(TASK_BOUND);
         assertThat(raw.exists(name)).isFalse();
         assertThatThrownBy(read::unlock).isInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining(name);

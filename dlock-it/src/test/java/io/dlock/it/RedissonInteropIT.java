@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
@@ -173,7 +174,8 @@ class RedissonInteropIT {
         assertThat(hash).isEqualTo(Map.of(redisson.getId() + ":" + me, "2"));
         assertThat(hash.keySet()).allMatch(f -> f.matches(UUID_FIELD), "uuid:threadId");
         assertThat(ours.isLocked()).isTrue();
-        assertThat(ours.isHeldByThread(me)).as("dlock's isHeldByThread for Redisson's hold").isFalse();
+        assertThat(ours.as(LockOwner.of(me)).isHeldByCurrentThread()).as("dlock's owner " + me + " for Redisson's hold")
+                .isFalse();
         assertThat(ours.isHeldByCurrentThread()).isFalse();
         assertThat(ours.getHoldCount()).isZero();
         assertThat(theirs.getHoldCount()).isEqualTo(2);

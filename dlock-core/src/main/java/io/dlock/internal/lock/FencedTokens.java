@@ -2,6 +2,7 @@ package io.dlock.internal.lock;
 
 import io.dlock.FencedLock;
 import io.dlock.LockException;
+import io.dlock.LockOwner;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 
@@ -73,7 +74,7 @@ interface FencedTokens extends FencedLock {
     @Override
     default CompletableFuture<Long> lockAndGetTokenAsync(long leaseTime, TimeUnit unit) {
         long owner = tokenOwner();
-        return tokenOnceAcquired(lockAsync(leaseTime, unit, owner), owner);
+        return tokenOnceAcquired(as(LockOwner.of(owner)).lockAsync(leaseTime, unit), owner);
     }
 
     @Override
@@ -84,7 +85,7 @@ interface FencedTokens extends FencedLock {
     @Override
     default CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit) {
         long owner = tokenOwner();
-        return tokenOnceAcquired(tryLockAsync(waitTime, leaseTime, unit, owner), owner);
+        return tokenOnceAcquired(as(LockOwner.of(owner)).tryLockAsync(waitTime, leaseTime, unit), owner);
     }
 
     /**
@@ -103,7 +104,7 @@ interface FencedTokens extends FencedLock {
             } else {
                 try {
                     if (!token.complete(tokenOfNewHold(ownerId))) {
-                        unlockAsync(ownerId); // cancelled meanwhile: nobody will release it
+                        as(LockOwner.of(ownerId)).unlockAsync(); // cancelled meanwhile: nobody will release it
                     }
                 } catch (RuntimeException e) {
                     token.completeExceptionally(e);

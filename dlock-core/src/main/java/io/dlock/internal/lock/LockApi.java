@@ -22,8 +22,9 @@ import java.util.function.Supplier;
  * The public lock API for one owner, over the one lock implementation ({@link RedisLock}): argument checks, sync
  * waits over the async internals, and the hand-off of completions to the client's executor. Which owner the methods
  * act for is the subclass's choice ({@link #owner()}): the calling thread for the lock objects a client hands out, a
- * fixed one for the views of {@link #as} ({@link OwnerView}). The forms with an explicit
- * {@code ownerId}/{@code threadId} act for that id whatever {@link #owner()} is.
+ * fixed one for the views of {@link #as} ({@link OwnerView}). The deprecated forms with an explicit
+ * {@code ownerId}/{@code threadId} act for that id whatever {@link #owner()} is; each is a thin delegate to the
+ * private {@code ...For(ownerId)} method that the other methods use, so removing them touches nothing else.
  *
  * <p>Sync methods are thin waits on the async internals; no lock is held while waiting.
  */
@@ -138,13 +139,19 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public boolean isHeldByCurrentThread() {
-        return isHeldByThread(owner());
+        return isHeldBy(owner());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public boolean isHeldByThread(long threadId) {
+        return isHeldBy(threadId);
+    }
+
+    private boolean isHeldBy(long ownerId) {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().holdCount(threadId)) > 0;
+        return services().waits.awaitUninterruptibly(core().holdCount(ownerId)) > 0;
     }
 
     @Override
@@ -187,16 +194,22 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> lockAsync() {
-        return lockAsync(LEASE_WATCHDOG, TimeUnit.MILLISECONDS, owner());
+        return lockAsyncFor(LEASE_WATCHDOG, TimeUnit.MILLISECONDS, owner());
     }
 
     @Override
     public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit) {
-        return lockAsync(leaseTime, unit, owner());
+        return lockAsyncFor(leaseTime, unit, owner());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
+        return lockAsyncFor(leaseTime, unit, ownerId);
+    }
+
+    private CompletableFuture<Void> lockAsyncFor(long leaseTime, TimeUnit unit, long ownerId) {
         long leaseMs = Args.leaseMillis(name(), leaseTime, unit);
         try {
             AcquireLoop loop = core().startAcquire(WAIT_FOREVER, leaseMs, ownerId);
@@ -208,16 +221,22 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public CompletableFuture<Boolean> tryLockAsync() {
-        return tryLockAsync(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS, owner());
+        return tryLockAsyncFor(0, LEASE_WATCHDOG, TimeUnit.MILLISECONDS, owner());
     }
 
     @Override
     public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit) {
-        return tryLockAsync(waitTime, leaseTime, unit, owner());
+        return tryLockAsyncFor(waitTime, leaseTime, unit, owner());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
+        return tryLockAsyncFor(waitTime, leaseTime, unit, ownerId);
+    }
+
+    private CompletableFuture<Boolean> tryLockAsyncFor(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
         long waitNanos = Args.waitNanos(name(), waitTime, unit);
         long leaseMs = Args.leaseMillis(name(), leaseTime, unit);
         try {
@@ -230,11 +249,17 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public CompletableFuture<Void> unlockAsync() {
-        return unlockAsync(owner());
+        return unlockAsyncFor(owner());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Void> unlockAsync(long ownerId) {
+        return unlockAsyncFor(ownerId);
+    }
+
+    private CompletableFuture<Void> unlockAsyncFor(long ownerId) {
         try {
             services().checkOpen(name());
             return toCaller(core().release(ownerId));
@@ -271,16 +296,41 @@ public abstract class LockApi implements DistributedLock {
 
     @Override
     public CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
-        return isHeldByThreadAsync(owner());
+        return isHeldByAsync(owner());
+    }
+
+    @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
+    public CompletableFuture<Boolean> isHeldByThreadAsync(long threadId) {
+        return isHeldByAsync(threadId);
+    }
+
+    private CompletableFuture<Boolean> isHeldByAsync(long ownerId) {
+        CompletableFuture<Boolean> held = new CompletableFuture<>();
+        getHoldCountAsyncFor(ownerId).whenComplete((count, error) -> {
+            if (error != null) {
+                held.completeExceptionally(error);
+            } else {
+                held.complete(count > 0);
+            }
+        });
+        return held;
     }
 
     @Override
     public CompletableFuture<Integer> getHoldCountAsync() {
-        return getHoldCountAsync(owner());
+        return getHoldCountAsyncFor(owner());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Integer> getHoldCountAsync(long ownerId) {
+        return getHoldCountAsyncFor(ownerId);
+    }
+
+    private CompletableFuture<Integer> getHoldCountAsyncFor(long ownerId) {
         try {
             services().checkOpen(name());
             return toCaller(core().holdCount(ownerId));

@@ -75,6 +75,8 @@ abstract class MultiLockQueries implements DistributedLock {
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public final boolean isHeldByThread(long threadId) {
         return as(LockOwner.of(threadId)).isHeldByCurrentThread();
     }
@@ -130,13 +132,31 @@ abstract class MultiLockQueries implements DistributedLock {
         return any;
     }
 
+    /** The owner's (on a view: the view's owner, not the calling thread's) smallest hold count of the members. */
     @Override
+    public final CompletableFuture<Integer> getHoldCountAsync() {
+        return holdCountAsync(ownerNow());
+    }
+
+    /** Whether the owner (on a view: the view's owner, not the calling thread) holds every member. */
+    @Override
+    public final CompletableFuture<Boolean> isHeldByCurrentThreadAsync() {
+        return holdCountAsync(ownerNow()).thenApply(count -> count > 0);
+    }
+
+    @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public final CompletableFuture<Integer> getHoldCountAsync(long ownerId) {
-        LockOwner of = LockOwner.of(ownerId);
+        return holdCountAsync(LockOwner.of(ownerId));
+    }
+
+    /** The smallest of {@code owner}'s hold counts of the members, asked one member after another. */
+    private CompletableFuture<Integer> holdCountAsync(LockOwner owner) {
         CompletableFuture<Integer> least = CompletableFuture.completedFuture(Integer.MAX_VALUE);
         for (DistributedLock member : members) {
             least = least.thenCompose(sofar -> sofar == 0 ? CompletableFuture.completedFuture(0)
-                    : member.as(of).getHoldCountAsync(ownerId).thenApply(count -> Math.min(sofar, count)));
+                    : member.as(owner).getHoldCountAsync().thenApply(count -> Math.min(sofar, count)));
         }
         return least;
     }

@@ -396,11 +396,17 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     @Override
     public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit) {
-        return lockAsync(leaseTime, unit, ownerNow().id());
+        return lockAsyncFor(leaseTime, unit, ownerNow().id());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Void> lockAsync(long leaseTime, TimeUnit unit, long ownerId) {
+        return lockAsyncFor(leaseTime, unit, ownerId);
+    }
+
+    private CompletableFuture<Void> lockAsyncFor(long leaseTime, TimeUnit unit, long ownerId) {
         long leaseMs = leaseMillis(leaseTime, unit);
         checkLease(leaseMs);
         CompletableFuture<Boolean> acquired = startAsync(WAIT_FOREVER, leaseMs, ownerId);
@@ -420,11 +426,17 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     @Override
     public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit) {
-        return tryLockAsync(waitTime, leaseTime, unit, ownerNow().id());
+        return tryLockAsyncFor(waitTime, leaseTime, unit, ownerNow().id());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
+        return tryLockAsyncFor(waitTime, leaseTime, unit, ownerId);
+    }
+
+    private CompletableFuture<Boolean> tryLockAsyncFor(long waitTime, long leaseTime, TimeUnit unit, long ownerId) {
         long leaseMs = leaseMillis(leaseTime, unit);
         checkLease(leaseMs);
         Objects.requireNonNull(unit, "unit");
@@ -446,12 +458,17 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     @Override
     public CompletableFuture<Void> unlockAsync() {
-        return unlockAsync(ownerNow().id());
+        return unlockAsyncFor(ownerNow());
     }
 
     @Override
+    @Deprecated(since = "0.1", forRemoval = true)
+    @SuppressWarnings("removal") // implements the deprecated form
     public CompletableFuture<Void> unlockAsync(long ownerId) {
-        LockOwner owner = LockOwner.of(ownerId);
+        return unlockAsyncFor(LockOwner.of(ownerId));
+    }
+
+    private CompletableFuture<Void> unlockAsyncFor(LockOwner owner) {
         return overAll("unlock", reversed(members), member -> member.as(owner).unlockAsync())
                 .thenApply(any -> null);
     }
