@@ -59,8 +59,8 @@ class RawOwnerOverloadsTest {
         Map<String, Method> found = new TreeMap<>();
         List<String> violations = new ArrayList<>();
         for (Class<?> api : ApiClasses.all()) {
-            if (api.getEnclosingClass() != null) {
-                continue; // nested types are read with the file of their top-level type
+            if (api.getEnclosingClass() != null || !Modifier.isPublic(api.getModifiers())) {
+                continue; // nested types are read with their top-level type's file; package-private ones are no API
             }
             String source = Files.readString(sourceOf(api));
             String code = withoutComments(source);
