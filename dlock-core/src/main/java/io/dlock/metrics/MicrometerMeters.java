@@ -123,13 +123,15 @@ final class MicrometerMeters {
     // ---- recording; lockName null = not tagged ----
 
     void acquisition(LockKind kind, LockEventListener.Outcome outcome, long nanos, int redisAttempts, String lockName) {
+        // the attempts first: whoever sees the acquisition counted by the timer then sees its attempts too (a
+        // summary's count and total are updated one after the other, not atomically)
+        DistributionSummary summary = lockName == null ? attempts[kind.ordinal()]
+                : named(new NamedKey("attempts", kind, null, lockName), key -> attemptsSummary(kind, lockName));
+        summary.record(redisAttempts);
         Timer timer = lockName == null ? acquire[kind.ordinal()][outcome.ordinal()]
                 : named(new NamedKey("acquire", kind, outcomeTag(outcome), lockName),
                         key -> acquireTimer(kind, outcomeTag(outcome), lockName));
         timer.record(nanos, TimeUnit.NANOSECONDS);
-        DistributionSummary summary = lockName == null ? attempts[kind.ordinal()]
-                : named(new NamedKey("attempts", kind, null, lockName), key -> attemptsSummary(kind, lockName));
-        summary.record(redisAttempts);
     }
 
     void held(LockKind kind, long nanos, String lockName) {
