@@ -1,20 +1,14 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.LocalGate;
-import io.dlock.internal.acquire.AcquireLoop;
-
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
-import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
-import io.lettuce.core.ScriptOutputType;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CompletionException;
 
 /**
  * The protocol of the reentrant fair lock ({@link io.dlock.LockKind#FAIR}): granted in FIFO order among waiters of every client, wire-compatible with Redisson's
@@ -131,8 +125,6 @@ final class FairProtocol implements LockProtocol {
     static final long MAX_SLOT_MS = 100_000_000_000L;
 
     private final LockContext context;
-    private final LockServices services;
-    private final String name;
     private final String[] keys;
     private final String channelPrefix;
     private final String slot;
@@ -140,11 +132,10 @@ final class FairProtocol implements LockProtocol {
 
     FairProtocol(LockContext context) {
         this.context = context;
-        this.services = context.services();
-        this.name = context.name();
+        String name = context.name();
         this.keys = new String[] {name, queueKey(name), timeoutKey(name)};
         this.channelPrefix = LockNames.lockChannel(name);
-        long slotMs = slotMillis(services.fairLockWaitMs);
+        long slotMs = slotMillis(context.fairLockWaitMs());
         this.slot = Long.toString(slotMs);
         this.maxSleep = Long.toString(maxSleepMillis(slotMs));
     }
@@ -179,113 +170,90 @@ final class FairProtocol implements LockProtocol {
         return context;
     }
 
+    /** A waiter that may queue keeps its place in the Redis queue until a grant or a give-up. */
     @Override
-    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
-        String field = context.ownerField(ownerId);
-        long effectiveLease = context.effectiveLease(leaseMs);
-        boolean mayQueue = waitMillis != 0;
-        HoldId id = new HoldId(name, field);
-        if (mayQueue) {
-            services.holds.mark(id, Mark.FAIR_QUEUE_PLACE);
-        }
-        return context.attempt(id, ownerId, leaseMs, services.hashFieldRenewal,
-                (known, held) -> services.scripts.run(Scripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, keys,
-                        Long.toString(effectiveLease), field, slot, Long.toString(services.clock.millis()),
-                        mayQueue ? "1" : "0", maxSleep, Long.toString(known), held),
-                new LockContext.AcquireReplies() {
-                    @Override
-                    public void granted(Hold hold) {
-                        services.cohorts.acquired(name, ownerId, hold);
-                    }
+    public Mark waitingMark() {
+        return Mark.FAIR_QUEUE_PLACE;
+    }
 
-                    /** Out of the queue once granted; a gone hold changed nothing, so there is no place to leave. */
-                    @Override
-                    public void ended() {
-                        services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE);
-                    }
-                });
+    @Override
+    public ScriptCall acquire(AcquireRequest request, long knownCount) {
+        return ScriptCall.integer(Scripts.FAIR_ACQUIRE, keys, Long.toString(request.effectiveLeaseMs()),
+                context.ownerField(request.ownerId()), slot, Long.toString(context.epochMillis()),
+                request.waits() ? "1" : "0", maxSleep, Long.toString(knownCount), request.held());
     }
 
     /**
      * Owners of this client wait behind a local holder inside the client once they have their place in the Redis
      * queue, and ask Redis again at least every {@code S / 3}, as a waiter sleeping on its channel does, so that their
      * deadline stays fresh. The release hands the lock to whichever of them Redis has first in line
-     * ({@link #release}).
+     * ({@link #handOff}).
      */
     @Override
-    public LocalGate localGate(long ownerId, long leaseMs) {
-        HoldId id = new HoldId(name, context.ownerField(ownerId));
-        return new CohortGate(services.cohorts, name, ownerId, leaseMs,
-                TimeUnit.MILLISECONDS.toNanos(Long.parseLong(maxSleep)),
-                () -> services.holds.marked(id, Mark.FAIR_QUEUE_PLACE), false);
+    public LocalWait localWait() {
+        return new LocalWait(false, TimeUnit.MILLISECONDS.toNanos(Long.parseLong(maxSleep)), true);
+    }
+
+    /** Leaves the queue (and wakes the next waiter when it was first). */
+    @Override
+    public ScriptCall withdrawMark(long ownerId) {
+        return ScriptCall.integer(Scripts.FAIR_GIVE_UP, keys, context.ownerField(ownerId), slot,
+                Long.toString(context.epochMillis()), context.publishCommand(), channelPrefix);
+    }
+
+    @Override
+    public ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount) {
+        return ScriptCall.integer(Scripts.FAIR_RELEASE, keys, context.ownerField(ownerId), Long.toString(leaseMs),
+                Long.toString(context.epochMillis()), context.publishCommand(), channelPrefix,
+                Long.toString(knownCount), "drop-unknown").byText();
+    }
+
+    @Override
+    public ScriptCall release(long ownerId, Hold hold, String countAfter) {
+        return ScriptCall.integer(Scripts.FAIR_RELEASE, keys, context.ownerField(ownerId),
+                Long.toString(context.leaseAfterRelease(hold)), Long.toString(context.epochMillis()),
+                context.publishCommand(), channelPrefix, countAfter, "release");
     }
 
     /**
-     * The acquisition gave up: leaves the queue if an attempt may have put the owner there, and, after an attempt
-     * whose reply never came, drops the hold count that attempt may have taken (as the reentrant lock does), which
-     * would otherwise outlive the wait by its whole lease.
+     * When the owner's last release finds owners of this client waiting behind it locally, the same script call gives
+     * the lock to the first waiter in the Redis queue if that is one of them (a local hand-off that leaves exactly what
+     * that waiter's own acquisition would have left, and publishes nothing); if the first in line belongs to another
+     * client, it is an ordinary release.
      */
     @Override
-    public CompletableFuture<Void> giveUp(long ownerId) {
-        String field = context.ownerField(ownerId);
-        HoldId id = new HoldId(name, field);
-        CompletableFuture<Void> left = CompletableFuture.completedFuture(null);
-        if (services.holds.unmark(id, Mark.FAIR_QUEUE_PLACE)) {
-            CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_GIVE_UP, ScriptOutputType.INTEGER,
-                    keys, field, slot, Long.toString(services.clock.millis()), services.publishCommand,
-                    channelPrefix);
-            left = context.mapErrors(reply.thenApply(removed -> (Void) null), "leave the queue");
-        }
-        return left.handle((ok, error) -> error).thenCompose(leaveError -> services.pending
-                .dropIfUnanswered(id, (lease, known) -> services.scripts.runByText(Scripts.FAIR_RELEASE,
-                        ScriptOutputType.INTEGER, keys, field, Long.toString(lease),
-                        Long.toString(services.clock.millis()), services.publishCommand, channelPrefix,
-                        Long.toString(known), "drop-unknown"))
-                .thenApply(ignored -> {
-                    if (leaveError != null) {
-                        throw new CompletionException(leaveError);
-                    }
-                    return null;
-                }));
-    }
-
-    /**
-     * Releases one hold of {@code ownerId}. When it is the owner's last and owners of this client wait behind it
-     * locally, the same script call gives the lock to the first waiter in the Redis queue if that is one of them
-     * (a local hand-off that leaves exactly what that waiter's own acquisition would have left, and publishes
-     * nothing); if the first in line belongs to another client, or nobody waits, it is an ordinary release.
-     */
-    @Override
-    public CompletableFuture<Long> release(long ownerId, Hold hold) {
+    public HandOff handOff(long ownerId, Hold hold, String countAfter) {
         String field = context.ownerField(ownerId);
         String lease = Long.toString(context.leaseAfterRelease(hold));
-        String count = context.countAfterRelease(new HoldId(name, field), hold);
-        return HandOffRelease.send(this, ownerId, hold, new HandOffRelease.HandOffScript() {
-            @Override
-            public CompletableFuture<HandOffRelease.Outcome> send(List<HandOffRelease.Receiver> receivers) {
-                List<String> args = new ArrayList<>(List.of(field, lease, Long.toString(services.clock.millis()),
-                        services.publishCommand, channelPrefix, count, "release", slot));
-                for (HandOffRelease.Receiver receiver : receivers) {
-                    args.add(receiver.field());
-                    args.add(Long.toString(receiver.leaseMs()));
-                }
-                return services.scripts.<Long>run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys,
-                        args.toArray(new String[0])).thenApply(reply -> reply != null && reply >= 2L
-                        ? new HandOffRelease.Outcome.MovedTo((int) (reply - 2))
-                        : new HandOffRelease.Outcome.Released(reply));
-            }
-
+        return new HandOff() {
             @Override
             public LocalLine.Pick pick() {
                 return LocalLine.Pick.EVERY;
             }
 
             @Override
-            public void handedTo(long receiverId) {
-                services.holds.unmark(new HoldId(name, context.ownerField(receiverId)), Mark.FAIR_QUEUE_PLACE);
+            public HandOff.Receiver receiver(LocalWaiter waiter, long leaseMs) {
+                return new HandOff.Receiver(holdField(waiter.ownerId), leaseMs, FairProtocol.this);
             }
-        }, () -> services.scripts.run(Scripts.FAIR_RELEASE, ScriptOutputType.INTEGER, keys, field, lease,
-                Long.toString(services.clock.millis()), services.publishCommand, channelPrefix, count, "release"));
+
+            /** Releases with the release's arguments (lease, count) plus the receivers, in the cohort's order. */
+            @Override
+            public ScriptCall call(List<HandOff.Receiver> receivers) {
+                List<String> args = new ArrayList<>(List.of(field, lease, Long.toString(context.epochMillis()),
+                        context.publishCommand(), channelPrefix, countAfter, "release", slot));
+                for (HandOff.Receiver receiver : receivers) {
+                    args.add(receiver.field());
+                    args.add(Long.toString(receiver.leaseMs()));
+                }
+                return ScriptCall.integer(Scripts.FAIR_RELEASE, keys, args.toArray(new String[0]));
+            }
+
+            @Override
+            public HandOffRelease.Outcome read(Long reply) {
+                return reply != null && reply >= 2L ? new HandOffRelease.Outcome.MovedTo((int) (reply - 2))
+                        : new HandOffRelease.Outcome.Released(reply);
+            }
+        };
     }
 
     @Override
@@ -294,11 +262,8 @@ final class FairProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Boolean> forceRelease() {
-        services.renewer.discardAll(name);
-        services.cohorts.cleared(name);
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                keys, Long.toString(services.clock.millis()), services.publishCommand, channelPrefix);
-        return context.mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+    public ScriptCall forceRelease() {
+        return ScriptCall.integer(Scripts.FAIR_FORCE_RELEASE, keys, Long.toString(context.epochMillis()),
+                context.publishCommand(), channelPrefix);
     }
 }

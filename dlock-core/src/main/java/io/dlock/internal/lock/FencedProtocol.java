@@ -2,12 +2,10 @@ package io.dlock.internal.lock;
 
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
-import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
-import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The protocol of the fenced lock ({@link io.dlock.LockKind#FENCED}): the plain lock's ({@link PlainProtocol}, same
@@ -52,7 +50,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The release, give-up and forced release are the plain lock's, reached by composition; the extension and reads
  * are those of the common layout ({@link LockProtocol}), as for the plain lock. Unlike
- * the plain lock, owners of one client do not hand the lock to each other locally (no {@link #localGate}): every
+ * the plain lock, owners of one client do not wait for each other locally (no {@link #localWait}): every
  * acquisition goes through Redis, where its token is issued.
  */
 final class FencedProtocol implements LockProtocol {
@@ -64,16 +62,12 @@ final class FencedProtocol implements LockProtocol {
 
     private final PlainProtocol plain;
     private final LockContext context;
-    private final LockServices services;
-    private final String name;
     private final String[] acquireKeys;
 
     FencedProtocol(LockContext context) {
         this.plain = new PlainProtocol(context);
         this.context = context;
-        this.services = context.services();
-        this.name = context.name();
-        this.acquireKeys = new String[] {name, tokenKey(name)};
+        this.acquireKeys = new String[] {context.name(), tokenKey(context.name())};
     }
 
     /** @return {@code redisson_lock_token:{name}} */
@@ -86,50 +80,49 @@ final class FencedProtocol implements LockProtocol {
         return context;
     }
 
+    /** A hold of the owner that has a token of its own keeps it; any other acquisition takes a new one. */
     @Override
-    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
-        String field = context.ownerField(ownerId);
-        Hold known = services.renewer.find(name, field);
-        boolean hasToken = known != null && known.fencingToken() != null;
-        HoldId id = new HoldId(name, field);
-        String held = context.heldArg(id);
-        long sentAt = services.renewer.nanoTime();
-        return services.pending.<List<Object>>track(id,
-                knownCount -> services.scripts.run(Scripts.FENCED_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
-                        Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(knownCount),
-                        hasToken ? "1" : "0", held),
-                values -> recordReply(values, id, ownerId, leaseMs, sentAt));
+    public ScriptCall acquire(AcquireRequest request, long knownCount) {
+        Hold current = request.current();
+        boolean hasToken = current != null && current.fencingToken() != null;
+        return ScriptCall.multi(Scripts.FENCED_ACQUIRE, acquireKeys, Long.toString(request.effectiveLeaseMs()),
+                context.ownerField(request.ownerId()), Long.toString(knownCount), hasToken ? "1" : "0",
+                request.held());
     }
 
-    /** @return null when acquired (recorded, with the hold's token), else the lock's PTTL */
-    private Long recordReply(List<Object> values, HoldId id, long ownerId, long leaseMs, long sentAt) {
+    /** Reply {@code [outcome, value]}: a first acquisition's value is its token; a refusal's is the lock's PTTL. */
+    @Override
+    public AcquireReply readAcquire(Object reply, AcquireRequest request) {
+        List<?> values = (List<?>) reply;
         long outcome = (Long) values.get(0);
         long value = (Long) values.get(1);
-        if (outcome == LockContext.HOLD_GONE) {
-            throw context.holdGone(id);
+        if (outcome == AcquireReply.HOLD_GONE) {
+            return AcquireReply.GONE;
         }
-        if (outcome != ACQUIRED && outcome != REENTERED) {
-            return value;
-        }
-        Hold hold = context.recordGrant(name, id.field(), ownerId, leaseMs, sentAt, services.hashFieldRenewal);
         if (outcome == ACQUIRED) {
-            hold.fencingToken(value);
+            return new AcquireReply.Granted(value);
         }
-        return null;
+        return outcome == REENTERED ? AcquireReply.GRANTED : new AcquireReply.Busy(value);
     }
 
     @Override
-    public CompletableFuture<Void> giveUp(long ownerId) {
-        return plain.giveUp(ownerId);
+    public ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount) {
+        return plain.dropUnknown(ownerId, leaseMs, knownCount);
     }
 
     @Override
-    public CompletableFuture<Long> release(long ownerId, Hold hold) {
-        return plain.release(ownerId, hold);
+    public ScriptCall release(long ownerId, Hold hold, String countAfter) {
+        return plain.release(ownerId, hold, countAfter);
+    }
+
+    /** Owners of a plain lock of the same name that wait in this client may take the lock from a fenced release. */
+    @Override
+    public HandOff handOff(long ownerId, Hold hold, String countAfter) {
+        return plain.handOff(ownerId, hold, countAfter);
     }
 
     @Override
-    public CompletableFuture<Boolean> forceRelease() {
+    public ScriptCall forceRelease() {
         return plain.forceRelease();
     }
 

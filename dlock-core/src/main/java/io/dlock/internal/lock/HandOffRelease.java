@@ -1,15 +1,13 @@
 package io.dlock.internal.lock;
 
-import io.dlock.DistributedLock;
 import io.dlock.internal.Errors;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
-import io.dlock.internal.lease.RenewalSender;
+import io.dlock.internal.script.ScriptCall;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * The release of exclusive kinds with a {@link LocalCohort}: when an owner releases its last acquisition and other
@@ -19,7 +17,10 @@ import java.util.function.Supplier;
  * nothing. Keeps the cohort informed either way: when the message reached other clients' waiters, this client's
  * owners give them a head start ({@link LocalCohort#released(long, boolean, long)}).
  *
- * <p>The shapes of hand-off, chosen by the kind ({@link HandOffScript#pick()}):
+ * <p>The kind describes its hand-off ({@link HandOff}); this class alone sends it and keeps the books: the receivers'
+ * grants ({@link RedisLock#recordGrant}), their waiting marks, the events and the cohort.
+ *
+ * <p>The shapes of hand-off, chosen by the kind ({@link HandOff#pick()}):
  * <ul>
  *   <li>to the first local waiter (the plain lock): the script moves the lock to it or answers that it moved nothing,
  *       and then the release script runs;</li>
@@ -29,13 +30,6 @@ import java.util.function.Supplier;
  * </ul>
  */
 final class HandOffRelease {
-
-    /**
-     * A waiter the lock may be handed to: its hash field, lease in ms, how its hold is renewed, and the context (kind)
-     * its hold is recorded in.
-     */
-    record Receiver(String field, long leaseMs, RenewalSender renewal, LockContext grantedIn) {
-    }
 
     /** What a hand-off script did. */
     sealed interface Outcome {
@@ -56,69 +50,40 @@ final class HandOffRelease {
         }
     }
 
-    /** A kind's hand-off script. */
-    interface HandOffScript {
-        /** Sends the script for the releasing owner and these receivers, in the cohort's order. */
-        CompletableFuture<Outcome> send(List<Receiver> receivers);
-
-        /** @return which local waiters the script is sent for ({@link LocalLine.Pick#FIRST} by default) */
-        default LocalLine.Pick pick() {
-            return LocalLine.Pick.FIRST;
-        }
-
-        /**
-         * @param leaseMs the waiter's lease in ms, the watchdog timeout for a watchdog lease
-         * @return what the script is told of {@code waiter}; by default its {@link LockProtocol#holdField} renewed as a
-         *         hash field and recorded in the protocol's own context
-         */
-        default Receiver receiver(LockProtocol protocol, LocalWaiter waiter, long leaseMs) {
-            return new Receiver(protocol.holdField(waiter.ownerId), leaseMs,
-                    protocol.context().services().hashFieldRenewal, protocol.context());
-        }
-
-        /** The lock was handed to {@code ownerId}, before its wait ends: the kind drops what its waiting left. */
-        default void handedTo(long ownerId) {
-        }
-    }
-
     private HandOffRelease() {
     }
 
     /**
-     * Releases one acquisition of {@code ownerId} under {@code protocol}, handing the lock over when it was the last one and
+     * Releases one acquisition of {@code ownerId} of {@code lock}, handing the lock over when it was the last one and
      * another owner of this client waits.
      *
      * @param hold    this client's record of the hold, or null
-     * @param handOff sends the hand-off script
-     * @param release sends the release script
+     * @param handOff the kind's hand-off
+     * @param release the kind's release call
      */
-    static CompletableFuture<Long> send(LockProtocol protocol, long ownerId, Hold hold, HandOffScript handOff,
-                                        Supplier<CompletableFuture<Long>> release) {
-        LockContext context = protocol.context();
-        LockServices services = context.services();
-        String name = context.name();
+    static CompletableFuture<Long> send(RedisLock lock, long ownerId, Hold hold, HandOff handOff,
+                                        ScriptCall release) {
+        LockProtocol protocol = lock.protocol;
+        LockServices services = lock.services;
+        String name = lock.name;
         LocalCohort cohort = services.cohorts.find(name);
         List<LocalWaiter> reserved = cohort == null ? List.of()
                 : cohort.reserveHandoff(ownerId, hold, handOff.pick());
         long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
         if (reserved.isEmpty()) {
-            return releaseInRedis(protocol, ownerId, release, messagesBefore);
+            return releaseInRedis(lock, ownerId, release, messagesBefore);
         }
-        List<Receiver> receivers = new ArrayList<>(reserved.size());
+        List<HandOff.Receiver> receivers = new ArrayList<>(reserved.size());
         for (LocalWaiter waiter : reserved) {
-            receivers.add(handOff.receiver(protocol, waiter,
-                    waiter.leaseMs == DistributedLock.LEASE_WATCHDOG ? services.renewer.watchdogMs() : waiter.leaseMs));
+            receivers.add(handOff.receiver(waiter, protocol.context().effectiveLease(waiter.leaseMs)));
         }
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Outcome> reply = Errors.call(() -> handOff.send(receivers));
+        CompletableFuture<Outcome> reply = Errors.call(() -> handOff.call(receivers).<Long>send(services.scripts)
+                .thenApply(handOff::read));
         return reply.handle((outcome, error) -> {
             if (error == null && outcome instanceof Outcome.MovedTo moved) {
                 LocalWaiter next = reserved.get(moved.receiver());
-                Receiver to = receivers.get(moved.receiver());
-                Hold nextHold = to.grantedIn().recordGrant(protocol.holdKey(), to.field(), next.ownerId, next.leaseMs,
-                        sentAt, to.renewal());
-                handOff.handedTo(next.ownerId);
-                services.events.get().handedOff(nextHold);
+                Hold nextHold = handedTo(lock, receivers.get(moved.receiver()), next, sentAt);
                 // The receivers were reserved before the script was sent, so they still wait for exactly this outcome
                 // and nothing else can have sent them to Redis. If the receiver's caller gave up meanwhile, its own
                 // acquisition gives the lock back: never a release on its behalf here, which raced with a new attempt
@@ -129,12 +94,7 @@ final class HandOffRelease {
             }
             if (error == null && outcome instanceof Outcome.GrantedToAll) {
                 for (int i = 0; i < reserved.size(); i++) {
-                    LocalWaiter waiter = reserved.get(i);
-                    Receiver to = receivers.get(i);
-                    Hold granted = to.grantedIn().recordGrant(protocol.holdKey(), to.field(), waiter.ownerId,
-                            waiter.leaseMs, sentAt, to.renewal());
-                    handOff.handedTo(waiter.ownerId);
-                    services.events.get().handedOff(granted);
+                    handedTo(lock, receivers.get(i), reserved.get(i), sentAt);
                 }
                 cohort.handedOffShared(reserved);
                 services.cohorts.tidy(name, cohort);
@@ -152,26 +112,41 @@ final class HandOffRelease {
             }
             if (outcome instanceof Outcome.Released released) {
                 return CompletableFuture.completedFuture(released.reply())
-                        .thenApply(r -> afterRelease(protocol, ownerId, r, messagesBefore));
+                        .thenApply(r -> afterRelease(lock, ownerId, r, messagesBefore));
             }
-            return releaseInRedis(protocol, ownerId, release, messagesBefore);
+            return releaseInRedis(lock, ownerId, release, messagesBefore);
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * The hand-off gave {@code waiter} its hold: recorded as the receiver's kind has it, its waiting mark gone (the
+     * script removed it in Redis), reported to the event listeners.
+     */
+    private static Hold handedTo(RedisLock lock, HandOff.Receiver to, LocalWaiter waiter, long sentAt) {
+        Hold hold = lock.recordGrant(to.grantedAs(), to.field(), waiter.ownerId, waiter.leaseMs, sentAt);
+        io.dlock.internal.lease.HoldTable.Mark mark = to.grantedAs().waitingMark();
+        if (mark != null) {
+            lock.services.holds.unmark(new HoldId(lock.protocol.holdKey(), to.field()), mark);
+        }
+        lock.services.events.get().handedOff(hold);
+        return hold;
     }
 
     /**
      * @param messagesBefore the cohort's unlock message count before the release: the head start given to other
      *                       clients ends early once a message beyond this release's own arrives
      */
-    private static CompletableFuture<Long> releaseInRedis(LockProtocol protocol, long ownerId,
-                                                          Supplier<CompletableFuture<Long>> release,
+    private static CompletableFuture<Long> releaseInRedis(RedisLock lock, long ownerId, ScriptCall release,
                                                           long messagesBefore) {
-        return release.get().thenApply(released -> afterRelease(protocol, ownerId, released, messagesBefore));
+        return release.<Long>send(lock.services.scripts)
+                .thenApply(released -> afterRelease(lock, ownerId, released, messagesBefore));
     }
 
     /** Tells the cohort what a release through Redis did; returns its reply. */
-    private static Long afterRelease(LockProtocol protocol, long ownerId, Long released, long messagesBefore) {
-        LockServices services = protocol.context().services();
-        String name = protocol.context().name();
+    private static Long afterRelease(RedisLock lock, long ownerId, Long released, long messagesBefore) {
+        LockServices services = lock.services;
+        String name = lock.name;
+        LockProtocol protocol = lock.protocol;
         if (released == null) {
             services.cohorts.released(name, ownerId);
         } else if (released >= 1L) {

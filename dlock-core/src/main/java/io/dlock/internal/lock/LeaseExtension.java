@@ -1,8 +1,8 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.Args;
 import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Args;
 import io.dlock.internal.lease.Hold;
 
 import java.time.Duration;
@@ -78,7 +78,7 @@ final class LeaseExtension {
             return CompletableFuture.completedFuture(null);
         }
         long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs));
+        CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs).send(services.scripts));
         return reply.handle((extended, error) -> {
             if (error != null) {
                 services.renewer.extensionUnknown(hold, sentAt, leaseMs);

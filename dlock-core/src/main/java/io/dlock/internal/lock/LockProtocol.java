@@ -1,23 +1,24 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.LocalGate;
-import io.dlock.internal.acquire.AcquireLoop;
-
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.lease.RenewalSender;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
-import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One lock kind on the wire: its scripts, keys, fields and channel (docs/protocol.md), and nothing else. Everything a
- * kind does not decide (argument checks, waiting, lost replies, releases with their failures, replica confirmation,
- * events, lease extension, the public API) is written once in {@link RedisLock}, which drives a protocol; a kind is
- * a {@link LockKind}-tagged protocol object, not a subclass.
+ * One lock kind on the wire: its scripts, keys, fields and channel (docs/protocol.md), and nothing else. A protocol
+ * <em>describes</em>: for each step it returns the call to send ({@link ScriptCall}) and reads the reply; it sends
+ * nothing of the acquire, give-up, release, extension or forced release itself and keeps no books. {@link RedisLock}
+ * <em>drives</em>: it sends the calls and alone applies what every kind shares (the lost-reply rule, waiting marks,
+ * grant records, hold-gone handling, the local cohort, hand-offs through {@link HandOffRelease}, errors, events).
+ * A kind is a {@link io.dlock.LockKind}-tagged protocol object, not a subclass.
  *
  * <p>Every method acts for one owner ({@code ownerId}: a thread id or a {@code LockOwner}'s id), never blocks, and
- * may be called from any thread, concurrently. Futures complete on a Redis I/O thread: their callbacks must not
- * block. A method may also throw instead of failing its future; {@link RedisLock} treats both alike.
+ * may be called from any thread, concurrently; implementations are immutable. A method may throw; {@link RedisLock}
+ * treats that as a failed step.
  *
  * <p>The defaults serve the common layout, a hash at the lock's name with one field per owner (the plain, fenced and
  * fair locks); other layouts override them.
@@ -46,45 +47,89 @@ interface LockProtocol {
         return context().ownerField(ownerId);
     }
 
+    /** @return how this kind's holds are renewed; by default as a field of the hash at {@link #holdKey()} */
+    default RenewalSender renewal() {
+        return context().services().hashFieldRenewal;
+    }
+
     /**
-     * One attempt for {@code ownerId}, sent through the lost-reply rule ({@link io.dlock.internal.acquire.PendingAcquisitions#track}); a grant
-     * is recorded with the renewer before the future completes.
+     * @return the mark a waiter of this kind keeps in the hold table while it may have left a waiting mark (or a queue
+     *         place) in Redis, set from its first waiting attempt until a grant, a gone hold or a refusal ends the
+     *         wait; null when the kind leaves none
+     */
+    default Mark waitingMark() {
+        return null;
+    }
+
+    /**
+     * The acquire call of one attempt.
      *
-     * @param leaseMs    the lease, or {@link io.dlock.DistributedLock#LEASE_WATCHDOG}
-     * @param waitMillis the caller's whole wait: 0 for a single attempt, {@code WAIT_FOREVER}, or a positive time
-     * @return null when acquired, else how long to sleep at most before the next attempt (ms; the lock's PTTL for most
-     *         kinds, negative when unknown)
+     * @param knownCount the count this client knows for the hold, sent for the lost-reply rule (§1.7)
      */
-    CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis);
+    ScriptCall acquire(AcquireRequest request, long knownCount);
 
     /**
-     * Removes what failed attempts of {@code ownerId} left in Redis once it stops waiting without the lock (timeout,
-     * interrupt, cancellation, failure): at least what an attempt without a reply may have taken
-     * ({@link io.dlock.internal.acquire.PendingAcquisitions#dropIfUnanswered}).
+     * Reads an acquire reply. May throw for a refusal the caller must hear of (it ends the wait).
+     * By default the common integer reply ({@link AcquireReply#ofInteger}).
      */
-    CompletableFuture<Void> giveUp(long ownerId);
+    default AcquireReply readAcquire(Object reply, AcquireRequest request) {
+        return AcquireReply.ofInteger((Long) reply);
+    }
+
+    /** @return the call that takes back the waiting mark {@code ownerId} may have left ({@link #waitingMark}) */
+    default ScriptCall withdrawMark(long ownerId) {
+        throw new UnsupportedOperationException(describe() + " leaves no waiting mark");
+    }
 
     /**
-     * Sends the release of one acquisition of {@code ownerId}. Reply: 1 or more = the owner's last hold went (kinds
-     * with local hand-offs add the number of subscribers its unlock message reached), 0 = holds remain, nil = the
-     * owner held none.
+     * The call that drops, after an attempt whose reply never came, whatever count it left above what this client
+     * knows ("drop-unknown"; nothing when it did not run).
      *
-     * @param hold this client's record of the hold (its leases decide the TTL after a partial release), or null
+     * @param leaseMs    the hold's current lease, kept when counts remain
+     * @param knownCount the count this client knows
      */
-    CompletableFuture<Long> release(long ownerId, Hold hold);
+    ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount);
 
     /**
-     * Sends the lease extension of {@code ownerId}'s hold ({@link LeaseExtension}). Reply: 1 = it now expires
+     * The release of one acquisition of {@code ownerId}. Reply: 1 or more = the owner's last hold went (kinds with
+     * local hand-offs add the number of subscribers its unlock message reached), 0 = holds remain, nil = the owner
+     * held none.
+     *
+     * @param hold       this client's record of the hold (its leases decide the TTL after a partial release), or null
+     * @param countAfter the owner's count after the release as this client knows it, {@code -1} when unknown
+     */
+    ScriptCall release(long ownerId, Hold hold, String countAfter);
+
+    /**
+     * @param hold       as for {@link #release}
+     * @param countAfter as for {@link #release}
+     * @return how the last release of {@code ownerId} hands the lock to owners of this client waiting behind it, or
+     *         null when it never does
+     */
+    default HandOff handOff(long ownerId, Hold hold, String countAfter) {
+        return null;
+    }
+
+    /**
+     * The lease extension of {@code ownerId}'s hold ({@link LeaseExtension}). Reply: 1 = it now expires
      * {@code leaseMs} from now, 0 = the owner holds nothing in Redis. By default the hold is the owner's field of the
      * hash at {@link #holdKey()} ({@code lock_extend.lua}).
      */
-    default CompletableFuture<Long> extend(long ownerId, long leaseMs) {
-        return context().services().scripts.run(Scripts.LOCK_EXTEND, ScriptOutputType.INTEGER,
-                new String[] {holdKey()}, Long.toString(leaseMs), holdField(ownerId));
+    default ScriptCall extend(long ownerId, long leaseMs) {
+        return ScriptCall.integer(Scripts.LOCK_EXTEND, new String[] {holdKey()}, Long.toString(leaseMs),
+                holdField(ownerId));
     }
 
-    /** Removes the lock whoever holds it; true if it was removed. Also forgets this client's records of it. */
-    CompletableFuture<Boolean> forceRelease();
+    /** The call that removes the lock whoever holds it. Reply: 1 = removed. */
+    ScriptCall forceRelease();
+
+    /**
+     * Whether the forced release removes the lock only when it is held in this kind's mode (a read-write side): then
+     * this client forgets its records of the lock only once Redis says it removed it, else before sending.
+     */
+    default boolean forceReleaseOnlyInOwnMode() {
+        return false;
+    }
 
     /** The channel whose messages wake {@code ownerId}'s waits. */
     String wakeupChannel(long ownerId);
@@ -98,11 +143,10 @@ interface LockProtocol {
     }
 
     /**
-     * The gate through which {@code ownerId}'s acquisition waits behind other owners of this client and takes
-     * hand-offs from them ({@link LocalCohort}); null for kinds where holders share the lock or a queue in Redis
-     * decides the order.
+     * @return how owners wait behind other owners of this client and take hand-offs from them ({@link LocalCohort});
+     *         null for kinds whose holders never wait inside the client
      */
-    default LocalGate localGate(long ownerId, long leaseMs) {
+    default LocalWait localWait() {
         return null;
     }
 

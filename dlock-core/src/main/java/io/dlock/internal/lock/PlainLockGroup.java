@@ -1,14 +1,13 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.AcquireSteps;
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.WakeMode;
-import io.dlock.internal.acquire.Callers;
-
 import io.dlock.DistributedLock;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.acquire.WakeMode;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
@@ -275,7 +274,7 @@ public final class PlainLockGroup {
         List<HoldId> ids = members.stream().map(member -> member.holdId(ownerId)).toList();
         String[] held = new String[ids.size()];
         for (int i = 0; i < held.length; i++) {
-            held[i] = members.get(i).protocol.context().heldArg(ids.get(i));
+            held[i] = members.get(i).heldArg(ownerId);
         }
         String lease = Long.toString(members.get(0).protocol.context().effectiveLease(leaseMs));
         long sentAt = services.renewer.nanoTime();
@@ -291,17 +290,14 @@ public final class PlainLockGroup {
         }, reply -> {
             if (reply == null) {
                 for (int i = 0; i < ids.size(); i++) {
-                    LockContext context = members.get(i).protocol.context();
-                    Hold hold = context.recordGrant(ids.get(i).key(), ids.get(i).field(), ownerId, leaseMs, sentAt,
-                            services.hashFieldRenewal);
-                    services.cohorts.acquired(keys[i], ownerId, hold);
+                    Hold hold = members.get(i).recordAttemptGrant(ownerId, leaseMs, sentAt);
                     followed.get(i).granted(hold);
                 }
                 return null;
             }
             if (reply <= -1001) {
                 int gone = (int) (-reply - 1001);
-                throw members.get(gone).protocol.context().holdGone(ids.get(gone));
+                throw members.get(gone).holdGone(ids.get(gone));
             }
             return reply;
         });
@@ -317,10 +313,10 @@ public final class PlainLockGroup {
         return CompletableFuture.allOf(releases.toArray(CompletableFuture<?>[]::new));
     }
 
-    /** Drops, on every member, what an attempt without a reply may have taken ({@link LockProtocol#giveUp}). */
+    /** Drops, on every member, what an attempt without a reply may have taken ({@link RedisLock#giveUp}). */
     private CompletableFuture<?> giveUp(long ownerId) {
         return CompletableFuture.allOf(members.stream()
-                .map(member -> Errors.call(() -> member.protocol.giveUp(ownerId)).handle((ok, error) -> null))
+                .map(member -> Errors.call(() -> member.giveUp(ownerId)).handle((ok, error) -> null))
                 .toArray(CompletableFuture<?>[]::new));
     }
 

@@ -1,15 +1,11 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.LocalGate;
-import io.dlock.internal.acquire.AcquireLoop;
-
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
-import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
-import io.lettuce.core.ScriptOutputType;
 
-import java.util.concurrent.CompletableFuture;
+import java.util.List;
 
 /**
  * The protocol of the reentrant, non-fair lock ({@link io.dlock.LockKind#PLAIN}), wire-compatible with Redisson's
@@ -38,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
  */
 final class PlainProtocol implements LockProtocol {
     private final LockContext context;
-    private final LockServices services;
     private final String name;
     private final String[] lockKey;
     /** The unlock channel: an ARGV of the scripts, never a KEY (an ACL key pattern need not match channels). */
@@ -46,7 +41,6 @@ final class PlainProtocol implements LockProtocol {
 
     PlainProtocol(LockContext context) {
         this.context = context;
-        this.services = context.services();
         this.name = context.name();
         this.lockKey = new String[] {name};
         this.channel = LockNames.lockChannel(name);
@@ -58,54 +52,56 @@ final class PlainProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+    public ScriptCall acquire(AcquireRequest request, long knownCount) {
+        return ScriptCall.integer(Scripts.LOCK_ACQUIRE, lockKey, Long.toString(request.effectiveLeaseMs()),
+                context.ownerField(request.ownerId()), Long.toString(knownCount), request.held());
+    }
+
+    @Override
+    public ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount) {
+        return ScriptCall.integer(Scripts.LOCK_RELEASE, lockKey, context.ownerField(ownerId), Long.toString(leaseMs),
+                context.publishCommand(), channel, Long.toString(knownCount), "drop-unknown").byText();
+    }
+
+    @Override
+    public LocalWait localWait() {
+        return LocalWait.EXCLUSIVE;
+    }
+
+    @Override
+    public ScriptCall release(long ownerId, Hold hold, String countAfter) {
+        return ScriptCall.integer(Scripts.LOCK_RELEASE, lockKey, context.ownerField(ownerId),
+                Long.toString(context.leaseAfterRelease(hold)), context.publishCommand(), channel, countAfter,
+                "release");
+    }
+
+    /** The last release moves the lock to the first local waiter ({@code lock_handoff.lua}). */
+    @Override
+    public HandOff handOff(long ownerId, Hold hold, String countAfter) {
         String field = context.ownerField(ownerId);
-        return context.attempt(new HoldId(name, field), ownerId, leaseMs, services.hashFieldRenewal,
-                (known, held) -> services.scripts.run(Scripts.LOCK_ACQUIRE, ScriptOutputType.INTEGER, lockKey,
-                        Long.toString(context.effectiveLease(leaseMs)), field, Long.toString(known), held),
-                new LockContext.AcquireReplies() {
-                    @Override
-                    public void granted(Hold hold) {
-                        services.cohorts.acquired(name, ownerId, hold);
-                    }
-                });
+        return new HandOff() {
+            @Override
+            public HandOff.Receiver receiver(LocalWaiter waiter, long leaseMs) {
+                return new HandOff.Receiver(holdField(waiter.ownerId), leaseMs, PlainProtocol.this);
+            }
+
+            @Override
+            public ScriptCall call(List<HandOff.Receiver> receivers) {
+                return ScriptCall.integer(Scripts.LOCK_HANDOFF, lockKey, field, receivers.get(0).field(),
+                        Long.toString(receivers.get(0).leaseMs()));
+            }
+
+            @Override
+            public HandOffRelease.Outcome read(Long reply) {
+                return handOffOutcome(reply);
+            }
+        };
     }
 
     /**
-     * After an attempt whose reply never came, drops whatever count it left above what this client knows (nothing
-     * when it did not run): that attempt may have taken a hold nobody knows of, which would otherwise outlive the
-     * wait by its whole lease.
+     * A first-waiter hand-off script's reply (lock_handoff.lua's, rwlock_write_handoff.lua's): 1 = moved, 0 = nothing
+     * moved (release as usual), nil = the owner held nothing.
      */
-    @Override
-    public CompletableFuture<Void> giveUp(long ownerId) {
-        String field = context.ownerField(ownerId);
-        return services.pending.dropIfUnanswered(new HoldId(name, field), (lease, known) -> services.scripts.runByText(
-                Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field, Long.toString(lease),
-                services.publishCommand, channel, Long.toString(known), "drop-unknown"));
-    }
-
-    @Override
-    public LocalGate localGate(long ownerId, long leaseMs) {
-        return new CohortGate(services.cohorts, name, ownerId, leaseMs);
-    }
-
-    /**
-     * Releases one hold of {@code ownerId}; when it is the owner's last and another owner of this client waits for
-     * the lock, hands the lock to that one instead ({@link LocalCohort}).
-     */
-    @Override
-    public CompletableFuture<Long> release(long ownerId, Hold hold) {
-        String field = context.ownerField(ownerId);
-        return HandOffRelease.send(this, ownerId, hold, receivers -> services.scripts.<Long>run(Scripts.LOCK_HANDOFF,
-                        ScriptOutputType.INTEGER, lockKey, field, receivers.get(0).field(),
-                        Long.toString(receivers.get(0).leaseMs()))
-                .thenApply(PlainProtocol::handOffOutcome),
-                () -> services.scripts.run(Scripts.LOCK_RELEASE, ScriptOutputType.INTEGER, lockKey, field,
-                        Long.toString(context.leaseAfterRelease(hold)), services.publishCommand, channel,
-                        context.countAfterRelease(new HoldId(name, field), hold), "release"));
-    }
-
-    /** A first-waiter hand-off script's reply (lock_handoff.lua's, rwlock_write_handoff.lua's): 1 = moved, 0 = nothing moved (release as usual), nil = the owner held nothing. */
     static HandOffRelease.Outcome handOffOutcome(Long reply) {
         if (reply == null) {
             return new HandOffRelease.Outcome.Released(null);
@@ -119,11 +115,7 @@ final class PlainProtocol implements LockProtocol {
     }
 
     @Override
-    public CompletableFuture<Boolean> forceRelease() {
-        services.renewer.discardAll(name);
-        services.cohorts.cleared(name);
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.LOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                lockKey, services.publishCommand, "0", channel);
-        return context.mapErrors(reply.thenApply(removed -> removed != null && removed == 1L), "forceUnlock");
+    public ScriptCall forceRelease() {
+        return ScriptCall.integer(Scripts.LOCK_FORCE_RELEASE, lockKey, context.publishCommand(), "0", channel);
     }
 }

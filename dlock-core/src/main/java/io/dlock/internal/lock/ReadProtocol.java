@@ -1,15 +1,13 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.LocalGate;
-import io.dlock.internal.acquire.AcquireLoop;
-
 import io.dlock.internal.lease.Hold;
-import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.lease.RenewalSender;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
-import io.lettuce.core.ScriptOutputType;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The protocol of the read side of a {@link ReadWriteRedisLock} ({@link io.dlock.LockKind#READ}; design notes there).
@@ -21,15 +19,11 @@ import java.util.concurrent.CompletableFuture;
 final class ReadProtocol implements ReadWriteProtocol {
     private final ReadWriteSide side;
     private final LockContext context;
-    private final LockServices services;
-    private final String name;
     private final String[] acquireKeys;
 
     ReadProtocol(LockContext context, ReadWriteKeys keys) {
         this.side = new ReadWriteSide(context, keys, ReadWriteSide.Side.READ);
         this.context = context;
-        this.services = context.services();
-        this.name = context.name();
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.waitingMarks()};
     }
 
@@ -38,81 +32,76 @@ final class ReadProtocol implements ReadWriteProtocol {
         return side;
     }
 
+    /** Read holds are renewed with their timeout keys, in one batch per client. */
     @Override
-    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
-        String reader = side.readerField(ownerId);
-        boolean waits = waitMillis != 0;
-        HoldId id = new HoldId(name, reader);
-        // a waiting reader claims the readers' turn (a mark, when a write hold refuses it) once its patience is over
-        long patienceLeftNanos = waits ? ReadWriteSide.READERS_PATIENCE_NANOS
-                - services.holds.markSince(id, Mark.READER_MARK, services.renewer.nanoTime()) : 0;
-        boolean marks = waits && patienceLeftNanos <= 0;
-        return context.attempt(id, ownerId, leaseMs, services.readHoldRenewal,
-                (known, held) -> services.scripts.run(Scripts.RWLOCK_READ_ACQUIRE, ScriptOutputType.INTEGER,
-                        acquireKeys, Long.toString(context.effectiveLease(leaseMs)), reader,
-                        side.writerField(ownerId), Long.toString(known), held,
-                        Long.toString(marks ? side.markLifeMs() : 0)),
-                new LockContext.AcquireReplies() {
-                    /** The reader no longer waits: a grant removed its mark. */
-                    @Override
-                    public void ended() {
-                        services.holds.unmark(id, Mark.READER_MARK);
-                    }
+    public RenewalSender renewal() {
+        return context.services().readHoldRenewal;
+    }
 
-                    /**
-                     * Comes back before a mark it may have left runs out, even when the lock's TTL is longer; and,
-                     * still patient, once its patience is over, to claim the turn then.
-                     */
-                    @Override
-                    public Long busy(long ttl) {
-                        if (!waits) {
-                            return ttl;
-                        }
-                        long sleep = side.sleepWithMark(ttl);
-                        return marks ? sleep : Math.min(sleep,
-                                java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(patienceLeftNanos) + 1);
-                    }
-                });
+    /** A waiting reader's claim of the readers' turn, left in Redis once its patience is over. */
+    @Override
+    public Mark waitingMark() {
+        return Mark.READER_MARK;
+    }
+
+    /** A waiting reader claims the readers' turn (a mark, when a write hold refuses it) once its patience is over. */
+    @Override
+    public ScriptCall acquire(AcquireRequest request, long knownCount) {
+        long ownerId = request.ownerId();
+        return ScriptCall.integer(Scripts.RWLOCK_READ_ACQUIRE, acquireKeys, Long.toString(request.effectiveLeaseMs()),
+                side.readerField(ownerId), side.writerField(ownerId), Long.toString(knownCount), request.held(),
+                Long.toString(request.waits() && patienceLeftNanos(request) <= 0 ? side.markLifeMs() : 0));
+    }
+
+    /** @return how long the reader stays patient (ns; 0 or less once it claims the turn, or when it does not wait) */
+    private static long patienceLeftNanos(AcquireRequest request) {
+        return request.waits() ? ReadWriteSide.READERS_PATIENCE_NANOS - request.waitedNanos() : 0;
+    }
+
+    /**
+     * A refused reader comes back before a mark it may have left runs out, even when the lock's TTL is longer; and,
+     * still patient, once its patience is over, to claim the turn then.
+     */
+    @Override
+    public AcquireReply readAcquire(Object reply, AcquireRequest request) {
+        AcquireReply read = AcquireReply.ofInteger((Long) reply);
+        if (!(read instanceof AcquireReply.Busy busy) || !request.waits()) {
+            return read;
+        }
+        long sleep = side.sleepWithMark(busy.sleepMs());
+        long patienceLeft = patienceLeftNanos(request);
+        return new AcquireReply.Busy(patienceLeft <= 0 ? sleep
+                : Math.min(sleep, TimeUnit.NANOSECONDS.toMillis(patienceLeft) + 1));
     }
 
     /**
      * A reader waits inside the client while another owner of the client holds the write lock (a read could not be
      * granted then anyway), and gets its read hold from that writer's release, together with the client's other
      * waiting readers, ahead of the client's waiting writers: readers that waited behind a write hold have the next
-     * turn, as in Redis ({@link WriteProtocol#release}).
+     * turn, as in Redis ({@link WriteProtocol#handOff}).
      */
     @Override
-    public LocalGate localGate(long ownerId, long leaseMs) {
-        return new CohortGate(services.cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, true);
-    }
-
-    /**
-     * Withdraws the reader's waiting mark if it may have left one (and wakes writers held back only by reader marks),
-     * and after an attempt whose reply never came drops the read hold that attempt may have taken.
-     */
-    @Override
-    public CompletableFuture<Void> giveUp(long ownerId) {
-        String reader = side.readerField(ownerId);
-        HoldId id = new HoldId(name, reader);
-        return side.withdrawMark(id, Mark.READER_MARK, reader).thenCompose(ignored -> services.pending
-                .dropIfUnanswered(id, (lease, known) -> services.scripts
-                .runByText(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys, reader,
-                        services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
+    public LocalWait localWait() {
+        return new LocalWait(true, Long.MAX_VALUE, false);
     }
 
     @Override
-    public CompletableFuture<Long> release(long ownerId, Hold hold) {
-        String reader = side.readerField(ownerId);
-        return services.scripts.run(Scripts.RWLOCK_READ_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
-                reader, services.publishCommand, side.keys.channel(),
-                context.countAfterRelease(new HoldId(name, reader), hold), "release");
+    public ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount) {
+        return ScriptCall.integer(Scripts.RWLOCK_READ_RELEASE, side.releaseKeys, side.readerField(ownerId),
+                context.publishCommand(), side.keys.channel(), Long.toString(knownCount), "drop-unknown").byText();
+    }
+
+    @Override
+    public ScriptCall release(long ownerId, Hold hold, String countAfter) {
+        return ScriptCall.integer(Scripts.RWLOCK_READ_RELEASE, side.releaseKeys, side.readerField(ownerId),
+                context.publishCommand(), side.keys.channel(), countAfter, "release");
     }
 
     /** Extends each live read hold of the owner; the hash keeps the TTL of its longest live read hold. */
     @Override
-    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
-        return services.scripts.run(Scripts.RWLOCK_READ_EXTEND, ScriptOutputType.INTEGER, side.releaseKeys,
-                Long.toString(leaseMs), side.readerField(ownerId));
+    public ScriptCall extend(long ownerId, long leaseMs) {
+        return ScriptCall.integer(Scripts.RWLOCK_READ_EXTEND, side.releaseKeys, Long.toString(leaseMs),
+                side.readerField(ownerId));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.script.ScriptCall;
+
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -16,8 +18,19 @@ interface ReadWriteProtocol extends LockProtocol {
     }
 
     @Override
-    default CompletableFuture<Boolean> forceRelease() {
+    default ScriptCall forceRelease() {
         return side().forceRelease();
+    }
+
+    /** The forced release leaves a lock held in the other side's mode alone. */
+    @Override
+    default boolean forceReleaseOnlyInOwnMode() {
+        return true;
+    }
+
+    @Override
+    default ScriptCall withdrawMark(long ownerId) {
+        return side().withdrawMark(holdField(ownerId));
     }
 
     /** Readers and writers wait on one channel, {@code redisson_rwlock:{NAME}}. */

@@ -1,7 +1,6 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.lease.HoldTable.HoldId;
-import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
 
@@ -69,7 +68,7 @@ final class ReadWriteSide {
      * ({@link #markLifeMs}), so one late attempt does not lose it.
      */
     long markRefreshMs() {
-        return Math.max(1, context.services().renewer.watchdogMs() / 3);
+        return Math.max(1, context.watchdogMs() / 3);
     }
 
     /** @return the life of a waiting mark in ms, given to the acquire scripts: twice {@link #markRefreshMs} */
@@ -87,36 +86,21 @@ final class ReadWriteSide {
     }
 
     /**
-     * Takes back the waiting mark {@code field} left in Redis ({@code rwlock_withdraw_mark}: wakes the other side's
-     * waiters held back only by this side's marks) if this client recorded one for {@code id}; a failure is left to
-     * the mark's expiry.
+     * @return the call that takes back the waiting mark {@code field} may have left ({@code rwlock_withdraw_mark}: wakes
+     *         the other side's waiters held back only by this side's marks)
      */
-    CompletableFuture<Void> withdrawMark(HoldId id, Mark mark, String field) {
-        LockServices services = context.services();
-        if (!services.holds.unmark(id, mark)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return services.scripts.<Long>run(Scripts.RWLOCK_WITHDRAW_MARK, ScriptOutputType.INTEGER,
-                new String[] {keys.waitingMarks(), keys.name()}, field, services.publishCommand, keys.channel())
-                .handle((removed, error) -> null);
+    ScriptCall withdrawMark(String field) {
+        return ScriptCall.integer(Scripts.RWLOCK_WITHDRAW_MARK, new String[] {keys.waitingMarks(), keys.name()}, field,
+                context.publishCommand(), keys.channel());
     }
 
     /**
-     * Removes the lock if it is held in this side's mode (as Redisson does): the write side leaves a read-held lock
-     * alone and the read side a write-held one. This client's renewals of the name stop only when it was removed.
+     * @return the call that removes the lock if it is held in this side's mode (as Redisson does): the write side
+     *         leaves a read-held lock alone and the read side a write-held one
      */
-    CompletableFuture<Boolean> forceRelease() {
-        LockServices services = context.services();
-        CompletableFuture<Long> reply = services.scripts.run(Scripts.RWLOCK_FORCE_RELEASE, ScriptOutputType.INTEGER,
-                releaseKeys, services.publishCommand, side.word, keys.channel());
-        return context.mapErrors(reply.thenApply(removed -> {
-            boolean wasRemoved = removed != null && removed == 1L;
-            if (wasRemoved) {
-                services.renewer.discardAll(keys.name());
-                services.cohorts.cleared(keys.name());
-            }
-            return wasRemoved;
-        }), "forceUnlock");
+    ScriptCall forceRelease() {
+        return ScriptCall.integer(Scripts.RWLOCK_FORCE_RELEASE, releaseKeys, context.publishCommand(), side.word,
+                keys.channel());
     }
 
     /** @return {write locked, read locked, PTTL} in one atomic read */

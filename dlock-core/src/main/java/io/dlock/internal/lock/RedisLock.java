@@ -1,25 +1,32 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.AcquireSteps;
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.WakeMode;
-
 import io.dlock.DistributedLock;
 import io.dlock.LockEventListener;
 import io.dlock.LockException;
+import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
-import io.dlock.internal.lease.Hold;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.LocalGate;
+import io.dlock.internal.acquire.WakeMode;
 import io.dlock.internal.events.EventSink;
+import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
+import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.lease.RenewalSender;
+import io.dlock.internal.script.ScriptCall;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
- * The one lock implementation: drives a kind's {@link LockProtocol} and does everything that is the same for every
- * kind, once: acquisitions (the wait loop, the local gate, replica confirmation, events, cleanups of abandoned
- * acquisitions), releases with their failures, forced releases and reads, for any owner. The public API over it is
+ * The one lock implementation: drives a kind's {@link LockProtocol}, which describes the calls, and does everything
+ * that is the same for every kind, once: acquisitions (the wait loop, the lost-reply rule, waiting marks, grant
+ * records, hold-gone handling, the local gate and cohort, replica confirmation, events, cleanups of abandoned
+ * acquisitions), releases with their hand-offs and failures ({@link HandOffRelease}), forced releases and reads, for
+ * any owner. The public API over it is
  * {@link LockApi}, served by {@link OwnerView} for the calling thread or a fixed owner.
  *
  * <p>Thread-safe and immutable: every hold and wait lives in the client's {@link LockServices}.
@@ -61,7 +68,7 @@ final class RedisLock {
         if (hold != null) {
             services.renewer.releaseStarted(hold);
         }
-        CompletableFuture<Long> reply = Errors.call(() -> protocol.release(ownerId, hold));
+        CompletableFuture<Long> reply = Errors.call(() -> sendRelease(ownerId, hold));
         return reply.handle((released, error) -> {
             if (error != null) {
                 throw releaseFailed(ownerId, hold, error);
@@ -133,8 +140,8 @@ final class RedisLock {
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
                 : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
         AcquireSteps steps = new AcquireSteps("lock", name, attempt, () -> release(ownerId),
-                () -> Errors.call(() -> protocol.giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
-                protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, protocol.localGate(ownerId, leaseMs),
+                () -> Errors.call(() -> giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
+                protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, localGate(ownerId, leaseMs),
                 cleanup -> services.holds.trackCleanup(holdId(ownerId), cleanup));
         AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
         if (followed != LockEventListener.Acquisition.IGNORED) {
@@ -174,7 +181,7 @@ final class RedisLock {
         // a re-entry is judged before the attempt is sent: once sent, its own grant may already be tracked when the
         // check runs, and a first acquisition would pass for a re-entry, unconfirmed
         boolean reentry = sync.enabled() && hold(ownerId) != null;
-        CompletableFuture<Long> attempt = Errors.call(() -> protocol.attempt(ownerId, leaseMs, waitMillis));
+        CompletableFuture<Long> attempt = Errors.call(() -> attempt(ownerId, leaseMs, waitMillis));
         if (!sync.enabled() || reentry) {
             return attempt;
         }
@@ -197,9 +204,176 @@ final class RedisLock {
         });
     }
 
-    /** Removes the lock whoever holds it ({@link LockProtocol#forceRelease}). */
+    // ---- the protocol driven: one attempt, a give-up, a release ----
+
+    /**
+     * One attempt for {@code ownerId}, by the rules every kind follows: a waiter keeps its kind's waiting mark from its
+     * first attempt; the call goes through the lost-reply rule ({@link io.dlock.internal.acquire.PendingAcquisitions#track})
+     * with the counts the client knows and counts on; a grant is recorded ({@link #recordAttemptGrant}) before the
+     * caller hears of it; a grant, a gone hold or a refusal the kind throws ends the wait (the mark goes); a gone hold
+     * fails the attempt ({@link #holdGone}).
+     *
+     * @param waitMillis the caller's whole wait: 0 for a single attempt, {@code WAIT_FOREVER}, or a positive time
+     * @return null when acquired, else how long to sleep at most (ms; negative when unknown)
+     */
+    CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+        HoldId id = holdId(ownerId);
+        boolean waits = waitMillis != 0;
+        Mark mark = protocol.waitingMark();
+        long sentAt = services.renewer.nanoTime();
+        long waited = waits && mark != null ? services.holds.markSince(id, mark, sentAt) : 0;
+        AcquireRequest request = new AcquireRequest(ownerId, protocol.context().effectiveLease(leaseMs), waits,
+                Long.toString(services.holds.heldCount(id)), waited, hold(ownerId),
+                field -> services.holds.knownCount(new HoldId(protocol.holdKey(), field)));
+        return services.pending.<Object>track(id, known -> protocol.acquire(request, known).send(services.scripts),
+                reply -> {
+                    AcquireReply read;
+                    try {
+                        read = protocol.readAcquire(reply, request);
+                    } catch (RuntimeException refused) {
+                        endWait(id, mark);
+                        throw refused;
+                    }
+                    if (read instanceof AcquireReply.Busy busy) {
+                        return busy.sleepMs();
+                    }
+                    endWait(id, mark);
+                    if (read instanceof AcquireReply.HoldGone) {
+                        throw holdGone(id);
+                    }
+                    Hold hold = recordAttemptGrant(ownerId, leaseMs, sentAt);
+                    Long token = ((AcquireReply.Granted) read).fencingToken();
+                    if (token != null) {
+                        hold.fencingToken(token);
+                    }
+                    return null;
+                });
+    }
+
+    /** The wait of {@code id} is over: it keeps no waiting mark (a grant or a refusal removed it in Redis). */
+    private void endWait(HoldId id, Mark mark) {
+        if (mark != null) {
+            services.holds.unmark(id, mark);
+        }
+    }
+
+    /**
+     * Records a grant of an attempt in Redis (the plain lock's group attempt included): with the hold table and renewer
+     * ({@link #recordGrant}), and, for a kind whose owners wait behind each other in the client, as the local holder
+     * ({@link LocalCohorts#acquired}). The one place a grant by Redis becomes this client's knowledge.
+     *
+     * @param sentAt when the granting request was sent ({@code renewer.nanoTime()})
+     */
+    Hold recordAttemptGrant(long ownerId, long leaseMs, long sentAt) {
+        Hold hold = recordGrant(protocol, protocol.holdField(ownerId), ownerId, leaseMs, sentAt);
+        LocalWait localWait = protocol.localWait();
+        if (localWait != null && !localWait.shared()) {
+            services.cohorts.acquired(name, ownerId, hold);
+        }
+        return hold;
+    }
+
+    /**
+     * Records a grant with the client's renewer: a first hold of the owner or one more acquisition of it, of the kind
+     * {@code grantedAs} describes (a hand-off from a writer may grant read holds).
+     */
+    Hold recordGrant(LockProtocol grantedAs, String field, long ownerId, long leaseMs, long sentAt) {
+        LockContext context = grantedAs.context();
+        RenewalSender renewal = grantedAs.renewal();
+        return services.renewer.acquired(context.kind(), name, protocol.holdKey(), field, ownerId, leaseMs, sentAt,
+                renewal);
+    }
+
+    /**
+     * An acquisition found the hold it would re-enter gone from Redis ({@link AcquireReply#HOLD_GONE}): removed by a
+     * forceUnlock, a failover or a restart, or run out, so another owner may have held the lock since. Reports the
+     * loss to the lease-lost listeners ({@code REMOVED}, or {@code EXPIRED} when its lease had run out by this client's
+     * count) and forgets the hold: the owner's outer acquisitions are gone with it.
+     *
+     * @return the exception for the caller of the acquisition
+     */
+    LockLostException holdGone(HoldId id) {
+        Hold hold = services.renewer.find(id.key(), id.field());
+        if (hold != null) {
+            services.renewer.goneFromRedis(hold);
+        }
+        return new LockLostException(name, protocol.describe() + ": the hold of owner " + id.field() + " that this "
+                + "acquisition would re-enter is gone from Redis (removed by a forceUnlock, a failover or a restart, "
+                + "or its lease ran out), so another owner may have held the lock meanwhile; nothing was acquired and "
+                + "the outer acquisitions are void (what the lock protected may have been changed)");
+    }
+
+    /** @return the acquire scripts' "held" argument for {@code ownerId} ({@link io.dlock.internal.lease.HoldTable#heldCount}) */
+    String heldArg(long ownerId) {
+        return Long.toString(services.holds.heldCount(holdId(ownerId)));
+    }
+
+    /**
+     * Removes what failed attempts of {@code ownerId} left in Redis once it stops waiting without the lock (timeout,
+     * interrupt, cancellation, failure): its waiting mark, if it may have left one (a failure to withdraw it is left
+     * to the mark's expiry), then what an attempt without a reply may have taken
+     * ({@link io.dlock.internal.acquire.PendingAcquisitions#dropIfUnanswered}). Never fails.
+     */
+    CompletableFuture<Void> giveUp(long ownerId) {
+        HoldId id = holdId(ownerId);
+        Mark mark = protocol.waitingMark();
+        CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
+        if (mark != null && services.holds.unmark(id, mark)) {
+            withdrawn = Errors.call(() -> protocol.withdrawMark(ownerId).<Long>send(services.scripts))
+                    .handle((removed, error) -> null);
+        }
+        return withdrawn.thenCompose(ignored -> services.pending.dropIfUnanswered(id,
+                (lease, known) -> protocol.dropUnknown(ownerId, lease, known).send(services.scripts)));
+    }
+
+    /** Sends the release of one acquisition, through the kind's hand-off when it has one ({@link HandOffRelease}). */
+    private CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
+        String countAfter = Long.toString(services.holds.countAfterRelease(holdId(ownerId), hold).orElse(-1));
+        ScriptCall release = protocol.release(ownerId, hold, countAfter);
+        HandOff handOff = protocol.handOff(ownerId, hold, countAfter);
+        return handOff == null ? release.send(services.scripts)
+                : HandOffRelease.send(this, ownerId, hold, handOff, release);
+    }
+
+    /**
+     * @return the gate through which {@code ownerId}'s acquisition waits behind other owners of this client and takes
+     *         hand-offs from them ({@link LocalCohort}), as the kind describes it; null when it has none
+     */
+    private LocalGate localGate(long ownerId, long leaseMs) {
+        LocalWait wait = protocol.localWait();
+        if (wait == null) {
+            return null;
+        }
+        HoldId id = holdId(ownerId);
+        Mark mark = protocol.waitingMark();
+        BooleanSupplier placeInRedis = wait.afterPlaceInRedis() ? () -> services.holds.marked(id, mark) : () -> true;
+        return new CohortGate(services.cohorts, name, ownerId, leaseMs, wait.refreshNanos(), placeInRedis,
+                wait.shared());
+    }
+
+    /**
+     * Removes the lock whoever holds it ({@link LockProtocol#forceRelease}) and forgets this client's records of it:
+     * before sending, or, for a kind whose forced release may leave the lock alone, once Redis removed it.
+     */
     CompletableFuture<Boolean> forceRelease() {
-        return Errors.call(protocol::forceRelease);
+        boolean conditional = protocol.forceReleaseOnlyInOwnMode();
+        if (!conditional) {
+            forgetAll();
+        }
+        CompletableFuture<Long> reply = Errors.call(() -> protocol.forceRelease().send(services.scripts));
+        return protocol.context().mapErrors(reply.thenApply(removed -> {
+            boolean wasRemoved = removed != null && removed == 1L;
+            if (wasRemoved && conditional) {
+                forgetAll();
+            }
+            return wasRemoved;
+        }), "forceUnlock");
+    }
+
+    /** Stops renewing every hold of this client on the lock and forgets what its owners knew of it locally. */
+    private void forgetAll() {
+        services.renewer.discardAll(protocol.holdKey());
+        services.cohorts.cleared(name);
     }
 
     CompletableFuture<Boolean> locked() {

@@ -1,13 +1,10 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.LocalGate;
-import io.dlock.internal.acquire.AcquireLoop;
-
+import io.dlock.LockKind;
 import io.dlock.internal.lease.Hold;
-import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
+import io.dlock.internal.script.ScriptCall;
 import io.dlock.internal.script.Scripts;
-import io.lettuce.core.ScriptOutputType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,21 +23,17 @@ final class WriteProtocol implements ReadWriteProtocol {
 
     private final ReadWriteSide side;
     private final LockContext context;
-    private final LockServices services;
-    private final String name;
     private final String[] acquireKeys;
     private final String[] handOffKeys;
-    /** Where read holds handed to this client's waiting readers are recorded. */
-    private final LockContext readContext;
+    /** The read side: read holds handed to this client's waiting readers are its holds. */
+    private final ReadProtocol readSide;
 
     WriteProtocol(LockContext context, ReadWriteKeys keys) {
         this.side = new ReadWriteSide(context, keys, ReadWriteSide.Side.WRITE);
         this.context = context;
-        this.services = context.services();
-        this.name = context.name();
         this.acquireKeys = new String[] {keys.name(), keys.timeoutRoot(), keys.waitingMarks()};
         this.handOffKeys = new String[] {keys.name(), keys.waitingMarks(), keys.timeoutRoot()};
-        this.readContext = new LockContext(services, name, io.dlock.LockKind.READ);
+        this.readSide = new ReadProtocol(new LockContext(context.services(), context.name(), LockKind.READ), keys);
     }
 
     /** The write hold is the owner's writer field. */
@@ -54,95 +47,98 @@ final class WriteProtocol implements ReadWriteProtocol {
         return side.writerField(ownerId);
     }
 
+    /** A waiting writer keeps its mark, which holds new readers back, until a grant or a give-up. */
     @Override
-    public CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
-        String writer = side.writerField(ownerId);
+    public Mark waitingMark() {
+        return Mark.WRITER_MARK;
+    }
+
+    @Override
+    public ScriptCall acquire(AcquireRequest request, long knownCount) {
+        long ownerId = request.ownerId();
         String reader = side.readerField(ownerId);
-        boolean waits = waitMillis != 0;
-        HoldId id = new HoldId(name, writer);
-        if (waits) {
-            services.holds.mark(id, Mark.WRITER_MARK);
-        }
-        return context.attempt(id, ownerId, leaseMs, services.hashFieldRenewal,
-                (known, held) -> services.scripts.run(Scripts.RWLOCK_WRITE_ACQUIRE, ScriptOutputType.INTEGER,
-                        acquireKeys, Long.toString(context.effectiveLease(leaseMs)), writer, reader,
-                        Long.toString(waits ? side.markLifeMs() : 0), Long.toString(known),
-                        Long.toString(services.holds.knownCount(new HoldId(name, reader))), held),
-                new LockContext.AcquireReplies() {
-                    @Override
-                    public void granted(Hold hold) {
-                        services.cohorts.acquired(name, ownerId, hold);
-                    }
-
-                    /** The writer no longer waits: its mark goes. */
-                    @Override
-                    public void ended() {
-                        services.holds.unmark(id, Mark.WRITER_MARK);
-                    }
-
-                    /** @throws IllegalMonitorStateException for a refused upgrade */
-                    @Override
-                    public Long busy(long ttl) {
-                        if (ttl == UPGRADE_REFUSED) {
-                            ended();
-                            throw new IllegalMonitorStateException(describe() + ": owner "
-                                    + side.readerField(ownerId) + " holds the read lock but not the write lock; "
-                                    + "upgrading would wait forever (release the read holds first, or take the "
-                                    + "write lock first and then read)");
-                        }
-                        // Come back before the mark runs out, even when the lock's TTL is longer.
-                        return waits ? side.sleepWithMark(ttl) : ttl;
-                    }
-                });
+        return ScriptCall.integer(Scripts.RWLOCK_WRITE_ACQUIRE, acquireKeys, Long.toString(request.effectiveLeaseMs()),
+                side.writerField(ownerId), reader, Long.toString(request.waits() ? side.markLifeMs() : 0),
+                Long.toString(knownCount), Long.toString(request.knownCounts().applyAsLong(reader)), request.held());
     }
 
     /**
-     * Withdraws the waiting mark (and wakes readers held back only by it), and after an attempt whose reply never came
-     * drops the write hold that attempt may have taken; failures are left to the mark's expiry and the hold's lease.
+     * A refused writer comes back before its mark runs out, even when the lock's TTL is longer.
+     *
+     * @throws IllegalMonitorStateException for a refused upgrade (the owner holds only read holds)
      */
     @Override
-    public CompletableFuture<Void> giveUp(long ownerId) {
-        String writer = side.writerField(ownerId);
-        HoldId id = new HoldId(name, writer);
-        return side.withdrawMark(id, Mark.WRITER_MARK, writer).thenCompose(ignored -> services.pending.dropIfUnanswered(
-                id,
-                (lease, known) -> services.scripts.runByText(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER,
-                        side.releaseKeys, writer, side.readerField(ownerId), Long.toString(lease),
-                        services.publishCommand, side.keys.channel(), Long.toString(known), "drop-unknown")));
+    public AcquireReply readAcquire(Object reply, AcquireRequest request) {
+        AcquireReply read = AcquireReply.ofInteger((Long) reply);
+        if (!(read instanceof AcquireReply.Busy busy)) {
+            return read;
+        }
+        if (busy.sleepMs() == UPGRADE_REFUSED) {
+            throw new IllegalMonitorStateException(describe() + ": owner " + side.readerField(request.ownerId())
+                    + " holds the read lock but not the write lock; upgrading would wait forever (release the read "
+                    + "holds first, or take the write lock first and then read)");
+        }
+        return request.waits() ? new AcquireReply.Busy(side.sleepWithMark(busy.sleepMs())) : busy;
+    }
+
+    @Override
+    public ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount) {
+        return ScriptCall.integer(Scripts.RWLOCK_WRITE_RELEASE, side.releaseKeys, side.writerField(ownerId),
+                side.readerField(ownerId), Long.toString(leaseMs), context.publishCommand(), side.keys.channel(),
+                Long.toString(knownCount), "drop-unknown").byText();
     }
 
     /**
      * Writers of this client wait behind a local writer inside the client, as owners of a plain lock do
-     * ({@link LocalCohort}); readers never do (they share the lock and wait on the channel).
+     * ({@link LocalCohort}); readers wait behind it too ({@link ReadProtocol#localWait}).
      */
     @Override
-    public LocalGate localGate(long ownerId, long leaseMs) {
-        return new CohortGate(services.cohorts, name, ownerId, leaseMs);
+    public LocalWait localWait() {
+        return LocalWait.EXCLUSIVE;
+    }
+
+    @Override
+    public ScriptCall release(long ownerId, Hold hold, String countAfter) {
+        return ScriptCall.integer(Scripts.RWLOCK_WRITE_RELEASE, side.releaseKeys, side.writerField(ownerId),
+                side.readerField(ownerId), Long.toString(context.leaseAfterRelease(hold)), context.publishCommand(),
+                side.keys.channel(), countAfter, "release");
     }
 
     /**
-     * Releases one write hold of {@code ownerId}; when it is the owner's last, the owner holds no read lock, and owners
-     * of this client wait behind it, hands the lock over in one call ({@code rwlock_write_handoff.lua}): to every
-     * waiting reader of the client at once (their turn: they waited behind this write hold), else to the first waiting
-     * writer (mode "write" throughout, nothing published), unless a reader of another client waits with its mark (the
-     * readers' turn: the script moves nothing and the release goes through Redis). Consecutive writer hand-offs are
-     * capped and other clients get their head start, exactly as for the plain lock, so Redisson readers and writers
-     * are not kept out longer than behind a plain lock.
+     * When the owner's last write hold goes, the owner holds no read lock, and owners of this client wait behind it,
+     * the lock is handed over in one call ({@code rwlock_write_handoff.lua}): to every waiting reader of the client at
+     * once (their turn: they waited behind this write hold), else to the first waiting writer (mode "write"
+     * throughout, nothing published), unless a reader of another client waits with its mark (the readers' turn: the
+     * script moves nothing and the release goes through Redis). Consecutive writer hand-offs are capped and other
+     * clients get their head start, exactly as for the plain lock, so Redisson readers and writers are not kept out
+     * longer than behind a plain lock.
      */
     @Override
-    public CompletableFuture<Long> release(long ownerId, Hold hold) {
+    public HandOff handOff(long ownerId, Hold hold, String countAfter) {
         String writer = side.writerField(ownerId);
         String reader = side.readerField(ownerId);
-        return HandOffRelease.send(this, ownerId, hold, new HandOffRelease.HandOffScript() {
+        return new HandOff() {
+            /** Every waiting reader (the readers' turn), else the first waiting writer. */
             @Override
-            public CompletableFuture<HandOffRelease.Outcome> send(List<HandOffRelease.Receiver> receivers) {
-                List<String> args = new ArrayList<>(List.of(writer, reader, services.publishCommand,
+            public LocalLine.Pick pick() {
+                return LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE;
+            }
+
+            /** A reader's hold is its reader field, renewed and recorded as a read hold. */
+            @Override
+            public HandOff.Receiver receiver(LocalWaiter waiter, long leaseMs) {
+                return waiter.shared ? new HandOff.Receiver(side.readerField(waiter.ownerId), leaseMs, readSide)
+                        : new HandOff.Receiver(side.writerField(waiter.ownerId), leaseMs, WriteProtocol.this);
+            }
+
+            @Override
+            public ScriptCall call(List<HandOff.Receiver> receivers) {
+                List<String> args = new ArrayList<>(List.of(writer, reader, context.publishCommand(),
                         side.keys.channel()));
-                HandOffRelease.Receiver first = receivers.get(0);
-                boolean toReaders = first.grantedIn() == readContext;
-                if (toReaders) {
+                HandOff.Receiver first = receivers.get(0);
+                if (first.grantedAs() == readSide) {
                     args.add("read");
-                    for (HandOffRelease.Receiver to : receivers) {
+                    for (HandOff.Receiver to : receivers) {
                         args.add(to.field());
                         args.add(Long.toString(to.leaseMs()));
                     }
@@ -150,36 +146,15 @@ final class WriteProtocol implements ReadWriteProtocol {
                     args.addAll(List.of("write", first.field(), readerOf(first.field()),
                             Long.toString(first.leaseMs())));
                 }
-                return services.scripts.<Long>run(Scripts.RWLOCK_WRITE_HANDOFF, ScriptOutputType.INTEGER,
-                        handOffKeys, args.toArray(new String[0])).thenApply(reply -> reply != null && reply >= 2L
-                        ? new HandOffRelease.Outcome.GrantedToAll() : PlainProtocol.handOffOutcome(reply));
+                return ScriptCall.integer(Scripts.RWLOCK_WRITE_HANDOFF, handOffKeys, args.toArray(new String[0]));
             }
 
-            /** Every waiting reader (the readers' turn), else the first waiting writer. */
             @Override
-            public LocalLine.Pick pick() {
-                return LocalLine.Pick.FIRST_EXCLUSIVE_UNTIL_SHARED_OVERDUE;
+            public HandOffRelease.Outcome read(Long reply) {
+                return reply != null && reply >= 2L ? new HandOffRelease.Outcome.GrantedToAll()
+                        : PlainProtocol.handOffOutcome(reply);
             }
-
-            /** A reader's hold is its reader field, renewed as a read hold and recorded as one. */
-            @Override
-            public HandOffRelease.Receiver receiver(LockProtocol protocol, LocalWaiter waiter, long leaseMs) {
-                if (!waiter.shared) {
-                    return HandOffRelease.HandOffScript.super.receiver(protocol, waiter, leaseMs);
-                }
-                return new HandOffRelease.Receiver(side.readerField(waiter.ownerId), leaseMs,
-                        services.readHoldRenewal, readContext);
-            }
-
-            /** The hand-off removed the receiver's waiting mark in Redis (a writer's, or a reader's). */
-            @Override
-            public void handedTo(long receiverId) {
-                services.holds.unmark(new HoldId(name, side.writerField(receiverId)), Mark.WRITER_MARK);
-                services.holds.unmark(new HoldId(name, side.readerField(receiverId)), Mark.READER_MARK);
-            }
-        }, () -> services.scripts.run(Scripts.RWLOCK_WRITE_RELEASE, ScriptOutputType.INTEGER, side.releaseKeys,
-                        writer, reader, Long.toString(context.leaseAfterRelease(hold)), services.publishCommand,
-                        side.keys.channel(), context.countAfterRelease(new HoldId(name, writer), hold), "release"));
+        };
     }
 
     /** @return the reader field of the owner whose writer field is {@code writerField} */
@@ -189,9 +164,9 @@ final class WriteProtocol implements ReadWriteProtocol {
 
     /** Sets the hash's TTL to the lease, or longer while one of the owner's own read holds lasts longer. */
     @Override
-    public CompletableFuture<Long> extend(long ownerId, long leaseMs) {
-        return services.scripts.run(Scripts.RWLOCK_WRITE_EXTEND, ScriptOutputType.INTEGER, side.releaseKeys,
-                Long.toString(leaseMs), side.writerField(ownerId), side.readerField(ownerId));
+    public ScriptCall extend(long ownerId, long leaseMs) {
+        return ScriptCall.integer(Scripts.RWLOCK_WRITE_EXTEND, side.releaseKeys, Long.toString(leaseMs),
+                side.writerField(ownerId), side.readerField(ownerId));
     }
 
     @Override

@@ -3,11 +3,13 @@
  * only through the interfaces of {@code io.dlock}).
  *
  * <ul>
- *   <li>{@link io.dlock.internal.lock.RedisLock}: the one lock implementation. It acquires (waits, local gate,
- *       replica confirmation, events, cleanups of abandoned acquisitions), releases (with their failures), extends,
- *       force-releases and reads, for every kind alike, by driving the kind's
- *       {@link io.dlock.internal.lock.LockProtocol}. {@code LeaseExtension} and {@code HandOffRelease} each hold
- *       one step of that machinery.</li>
+ *   <li>{@link io.dlock.internal.lock.RedisLock}: the one lock implementation. It acquires (waits, the lost-reply
+ *       rule, waiting marks, grant records, hold-gone handling, local gate and cohort, replica confirmation, events,
+ *       cleanups of abandoned acquisitions), releases (with their hand-offs and failures), extends, force-releases and
+ *       reads, for every kind alike, by driving the kind's {@link io.dlock.internal.lock.LockProtocol}, which only
+ *       describes: it returns the calls to send ({@link io.dlock.internal.script.ScriptCall}) and reads the replies
+ *       ({@code AcquireRequest}, {@code AcquireReply}, {@code HandOff}, {@code LocalWait}). {@code LeaseExtension}
+ *       and {@code HandOffRelease} each hold one step of that machinery.</li>
  *   <li>The kinds are protocols, not subclasses: {@code PlainProtocol}, {@code FencedProtocol} (the plain one plus a
  *       token), {@code FairProtocol}, and {@code ReadProtocol} / {@code WriteProtocol} (sharing a
  *       {@code ReadWriteSide}), each a {@link io.dlock.LockKind} with its scripts, keys and channel, opening with the
