@@ -6,21 +6,19 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * Mutual exclusion across processes: worker threads in two child JVMs increment a Redis counter by a GET then a SET
  * under one lock. The total is exact, and no worker ever finds another one inside.
  */
-final class ExclusionScenario implements DemoScenario {
+final class ExclusionScenario extends DemoScenario {
     private static final int JVMS = 2;
     private static final int THREADS = 4;
     private static final int ITERATIONS = 50;
 
-    @Override
-    public String title() {
-        return "Mutual exclusion: " + JVMS + " JVMs x " + THREADS + " threads, " + ITERATIONS
-                + " increments each, one lock";
+    ExclusionScenario() {
+        super("Mutual exclusion: " + JVMS + " JVMs x " + THREADS + " threads, " + ITERATIONS
+                + " increments each, one lock", "counter");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
-        String lockName = context.key("counter-lock");
-        String counter = context.key("counter");
+    boolean tell(ScenarioContext context, String counter) throws Exception {
+        String lockName = counter + "-lock";
         context.say("each increment is a GET then a SET of the key '" + counter + "' under lock '" + lockName + "':");
         context.say("without the lock, concurrent increments would overwrite each other");
         WorkerRace race = WorkerRace.run(context, JVMS, "count", context.uri(), lockName, counter,

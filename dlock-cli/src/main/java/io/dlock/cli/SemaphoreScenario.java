@@ -9,22 +9,20 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * counts itself in and out of a Redis key while it holds a permit, so the key's highest value is the most holders
  * that were ever inside at once, whatever JVM they ran in: never more than the permits.
  */
-final class SemaphoreScenario implements DemoScenario {
+final class SemaphoreScenario extends DemoScenario {
     private static final int JVMS = 2;
     private static final int THREADS = 4;
     private static final int ITERATIONS = 15;
     private static final int PERMITS = 3;
 
-    @Override
-    public String title() {
-        return "Semaphore: " + JVMS + " JVMs x " + THREADS + " threads share " + PERMITS + " permits";
+    SemaphoreScenario() {
+        super("Semaphore: " + JVMS + " JVMs x " + THREADS + " threads share " + PERMITS + " permits", "permits");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
+    boolean tell(ScenarioContext context, String name) throws Exception {
         LockClient client = context.newClient(null);
-        String name = context.key("permits");
-        String inside = context.key("permits:inside");
+        String inside = name + ":inside";
         LeasedSemaphore semaphore = client.getLeasedSemaphore(name);
         boolean created = semaphore.trySetPermits(PERMITS);
         context.say("leased semaphore '" + name + "' of " + PERMITS + " permits; each thread takes a permit "
