@@ -10,6 +10,10 @@ import org.redisson.api.RSemaphore;
 import org.redisson.api.RedissonClient;
 
 import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+import java.util.function.IntSupplier;
+import java.util.function.LongPredicate;
 
 /**
  * The rest of the family (semaphore, leased semaphore, count-down latch, multi-lock) seen the same way for dlock and
@@ -52,42 +56,10 @@ final class Family {
     static Permits semaphore(Library library, String name) {
         if (library instanceof Library.Dlock dlock) {
             var s = dlock.client().getSemaphore(name);
-            return new Permits() {
-                public boolean trySetPermits(int permits) {
-                    return s.trySetPermits(permits);
-                }
-
-                public void acquire() throws InterruptedException {
-                    s.acquire();
-                }
-
-                public void release() {
-                    s.release();
-                }
-
-                public int availablePermits() {
-                    return s.availablePermits();
-                }
-            };
+            return permits(s::trySetPermits, s::acquire, s::release, s::availablePermits);
         }
         RSemaphore s = redisson(library).getSemaphore(name);
-        return new Permits() {
-            public boolean trySetPermits(int permits) {
-                return s.trySetPermits(permits);
-            }
-
-            public void acquire() throws InterruptedException {
-                s.acquire();
-            }
-
-            public void release() {
-                s.release();
-            }
-
-            public int availablePermits() {
-                return s.availablePermits();
-            }
-        };
+        return permits(s::trySetPermits, s::acquire, s::release, s::availablePermits);
     }
 
     /**
@@ -97,67 +69,19 @@ final class Family {
     static LeasedPermits leasedSemaphore(Library library, String name) {
         if (library instanceof Library.Dlock dlock) {
             var s = dlock.client().getLeasedSemaphore(name);
-            return new LeasedPermits() {
-                public boolean trySetPermits(int permits) {
-                    return s.trySetPermits(permits);
-                }
-
-                public Object acquire() throws InterruptedException {
-                    return s.acquire();
-                }
-
-                public void release(Object permit) {
-                    ((Permit) permit).release();
-                }
-            };
+            return leasedPermits(s::trySetPermits, s::acquire, permit -> ((Permit) permit).release());
         }
         RPermitExpirableSemaphore s = redisson(library).getPermitExpirableSemaphore(name);
-        return new LeasedPermits() {
-            public boolean trySetPermits(int permits) {
-                return s.trySetPermits(permits);
-            }
-
-            public Object acquire() throws InterruptedException {
-                return s.acquire();
-            }
-
-            public void release(Object permit) {
-                s.release((String) permit);
-            }
-        };
+        return leasedPermits(s::trySetPermits, s::acquire, permit -> s.release((String) permit));
     }
 
     static Latch latch(Library library, String name) {
         if (library instanceof Library.Dlock dlock) {
             var l = dlock.client().getCountDownLatch(name);
-            return new Latch() {
-                public boolean trySetCount(long count) {
-                    return l.trySetCount(count);
-                }
-
-                public void countDown() {
-                    l.countDown();
-                }
-
-                public void await() throws InterruptedException {
-                    l.await();
-                }
-            };
+            return latch(l::trySetCount, l::countDown, l::await);
         }
         RCountDownLatch l = redisson(library).getCountDownLatch(name);
-        return new Latch() {
-            public boolean trySetCount(long count) {
-                return l.trySetCount(count);
-            }
-
-            public void countDown() {
-                l.countDown();
-            }
-
-            public void await() throws InterruptedException {
-                l.await();
-            }
-        };
+        return latch(l::trySetCount, l::countDown, l::await);
     }
 
     /** A multi-lock over plain locks of {@code names}, given in that order. */
@@ -176,6 +100,75 @@ final class Family {
             members[i] = client.getLock(names[i]);
         }
         return client.getMultiLock(members);
+    }
+
+    /** The adapter over one library's semaphore: each call passes straight to the given one. */
+    private static Permits permits(IntPredicate trySetPermits, Blocking acquire, Runnable release,
+                                   IntSupplier availablePermits) {
+        return new Permits() {
+            public boolean trySetPermits(int permits) {
+                return trySetPermits.test(permits);
+            }
+
+            public void acquire() throws InterruptedException {
+                acquire.run();
+            }
+
+            public void release() {
+                release.run();
+            }
+
+            public int availablePermits() {
+                return availablePermits.getAsInt();
+            }
+        };
+    }
+
+    /** The adapter over one library's leased semaphore: each call passes straight to the given one. */
+    private static LeasedPermits leasedPermits(IntPredicate trySetPermits, BlockingSupplier<?> acquire,
+                                               Consumer<Object> release) {
+        return new LeasedPermits() {
+            public boolean trySetPermits(int permits) {
+                return trySetPermits.test(permits);
+            }
+
+            public Object acquire() throws InterruptedException {
+                return acquire.get();
+            }
+
+            public void release(Object permit) {
+                release.accept(permit);
+            }
+        };
+    }
+
+    /** The adapter over one library's count-down latch: each call passes straight to the given one. */
+    private static Latch latch(LongPredicate trySetCount, Runnable countDown, Blocking await) {
+        return new Latch() {
+            public boolean trySetCount(long count) {
+                return trySetCount.test(count);
+            }
+
+            public void countDown() {
+                countDown.run();
+            }
+
+            public void await() throws InterruptedException {
+                await.run();
+            }
+        };
+    }
+
+    /** A library call that may block, and so be interrupted. */
+    @FunctionalInterface
+    private interface Blocking {
+        void run() throws InterruptedException;
+    }
+
+    /** A library call that may block, and so be interrupted, with a result. */
+    @FunctionalInterface
+    private interface BlockingSupplier<T> {
+        T get() throws InterruptedException;
     }
 
     private static RedissonClient redisson(Library library) {

@@ -46,19 +46,7 @@ final class FamilyScenarios {
     }
 
     private static Scenario scenario(String id, String title, Body body) {
-        return new Scenario() {
-            public String id() {
-                return id;
-            }
-
-            public String title() {
-                return title;
-            }
-
-            public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-                return body.run(library, duration, id.toLowerCase());
-            }
-        };
+        return Scenario.of(id, title, (library, context, duration) -> body.run(library, duration, id.toLowerCase()));
     }
 
     private static Scenario.Outcome semaphore(Library library, Duration duration, String name) throws Exception {

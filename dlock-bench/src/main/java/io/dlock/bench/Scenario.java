@@ -14,6 +14,25 @@ interface Scenario {
     /** Runs the scenario for {@code duration}; the caller snapshots Redis stats and CPU around it. */
     Outcome run(Library library, Bench.Context context, Duration duration) throws Exception;
 
+    /** A scenario given by its id, title and {@link Body}. */
+    static Scenario of(String id, String title, Body body) {
+        return new OfBody(id, title, body);
+    }
+
+    /** What {@link #run} does, for a scenario made with {@link #of}. */
+    @FunctionalInterface
+    interface Body {
+        Outcome run(Library library, Bench.Context context, Duration duration) throws Exception;
+    }
+
+    /** @see #of */
+    record OfBody(String id, String title, Body body) implements Scenario {
+        @Override
+        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
+            return body.run(library, context, duration);
+        }
+    }
+
     /** What a run produced before stats and CPU are added. */
     record Outcome(Load.Result load, String check) {
     }

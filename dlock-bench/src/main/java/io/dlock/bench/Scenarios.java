@@ -29,8 +29,8 @@ final class Scenarios {
                 contended("S5", "fair lock, 8 threads on one lock (exact counter)", 8, true),
                 new TwoJvms("S5J", "fair lock, 2 JVM processes x 4 threads on one lock (exact counter in Redis)",
                         ContendWorker.Mode.FAIR, 4),
-                new Readers(),
-                new Mixed(),
+                Scenario.of("S6", "16 threads read-locking one read-write lock", Scenarios::readers),
+                Scenario.of("S7", "16 threads, 90% read / 10% write (extra = writer latency)", Scenarios::mixed),
                 new TwoJvms("S7J", "2 JVM processes x 8 threads, 90% read / 10% write (extra = writer latency; "
                         + "exact writer counter in Redis)", ContendWorker.Mode.READ_WRITE, 8),
                 new FailingTryLock(false),
@@ -47,121 +47,83 @@ final class Scenarios {
 
     /** Independent lock+unlock cycles, one lock object per thread. */
     static Scenario simple(String id, String title, int threads, LockPerThread locks) {
-        return new Scenario() {
-            public String id() {
-                return id;
+        return Scenario.of(id, title, (library, context, duration) -> {
+            Lock[] perThread = new Lock[threads];
+            for (int t = 0; t < threads; t++) {
+                perThread[t] = locks.lock(library, t);
             }
-
-            public String title() {
-                return title;
-            }
-
-            public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-                Lock[] perThread = new Lock[threads];
-                for (int t = 0; t < threads; t++) {
-                    perThread[t] = locks.lock(library, t);
-                }
-                Load.Result load = Load.run(threads, duration, t -> {
-                    perThread[t].lock();
-                    perThread[t].unlock();
-                    return true;
-                });
-                return new Outcome(load, load.failure() == null ? "ok" : load.failure().toString());
-            }
-        };
+            Load.Result load = Load.run(threads, duration, t -> {
+                perThread[t].lock();
+                perThread[t].unlock();
+                return true;
+            });
+            return new Scenario.Outcome(load, load.failure() == null ? "ok" : load.failure().toString());
+        });
     }
 
     /** Threads of one JVM contending on one lock, with the exactness check. */
     static Scenario contended(String id, String title, int threads, boolean fair) {
-        return new Scenario() {
-            public String id() {
-                return id;
-            }
-
-            public String title() {
-                return title;
-            }
-
-            public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-                Lock lock = fair ? library.fairLock(id) : library.lock(id);
-                Exclusion exclusion = new Exclusion();
-                Load.Result load = Load.run(threads, duration, t -> {
-                    lock.lock();
-                    try {
-                        exclusion.exclusive();
-                    } finally {
-                        lock.unlock();
-                    }
-                    return true;
-                });
-                return new Outcome(load, load.failure() != null ? load.failure().toString()
-                        : exclusion.verdict(load.ops()));
-            }
-        };
+        return Scenario.of(id, title, (library, context, duration) -> {
+            Lock lock = fair ? library.fairLock(id) : library.lock(id);
+            Exclusion exclusion = new Exclusion();
+            Load.Result load = Load.run(threads, duration, t -> {
+                lock.lock();
+                try {
+                    exclusion.exclusive();
+                } finally {
+                    lock.unlock();
+                }
+                return true;
+            });
+            return new Scenario.Outcome(load, load.failure() != null ? load.failure().toString()
+                    : exclusion.verdict(load.ops()));
+        });
     }
 
     /** S6: 16 threads read-locking one read-write lock. */
-    static final class Readers implements Scenario {
-        public String id() {
-            return "S6";
-        }
-
-        public String title() {
-            return "16 threads read-locking one read-write lock";
-        }
-
-        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-            ReadWriteLock rw = library.readWriteLock("s6");
-            Lock read = rw.readLock();
-            Load.Result load = Load.run(16, duration, t -> {
-                read.lock();
-                read.unlock();
-                return true;
-            });
-            return new Outcome(load, load.failure() == null ? "ok" : load.failure().toString());
-        }
+    private static Scenario.Outcome readers(Library library, Bench.Context context, Duration duration)
+            throws Exception {
+        ReadWriteLock rw = library.readWriteLock("s6");
+        Lock read = rw.readLock();
+        Load.Result load = Load.run(16, duration, t -> {
+            read.lock();
+            read.unlock();
+            return true;
+        });
+        return new Scenario.Outcome(load, load.failure() == null ? "ok" : load.failure().toString());
     }
 
     /** S7: 16 threads, 90% read / 10% write on one read-write lock; writer latency reported apart. */
-    static final class Mixed implements Scenario {
-        public String id() {
-            return "S7";
-        }
-
-        public String title() {
-            return "16 threads, 90% read / 10% write (extra = writer latency)";
-        }
-
-        public Outcome run(Library library, Bench.Context context, Duration duration) throws Exception {
-            ReadWriteLock rw = library.readWriteLock("s7");
-            Exclusion exclusion = new Exclusion();
-            long[] writes = new long[16];
-            Load.Result load = Load.run(16, duration, t -> {
-                if (ThreadLocalRandom.current().nextInt(10) == 0) {
-                    rw.writeLock().lock();
-                    try {
-                        exclusion.exclusive();
-                    } finally {
-                        rw.writeLock().unlock();
-                    }
-                    writes[t]++;
-                    return false;
-                }
-                rw.readLock().lock();
+    private static Scenario.Outcome mixed(Library library, Bench.Context context, Duration duration)
+            throws Exception {
+        ReadWriteLock rw = library.readWriteLock("s7");
+        Exclusion exclusion = new Exclusion();
+        long[] writes = new long[16];
+        Load.Result load = Load.run(16, duration, t -> {
+            if (ThreadLocalRandom.current().nextInt(10) == 0) {
+                rw.writeLock().lock();
                 try {
-                    exclusion.shared();
+                    exclusion.exclusive();
                 } finally {
-                    rw.readLock().unlock();
+                    rw.writeLock().unlock();
                 }
-                return true;
-            });
-            long totalWrites = 0;
-            for (long w : writes) {
-                totalWrites += w;
+                writes[t]++;
+                return false;
             }
-            return new Outcome(load, load.failure() != null ? load.failure().toString()
-                    : exclusion.verdict(totalWrites));
+            rw.readLock().lock();
+            try {
+                exclusion.shared();
+            } finally {
+                rw.readLock().unlock();
+            }
+            return true;
+        });
+        long totalWrites = 0;
+        for (long w : writes) {
+            totalWrites += w;
         }
+        return new Scenario.Outcome(load, load.failure() != null ? load.failure().toString()
+                : exclusion.verdict(totalWrites));
     }
 
     /**

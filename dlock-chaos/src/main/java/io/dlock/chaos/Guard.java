@@ -175,15 +175,20 @@ interface Guard {
     }
 
     /**
-     * One permit of the plain semaphore. Before each attempt the loop sets the permits if the semaphore has none
-     * ({@link #setUp()}, {@code trySetPermits}: a no-op once set), so that the count comes back after a Redis restart.
+     * A permit of either semaphore: neither side of a read-write lock, nothing to describe. Before each attempt the
+     * loop sets the permits if the semaphore has none ({@link #setUp()}, {@code trySetPermits}: a no-op once set), so
+     * that the count comes back after a Redis restart.
      */
-    final class OfSemaphore implements Guard {
-        private final DistributedSemaphore semaphore;
+    abstract class OfPermits implements Guard {
+        private final Workload kind;
 
-        OfSemaphore(DistributedSemaphore semaphore) {
-            this.semaphore = semaphore;
+        /** @param kind {@link Workload#SEMAPHORE} or {@link Workload#LEASED}: how many permits to set */
+        OfPermits(Workload kind) {
+            this.kind = kind;
         }
+
+        /** The semaphore's own {@code trySetPermits}. */
+        abstract boolean trySetPermits(int permits);
 
         public String describe() {
             return "";
@@ -195,12 +200,27 @@ interface Guard {
 
         @Override
         public String setUpDescription() {
-            return "set-permits count=" + Workload.SEMAPHORE.permits();
+            return "set-permits count=" + kind.permits();
         }
 
         @Override
         public boolean setUp() {
-            return semaphore.trySetPermits(Workload.SEMAPHORE.permits());
+            return trySetPermits(kind.permits());
+        }
+    }
+
+    /** One permit of the plain semaphore, set up as {@link OfPermits}. */
+    final class OfSemaphore extends OfPermits {
+        private final DistributedSemaphore semaphore;
+
+        OfSemaphore(DistributedSemaphore semaphore) {
+            super(Workload.SEMAPHORE);
+            this.semaphore = semaphore;
+        }
+
+        @Override
+        boolean trySetPermits(int permits) {
+            return semaphore.trySetPermits(permits);
         }
 
         public boolean acquire(String mode, long watchdogMs) throws InterruptedException {
@@ -219,30 +239,18 @@ interface Guard {
     }
 
     /** One leased permit: a watchdog-renewed one ({@code wait}, {@code try}) or one with a fixed lease. */
-    final class OfLeased implements Guard {
+    final class OfLeased extends OfPermits {
         private final LeasedSemaphore semaphore;
         private Permit permit;
 
         OfLeased(LeasedSemaphore semaphore) {
+            super(Workload.LEASED);
             this.semaphore = semaphore;
         }
 
-        public String describe() {
-            return "";
-        }
-
-        public boolean read() {
-            return false;
-        }
-
         @Override
-        public String setUpDescription() {
-            return "set-permits count=" + Workload.LEASED.permits();
-        }
-
-        @Override
-        public boolean setUp() {
-            return semaphore.trySetPermits(Workload.LEASED.permits());
+        boolean trySetPermits(int permits) {
+            return semaphore.trySetPermits(permits);
         }
 
         public boolean acquire(String mode, long watchdogMs) throws InterruptedException {

@@ -296,18 +296,26 @@ final class Nemesis {
     private void debugSleep() throws IOException {
         long ms = 1500 + random.nextInt(1000);
         started(Fault.DEBUG_SLEEP, "redis " + ms + " ms");
+        redisSleep(ms, Fault.DEBUG_SLEEP.label());
+        log.record(FAULT_END, Fault.DEBUG_SLEEP.label());
+    }
+
+    /**
+     * {@code DEBUG SLEEP ms}: Redis answers nothing for {@code ms}. It slept from some moment in
+     * [sent, answered - ms], so certainly during [answered - ms, sent + ms]: that window, when not empty, is logged
+     * as REDIS_DOWN {@code what} to REDIS_UP, and no more of it.
+     */
+    private void redisSleep(long ms, String what) throws IOException {
         long sent = System.nanoTime();
         admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP",
                 String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
         long answered = System.nanoTime();
-        // Redis slept `ms` from some moment in [sent, answered - ms]: certainly during [answered - ms, sent + ms].
         long from = answered - ms * 1_000_000L;
         long until = sent + ms * 1_000_000L;
         if (until - from > 0) {
-            log.write(new Event(from, "nemesis", REDIS_DOWN, Event.NO_TOKEN, Fault.DEBUG_SLEEP.label()));
-            log.write(new Event(until, "nemesis", REDIS_UP, Event.NO_TOKEN, Fault.DEBUG_SLEEP.label()));
+            log.write(new Event(from, "nemesis", REDIS_DOWN, Event.NO_TOKEN, what));
+            log.write(new Event(until, "nemesis", REDIS_UP, Event.NO_TOKEN, what));
         }
-        log.record(FAULT_END, Fault.DEBUG_SLEEP.label());
     }
 
     /**
@@ -343,17 +351,7 @@ final class Nemesis {
             }
             return;
         }
-        long sent = System.nanoTime();
-        admin.call(Duration.ofMillis(ms + 5000), "DEBUG", "SLEEP",
-                String.format(java.util.Locale.ROOT, "%.3f", ms / 1000.0));
-        long answered = System.nanoTime();
-        // as debugSleep: Redis certainly slept during [answered - ms, sent + ms]
-        long from = answered - ms * 1_000_000L;
-        long until = sent + ms * 1_000_000L;
-        if (until - from > 0) {
-            log.write(new Event(from, "nemesis", REDIS_DOWN, Event.NO_TOKEN, what));
-            log.write(new Event(until, "nemesis", REDIS_UP, Event.NO_TOKEN, what));
-        }
+        redisSleep(ms, what);
     }
 
     /**

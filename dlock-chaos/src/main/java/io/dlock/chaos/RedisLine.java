@@ -4,9 +4,6 @@ import io.dlock.redisprocess.Resp;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 
 /**
  * One persistent connection to Redis for one thread, spoken with {@link Resp}: opened on first use and closed after
@@ -14,21 +11,15 @@ import java.net.Socket;
  * one), then opened afresh by the next call. Every connect and read is bounded by the timeout. Not thread-safe.
  */
 final class RedisLine implements AutoCloseable {
-    private final String host;
-    private final int port;
-    private final int timeoutMs;
-    private Socket socket;
-    private BufferedInputStream in;
+    private final LazyConnection<BufferedInputStream> connection;
 
     RedisLine(String host, int port, long timeoutMs) {
-        this.host = host;
-        this.port = port;
-        this.timeoutMs = (int) Math.max(1, timeoutMs);
+        this.connection = new LazyConnection<>(host, port, (int) Math.max(1, timeoutMs), BufferedInputStream::new);
     }
 
     /** @return whether a connection is open (made by an earlier call, which CLIENT KILL may have cut since) */
     boolean isOpen() {
-        return socket != null;
+        return connection.isOpen();
     }
 
     /**
@@ -38,37 +29,15 @@ final class RedisLine implements AutoCloseable {
      * @throws IOException     when Redis cannot be reached, the connection breaks, or no reply comes in time
      */
     Object call(String... args) throws IOException {
-        try {
-            if (socket == null) {
-                Socket s = new Socket();
-                socket = s;
-                s.setTcpNoDelay(true);
-                s.connect(new InetSocketAddress(host, port), timeoutMs);
-                s.setSoTimeout(timeoutMs);
-                in = new BufferedInputStream(s.getInputStream());
-            }
-            OutputStream out = socket.getOutputStream();
+        return connection.exchange((out, in) -> {
             out.write(Resp.encode(args));
             out.flush();
             return Resp.read(in);
-        } catch (Resp.ErrorReplyException e) {
-            throw e;
-        } catch (IOException | RuntimeException e) {
-            close();
-            throw e instanceof IOException io ? io : new IOException(e);
-        }
+        }, Resp.ErrorReplyException.class);
     }
 
     @Override
     public void close() {
-        if (socket != null) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // gone either way
-            }
-            socket = null;
-            in = null;
-        }
+        connection.close();
     }
 }

@@ -48,7 +48,7 @@ final class CommandLaunch {
         if (settings.killOnLeaseLost()) {
             String token = UUID.randomUUID().toString();
             childEnv.put(OrphanGuard.TOKEN, token);
-            orphans = OrphanGuard.start(hold.held(), settings.killAfter(), env, token, messages.stream());
+            orphans = OrphanGuard.start(hold.words().held(), settings.killAfter(), env, token, messages.stream());
         }
         if (orphans != null) {
             long validFor = hold.validForNanos();

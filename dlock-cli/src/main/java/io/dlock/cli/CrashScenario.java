@@ -10,17 +10,15 @@ import java.util.concurrent.TimeUnit;
  * A crashed holder: a child JVM holding the lock with a short watchdog lease is SIGKILLed (no unlock, no more
  * renewals); the lock can be had again once that lease has run out.
  */
-final class CrashScenario implements DemoScenario {
+final class CrashScenario extends DemoScenario {
     private static final long WATCHDOG_MS = 2000;
 
-    @Override
-    public String title() {
-        return "Crash: the holder JVM is killed (SIGKILL); its lock comes back after its lease";
+    CrashScenario() {
+        super("Crash: the holder JVM is killed (SIGKILL); its lock comes back after its lease", "crash");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
-        String name = context.key("crash");
+    boolean tell(ScenarioContext context, String name) throws Exception {
         LockClient client = context.newClient(null);
         DemoChild holder = context.startChild("hold", context.uri(), name, Long.toString(WATCHDOG_MS));
         String[] locked = holder.await("LOCKED ").split(" ");

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The child JVMs of {@code dlock demo} ({@code java -cp <dlock.jar> io.dlock.cli.DemoWorker MODE …}). They talk to
@@ -64,119 +65,122 @@ public final class DemoWorker {
 
     private static void count(String uri, String lockName, String counterKey, int threads, int iterations,
                               BufferedReader in) throws Exception {
-        RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.connect(uri);
-             StatefulRedisConnection<String, String> connection = redis.connect()) {
-            RedisCommands<String, String> cmd = connection.sync();
+        withRedis(uri, (client, cmd) -> {
             String insideKey = counterKey + ":inside";
             DistributedLock lock = client.getLock(lockName);
             AtomicInteger increments = new AtomicInteger();
             AtomicInteger overlaps = new AtomicInteger();
-            AtomicLong failures = new AtomicLong();
-            say("READY");
-            String line = in.readLine();
-            if (!"GO".equals(line)) {
-                System.exit(3); // the demo went away
-            }
-            exitWhenStdinCloses(in);
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                Thread worker = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < iterations; i++) {
-                            lock.lock();
-                            try {
-                                if (cmd.incr(insideKey) != 1) {
-                                    overlaps.incrementAndGet();
-                                }
-                                String value = cmd.get(counterKey);
-                                long next = (value == null ? 0 : Long.parseLong(value)) + 1;
-                                // between the GET and this SET, an unlocked writer would be overwritten
-                                cmd.set(counterKey, Long.toString(next));
-                                increments.incrementAndGet();
-                                cmd.decr(insideKey);
-                            } finally {
-                                lock.unlock();
-                            }
-                        }
-                    } catch (RuntimeException e) {
-                        failures.incrementAndGet();
-                        System.err.println("DemoWorker: " + e);
+            race(in, threads, iterations, () -> {
+                lock.lock();
+                try {
+                    if (cmd.incr(insideKey) != 1) {
+                        overlaps.incrementAndGet();
                     }
-                }, "worker-" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            say("DONE " + increments.get() + " " + overlaps.get());
-            if (failures.get() > 0) {
-                System.exit(1);
-            }
+                    String value = cmd.get(counterKey);
+                    long next = (value == null ? 0 : Long.parseLong(value)) + 1;
+                    // between the GET and this SET, an unlocked writer would be overwritten
+                    cmd.set(counterKey, Long.toString(next));
+                    increments.incrementAndGet();
+                    cmd.decr(insideKey);
+                } finally {
+                    lock.unlock();
+                }
+                return true;
+            }, () -> increments.get() + " " + overlaps.get());
+        });
+    }
+
+    private static void permits(String uri, String semaphoreName, String insideKey, int threads, int iterations,
+                                BufferedReader in) throws Exception {
+        withRedis(uri, (client, cmd) -> {
+            LeasedSemaphore semaphore = client.getLeasedSemaphore(semaphoreName);
+            AtomicInteger entries = new AtomicInteger();
+            AtomicLong mostInside = new AtomicLong();
+            race(in, threads, iterations, () -> {
+                Permit permit = semaphore.acquire();
+                boolean stillOurs;
+                try {
+                    long inside = cmd.incr(insideKey); // everyone inside now, in every JVM
+                    mostInside.accumulateAndGet(inside, Math::max);
+                    entries.incrementAndGet();
+                    Thread.sleep(3); // long enough for the others to pile up at the semaphore
+                    cmd.decr(insideKey);
+                } finally {
+                    stillOurs = permit.release();
+                }
+                if (!stillOurs) { // its lease had ended: someone else may have had it
+                    System.err.println("DemoWorker: permit " + permit.id() + " was lost while held");
+                }
+                return stillOurs;
+            }, () -> entries.get() + " " + mostInside.get());
+        });
+    }
+
+    /** Runs {@code work} with a lock client and a plain connection to {@code uri}, both closed afterwards. */
+    private static void withRedis(String uri, RedisWork work) throws Exception {
+        RedisClient redis = RedisClient.create(uri);
+        try (LockClient client = LockClient.connect(uri);
+             StatefulRedisConnection<String, String> connection = redis.connect()) {
+            work.run(client, connection.sync());
         } finally {
             redis.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
     }
 
-    private static void permits(String uri, String semaphoreName, String insideKey, int threads, int iterations,
-                                BufferedReader in) throws Exception {
-        RedisClient redis = RedisClient.create(uri);
-        try (LockClient client = LockClient.connect(uri);
-             StatefulRedisConnection<String, String> connection = redis.connect()) {
-            RedisCommands<String, String> cmd = connection.sync();
-            LeasedSemaphore semaphore = client.getLeasedSemaphore(semaphoreName);
-            AtomicInteger entries = new AtomicInteger();
-            AtomicLong mostInside = new AtomicLong();
-            AtomicLong failures = new AtomicLong();
-            say("READY");
-            String line = in.readLine();
-            if (!"GO".equals(line)) {
-                System.exit(3); // the demo went away
-            }
-            exitWhenStdinCloses(in);
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                Thread worker = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < iterations; i++) {
-                            Permit permit = semaphore.acquire();
-                            boolean stillOurs;
-                            try {
-                                long inside = cmd.incr(insideKey); // everyone inside now, in every JVM
-                                mostInside.accumulateAndGet(inside, Math::max);
-                                entries.incrementAndGet();
-                                Thread.sleep(3); // long enough for the others to pile up at the semaphore
-                                cmd.decr(insideKey);
-                            } finally {
-                                stillOurs = permit.release();
-                            }
-                            if (!stillOurs) {
-                                failures.incrementAndGet(); // its lease had ended: someone else may have had it
-                                System.err.println("DemoWorker: permit " + permit.id() + " was lost while held");
-                            }
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        failures.incrementAndGet();
-                    } catch (RuntimeException e) {
-                        failures.incrementAndGet();
-                        System.err.println("DemoWorker: " + e);
-                    }
-                }, "worker-" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            say("DONE " + entries.get() + " " + mostInside.get());
-            if (failures.get() > 0) {
-                System.exit(1);
-            }
-        } finally {
-            redis.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+    /**
+     * The race the demo starts: prints {@code READY}, waits for {@code GO} (exits 3 when anything else comes, the
+     * demo went away), runs {@code pass} {@code iterations} times on each of {@code threads} threads, then prints
+     * {@code DONE <result>}. Exits 1 when a pass failed: returned false, threw, or was interrupted (a thread stops at
+     * its first exception).
+     */
+    private static void race(BufferedReader in, int threads, int iterations, Pass pass, Supplier<String> result)
+            throws Exception {
+        AtomicLong failures = new AtomicLong();
+        say("READY");
+        String line = in.readLine();
+        if (!"GO".equals(line)) {
+            System.exit(3); // the demo went away
         }
+        exitWhenStdinCloses(in);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+                try {
+                    for (int i = 0; i < iterations; i++) {
+                        if (!pass.run()) {
+                            failures.incrementAndGet();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failures.incrementAndGet();
+                } catch (RuntimeException e) {
+                    failures.incrementAndGet();
+                    System.err.println("DemoWorker: " + e);
+                }
+            }, "worker-" + t);
+            workers.add(worker);
+            worker.start();
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        say("DONE " + result.get());
+        if (failures.get() > 0) {
+            System.exit(1);
+        }
+    }
+
+    @FunctionalInterface
+    private interface RedisWork {
+        void run(LockClient client, RedisCommands<String, String> cmd) throws Exception;
+    }
+
+    /** One pass of one worker thread. */
+    @FunctionalInterface
+    private interface Pass {
+        /** @return false when the pass went wrong without an exception (it counts as a failure) */
+        boolean run() throws InterruptedException;
     }
 
     private static void hold(String uri, String lockName, long watchdogMs, BufferedReader in) throws Exception {

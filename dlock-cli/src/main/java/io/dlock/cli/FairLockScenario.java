@@ -15,18 +15,16 @@ import java.util.concurrent.TimeoutException;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /** The fair lock: four owners queue up behind a holder and get the lock in the order they asked for it. */
-final class FairLockScenario implements DemoScenario {
+final class FairLockScenario extends DemoScenario {
     private static final long LEASE = DistributedLock.LEASE_WATCHDOG;
 
-    @Override
-    public String title() {
-        return "Fair lock: granted in arrival order (FIFO)";
+    FairLockScenario() {
+        super("Fair lock: granted in arrival order (FIFO)", "fair");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
+    boolean tell(ScenarioContext context, String name) throws Exception {
         LockClient client = context.newClient(null);
-        String name = context.key("fair");
         DistributedLock fair = client.getFairLock(name);
         long first = 100;
         context.say("owner " + first + " takes '" + name + "'; then owners 1, 2, 3, 4 ask for it, one after the other");

@@ -19,22 +19,20 @@ import java.util.concurrent.TimeoutException;
  * passes: an awaiter let through early would read less than three. Between count-downs the demo also watches that
  * nobody has passed yet.
  */
-final class LatchScenario implements DemoScenario {
+final class LatchScenario extends DemoScenario {
     private static final int COUNT = 3;
     private static final int CLIENTS = 2;
     private static final int AWAITERS_PER_CLIENT = 2;
     /** How long the demo watches the awaiters before each count-down. */
     private static final Duration WATCH = Duration.ofMillis(200);
 
-    @Override
-    public String title() {
-        return "Count-down latch: awaiters pass only after every count-down";
+    LatchScenario() {
+        super("Count-down latch: awaiters pass only after every count-down", "latch");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
-        String name = context.key("latch");
-        String counted = context.key("latch:counted");
+    boolean tell(ScenarioContext context, String name) throws Exception {
+        String counted = name + ":counted";
         LockClient worker = context.newClient(null);
         DistributedCountDownLatch latch = worker.getCountDownLatch(name);
         context.check("latch '" + name + "' set to " + COUNT, latch.trySetCount(COUNT, Duration.ofMinutes(1)));

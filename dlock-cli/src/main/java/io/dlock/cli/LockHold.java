@@ -9,9 +9,7 @@ import io.dlock.LockOwner;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The lock as one {@code dlock run} holds it: through the async API of a view whose owner is this process's pid
@@ -19,7 +17,6 @@ import java.util.concurrent.TimeoutException;
  * hold. The hold shows as {@code <client id>:<pid>}.
  */
 final class LockHold implements RunHold {
-    private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration ABANDON_CLEAN_UP = Duration.ofSeconds(2);
 
     private final LockClient client;
@@ -38,18 +35,8 @@ final class LockHold implements RunHold {
     }
 
     @Override
-    public String held() {
-        return "lock '" + lockName + "'";
-    }
-
-    @Override
-    public String busy() {
-        return "lock '" + lockName + "' is busy";
-    }
-
-    @Override
-    public String waitedFor() {
-        return "lock '" + lockName + "'";
+    public HoldWords words() {
+        return HoldWords.lock(lockName);
     }
 
     /** {@code <client id>:<owner id>}, as {@code dlock status} shows the hold. */
@@ -121,27 +108,12 @@ final class LockHold implements RunHold {
         return false;
     }
 
-    /** Releases the hold, waiting at most 5 s; a failure is a warning (the hold then expires with its lease). */
+    /** Releases the hold through {@link HoldRelease}: an unlock refused as not held means the lease was lost. */
     @Override
     public void release(LeaseLostEvent lost, RunMessages messages) {
-        try {
-            owned.unlockAsync().get(RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            messages.released();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IllegalMonitorStateException) {
-                if (lost == null) {
-                    messages.notHeldAtRelease();
-                }
-            } else {
-                messages.releaseFailed(cause.getMessage());
-            }
-        } catch (TimeoutException e) {
-            messages.releaseTimedOut(RELEASE_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            messages.releaseInterrupted();
-        }
+        HoldRelease.await(owned.unlockAsync().thenApply(unlocked -> true),
+                cause -> cause instanceof IllegalMonitorStateException ? HoldRelease.Failure.NOT_OURS
+                        : HoldRelease.Failure.FAILED, lost, messages);
     }
 
     private static void sleep(long millis) {

@@ -79,7 +79,7 @@ final class LockedRun {
             if (cause instanceof LockException failure) {
                 throw new CliException(ExitCodes.of(failure), cause.getMessage(), cause);
             }
-            throw new CliException(ExitCodes.SOFTWARE, "cannot acquire " + hold.waitedFor() + ": " + cause, cause);
+            throw new CliException(ExitCodes.SOFTWARE, "cannot acquire " + hold.words().waitedFor() + ": " + cause, cause);
         }
         if (!state.acquired(acquired)) {
             awaitHalt();

@@ -17,20 +17,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so nobody is ever inside with anybody else, and nobody deadlocks (members are taken in one global order). Then,
  * with C held by a third client, a multi-lock over B and C gives up without keeping B: all or nothing.
  */
-final class MultiLockScenario implements DemoScenario {
+final class MultiLockScenario extends DemoScenario {
     private static final int THREADS_PER_CLIENT = 3;
     private static final int ROUNDS = 20;
 
-    @Override
-    public String title() {
-        return "Multi-lock: two multi-locks sharing a member never overlap; all or nothing";
+    MultiLockScenario() {
+        super("Multi-lock: two multi-locks sharing a member never overlap; all or nothing", "multi");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
-        String a = context.key("multi-a");
-        String b = context.key("multi-b");
-        String c = context.key("multi-c");
+    boolean tell(ScenarioContext context, String name) throws Exception {
+        String a = name + "-a";
+        String b = name + "-b";
+        String c = name + "-c";
         LockClient left = context.newClient(null);
         LockClient right = context.newClient(null);
         context.say("client 1: " + THREADS_PER_CLIENT + " threads take multi-lock (A, B); client 2: "

@@ -116,7 +116,7 @@ final class OrphanGuard {
     /**
      * Starts the guard; on failure says so and returns null (the run goes on, guarded by dlock alone).
      *
-     * @param held  what the run holds, for the guard's messages: {@code lock 'NAME'} ({@link RunHold#held()})
+     * @param held  what the run holds, for the guard's messages: {@code lock 'NAME'} ({@link HoldWords#held()})
      * @param env   the environment for the guard (credentials removed, as for the command)
      * @param token the value of {@value #TOKEN} in the command's environment (not in the guard's): should dlock die
      *              before it could name the command's pid, the guard finds the command by it

@@ -13,9 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 /**
@@ -29,7 +26,6 @@ import java.util.stream.Collectors;
 final class PermitHold implements RunHold {
     /** The variable that tells the command its permit's id. */
     static final String PERMIT_ID_ENV = "DLOCK_PERMIT_ID";
-    private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(5);
 
     private final LockClient client;
     private final LeasedSemaphore semaphore;
@@ -75,18 +71,8 @@ final class PermitHold implements RunHold {
     }
 
     @Override
-    public String held() {
-        return "the permit of semaphore '" + name + "'";
-    }
-
-    @Override
-    public String busy() {
-        return "semaphore '" + name + "' has no free permit";
-    }
-
-    @Override
-    public String waitedFor() {
-        return "a permit of semaphore '" + name + "'";
+    public HoldWords words() {
+        return HoldWords.permit(name);
     }
 
     @Override
@@ -174,30 +160,15 @@ final class PermitHold implements RunHold {
         return p != null;
     }
 
+    /** Releases the permit through {@link HoldRelease}: a permit released already needs nothing more. */
     @Override
     public void release(LeaseLostEvent lost, RunMessages messages) {
         Permit p = permit;
         if (p == null) {
             return;
         }
-        try {
-            boolean valid = p.releaseAsync().get(RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            if (valid) {
-                messages.released();
-            } else if (lost == null) {
-                messages.notHeldAtRelease();
-            }
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (!(cause instanceof IllegalStateException)) { // released already: nothing left to do
-                messages.releaseFailed(cause.getMessage());
-            }
-        } catch (TimeoutException e) {
-            messages.releaseTimedOut(RELEASE_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            messages.releaseInterrupted();
-        }
+        HoldRelease.await(p.releaseAsync(), cause -> cause instanceof IllegalStateException
+                ? HoldRelease.Failure.ALREADY_RELEASED : HoldRelease.Failure.FAILED, lost, messages);
     }
 
     @Override

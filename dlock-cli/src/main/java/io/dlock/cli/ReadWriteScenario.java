@@ -13,22 +13,20 @@ import java.util.concurrent.TimeoutException;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 
 /** The read-write lock: two readers (two clients) hold it at once; a writer waits until both have left. */
-final class ReadWriteScenario implements DemoScenario {
+final class ReadWriteScenario extends DemoScenario {
     private static final long LEASE = DistributedLock.LEASE_WATCHDOG;
     /** Owner 1 on each client: a hold's owner is the client id with the owner id, so these are three owners. */
     private static final LockOwner OWNER = LockOwner.of(1);
 
-    @Override
-    public String title() {
-        return "Read-write lock: readers share, a writer waits for them";
+    ReadWriteScenario() {
+        super("Read-write lock: readers share, a writer waits for them", "rw");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
+    boolean tell(ScenarioContext context, String name) throws Exception {
         LockClient r1 = context.newClient(null);
         LockClient r2 = context.newClient(null);
         LockClient w = context.newClient(null);
-        String name = context.key("rw");
         DistributedReadWriteLock rw1 = r1.getReadWriteLock(name).as(OWNER);
         DistributedReadWriteLock rw2 = r2.getReadWriteLock(name).as(OWNER);
         DistributedReadWriteLock rwW = w.getReadWriteLock(name).as(OWNER);

@@ -5,18 +5,16 @@ import io.dlock.LockClient;
 import io.dlock.LockInfo;
 
 /** Reentrancy: the holder locks twice (hold count 2), another client cannot get in, two unlocks free the lock. */
-final class ReentrancyScenario implements DemoScenario {
+final class ReentrancyScenario extends DemoScenario {
 
-    @Override
-    public String title() {
-        return "Reentrancy: the holder takes the lock again";
+    ReentrancyScenario() {
+        super("Reentrancy: the holder takes the lock again", "reentrant");
     }
 
     @Override
-    public boolean run(ScenarioContext context) {
+    boolean tell(ScenarioContext context, String name) {
         LockClient a = context.newClient(null);
         LockClient b = context.newClient(null);
-        String name = context.key("reentrant");
         DistributedLock lock = a.getLock(name);
         lock.lock();
         lock.lock();

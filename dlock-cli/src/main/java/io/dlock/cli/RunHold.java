@@ -14,14 +14,8 @@ import java.util.function.LongConsumer;
  */
 interface RunHold {
 
-    /** What is held, for messages: {@code lock 'NAME'}, {@code the permit of semaphore 'NAME'}. */
-    String held();
-
-    /** The start of the message when it cannot be had: {@code lock 'NAME' is busy}. */
-    String busy();
-
-    /** What a timed-out wait waited for: {@code lock 'NAME'}, {@code a permit of semaphore 'NAME'}. */
-    String waitedFor();
+    /** What messages call it. */
+    HoldWords words();
 
     /** How it was acquired, for the {@code --verbose} message: {@code as <client id>:<pid>}, {@code as permit <id>}. */
     String acquiredAs();

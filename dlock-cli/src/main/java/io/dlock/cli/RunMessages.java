@@ -33,8 +33,8 @@ final class RunMessages {
         }
         Duration wait = settings.waitTime();
         err.println(wait == null || wait.isZero()
-                ? "dlock: " + hold.busy() + ": " + holder
-                : "dlock: timed out after " + DurationText.format(wait) + " waiting for " + hold.waitedFor() + ": "
+                ? "dlock: " + hold.words().busy() + ": " + holder
+                : "dlock: timed out after " + DurationText.format(wait) + " waiting for " + hold.words().waitedFor() + ": "
                         + holder);
     }
 
@@ -110,7 +110,7 @@ final class RunMessages {
 
     /** What is held: {@code lock 'NAME'}, {@code the permit of semaphore 'NAME'}. */
     private String name() {
-        return hold.held();
+        return hold.words().held();
     }
 
     private static String why(LeaseLostEvent event) {

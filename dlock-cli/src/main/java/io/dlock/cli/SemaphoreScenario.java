@@ -4,31 +4,25 @@ import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 /**
  * A semaphore across processes: worker threads in two child JVMs share the permits of one leased semaphore. Each
  * counts itself in and out of a Redis key while it holds a permit, so the key's highest value is the most holders
  * that were ever inside at once, whatever JVM they ran in: never more than the permits.
  */
-final class SemaphoreScenario implements DemoScenario {
+final class SemaphoreScenario extends DemoScenario {
     private static final int JVMS = 2;
     private static final int THREADS = 4;
     private static final int ITERATIONS = 15;
     private static final int PERMITS = 3;
 
-    @Override
-    public String title() {
-        return "Semaphore: " + JVMS + " JVMs x " + THREADS + " threads share " + PERMITS + " permits";
+    SemaphoreScenario() {
+        super("Semaphore: " + JVMS + " JVMs x " + THREADS + " threads share " + PERMITS + " permits", "permits");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws Exception {
+    boolean tell(ScenarioContext context, String name) throws Exception {
         LockClient client = context.newClient(null);
-        String name = context.key("permits");
-        String inside = context.key("permits:inside");
+        String inside = name + ":inside";
         LeasedSemaphore semaphore = client.getLeasedSemaphore(name);
         boolean created = semaphore.trySetPermits(PERMITS);
         context.say("leased semaphore '" + name + "' of " + PERMITS + " permits; each thread takes a permit "
@@ -36,34 +30,11 @@ final class SemaphoreScenario implements DemoScenario {
         context.say("inside, it counts itself in and out of the key '" + inside + "' (INCR, a few ms, DECR)");
         context.check("created with " + PERMITS + " permits (available: " + semaphore.availablePermits() + ")",
                 created && semaphore.availablePermits() == PERMITS);
-        List<DemoChild> workers = new ArrayList<>();
-        for (int i = 0; i < JVMS; i++) {
-            workers.add(context.startChild("permits", context.uri(), name, inside, Integer.toString(THREADS),
-                    Integer.toString(ITERATIONS)));
-        }
-        for (DemoChild w : workers) {
-            w.await("READY");
-        }
-        long go = System.nanoTime();
-        for (DemoChild w : workers) {
-            w.send("GO");
-        }
-        int entries = 0;
-        long mostInside = 0;
-        StringBuilder perJvm = new StringBuilder();
-        for (DemoChild w : workers) {
-            String[] done = w.await("DONE ").split(" ");
-            entries += Integer.parseInt(done[1]);
-            mostInside = Math.max(mostInside, Long.parseLong(done[2]));
-            perJvm.append(perJvm.length() == 0 ? "" : ", ").append("JVM ").append(w.process().pid()).append(": ")
-                    .append(done[1]).append(" entries");
-        }
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - go);
-        boolean exited = true;
-        for (DemoChild w : workers) {
-            exited &= w.process().waitFor(10, TimeUnit.SECONDS) && w.process().exitValue() == 0;
-        }
-        context.say(perJvm + ", in " + DurationText.formatMillis(tookMs));
+        WorkerRace race = WorkerRace.run(context, JVMS, "permits", context.uri(), name, inside,
+                Integer.toString(THREADS), Integer.toString(ITERATIONS));
+        long entries = race.done().stream().mapToLong(WorkerRace.Done::first).sum();
+        long mostInside = race.done().stream().mapToLong(WorkerRace.Done::second).max().orElse(0);
+        context.say(race.summary("entries"));
         int expected = JVMS * THREADS * ITERATIONS;
         context.check("at most " + PERMITS + " inside at once (most seen: " + mostInside + ")",
                 mostInside >= 1 && mostInside <= PERMITS);
@@ -71,7 +42,7 @@ final class SemaphoreScenario implements DemoScenario {
         int available = semaphore.availablePermits();
         context.check("all " + PERMITS + " permits back afterwards (available: " + available + ")",
                 available == PERMITS);
-        context.check("both worker JVMs finished cleanly", exited);
+        context.check("both worker JVMs finished cleanly", race.exitedCleanly());
         semaphore.delete();
         try (StatefulRedisConnection<String, String> connection = context.connect()) {
             connection.sync().del(inside);

@@ -10,23 +10,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The watchdog: a short watchdog lease keeps a longer hold alive, its TTL never above the lease. */
-final class WatchdogScenario implements DemoScenario {
+final class WatchdogScenario extends DemoScenario {
     private static final long WATCHDOG_MS = 2000;
     private static final long HOLD_MS = 5000;
 
-    @Override
-    public String title() {
-        return "Watchdog: a " + DurationText.formatMillis(WATCHDOG_MS) + " lease kept alive for a "
-                + DurationText.formatMillis(HOLD_MS) + " hold";
+    WatchdogScenario() {
+        super("Watchdog: a " + DurationText.formatMillis(WATCHDOG_MS) + " lease kept alive for a "
+                + DurationText.formatMillis(HOLD_MS) + " hold", "watchdog");
     }
 
     @Override
-    public boolean run(ScenarioContext context) throws InterruptedException {
+    boolean tell(ScenarioContext context, String name) throws InterruptedException {
         LockClient holder = context.newClient(Duration.ofMillis(WATCHDOG_MS));
         LockClient other = context.newClient(null);
         AtomicInteger lost = new AtomicInteger();
         holder.addLeaseLostListener(event -> lost.incrementAndGet());
-        String name = context.key("watchdog");
         DistributedLock lock = holder.getLock(name);
         context.say("lock() with a watchdog lease of " + DurationText.formatMillis(WATCHDOG_MS)
                 + ", renewed every third of it; holding " + DurationText.formatMillis(HOLD_MS) + ":");
