@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
  * The close rule, written once for every kind (locks, semaphores, latches, multi-locks): one registry per client of
@@ -22,13 +23,21 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Acquisitions {
     private final LoopWaiting waiting;
     private final SyncWaits waits;
+    private final Executor callbacks;
     private final Set<Waiter> loops = ConcurrentHashMap.newKeySet();
     private final Set<CompletableFuture<?>> cleanups = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public Acquisitions(LoopWaiting waiting, SyncWaits waits) {
+    /** @param callbacks the client's executor, where user-facing futures complete (never an I/O thread) */
+    public Acquisitions(LoopWaiting waiting, SyncWaits waits, Executor callbacks) {
         this.waiting = waiting;
         this.waits = waits;
+        this.callbacks = callbacks;
+    }
+
+    /** @return the client's executor, where user-facing futures complete and user callbacks run */
+    public Executor executor() {
+        return callbacks;
     }
 
     /** @return how loops wait: wake-ups, the monotonic clock, the longest sleep, the pacing of retries in outages */

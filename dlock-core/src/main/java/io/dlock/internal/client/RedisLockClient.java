@@ -1,6 +1,5 @@
 package io.dlock.internal.client;
 
-import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
@@ -20,15 +19,18 @@ import io.dlock.MultiLock;
 import io.dlock.SemaphoreInfo;
 import io.dlock.UnsupportedServerException;
 import io.dlock.internal.LockNames;
-import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
+import io.dlock.internal.lock.LockClock;
+import io.dlock.internal.lock.LockRedis;
 import io.dlock.internal.lock.LockServices;
+import io.dlock.internal.lock.LockSettings;
 import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.multilock.RedisMultiLock;
@@ -85,7 +87,6 @@ public final class RedisLockClient implements LockClient {
     private final Executor executor;
     private final ExecutorService ownedExecutor;
     private final WakeupHub wakeups;
-    private final LeaseRenewer renewer;
     private final LockServices services;
     /** Everything in flight of every kind (the one close rule), how loops wait and how sync calls block. */
     private final Acquisitions acquisitions;
@@ -108,23 +109,26 @@ public final class RedisLockClient implements LockClient {
         this.wakeups = new WakeupHub(transport.pubSub(), scheduler);
         ScriptRunner scripts = new ScriptRunner(transport.commands());
         long watchdogMs = config.watchdogTimeout().toMillis();
-        this.renewer = new LeaseRenewer(watchdogMs, scheduler, System::nanoTime, Clock.systemUTC(),
+        LockClock clock = new LockClock(System::nanoTime, Clock.systemUTC());
+        LeaseRenewer renewer = new LeaseRenewer(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
                 this::dispatchLeaseLost, transport::slot);
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
-        this.acquisitions = new Acquisitions(new LoopWaiting(wakeups, renewer::nanoTime, watchdogMs,
-                new Outage(scheduler)), new SyncWaits(config.tuning().spinWait().toNanos()));
-        this.services = new LockServices(id, transport.commands(), scripts, wakeups, renewer, executor,
-                transport.publishCommand(), config.fairLockWaitTimeout().toMillis(), Clock.systemUTC(), scheduler,
-                replicaSync, acquisitions,
+        this.acquisitions = new Acquisitions(new LoopWaiting(wakeups, clock.monotonic(), watchdogMs,
+                new Outage(scheduler)), new SyncWaits(config.tuning().spinWait().toNanos()), executor);
+        LockSettings settings = new LockSettings(id, watchdogMs, config.fairLockWaitTimeout().toMillis(),
+                transport.publishCommand(),
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
-        this.latches = new LatchServices(scripts, wakeups, executor, renewer::nanoTime, transport.publishCommand(),
+        this.services = LockServices.create(settings, clock,
+                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), renewer.holds(), renewer,
+                acquisitions, scheduler);
+        this.latches = new LatchServices(scripts, wakeups, executor, clock.monotonic(), transport.publishCommand(),
                 transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns(), acquisitions);
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
                 transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
-                config.commandTimeout().toMillis(), watchdogMs, Clock.systemUTC(),
+                config.commandTimeout().toMillis(), watchdogMs, clock.wall(),
                 this::dispatchLeaseLost, services.events()::get);
         this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
                 acquisitions.waits(), this::checkOpen, () -> closed, this::checkSlots);
@@ -142,7 +146,7 @@ public final class RedisLockClient implements LockClient {
                 wakeups.wakeEverybody();
             }
         });
-        renewer.start();
+        services.renewer().start();
         semaphores.start();
     }
 
@@ -312,9 +316,9 @@ public final class RedisLockClient implements LockClient {
         if (closed) {
             return List.of();
         }
-        long now = renewer.nanoTime();
         List<HeldLock> held = new ArrayList<>();
-        for (Hold hold : renewer.validHolds()) {
+        long now = services.clock().nanoTime();
+        for (Hold hold : services.holds().validHolds()) {
             long validNanos = hold.validForNanos(now);
             int count = hold.acquisitions();
             if (validNanos > 0 && count > 0) {
@@ -327,8 +331,8 @@ public final class RedisLockClient implements LockClient {
 
     /** @return what the client is doing now (for tests and inspection) */
     public Diagnostics diagnostics() {
-        return new Diagnostics(renewer.renewedCount(), renewer.trackedCount(), wakeups.subscriptionCount(),
-                services.waitingCount(), services.localCohortCount());
+        return new Diagnostics(services.renewer().renewedCount(), services.renewer().trackedCount(),
+                wakeups.subscriptionCount(), services.waitingCount(), services.localCohortCount());
     }
 
     /** @return count-down latch awaits now waiting (for tests) */
@@ -357,7 +361,7 @@ public final class RedisLockClient implements LockClient {
             return;
         }
         closed = true;
-        renewer.close();
+        services.renewer().close();
         semaphores.close();
         services.close();
         CompletableFuture<Void> waitersDone = acquisitions.close();

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -61,13 +62,30 @@ public final class HoldTable {
     private final AtomicInteger withCleanups = new AtomicInteger();
     private final LongSupplier nanoTime;
     private final long watchdogMs;
+    /** Reports a hold whose validity ran out, and says whether it did ({@link LeaseRenewer}'s rule). */
+    private final Predicate<Hold> ranOut;
 
-    HoldTable(LongSupplier nanoTime, long watchdogMs) {
+    /**
+     * @param ranOut reports a hold whose validity ran out as lost (once) and answers whether it ran out; called by
+     *               {@link #find}
+     */
+    HoldTable(LongSupplier nanoTime, long watchdogMs, Predicate<Hold> ranOut) {
         this.nanoTime = nanoTime;
         this.watchdogMs = watchdogMs;
+        this.ranOut = ranOut;
     }
 
     // ---- the granted holds (the renewer's records) ----
+
+    /**
+     * @return the active hold of {@code id}, or null. A hold whose validity ran out (its lease ended without a renewal
+     *         this client saw) is reported lost now rather than at the renewer's next round, and is not returned: a new
+     *         acquisition of the owner starts a new hold instead of counting on top of one that Redis no longer keeps.
+     */
+    public Hold find(HoldId id) {
+        Hold hold = record(id);
+        return hold != null && hold.isActive() && !ranOut.test(hold) ? hold : null;
+    }
 
     /** @return the hold record of {@code id} as stored (possibly ended or run out), or null */
     Hold record(HoldId id) {
@@ -96,6 +114,18 @@ public final class HoldTable {
                 e.hold = null;
             }
         });
+    }
+
+    /** @return the holds granted and still known valid now (a snapshot, for reporting) */
+    public List<Hold> validHolds() {
+        long now = nanoTime.getAsLong();
+        List<Hold> valid = new ArrayList<>();
+        for (Hold hold : records()) {
+            if (hold.isActive() && hold.acquisitions() > 0 && hold.validForNanos(now) > 0) {
+                valid.add(hold);
+            }
+        }
+        return valid;
     }
 
     /** @return every hold record (a snapshot) */

@@ -92,7 +92,7 @@ public final class LeaseRenewer implements AutoCloseable {
         this.nanoTime = nanoTime;
         this.clock = clock;
         this.lostSink = lostSink;
-        this.holds = new HoldTable(nanoTime, watchdogMs);
+        this.holds = new HoldTable(nanoTime, watchdogMs, this::ranOut);
     }
 
     /** @return this client's hold table, which this renewer walks */
@@ -110,20 +110,12 @@ public final class LeaseRenewer implements AutoCloseable {
         scheduleTick(periodNanos);
     }
 
-    public long watchdogMs() {
-        return watchdogMs;
-    }
-
-    public long nanoTime() {
-        return nanoTime.getAsLong();
-    }
-
     /**
      * Records an acquisition (first or re-entrant) that Redis granted.
      *
      * @param kind        the kind of the acquiring lock: the kind of a hold this acquisition begins
      * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
-     * @param sentAtNanos when the acquiring request was sent ({@link #nanoTime()})
+     * @param sentAtNanos when the acquiring request was sent (the client's monotonic clock)
      * @param renewal     how this kind of hold is renewed
      * @return the hold record
      */
@@ -141,17 +133,6 @@ public final class LeaseRenewer implements AutoCloseable {
             }
             holds.removeRecord(hold);
         }
-    }
-
-    /**
-     * @return the active hold of {@code field} on {@code key}, or null. A hold whose validity ran out (its lease ended
-     *         without a renewal this client saw) is reported lost now rather than at the next round, and is not
-     *         returned: a new acquisition of the owner starts a new hold instead of counting on top of one that Redis
-     *         no longer keeps.
-     */
-    public Hold find(String key, String field) {
-        Hold hold = holds.record(new HoldTable.HoldId(key, field));
-        return hold != null && hold.isActive() && !ranOut(hold) ? hold : null;
     }
 
     /**
@@ -244,18 +225,6 @@ public final class LeaseRenewer implements AutoCloseable {
     /** @return holds renewed by the watchdog */
     public int renewedCount() {
         return (int) holds.records().stream().filter(Hold::isWatchdogRenewed).count();
-    }
-
-    /** @return the holds granted and still known valid now (a snapshot, for reporting) */
-    public List<Hold> validHolds() {
-        long now = nanoTime.getAsLong();
-        List<Hold> valid = new ArrayList<>();
-        for (Hold hold : holds.records()) {
-            if (hold.isActive() && hold.acquisitions() > 0 && hold.validForNanos(now) > 0) {
-                valid.add(hold);
-            }
-        }
-        return valid;
     }
 
     /** @return holds tracked (watchdog or fixed lease) */

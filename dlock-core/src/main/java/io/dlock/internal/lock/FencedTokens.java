@@ -51,7 +51,7 @@ interface FencedTokens extends FencedLock {
     default Long getToken() {
         RedisLock core = fencedCore();
         Hold hold = core.hold(tokenOwner());
-        return hold == null || hold.validForNanos(core.services.renewer.nanoTime()) <= 0 ? null
+        return hold == null || hold.validForNanos(core.services.clock().nanoTime()) <= 0 ? null
                 : hold.fencingToken();
     }
 

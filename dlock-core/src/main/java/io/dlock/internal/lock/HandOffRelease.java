@@ -66,7 +66,7 @@ final class HandOffRelease {
         LockProtocol protocol = lock.protocol;
         LockServices services = lock.services;
         String name = lock.name;
-        LocalCohort cohort = services.cohorts.find(name);
+        LocalCohort cohort = services.cohorts().find(name);
         List<LocalWaiter> reserved = cohort == null ? List.of()
                 : cohort.reserveHandoff(ownerId, hold, handOff.pick());
         long messagesBefore = cohort == null ? 0 : cohort.unlockMessages();
@@ -77,8 +77,8 @@ final class HandOffRelease {
         for (LocalWaiter waiter : reserved) {
             receivers.add(handOff.receiver(waiter, protocol.context().effectiveLease(waiter.leaseMs)));
         }
-        long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Outcome> reply = Errors.call(() -> handOff.call(receivers).<Long>send(services.scripts)
+        long sentAt = services.clock().nanoTime();
+        CompletableFuture<Outcome> reply = Errors.call(() -> handOff.call(receivers).<Long>send(services.redis().scripts())
                 .thenApply(handOff::read));
         return reply.handle((outcome, error) -> {
             if (error == null && outcome instanceof Outcome.MovedTo moved) {
@@ -97,14 +97,14 @@ final class HandOffRelease {
                     handedTo(lock, receivers.get(i), reserved.get(i), sentAt);
                 }
                 cohort.handedOffShared(reserved);
-                services.cohorts.tidy(name, cohort);
+                services.cohorts().tidy(name, cohort);
                 return CompletableFuture.completedFuture(1L);
             }
             // Not moved, or unknown after an error: the receivers ask Redis themselves; this release goes on. A
             // hand-off that ran although its reply was lost gave a receiver a count its client does not know of: its
             // next attempt adopts it (known-count rule), and if it gives up instead, its give-up drops it.
             if (error != null) {
-                receivers.forEach(r -> services.holds.mayHaveRun(new HoldId(protocol.holdKey(), r.field())));
+                receivers.forEach(r -> services.holds().mayHaveRun(new HoldId(protocol.holdKey(), r.field())));
             }
             cohort.handoffFailed(reserved);
             if (error != null) {
@@ -126,9 +126,9 @@ final class HandOffRelease {
         Hold hold = lock.recordGrant(to.grantedAs(), to.field(), waiter.ownerId, waiter.leaseMs, sentAt);
         io.dlock.internal.lease.HoldTable.Mark mark = to.grantedAs().waitingMark();
         if (mark != null) {
-            lock.services.holds.unmark(new HoldId(lock.protocol.holdKey(), to.field()), mark);
+            lock.services.holds().unmark(new HoldId(lock.protocol.holdKey(), to.field()), mark);
         }
-        lock.services.events.get().handedOff(hold);
+        lock.services.events().get().handedOff(hold);
         return hold;
     }
 
@@ -138,7 +138,7 @@ final class HandOffRelease {
      */
     private static CompletableFuture<Long> releaseInRedis(RedisLock lock, long ownerId, ScriptCall release,
                                                           long messagesBefore) {
-        return release.<Long>send(lock.services.scripts)
+        return release.<Long>send(lock.services.redis().scripts())
                 .thenApply(released -> afterRelease(lock, ownerId, released, messagesBefore));
     }
 
@@ -148,11 +148,11 @@ final class HandOffRelease {
         String name = lock.name;
         LockProtocol protocol = lock.protocol;
         if (released == null) {
-            services.cohorts.released(name, ownerId);
+            services.cohorts().released(name, ownerId);
         } else if (released >= 1L) {
             // this client's own subscription, when it has one, is among the receivers
-            long own = services.wakeups.listensTo(protocol.wakeupChannel(ownerId)) ? 1 : 0;
-            services.cohorts.released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
+            long own = services.redis().wakeups().listensTo(protocol.wakeupChannel(ownerId)) ? 1 : 0;
+            services.cohorts().released(name, ownerId, released - 1 > own, messagesBefore + own + 1);
         }
         return released;
     }

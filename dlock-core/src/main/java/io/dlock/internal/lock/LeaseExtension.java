@@ -4,6 +4,7 @@ import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Args;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable.HoldId;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -65,7 +66,7 @@ final class LeaseExtension {
         Hold hold;
         try {
             services.checkOpen(lock.name);
-            hold = services.renewer.find(protocol.holdKey(), field);
+            hold = services.holds().find(new HoldId(protocol.holdKey(), field));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -74,22 +75,22 @@ final class LeaseExtension {
                     + " is not held by owner " + field + " (never acquired, already released or force-unlocked, or "
                     + "its lease ran out), so its lease cannot be extended"));
         }
-        if (innermostOnly && services.renewer.innermostToFixedLease(hold, leaseMs)) {
+        if (innermostOnly && services.renewer().innermostToFixedLease(hold, leaseMs)) {
             return CompletableFuture.completedFuture(null);
         }
-        long sentAt = services.renewer.nanoTime();
-        CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs).send(services.scripts));
+        long sentAt = services.clock().nanoTime();
+        CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs).send(services.redis().scripts()));
         return reply.handle((extended, error) -> {
             if (error != null) {
-                services.renewer.extensionUnknown(hold, sentAt, leaseMs);
+                services.renewer().extensionUnknown(hold, sentAt, leaseMs);
                 throw Errors.toApi(error, lock.name, innermostOnly ? "lock (setting the multi-lock's lease)"
                         : "extendLease");
             }
             if (extended != null && extended == 1L) {
-                services.renewer.extended(hold, sentAt, leaseMs);
+                services.renewer().extended(hold, sentAt, leaseMs);
                 return null;
             }
-            services.renewer.goneFromRedis(hold);
+            services.renewer().goneFromRedis(hold);
             throw new LockLostException(lock.name, protocol.describe() + ": the hold of owner " + field + " is gone "
                     + "from Redis (its lease ran out there, or it was removed: a forceUnlock, a failover or a "
                     + "restart), so its lease cannot be extended; what the lock protected may have been changed "

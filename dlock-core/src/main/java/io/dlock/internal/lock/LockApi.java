@@ -1,22 +1,18 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.Args;
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.Callers;
-
 import io.dlock.DistributedLock;
 import io.dlock.LockOwner;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Args;
+import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.lease.Hold;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * The public lock API for one owner, over the one lock implementation ({@link RedisLock}): argument checks, sync
@@ -46,7 +42,7 @@ public abstract class LockApi implements DistributedLock {
 
     private void acquireUninterruptibly(long leaseMs) {
         AcquireLoop loop = core().startAcquire(WAIT_FOREVER, leaseMs, owner());
-        services().waits.awaitUninterruptibly(loop.result());
+        services().acquisitions().waits().awaitUninterruptibly(loop.result());
     }
 
     private boolean acquireInterruptibly(long waitNanos, long leaseMs) throws InterruptedException {
@@ -54,12 +50,12 @@ public abstract class LockApi implements DistributedLock {
             throw new InterruptedException("lock '" + name() + "': interrupted before acquiring");
         }
         AcquireLoop loop = core().startAcquire(waitNanos, leaseMs, owner());
-        return services().waits.awaitOrAbandon(loop.result(), loop::abandon);
+        return services().acquisitions().waits().awaitOrAbandon(loop.result(), loop::abandon);
     }
 
     private <T> CompletableFuture<T> toCaller(AcquireLoop loop, long ownerId, CompletableFuture<T> internal) {
-        return Callers.toCaller(services().executor, loop == null ? null : loop::abandon,
-                cleanup -> services().holds.trackCleanup(core().holdId(ownerId), cleanup), internal, Errors::unwrap);
+        return Callers.toCaller(services().acquisitions().executor(), loop == null ? null : loop::abandon,
+                cleanup -> services().holds().trackCleanup(core().holdId(ownerId), cleanup), internal, Errors::unwrap);
     }
 
     private <T> CompletableFuture<T> toCaller(CompletableFuture<T> internal) {
@@ -105,7 +101,7 @@ public abstract class LockApi implements DistributedLock {
     @Override
     public boolean tryLock() {
         AcquireLoop loop = core().startAcquire(0, LEASE_WATCHDOG, owner());
-        return services().waits.awaitUninterruptibly(loop.result());
+        return services().acquisitions().waits().awaitUninterruptibly(loop.result());
     }
 
     @Override
@@ -122,19 +118,19 @@ public abstract class LockApi implements DistributedLock {
     @Override
     public void unlock() {
         services().checkOpen(name());
-        services().waits.awaitUninterruptibly(core().release(owner()));
+        services().acquisitions().waits().awaitUninterruptibly(core().release(owner()));
     }
 
     @Override
     public boolean forceUnlock() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().forceRelease());
+        return services().acquisitions().waits().awaitUninterruptibly(core().forceRelease());
     }
 
     @Override
     public boolean isLocked() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().locked());
+        return services().acquisitions().waits().awaitUninterruptibly(core().locked());
     }
 
     @Override
@@ -151,19 +147,19 @@ public abstract class LockApi implements DistributedLock {
 
     private boolean isHeldBy(long ownerId) {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().holdCount(ownerId)) > 0;
+        return services().acquisitions().waits().awaitUninterruptibly(core().holdCount(ownerId)) > 0;
     }
 
     @Override
     public int getHoldCount() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().holdCount(owner()));
+        return services().acquisitions().waits().awaitUninterruptibly(core().holdCount(owner()));
     }
 
     @Override
     public long remainTimeToLive() {
         services().checkOpen(name());
-        return services().waits.awaitUninterruptibly(core().ttl());
+        return services().acquisitions().waits().awaitUninterruptibly(core().ttl());
     }
 
     @Override
@@ -176,13 +172,13 @@ public abstract class LockApi implements DistributedLock {
         if (hold == null) {
             return Duration.ZERO;
         }
-        long nanos = hold.validForNanos(services().renewer.nanoTime());
+        long nanos = hold.validForNanos(services().clock().nanoTime());
         return nanos > 0 ? Duration.ofNanos(nanos) : Duration.ZERO;
     }
 
     @Override
     public void extendLease(Duration lease) {
-        services().waits.awaitUninterruptibly(LeaseExtension.extend(core(), owner(), lease));
+        services().acquisitions().waits().awaitUninterruptibly(LeaseExtension.extend(core(), owner(), lease));
     }
 
     @Override

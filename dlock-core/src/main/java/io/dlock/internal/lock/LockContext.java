@@ -31,27 +31,27 @@ record LockContext(LockServices services, String name, LockKind kind) {
 
     /** @return the owner's field, {@code <client id>:<owner id>} (docs/protocol.md §1) */
     String ownerField(long ownerId) {
-        return services.clientId + ":" + ownerId;
+        return services.settings().clientId() + ":" + ownerId;
     }
 
     /** @return the client's watchdog timeout (ms) */
     long watchdogMs() {
-        return services.renewer.watchdogMs();
+        return services.settings().watchdogMs();
     }
 
     /** @return a fair-lock waiter's slot when the caller gives no wait time (ms) */
     long fairLockWaitMs() {
-        return services.fairLockWaitMs;
+        return services.settings().fairLockWaitMs();
     }
 
     /** @return the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"} */
     String publishCommand() {
-        return services.publishCommand;
+        return services.settings().publishCommand();
     }
 
     /** @return the wall clock in ms since the epoch, for the arguments Redisson's scripts expect (fair-lock deadlines) */
     long epochMillis() {
-        return services.clock.millis();
+        return services.clock().epochMillis();
     }
 
     /** @return the lease to send for {@code leaseMs}: the watchdog timeout for {@link DistributedLock#LEASE_WATCHDOG} */
@@ -78,18 +78,18 @@ record LockContext(LockServices services, String name, LockKind kind) {
 
     /** @return whether the hash at the lock's name exists */
     CompletableFuture<Boolean> hashExists() {
-        return mapErrors(services.redis.exists(name).toCompletableFuture().thenApply(n -> n != null && n > 0),
+        return mapErrors(services.redis().commands().exists(name).toCompletableFuture().thenApply(n -> n != null && n > 0),
                 "isLocked");
     }
 
     /** @return the PTTL of the hash at the lock's name (Redis's -2 / -1 included) */
     CompletableFuture<Long> hashTtl() {
-        return mapErrors(services.redis.pttl(name).toCompletableFuture(), "remainTimeToLive");
+        return mapErrors(services.redis().commands().pttl(name).toCompletableFuture(), "remainTimeToLive");
     }
 
     /** @return the count in {@code field} of the hash at the lock's name; 0 without one */
     CompletableFuture<Integer> hashCount(String field) {
-        return mapErrors(services.redis.hget(name, field).toCompletableFuture()
+        return mapErrors(services.redis().commands().hget(name, field).toCompletableFuture()
                 .thenApply(count -> count == null ? 0 : Integer.parseInt(count)), "getHoldCount");
     }
 }

@@ -49,7 +49,7 @@ interface LockProtocol {
 
     /** @return how this kind's holds are renewed; by default as a field of the hash at {@link #holdKey()} */
     default RenewalSender renewal() {
-        return context().services().hashFieldRenewal;
+        return context().services().redis().hashFieldRenewal();
     }
 
     /**

@@ -77,7 +77,7 @@ public final class PlainLockGroup {
             cores.add(core);
         }
         LockServices services = cores.get(0).services;
-        return services.replicaSync.enabled() ? null : new PlainLockGroup(services, name, cores);
+        return services.redis().replicaSync().enabled() ? null : new PlainLockGroup(services, name, cores);
     }
 
     /**
@@ -92,13 +92,13 @@ public final class PlainLockGroup {
     public boolean acquire(long waitNanos, long leaseMs, long ownerId, boolean interruptible)
             throws InterruptedException {
         if (!interruptible) {
-            return services.waits.awaitUninterruptibly(start(waitNanos, leaseMs, ownerId).result);
+            return services.acquisitions().waits().awaitUninterruptibly(start(waitNanos, leaseMs, ownerId).result);
         }
         if (Thread.interrupted()) {
             throw new InterruptedException(name + ": interrupted before acquiring");
         }
         Turn turn = start(waitNanos, leaseMs, ownerId);
-        return services.waits.awaitOrAbandon(turn.result, turn::abandon);
+        return services.acquisitions().waits().awaitOrAbandon(turn.result, turn::abandon);
     }
 
     /**
@@ -108,7 +108,7 @@ public final class PlainLockGroup {
     public CompletableFuture<Boolean> acquireAsync(long waitNanos, long leaseMs, long ownerId) {
         try {
             Turn turn = start(waitNanos, leaseMs, ownerId);
-            return Callers.toCaller(services.executor, turn::abandon, cleanup -> trackCleanup(ownerId, cleanup),
+            return Callers.toCaller(services.acquisitions().executor(), turn::abandon, cleanup -> trackCleanup(ownerId, cleanup),
                     turn.result, Errors::unwrap);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -118,7 +118,7 @@ public final class PlainLockGroup {
     private Turn start(long waitNanos, long leaseMs, long ownerId) {
         services.checkOpen(name);
         long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
-                : services.renewer.nanoTime() + waitNanos;
+                : services.clock().nanoTime() + waitNanos;
         return new Turn(deadline, waitNanos == 0, leaseMs, ownerId);
     }
 
@@ -150,10 +150,10 @@ public final class PlainLockGroup {
             this.ownerId = ownerId;
             // a holder of a member never queues: the owners in line may be waiting for what it holds
             this.inLine = !singleAttempt && !holdsAnyMember(ownerId);
-            this.place = inLine ? services.groupTurns.enter(line) : CompletableFuture.completedFuture(null);
+            this.place = inLine ? services.local().groupTurns().enter(line) : CompletableFuture.completedFuture(null);
             if (!place.isDone() && deadline != AcquireLoop.NO_DEADLINE) {
-                cancelTimer = services.scheduler.schedule(() -> endInLine(false),
-                        Math.max(0, deadline - services.renewer.nanoTime()));
+                cancelTimer = services.local().timer().schedule(() -> endInLine(false),
+                        Math.max(0, deadline - services.clock().nanoTime()));
             }
             place.thenRun(this::begin);
         }
@@ -222,7 +222,7 @@ public final class PlainLockGroup {
 
         private void leaveLine() {
             if (inLine) {
-                services.groupTurns.leave(line, place);
+                services.local().groupTurns().leave(line, place);
             }
         }
     }
@@ -241,11 +241,11 @@ public final class PlainLockGroup {
         services.checkOpen(name);
         // each member's acquisition is reported to the lock event listeners as if taken alone (metrics, tracing)
         List<LockEventListener.Acquisition> followed = members.stream()
-                .map(m -> services.events.get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
+                .map(m -> services.events().get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
         AcquireSteps steps = new AcquireSteps("lock", name, () -> attempt(ownerId, leaseMs, followed),
                 () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, WakeMode.ALL, null,
                 cleanup -> trackCleanup(ownerId, cleanup));
-        AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, singleAttempt);
+        AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), deadline, singleAttempt);
         loop.result().whenComplete((acquired, error) -> followed.forEach(f -> EventSink.ended(f, acquired, error)));
         services.register(loop);
         return loop;
@@ -257,12 +257,12 @@ public final class PlainLockGroup {
             loop.start();
             return;
         }
-        services.holds.runAfterCleanups(() -> members.get(from).holdId(ownerId),
+        services.holds().runAfterCleanups(() -> members.get(from).holdId(ownerId),
                 () -> startAfterCleanups(from + 1, ownerId, loop));
     }
 
     private void trackCleanup(long ownerId, CompletableFuture<?> cleanup) {
-        members.forEach(member -> services.holds.trackCleanup(member.holdId(ownerId), cleanup));
+        members.forEach(member -> services.holds().trackCleanup(member.holdId(ownerId), cleanup));
     }
 
     /**
@@ -277,8 +277,8 @@ public final class PlainLockGroup {
             held[i] = members.get(i).heldArg(ownerId);
         }
         String lease = Long.toString(members.get(0).protocol.context().effectiveLease(leaseMs));
-        long sentAt = services.renewer.nanoTime();
-        return services.pending.<Long>trackAll(ids, known -> {
+        long sentAt = services.clock().nanoTime();
+        return services.pending().<Long>trackAll(ids, known -> {
             String[] args = new String[2 + 2 * ids.size()];
             args[0] = lease;
             args[1] = ids.get(0).field();
@@ -286,7 +286,7 @@ public final class PlainLockGroup {
                 args[2 + 2 * i] = Long.toString(known[i]);
                 args[3 + 2 * i] = held[i];
             }
-            return services.scripts.run(Scripts.LOCK_ACQUIRE_ALL, ScriptOutputType.INTEGER, keys, args);
+            return services.redis().scripts().run(Scripts.LOCK_ACQUIRE_ALL, ScriptOutputType.INTEGER, keys, args);
         }, reply -> {
             if (reply == null) {
                 for (int i = 0; i < ids.size(); i++) {

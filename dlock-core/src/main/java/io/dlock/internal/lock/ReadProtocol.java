@@ -35,7 +35,7 @@ final class ReadProtocol implements ReadWriteProtocol {
     /** Read holds are renewed with their timeout keys, in one batch per client. */
     @Override
     public RenewalSender renewal() {
-        return context.services().readHoldRenewal;
+        return context.services().redis().readHoldRenewal();
     }
 
     /** A waiting reader's claim of the readers' turn, left in Redis once its patience is over. */

@@ -105,7 +105,7 @@ final class ReadWriteSide {
 
     /** @return {write locked, read locked, PTTL} in one atomic read */
     private CompletableFuture<long[]> state(String operation) {
-        CompletableFuture<List<Object>> reply = context.services().scripts.run(Scripts.RWLOCK_STATE,
+        CompletableFuture<List<Object>> reply = context.services().redis().scripts().run(Scripts.RWLOCK_STATE,
                 ScriptOutputType.MULTI, new String[] {keys.name()});
         return context.mapErrors(reply.thenApply(values -> {
             long[] state = new long[3];

@@ -32,6 +32,9 @@ import java.util.function.BooleanSupplier;
  * <p>Thread-safe and immutable: every hold and wait lives in the client's {@link LockServices}.
  */
 final class RedisLock {
+    /** A local wait that needs no place in Redis first. */
+    private static final BooleanSupplier ALWAYS = () -> true;
+
     final LockServices services;
     final String name;
     final LockProtocol protocol;
@@ -50,7 +53,7 @@ final class RedisLock {
 
     /** @return this client's record of {@code ownerId}'s hold, or null */
     Hold hold(long ownerId) {
-        return services.renewer.find(protocol.holdKey(), protocol.holdField(ownerId));
+        return services.holds().find(new HoldId(protocol.holdKey(), protocol.holdField(ownerId)));
     }
 
     // ---- the shared machinery ----
@@ -64,9 +67,9 @@ final class RedisLock {
      */
     CompletableFuture<Void> release(long ownerId) {
         String field = protocol.holdField(ownerId);
-        Hold hold = services.renewer.find(protocol.holdKey(), field);
+        Hold hold = services.holds().find(new HoldId(protocol.holdKey(), field));
         if (hold != null) {
-            services.renewer.releaseStarted(hold);
+            services.renewer().releaseStarted(hold);
         }
         CompletableFuture<Long> reply = Errors.call(() -> sendRelease(ownerId, hold));
         return reply.handle((released, error) -> {
@@ -75,14 +78,14 @@ final class RedisLock {
             }
             if (released == null) {
                 if (hold != null) {
-                    services.renewer.releaseFailed(hold);
-                    services.renewer.discard(hold);
+                    services.renewer().releaseFailed(hold);
+                    services.renewer().discard(hold);
                 }
                 throw new IllegalMonitorStateException(protocol.describe() + " is not held by owner " + field
                         + " (never acquired, already released, or its lease expired)");
             }
             if (hold != null) {
-                services.renewer.releaseDone(hold, released >= 1L);
+                services.renewer().releaseDone(hold, released >= 1L);
             }
             return null;
         });
@@ -101,23 +104,23 @@ final class RedisLock {
         RuntimeException failure = Errors.toApi(error, name, "unlock");
         if (!(failure instanceof LockException)) {
             if (hold != null) {
-                services.renewer.releaseFailed(hold);
+                services.renewer().releaseFailed(hold);
             }
             return failure;
         }
-        long endsWithinMs = hold == null ? services.renewer.watchdogMs()
-                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(hold.validForNanos(services.renewer.nanoTime())));
+        long endsWithinMs = hold == null ? services.settings().watchdogMs()
+                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(hold.validForNanos(services.clock().nanoTime())));
         if (hold != null) {
             boolean last = hold.acquisitions() <= 1;
-            services.renewer.releaseFailed(hold);
+            services.renewer().releaseFailed(hold);
             if (last) {
-                services.renewer.discard(hold);
+                services.renewer().discard(hold);
             } else {
-                services.renewer.stopRenewing(hold);
+                services.renewer().stopRenewing(hold);
             }
         }
         if (hold == null || hold.acquisitions() == 0) {
-            services.cohorts.released(name, ownerId);
+            services.cohorts().released(name, ownerId);
         }
         return new LockException(name, failure.getMessage() + "; whether the release ran is unknown, so this client "
                 + "no longer renews the hold: it ends in Redis when its lease runs out (within about " + endsWithinMs
@@ -131,10 +134,10 @@ final class RedisLock {
      */
     AcquireLoop startAcquire(long waitNanos, long leaseMs, long ownerId) {
         services.checkOpen(name);
-        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.renewer.nanoTime() + waitNanos;
+        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.clock().nanoTime() + waitNanos;
         long waitMillis = waitNanos == DistributedLock.WAIT_FOREVER ? DistributedLock.WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
-        LockEventListener.Acquisition followed = services.events.get().acquisitionStarted(protocol.context().kind(),
+        LockEventListener.Acquisition followed = services.events().get().acquisitionStarted(protocol.context().kind(),
                 name, ownerId);
         AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
                 ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
@@ -142,14 +145,14 @@ final class RedisLock {
         AcquireSteps steps = new AcquireSteps("lock", name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
                 protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, localGate(ownerId, leaseMs),
-                cleanup -> services.holds.trackCleanup(holdId(ownerId), cleanup));
-        AcquireLoop loop = new AcquireLoop(steps, services.loopWaiting, deadline, waitNanos == 0);
+                cleanup -> services.holds().trackCleanup(holdId(ownerId), cleanup));
+        AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), deadline, waitNanos == 0);
         if (followed != LockEventListener.Acquisition.IGNORED) {
             loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
         }
         services.register(loop);
         // after what an abandoned acquisition of the same owner leaves to clean up (HoldTable#trackCleanup)
-        services.holds.runAfterCleanups(() -> holdId(ownerId), loop::start);
+        services.holds().runAfterCleanups(() -> holdId(ownerId), loop::start);
         return loop;
     }
 
@@ -177,7 +180,7 @@ final class RedisLock {
      * fails ({@link ReplicaSync}).
      */
     private CompletableFuture<Long> confirmedAttempt(long ownerId, long leaseMs, long waitMillis) {
-        ReplicaSync sync = services.replicaSync;
+        ReplicaSync sync = services.redis().replicaSync();
         // a re-entry is judged before the attempt is sent: once sent, its own grant may already be tracked when the
         // check runs, and a first acquisition would pass for a re-entry, unconfirmed
         boolean reentry = sync.enabled() && hold(ownerId) != null;
@@ -197,7 +200,7 @@ final class RedisLock {
             if (error != null) {
                 Hold hold = hold(ownerId);
                 if (hold != null) {
-                    services.renewer.discard(hold);
+                    services.renewer().discard(hold);
                 }
             }
             return null;
@@ -220,12 +223,12 @@ final class RedisLock {
         HoldId id = holdId(ownerId);
         boolean waits = waitMillis != 0;
         Mark mark = protocol.waitingMark();
-        long sentAt = services.renewer.nanoTime();
-        long waited = waits && mark != null ? services.holds.markSince(id, mark, sentAt) : 0;
+        long sentAt = services.clock().nanoTime();
+        long waited = waits && mark != null ? services.holds().markSince(id, mark, sentAt) : 0;
         AcquireRequest request = new AcquireRequest(ownerId, protocol.context().effectiveLease(leaseMs), waits,
-                Long.toString(services.holds.heldCount(id)), waited, hold(ownerId),
-                field -> services.holds.knownCount(new HoldId(protocol.holdKey(), field)));
-        return services.pending.<Object>track(id, known -> protocol.acquire(request, known).send(services.scripts),
+                Long.toString(services.holds().heldCount(id)), waited, services.holds().find(id),
+                field -> services.holds().knownCount(new HoldId(protocol.holdKey(), field)));
+        return services.pending().<Object>track(id, known -> protocol.acquire(request, known).send(services.redis().scripts()),
                 reply -> {
                     AcquireReply read;
                     try {
@@ -253,7 +256,7 @@ final class RedisLock {
     /** The wait of {@code id} is over: it keeps no waiting mark (a grant or a refusal removed it in Redis). */
     private void endWait(HoldId id, Mark mark) {
         if (mark != null) {
-            services.holds.unmark(id, mark);
+            services.holds().unmark(id, mark);
         }
     }
 
@@ -268,7 +271,7 @@ final class RedisLock {
         Hold hold = recordGrant(protocol, protocol.holdField(ownerId), ownerId, leaseMs, sentAt);
         LocalWait localWait = protocol.localWait();
         if (localWait != null && !localWait.shared()) {
-            services.cohorts.acquired(name, ownerId, hold);
+            services.cohorts().acquired(name, ownerId, hold);
         }
         return hold;
     }
@@ -280,7 +283,7 @@ final class RedisLock {
     Hold recordGrant(LockProtocol grantedAs, String field, long ownerId, long leaseMs, long sentAt) {
         LockContext context = grantedAs.context();
         RenewalSender renewal = grantedAs.renewal();
-        return services.renewer.acquired(context.kind(), name, protocol.holdKey(), field, ownerId, leaseMs, sentAt,
+        return services.renewer().acquired(context.kind(), name, protocol.holdKey(), field, ownerId, leaseMs, sentAt,
                 renewal);
     }
 
@@ -293,9 +296,9 @@ final class RedisLock {
      * @return the exception for the caller of the acquisition
      */
     LockLostException holdGone(HoldId id) {
-        Hold hold = services.renewer.find(id.key(), id.field());
+        Hold hold = services.holds().find(id);
         if (hold != null) {
-            services.renewer.goneFromRedis(hold);
+            services.renewer().goneFromRedis(hold);
         }
         return new LockLostException(name, protocol.describe() + ": the hold of owner " + id.field() + " that this "
                 + "acquisition would re-enter is gone from Redis (removed by a forceUnlock, a failover or a restart, "
@@ -305,7 +308,7 @@ final class RedisLock {
 
     /** @return the acquire scripts' "held" argument for {@code ownerId} ({@link io.dlock.internal.lease.HoldTable#heldCount}) */
     String heldArg(long ownerId) {
-        return Long.toString(services.holds.heldCount(holdId(ownerId)));
+        return Long.toString(services.holds().heldCount(holdId(ownerId)));
     }
 
     /**
@@ -318,20 +321,20 @@ final class RedisLock {
         HoldId id = holdId(ownerId);
         Mark mark = protocol.waitingMark();
         CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
-        if (mark != null && services.holds.unmark(id, mark)) {
-            withdrawn = Errors.call(() -> protocol.withdrawMark(ownerId).<Long>send(services.scripts))
+        if (mark != null && services.holds().unmark(id, mark)) {
+            withdrawn = Errors.call(() -> protocol.withdrawMark(ownerId).<Long>send(services.redis().scripts()))
                     .handle((removed, error) -> null);
         }
-        return withdrawn.thenCompose(ignored -> services.pending.dropIfUnanswered(id,
-                (lease, known) -> protocol.dropUnknown(ownerId, lease, known).send(services.scripts)));
+        return withdrawn.thenCompose(ignored -> services.pending().dropIfUnanswered(id,
+                (lease, known) -> protocol.dropUnknown(ownerId, lease, known).send(services.redis().scripts())));
     }
 
     /** Sends the release of one acquisition, through the kind's hand-off when it has one ({@link HandOffRelease}). */
     private CompletableFuture<Long> sendRelease(long ownerId, Hold hold) {
-        String countAfter = Long.toString(services.holds.countAfterRelease(holdId(ownerId), hold).orElse(-1));
+        String countAfter = Long.toString(services.holds().countAfterRelease(holdId(ownerId), hold).orElse(-1));
         ScriptCall release = protocol.release(ownerId, hold, countAfter);
         HandOff handOff = protocol.handOff(ownerId, hold, countAfter);
-        return handOff == null ? release.send(services.scripts)
+        return handOff == null ? release.send(services.redis().scripts())
                 : HandOffRelease.send(this, ownerId, hold, handOff, release);
     }
 
@@ -344,10 +347,13 @@ final class RedisLock {
         if (wait == null) {
             return null;
         }
-        HoldId id = holdId(ownerId);
-        Mark mark = protocol.waitingMark();
-        BooleanSupplier placeInRedis = wait.afterPlaceInRedis() ? () -> services.holds.marked(id, mark) : () -> true;
-        return new CohortGate(services.cohorts, name, ownerId, leaseMs, wait.refreshNanos(), placeInRedis,
+        BooleanSupplier placeInRedis = ALWAYS;
+        if (wait.afterPlaceInRedis()) {
+            HoldId id = holdId(ownerId);
+            Mark mark = protocol.waitingMark();
+            placeInRedis = () -> services.holds().marked(id, mark);
+        }
+        return new CohortGate(services.cohorts(), name, ownerId, leaseMs, wait.refreshNanos(), placeInRedis,
                 wait.shared());
     }
 
@@ -360,7 +366,7 @@ final class RedisLock {
         if (!conditional) {
             forgetAll();
         }
-        CompletableFuture<Long> reply = Errors.call(() -> protocol.forceRelease().send(services.scripts));
+        CompletableFuture<Long> reply = Errors.call(() -> protocol.forceRelease().send(services.redis().scripts()));
         return protocol.context().mapErrors(reply.thenApply(removed -> {
             boolean wasRemoved = removed != null && removed == 1L;
             if (wasRemoved && conditional) {
@@ -372,8 +378,8 @@ final class RedisLock {
 
     /** Stops renewing every hold of this client on the lock and forgets what its owners knew of it locally. */
     private void forgetAll() {
-        services.renewer.discardAll(protocol.holdKey());
-        services.cohorts.cleared(name);
+        services.renewer().discardAll(protocol.holdKey());
+        services.cohorts().cleared(name);
     }
 
     CompletableFuture<Boolean> locked() {
@@ -392,10 +398,10 @@ final class RedisLock {
      */
     CompletableFuture<Integer> holdCount(long ownerId) {
         HoldId id = holdId(ownerId);
-        Hold before = services.holds.heldCount(id) > 0 ? hold(ownerId) : null;
+        Hold before = services.holds().heldCount(id) > 0 ? hold(ownerId) : null;
         return Errors.call(() -> protocol.holdCount(ownerId)).thenApply(count -> {
-            if (count == 0 && before != null && hold(ownerId) == before && services.holds.heldCount(id) > 0) {
-                services.renewer.goneFromRedis(before);
+            if (count == 0 && before != null && hold(ownerId) == before && services.holds().heldCount(id) > 0) {
+                services.renewer().goneFromRedis(before);
             }
             return count;
         });

@@ -1,11 +1,10 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.Errors;
-
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
 import io.dlock.LockKind;
+import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 
 import java.util.concurrent.CompletableFuture;
@@ -58,7 +57,7 @@ public final class RedisLocks {
         if (lock instanceof LockApi api) {
             RedisLock core = api.core();
             LockContext context = core.protocol.context();
-            return new Identity(core.services.clientId, context.name(), context.kind());
+            return new Identity(core.services.settings().clientId(), context.name(), context.kind());
         }
         return null;
     }
@@ -93,7 +92,7 @@ public final class RedisLocks {
         RedisLock core = api.core();
         long owner = api.owner();
         CompletableFuture<Void> released = Errors.call(() -> core.release(owner));
-        core.services.holds.trackCleanup(core.holdId(owner), released);
+        core.services.holds().trackCleanup(core.holdId(owner), released);
         return released;
     }
 

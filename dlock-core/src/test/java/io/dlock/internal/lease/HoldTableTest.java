@@ -110,7 +110,7 @@ class HoldTableTest {
         table.mark(ID, Mark.WRITER_MARK);
         assertThat(table.size()).isEqualTo(1);
         renewer.discard(hold);
-        assertThat(renewer.find(ID.key(), ID.field())).isNull();
+        assertThat(renewer.holds().find(new HoldTable.HoldId(ID.key(), ID.field()))).isNull();
         assertThat(table.size()).as("the mark is still known").isEqualTo(1);
         table.unmark(ID, Mark.WRITER_MARK);
         assertThat(table.size()).isZero();

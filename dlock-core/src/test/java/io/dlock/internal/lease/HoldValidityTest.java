@@ -212,7 +212,7 @@ class HoldValidityTest {
         assertThat(hold.fencingToken()).isNull();
         hold.fencingToken(42);
         assertThat(acquire(Hold.WATCHDOG, hashField)).isSameAs(hold);
-        assertThat(renewer.find("k", "c:1").fencingToken()).isEqualTo(42L);
+        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "c:1")).fencingToken()).isEqualTo(42L);
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.dlock.internal.lease;
 
-import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostEvent.Reason;
+import io.dlock.LeaseLostEvent;
 import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,16 +71,16 @@ class LeaseRenewerTest {
     @Test
     void aHoldWhoseLeaseRanOutIsLostWhenLookedUpAndANewAcquisitionStartsAfresh() {
         Hold old = acquire(renewer, "k", 1, 1_000);
-        assertThat(renewer.find("k", "client:1")).isSameAs(old);
+        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(old);
         time.advanceMillis(1_000);
         assertThat(lost).as("not yet reported by a round").isEmpty();
 
-        assertThat(renewer.find("k", "client:1")).as("ran out").isNull();
+        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).as("ran out").isNull();
         assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
         Hold fresh = acquire(renewer, "k", 1, 1_000);
         assertThat(fresh).isNotSameAs(old);
         assertThat(fresh.acquisitions()).isEqualTo(1);
-        assertThat(renewer.find("k", "client:1")).isSameAs(fresh);
+        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(fresh);
         time.advanceMillis(PERIOD_MS);
         assertThat(lost).as("reported once").hasSize(2);
     }
@@ -149,7 +149,7 @@ class LeaseRenewerTest {
             assertThat(e.ownerId()).isEqualTo(7);
             assertThat(e.reason()).isEqualTo(Reason.REMOVED);
         });
-        assertThat(renewer.find("a", hold.field())).isNull();
+        assertThat(renewer.holds().find(new HoldTable.HoldId("a", hold.field()))).isNull();
         time.advanceMillis(PERIOD_MS * 3);
         assertThat(calls).hasSize(1);
         assertThat(lost).hasSize(1);
@@ -178,7 +178,7 @@ class LeaseRenewerTest {
 
         assertThat(second).isNotSameAs(first);
         assertThat(lost).isEmpty();
-        assertThat(renewer.find("a", second.field())).isSameAs(second);
+        assertThat(renewer.holds().find(new HoldTable.HoldId("a", second.field()))).isSameAs(second);
     }
 
     @Test
@@ -293,7 +293,7 @@ class LeaseRenewerTest {
             assertThat(e.reason()).isEqualTo(Reason.RENEWAL_FAILED);
         });
         assertThat(live.validForNanos(time.nanoTime())).isLessThanOrEqualTo(0);
-        assertThat(renewer.find("a", "client:7")).isNull();
+        assertThat(renewer.holds().find(new HoldTable.HoldId("a", "client:7"))).isNull();
         time.advanceMillis(PERIOD_MS * 3);
         assertThat(calls).isEmpty();
         assertThat(time.pending()).isZero();

@@ -4,6 +4,7 @@ import io.dlock.LockKind;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.RenewalSender;
 import org.junit.jupiter.api.Test;
@@ -394,7 +395,7 @@ class HandoffModelCheckTest {
 
         private void sendAttempt(Owner o) {
             o.phase = Phase.ATTEMPTING;
-            Hold known = renewer.find(NAME, o.field);
+            Hold known = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
             int knownCount = known == null ? 0 : known.acquisitions();
             send(o.field, "acquire " + o.field, r -> acquireScript(r, o.field, knownCount), reply -> {
                 unanswered.remove(o.field);
@@ -434,7 +435,7 @@ class HandoffModelCheckTest {
          */
         private boolean giveUpAfterLostReply(Owner o) {
             if (unanswered.remove(o.field)) {
-                Hold hold = renewer.find(NAME, o.field);
+                Hold hold = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
                 int known = hold == null ? 0 : hold.acquisitions();
                 o.phase = Phase.RELEASING;
                 send(o.field, "drop " + o.field, r -> dropScript(r, o.field, known), reply -> o.phase = finishCycle(o));
@@ -462,7 +463,7 @@ class HandoffModelCheckTest {
 
         private void release(Owner o) {
             o.phase = Phase.RELEASING;
-            Hold hold = renewer.find(NAME, o.field);
+            Hold hold = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
             if (hold != null) {
                 renewer.releaseStarted(hold);
             }
@@ -590,7 +591,7 @@ class HandoffModelCheckTest {
          */
         private String orphan() {
             for (Owner o : owners) {
-                if (redis.containsKey(o.field) && renewer.find(NAME, o.field) == null && !inFlight(o.field)) {
+                if (redis.containsKey(o.field) && renewer.holds().find(new HoldTable.HoldId(NAME, o.field)) == null && !inFlight(o.field)) {
                     return o.field;
                 }
             }
@@ -670,7 +671,7 @@ class HandoffModelCheckTest {
             LocalCohort cohort = cohorts.find(NAME);
             b.append(" cohort=").append(cohort == null ? "none" : cohort.describe());
             for (Owner o : owners) {
-                Hold hold = renewer.find(NAME, o.field);
+                Hold hold = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
                 b.append(" hold").append(o.id).append('=').append(hold == null ? 0 : hold.acquisitions());
             }
             return b.append(" m=").append(messages).append(" late=").append(lateMessagesLeft)

@@ -1,16 +1,16 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.LoopWaiting;
-import io.dlock.internal.acquire.AcquireSteps;
-import io.dlock.internal.acquire.LocalGate;
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.LocalTurn;
-import io.dlock.internal.acquire.Outage;
-import io.dlock.internal.acquire.WakeMode;
-
 import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.LocalGate;
+import io.dlock.internal.acquire.LocalTurn;
+import io.dlock.internal.acquire.LoopWaiting;
+import io.dlock.internal.acquire.Outage;
+import io.dlock.internal.acquire.WakeMode;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.RenewalSender;
 import io.dlock.internal.wakeup.PubSubPort;
@@ -154,9 +154,9 @@ class LocalCohortTest {
         assertThat(toC.leaseMs).as("the waiter's own lease goes with it").isEqualTo(5_000);
         assertHandedOver(c);
         assertStillWaiting(d);
-        assertThat(handOff(cohort, 3, renewer.find(NAME, "client:3"))).isSameAs(d);
+        assertThat(handOff(cohort, 3, renewer.holds().find(new HoldTable.HoldId(NAME, "client:3")))).isSameAs(d);
         assertHandedOver(d);
-        assertThat(take(cohort, 4, renewer.find(NAME, "client:4"))).as("nobody left").isNull();
+        assertThat(take(cohort, 4, renewer.holds().find(new HoldTable.HoldId(NAME, "client:4")))).as("nobody left").isNull();
         assertThat(time.pending()).as("the waiters' timers are cancelled").isZero();
     }
 
@@ -182,8 +182,8 @@ class LocalCohortTest {
         LocalWaiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         handOff(cohort, 1, h1);
-        handOff(cohort, 2, renewer.find(NAME, "client:2"));
-        Hold h3 = renewer.find(NAME, "client:3");
+        handOff(cohort, 2, renewer.holds().find(new HoldTable.HoldId(NAME, "client:2")));
+        Hold h3 = renewer.holds().find(new HoldTable.HoldId(NAME, "client:3"));
         assertThat(take(cohort, 3, h3)).as("third hand-off in a row with a cap of 2").isNull();
         assertStillWaiting(w4);
 
@@ -309,7 +309,7 @@ class LocalCohortTest {
         Hold h1 = acquire(cohort, 1);
         cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         handOff(cohort, 1, h1);
-        Hold h2 = renewer.find(NAME, "client:2");
+        Hold h2 = renewer.holds().find(new HoldTable.HoldId(NAME, "client:2"));
         cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(take(cohort, 2, h2)).as("cap of 1 used up").isNull();
 
@@ -358,7 +358,7 @@ class LocalCohortTest {
         assertHandedOver(b);
 
         // a hand-off that did not happen sends its first candidate to Redis; the rest keep waiting
-        assertThat(take(cohort, 2, renewer.find(NAME, "client:2"))).isSameAs(c);
+        assertThat(take(cohort, 2, renewer.holds().find(new HoldTable.HoldId(NAME, "client:2")))).isSameAs(c);
         cohort.handoffFailed(List.of(c));
         assertSentToRedis(c);
         assertThat(cohort.heldByAnotherLocalOwner(3)).as("the failed hand-off leaves the holder as it was").isTrue();
@@ -373,7 +373,7 @@ class LocalCohortTest {
         assertStillWaiting(w);
         time.advanceMillis(1);
         assertSentToRedis(w);
-        assertThat(take(cohort, 1, renewer.find(NAME, "client:1"))).as("it left the queue").isNull();
+        assertThat(take(cohort, 1, renewer.holds().find(new HoldTable.HoldId(NAME, "client:1")))).as("it left the queue").isNull();
     }
 
     /**
