@@ -9,6 +9,8 @@ import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,13 +20,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Mutual exclusion when several clients each run several threads on one plain lock, with local hand-offs on (the
- * default): the lock passes straight between owners of one client while owners of the other clients contend through
+ * Mutual exclusion when several clients each run several threads on one exclusive lock (plain; also fair, write side
+ * and fenced), with local hand-offs on (the default): the lock passes straight between owners of one client while owners of the other clients contend through
  * Redis. This is the shape in which a hand-off once raced with a waiter sent to Redis by an unlock message (see
  * {@code LocalCohort}): about 1 run in 25 let an owner run inside without a Redis hold, and every other one in two let a
  * second owner in.
@@ -38,35 +41,55 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 12, unit = MINUTES)
 class HandoffContentionStressIT {
     static final int RUNS = 170;
+    /**
+     * Runs of the other exclusive kinds (fair, write side, fenced), whose hand-offs share the plain lock's machinery
+     * ({@code HandOffRelease}) with a script of their own: 1 - (24/25)^75 > 95% for a 1-in-25 defect.
+     */
+    static final int OTHER_KIND_RUNS = 75;
     static final int ITERATIONS = 200;
+    static final int OTHER_KIND_ITERATIONS = 100;
 
     @Test
     void twoClientsTimesTwoThreads(RedisServer server) throws Exception {
-        stress(server, "2x2", 2, 2);
+        stress(server, "2x2", 2, 2, RUNS, ITERATIONS, LockClient::getLock);
     }
 
     @Test
     void threeClientsTimesThreeThreads(RedisServer server) throws Exception {
-        stress(server, "3x3", 3, 3);
+        stress(server, "3x3", 3, 3, RUNS, ITERATIONS, LockClient::getLock);
     }
 
-    private static void stress(RedisServer server, String shape, int clients, int threads) throws Exception {
+    @ParameterizedTest(name = "{0} {1}x{1}")
+    @CsvSource({"fair, 2", "fair, 3", "write, 2", "write, 3", "fenced, 2", "fenced, 3"})
+    void everyExclusiveKind(String kind, int size, RedisServer server) throws Exception {
+        BiFunction<LockClient, String, DistributedLock> lockOf = switch (kind) {
+            case "fair" -> LockClient::getFairLock;
+            case "write" -> (client, name) -> client.getReadWriteLock(name).writeLock();
+            case "fenced" -> LockClient::getFencedLock;
+            default -> throw new IllegalArgumentException(kind);
+        };
+        stress(server, kind + ":" + size + "x" + size, size, size, OTHER_KIND_RUNS, OTHER_KIND_ITERATIONS, lockOf);
+    }
+
+    private static void stress(RedisServer server, String shape, int clients, int threads, int runs, int iterations,
+                               BiFunction<LockClient, String, DistributedLock> lockOf) throws Exception {
         List<String> defects = new ArrayList<>();
         try (RawRedis raw = RawRedis.connect(server.uri())) {
-            for (int run = 0; run < RUNS; run++) {
+            for (int run = 0; run < runs; run++) {
                 String lockName = "it:handoff-stress:" + shape + ":" + run;
-                String defect = oneRun(server, raw, lockName, clients, threads);
+                String defect = oneRun(server, raw, lockName, clients, threads, iterations, lockOf);
                 if (defect != null) {
                     defects.add("run " + run + ": " + defect);
                 }
                 raw.sync().del(lockName + ":counter");
             }
         }
-        assertThat(defects).as("runs with a defect out of %d (%s)", RUNS, shape).isEmpty();
+        assertThat(defects).as("runs with a defect out of %d (%s)", runs, shape).isEmpty();
     }
 
     /** @return what went wrong in this run, or null */
-    private static String oneRun(RedisServer server, RawRedis raw, String lockName, int clients, int threads)
+    private static String oneRun(RedisServer server, RawRedis raw, String lockName, int clients, int threads,
+                                 int iterations, BiFunction<LockClient, String, DistributedLock> lockOf)
             throws Exception {
         String counter = lockName + ":counter";
         AtomicInteger inside = new AtomicInteger();
@@ -81,11 +104,11 @@ class HandoffContentionStressIT {
             CyclicBarrier start = new CyclicBarrier(clients * threads);
             List<Future<?>> workers = new ArrayList<>();
             for (LockClient client : opened) {
-                DistributedLock lock = client.getLock(lockName);
+                DistributedLock lock = lockOf.apply(client, lockName);
                 for (int t = 0; t < threads; t++) {
                     workers.add(pool.submit(() -> {
                         start.await();
-                        for (int i = 0; i < ITERATIONS; i++) {
+                        for (int i = 0; i < iterations; i++) {
                             lock.lock();
                             if (inside.incrementAndGet() > 1) {
                                 overlaps.incrementAndGet();
@@ -111,7 +134,7 @@ class HandoffContentionStressIT {
             opened.forEach(LockClient::close);
         }
         String count = raw.sync().get(counter);
-        int expected = clients * threads * ITERATIONS;
+        int expected = clients * threads * iterations;
         if (overlaps.get() == 0 && notHeld.get() == 0 && Integer.toString(expected).equals(count)) {
             return null;
         }
