@@ -53,7 +53,7 @@ final class RedisLock {
 
     /** @return this client's record of {@code ownerId}'s hold, or null */
     Hold hold(long ownerId) {
-        return services.holds().find(new HoldId(protocol.holdKey(), protocol.holdField(ownerId)));
+        return services.holds().find(holdId(ownerId));
     }
 
     // ---- the shared machinery ----
@@ -67,7 +67,7 @@ final class RedisLock {
      */
     CompletableFuture<Void> release(long ownerId) {
         String field = protocol.holdField(ownerId);
-        Hold hold = services.holds().find(new HoldId(protocol.holdKey(), field));
+        Hold hold = hold(ownerId);
         if (hold != null) {
             services.renewer().releaseStarted(hold);
         }
