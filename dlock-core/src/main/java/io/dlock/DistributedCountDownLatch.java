@@ -24,14 +24,14 @@ import java.util.concurrent.TimeUnit;
  * tell the two apart.
  *
  * <p><b>Data loss (dlock only).</b> A latch whose key Redis lost — a restart without persistence, or a failover to a
- * replica that did not have it — would also read as open. An awaiter that read the latch closed (count above 0) tells
- * the two apart by the server's run id ({@code INFO server}, drawn anew at every start): when the key is gone on
- * another run of the server (another node after a failover) than the one on which it read the latch closed, it fails
- * with {@link LockLostException} naming the latch ("Redis lost the latch's count") instead of returning, and dlock
- * publishes no opening for it. A failover whose new master has the key is no loss, and an opening whose zero message
+ * replica that did not have it — would also read as open. An awaiter tells the two apart by the server's run id
+ * ({@code INFO server}, drawn anew at every start): when the key is gone on another run of the server (another node
+ * after a failover) than the last one on which the awaiter knew the latch — where it read the latch closed, or,
+ * before such a read, where it began waiting — it fails with {@link LockLostException} naming the latch ("Redis lost
+ * the latch's count") instead of returning, and dlock publishes no opening for it. A failover whose new master has the key is no loss, and an opening whose zero message
  * the client heard is an opening on whichever server. A latch that really reached zero just before the restart or
  * failover, its message unheard (the subscription was down), is reported lost too (the two cannot be told apart). What reads Redis afterwards reads what it holds: {@link #getCount()} 0, {@link #remainTimeToLive()} -2, and an
- * await that never read the latch closed returns at once. A user whose ACL denies {@code INFO} gets no such check. See
+ * await that begins on the new run returns at once. A user whose ACL denies {@code INFO} gets no such check. See
  * {@code docs/protocol.md} §11.3.
  *
  * <p><b>Waiting.</b> Awaiters do not poll: they subscribe to the latch's pub/sub channel and check the count again on
@@ -119,7 +119,7 @@ public interface DistributedCountDownLatch {
      * growing up to 2 s between attempts, until Redis answers again or the client closes.
      *
      * @throws InterruptedException if interrupted while waiting (nothing is left behind: the subscription is dropped)
-     * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
+     * @throws LockLostException    when Redis lost the latch during this await (see the class comment)
      * @throws LockException        when the key is not a latch, or the client closes while waiting
      */
     @Blocking
@@ -132,7 +132,7 @@ public interface DistributedCountDownLatch {
      * @param unit    the unit of {@code timeout}; a timeout longer than {@link #MAX_TTL} means no limit
      * @return {@code true} when the latch is open, {@code false} when the time ran out first
      * @throws InterruptedException if interrupted while waiting
-     * @throws LockLostException    when Redis lost the latch after this await read it closed (see the class comment)
+     * @throws LockLostException    when Redis lost the latch during this await (see the class comment)
      * @throws LockException        when Redis fails or does not answer by the deadline (a timed wait is not retried)
      */
     @Blocking

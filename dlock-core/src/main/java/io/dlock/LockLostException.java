@@ -9,8 +9,8 @@ package io.dlock;
  * well.
  *
  * <p>Also thrown by {@link DistributedCountDownLatch#await()} and its timed and async forms when Redis lost the
- * latch's count after the await read it closed (a restart without persistence, a failover to a node without the key):
- * the latch did not open by count-downs; {@link #lockName()} is the latch's name.
+ * latch's count while the await waited (a restart without persistence, a failover to a node without the key): the
+ * latch may not have opened by count-downs; {@link #lockName()} is the latch's name.
  */
 public class LockLostException extends LockException {
     private static final long serialVersionUID = 1L;

@@ -93,11 +93,16 @@ final class History {
         return windows;
     }
 
-    /** @return when Redis was killed for a restart (its data lost) */
+    /**
+     * @return when a restart (its data lost) began: the nemesis's start of the fault, just before it kills Redis.
+     *         From then on the server may be gone, and a client may already have seen its connection drop and wait
+     *         for the new run: the data counts as lost from there ({@code REDIS_DOWN} is only recorded once the kill
+     *         has completed, which would judge a call made in between as made before the loss)
+     */
     List<Long> restarts() {
         List<Long> at = new ArrayList<>();
         for (Event e : sorted) {
-            if (e.type() == REDIS_DOWN && e.detail().startsWith(Fault.REDIS_RESTART.label())) {
+            if (e.type() == FAULT_START && e.detail().startsWith(Fault.REDIS_RESTART.label() + " ")) {
                 at.add(e.nanos());
             }
         }

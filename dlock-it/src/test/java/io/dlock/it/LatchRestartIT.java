@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
+import io.dlock.LockException;
 import io.dlock.LockLostException;
 import io.dlock.internal.client.RedisLockClient;
 import io.dlock.it.support.RawRedis;
@@ -98,6 +99,47 @@ class LatchRestartIT {
         }
         assertThat(Duration.ofNanos(System.nanoTime() - opened)).as("woken by the opening's message")
                 .isLessThan(WAKE_UP);
+    }
+
+    /**
+     * The chaos run's case (seed 466407): awaits whose first check is sent to the server just before it dies. They
+     * never read the latch closed, but they began on the old run and the client sees the run change: neither reads
+     * the lost latch as open. The check written to the dying server fails with the connection (Lettuce does not send
+     * a written command again): the timed await ends with that failure ({@code LockException}, as any timed await
+     * that Redis fails); the untimed one keeps waiting through the outage, and its next check, on the new run, finds
+     * the key gone on another run than the one it began on: {@link LockLostException}. (A check issued after the drop
+     * but before the client learned of it is queued and sent after the reconnect instead: then the timed await finds
+     * the same, and fails with {@link LockLostException} too; that order cannot be forced from here.)
+     */
+    @Test
+    void anAwaitWhoseFirstCheckCrossesTheRestartNeverReadsTheLostLatchOpen(RedisServer redis, LockClient a)
+            throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(latch.trySetCount(3, Duration.ofHours(1))).isTrue();
+        assertThat(latch.await(0, MILLISECONDS)).as("closed; the client now knows the server's run").isFalse();
+        RedisLockClient internal = (RedisLockClient) a;
+        Future<Boolean> timed;
+        Future<Void> untimed;
+        redis.pause();
+        try {
+            timed = latch.awaitAsync(20, SECONDS);
+            untimed = latch.awaitAsync();
+            Await.until(Duration.ofSeconds(5), () -> internal.latchWaitingCount() == 2, "two awaits waiting");
+            Thread.sleep(200); // their check is written to the stopped server, unanswered
+        } finally {
+            redis.kill();
+        }
+        redis.restart();
+
+        assertThat(Workers.failureOf(timed, OUTCOME)).as("await(20 s): failed with Redis, never true")
+                .isInstanceOf(LockException.class).hasMessageContaining("count-down latch '" + name + "'");
+        assertThat(Workers.failureOf(untimed, OUTCOME)).as("await()").isInstanceOf(LockLostException.class)
+                .hasMessageContaining("count-down latch '" + name + "'")
+                .hasMessageContaining("Redis lost the latch's count")
+                .hasMessageContaining("began on run");
+        assertThat(raw.commandCalls("publish")).as("no 'opened' published for a latch the restart lost").isZero();
+        assertThat(latch.await(0, MILLISECONDS)).as("an await that begins on the new run reads what Redis holds")
+                .isTrue();
     }
 
     @Test

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Outcomes: {@code true} once an answer finds the latch open; {@code false} once one finds it closed after the
  * deadline (an await with timeout 0 thus makes one check); {@link LockLostException} when an answer finds its key gone
- * on another run of the server than the one on which this awaiter read it closed ({@link #found}); a failure: see
+ * on another run of the server than the last one on which this awaiter knew the latch ({@link #found}); a failure: see
  * {@link #checkFailed}. Cancelling
  * {@link #result()} (an interrupt, a cancelled future) or {@link #fail} ends it at once, leaving the other members
  * waiting; whatever ends it, it leaves its group exactly once.
@@ -32,6 +32,11 @@ final class LatchAwait implements Waiter {
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     /** The run id known before the last check that found the latch closed for this awaiter; null before one. */
     private volatile String closedRun;
+    /**
+     * The first run id the client knew while this awaiter waited: the cached one at its start, else the one known
+     * before the first check sent for it, whatever its answer; null before either.
+     */
+    private volatile String firstRun;
     /** A check found the latch closed for this awaiter (read by the deadline timer). */
     private volatile boolean answered;
 
@@ -73,6 +78,8 @@ final class LatchAwait implements Waiter {
                         : Boolean.TRUE.equals(open) ? LockEventListener.Outcome.ACQUIRED
                         : LockEventListener.Outcome.TIMED_OUT,
                 services.nanoTime.getAsLong() - startedAt));
+        // the run the client knows now, if any, is one on which (or after which) the await began
+        begunOn(services.runs.known(latch.getName()));
         services.register(this); // fails it at once when the client is closed
         if (!forever) {
             armDeadline();
@@ -97,29 +104,43 @@ final class LatchAwait implements Waiter {
                 result, () -> closedRun != null || answered, RedisCountDownLatch.KIND, name(), "await", () -> { });
     }
 
-    /** @return the run id known before the last check that found the latch closed for this awaiter, or null */
-    String closedRun() {
-        return closedRun;
+    /**
+     * Records a run id the client knew while this awaiter waited (at its start, or before a check sent for it), if it
+     * is the first one (null: unknown).
+     */
+    private void begunOn(String run) {
+        if (firstRun == null && run != null) {
+            firstRun = run;
+        }
     }
 
     /**
-     * A check sent after this awaiter joined found the latch's key gone: open, unless this awaiter read it closed on
-     * another run of the server than {@code after}, the run now serving it; then Redis lost the count, and the wait
-     * fails with {@link LockLostException}.
+     * A check sent after this awaiter joined found the latch's key gone: open, unless the run now serving it
+     * ({@code after}) differs from the last run on which this awaiter knew the latch — the run of its last closed
+     * answer, or, before one, the first run the client knew while it waited (the await began on that run or a later
+     * one). Then Redis may have lost the count (a restart without persistence, a failover to a node without the
+     * key) and the wait fails with {@link LockLostException}: an opening just before the change cannot be told from
+     * a loss, and a loss must not read as an opening.
      *
-     * @param after the run id read after the check, or null when nobody had read the latch closed
+     * @param before the run id known before the check was sent
+     * @param after  the run id read after the check, or null when a "0" heard made the answer an opening
      */
-    void found(String after) {
-        String before = closedRun;
-        if (!ServerRuns.changed(before, after)) {
+    void found(String before, String after) {
+        begunOn(before);
+        String read = closedRun;
+        String known = read != null ? read : firstRun;
+        if (!ServerRuns.changed(known, after)) {
             result.complete(true);
             return;
         }
+        String how = read != null
+                ? "it was read closed on run " + ServerRuns.shortId(known) + " of the server"
+                : "this await began on run " + ServerRuns.shortId(known) + " of the server, before it could read "
+                + "the latch, so an opening cannot be told from a loss";
         result.completeExceptionally(new LockLostException(name(), RedisCountDownLatch.describe(name()) + ": await failed: "
-                + "Redis lost the latch's count: it was read closed on run " + ServerRuns.shortId(before)
-                + " of the server and its key is gone on run " + ServerRuns.shortId(after) + " (a restart without "
-                + "persistence, or a failover to a node without it), so it did not open by count-downs; set the count "
-                + "again if the work is still to be awaited"));
+                + "Redis lost the latch's count: " + how + ", and its key is gone on run "
+                + ServerRuns.shortId(after) + " (a restart without persistence, or a failover to a node without it); "
+                + "set the count again if the work is still to be awaited"));
     }
 
     /**
@@ -128,6 +149,7 @@ final class LatchAwait implements Waiter {
      * @param run the run id known before the check was sent
      */
     void stillClosed(long nowNanos, String run) {
+        begunOn(run);
         closedRun = run;
         answered = true;
         if (leftMs(nowNanos) <= 0) {
@@ -139,8 +161,11 @@ final class LatchAwait implements Waiter {
      * A check sent after this awaiter joined failed. An untimed await keeps waiting while Redis is unavailable
      * ({@code passes}: the group checks again after a pause doubling from 100 ms to 2 s); a timed one, and any failure
      * that does not pass by itself (a key that is not a latch), ends the wait with it.
+     *
+     * @param before the run id known before the check was sent, or null when even that could not be read
      */
-    void checkFailed(Throwable error, boolean passes) {
+    void checkFailed(String before, Throwable error, boolean passes) {
+        begunOn(before);
         if (!(forever && passes)) {
             result.completeExceptionally(Errors.toApi(error, RedisCountDownLatch.KIND, name(), "await"));
         }

@@ -31,16 +31,18 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Lost, not opened</h2>
  * A latch whose key is gone reads as open, which is also what a restart without persistence (or a failover to a node
- * without the key) leaves. Each check therefore carries the server's run id ({@link ServerRuns}): a closed answer
- * records the run id known before its check was sent, in the group and in each member it holds for; an open answer,
- * when somebody read the latch closed, is confirmed by the run id after it. A member that read the latch closed on
- * another run than the one now serving the missing key fails with {@link io.dlock.LockLostException} ("Redis lost the
- * latch's count") instead of returning {@code true}, and the group announces nothing for it (docs/protocol.md §11.3).
- * The key missing <em>and</em> the run changed is the rule: a failover whose new master still has the key changes
- * nothing. And a "0" heard on the channel since the last closed answer ({@link #zeroHeard}: only an opening publishes
- * it) makes an open answer an opening whatever the run, so that count-downs on a promoted replica open the latch even
- * before the group has read it closed there. A member that never read the latch closed cannot tell and sees an open
- * latch.
+ * without the key) leaves. Each check therefore carries the server's run id ({@link ServerRuns}): the run id known
+ * before it was sent (recorded by each member it answers for: the run of its last closed answer, and, when the member
+ * did not find one cached at its start, its first such run), and, for an open answer, the run id once it is in. A
+ * member whose last known run — that of its last closed answer, or before one that of its start — differs from the
+ * run now serving the missing key fails with
+ * {@link io.dlock.LockLostException} ("Redis lost the latch's count") instead of returning {@code true}, and the group
+ * announces nothing for it (docs/protocol.md §11.3). So an await whose first check crossed a restart (sent to the old
+ * server, answered by the new one) cannot read the lost latch as open either. The key missing <em>and</em> the run
+ * changed is the rule: a failover whose new master still has the key changes nothing. And a "0" heard on the channel
+ * since the last closed answer ({@link #zeroHeard}: only an opening publishes it) makes an open answer an opening
+ * whatever the run, so that count-downs on a promoted replica open the latch even before the group has read it closed
+ * there. An await that began on the new run cannot tell and sees an open latch.
  *
  * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
  * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
@@ -128,8 +130,9 @@ final class LatchGroup {
 
     /**
      * Sends check {@code number}, which {@link CheckRounds#request} handed out; never under a lock. The check reads the
-     * server's run id before it ({@link ServerRuns#current}), the latch's state, and, when it finds the latch open and
-     * somebody read it closed before, the run id after it (the same call, once the state is in).
+     * server's run id before it ({@link ServerRuns#current}), the latch's state, and, when it finds the latch open, the
+     * run id after it (the same call, once the state is in). A check whose state read fails still carries the run id
+     * before it: the run on which its members were waiting.
      */
     void send(long number) {
         boolean subscribed;
@@ -140,40 +143,31 @@ final class LatchGroup {
             subscribed = subscription != null && subscription.ready().isDone();
         }
         String name = latch.getName();
-        // the run id after the read is asked only when it can decide something: an open answer for somebody who
-        // read the latch closed, with no "0" heard since (an opening publishes one: then it is an opening on any run);
-        // asking costs a round trip only after a connection changed
+        // the run id after the read is asked for every open answer but one that a "0" heard explains (an opening
+        // publishes one: then it is an opening on any run); asking costs a round trip only after a connection changed
         services.runs.current(name).thenCompose(before -> latch.state().thenCompose(state ->
-                        !state.isOpen() || !readClosedOnAKnownRun() || zeroHeardSinceClosed()
-                                ? CompletableFuture.completedFuture(new Check(before, state, null))
-                                : services.runs.current(name).thenApply(after -> new Check(before, state, after))))
-                .whenComplete((check, error) -> answered(number, subscribed, check, error));
+                        !state.isOpen() || zeroHeardSinceClosed()
+                                ? CompletableFuture.completedFuture(new Check(before, state, null, null))
+                                : services.runs.current(name).thenApply(after -> new Check(before, state, after, null)))
+                        .exceptionally(error -> new Check(before, null, null, error)))
+                .whenComplete((check, error) -> answered(number, subscribed, check,
+                        error != null ? error : check.error()));
     }
 
     /**
      * One check's answer.
      *
      * @param before the run id known before it was sent: the state was read on that run or a later one
-     * @param after  for an open latch that somebody read closed: the run id after the read, else null
+     * @param state  the latch's state, or null when the read failed
+     * @param after  for an open latch with no "0" heard: the run id after the read, else null
+     * @param error  why the read failed, or null
      */
-    private record Check(String before, RedisCountDownLatch.State state, String after) {
-    }
-
-    /** @return whether the group or a member read the latch closed on a known run (an opening is then confirmed) */
-    private synchronized boolean readClosedOnAKnownRun() {
-        if (closedRun != null && !closedRun.isEmpty()) {
-            return true;
-        }
-        for (LatchAwait member : rounds.members()) {
-            if (member.closedRun() != null && !member.closedRun().isEmpty()) {
-                return true;
-            }
-        }
-        return false;
+    private record Check(String before, RedisCountDownLatch.State state, String after, Throwable error) {
     }
 
     /** @param subscribed whether Redis had confirmed the subscription when the check was sent */
     private void answered(long number, boolean subscribed, Check check, Throwable error) {
+        String before = check == null ? null : check.before();
         boolean open = error == null && check.state().isOpen();
         boolean announce = false;
         boolean opened = false;
@@ -188,7 +182,8 @@ final class LatchGroup {
                 if (open) {
                     // gone after a restart or failover is no opening: nothing to announce, and nothing read closed
                     opened = zeroSinceClosed;
-                    boolean lost = !opened && ServerRuns.changed(closedRun, check.after());
+                    boolean lost = !opened && (ServerRuns.changed(closedRun, check.after())
+                            || ServerRuns.changed(check.before(), check.after()));
                     announce = sawClosed && !messageSinceClosed && !lost;
                     if (lost) {
                         sawClosed = false;
@@ -204,13 +199,13 @@ final class LatchGroup {
         }
         if (error != null) {
             boolean passes = Errors.isUnavailable(error) && !services.isClosed();
-            answeredFor.forEach(member -> member.checkFailed(error, passes));
+            answeredFor.forEach(member -> member.checkFailed(before, error, passes));
         } else if (open) {
             if (announce) {
                 latch.announceOpened();
             }
             String after = opened ? null : check.after(); // a "0" heard: opened, on whichever run
-            answeredFor.forEach(member -> member.found(after));
+            answeredFor.forEach(member -> member.found(before, after));
         } else {
             long now = services.nanoTime.getAsLong();
             answeredFor.forEach(member -> member.stillClosed(now, check.before()));

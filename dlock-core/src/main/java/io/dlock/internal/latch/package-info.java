@@ -10,9 +10,10 @@
  *       holds only for members that joined before its check was sent; a closed one from before the subscription was
  *       confirmed holds for nobody. {@code CheckRounds} keeps that bookkeeping, apart from any I/O.</li>
  *   <li>{@code LatchAwait}: one wait, holding no thread: a group member with its own deadline, interrupt and
- *       outcome; it fails with {@link io.dlock.LockLostException} when it read the latch closed on one run of the
- *       server and the key is gone on another ({@link io.dlock.internal.transport.ServerRuns}: a restart or failover
- *       lost it; only a missing key on a changed run counts).</li>
+ *       outcome; it fails with {@link io.dlock.LockLostException} when it knew the latch on one run of the server
+ *       (read it closed there, or began waiting there) and the key is gone on another
+ *       ({@link io.dlock.internal.transport.ServerRuns}: a restart or failover lost it; only a missing key on a
+ *       changed run counts).</li>
  *   <li>{@code LatchChannel}: the latch's channel (Redisson's name) and how a script may publish on it, which on a
  *       Cluster depends on whether the channel shares the key's slot.</li>
  *   <li>{@link io.dlock.internal.latch.LatchServices}: what every latch of one client shares, the groups included;

@@ -69,6 +69,18 @@ public final class ServerRuns {
         return run != null ? CompletableFuture.completedFuture(run) : ask(key);
     }
 
+    /**
+     * @return the run id {@link #current} would give at once for {@code key}, or null when it would have to ask (no
+     *         reply since the last connection change); never sends anything
+     */
+    public String known(String key) {
+        try {
+            return known.get(nodeOf.apply(key));
+        } catch (RuntimeException e) {
+            return null; // the node cannot be named now (a Cluster without a master for the slot): nothing known
+        }
+    }
+
     private CompletableFuture<String> ask(String key) {
         String node;
         CompletableFuture<String> reply;
