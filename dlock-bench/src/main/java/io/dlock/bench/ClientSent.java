@@ -50,7 +50,9 @@ final class ClientSent {
             }
             roundTrips += n;
         }
-        return new CommandCounts(total, scripts, pubSub, roundTrips);
+        Map<String, Long> byName = new java.util.HashMap<>(calls);
+        byName.values().removeIf(n -> n == 0);
+        return new CommandCounts(total, scripts, pubSub, roundTrips, byName);
     }
 
     private boolean clientOnly(String command) {

@@ -1,5 +1,7 @@
 package io.dlock.bench;
 
+import java.util.Map;
+
 /**
  * The Redis commands of one run ({@code INFO commandstats} deltas), split by who can have sent them.
  *
@@ -9,7 +11,12 @@ package io.dlock.bench;
  * @param roundTrips   every command attributed to a client exactly ({@link ClientSent}): scriptCalls + pubSub + the
  *                     others; a lower bound of what the clients sent, since a command that a script of either
  *                     library may run is left out
+ * @param byName       calls per command name ({@code commandstats} names, lower case), script-internal ones included
  */
-record CommandCounts(long total, long scriptCalls, long pubSub, long roundTrips) {
-    static final CommandCounts NONE = new CommandCounts(0, 0, 0, 0);
+record CommandCounts(long total, long scriptCalls, long pubSub, long roundTrips, Map<String, Long> byName) {
+    static final CommandCounts NONE = new CommandCounts(0, 0, 0, 0, Map.of());
+
+    CommandCounts {
+        byName = Map.copyOf(byName);
+    }
 }

@@ -44,6 +44,11 @@ record Measurement(long ops, double seconds, Histogram latency, Histogram extra,
         return ops == 0 ? 0 : (double) count / ops;
     }
 
+    /** Calls of {@code command} (a commandstats name) per operation. */
+    double perOp(String command) {
+        return perOp(commands.byName().getOrDefault(command, 0L));
+    }
+
     double cpuMicrosPerOp() {
         return ops == 0 ? 0 : cpuNanos / 1000.0 / ops;
     }

@@ -75,6 +75,7 @@ final class Report {
                         .append(writers(d)).append(" | ").append(writers(r)).append(" | | | | | | |\n");
             }
         }
+        appendByName(b, scenarios, results);
         b.append("\nRows \"with metrics bound\": dlock with LockMetrics recording into a SimpleMeterRegistry; their "
                 + "ratio is to dlock without metrics in the same run (1.00x = no cost).\n");
         b.append("\nRows \"writers only\": write operations per second and writer latency of the same runs (the "
@@ -86,6 +87,49 @@ final class Report {
         b.append("\nW rows count renewal script calls per second (lower is better; one tick per second); "
                 + "other ratios are dlock/Redisson throughput (higher is better).\n");
         return b.toString();
+    }
+
+    /** The fewest calls per operation that the by-name table lists for a command. */
+    private static final double BY_NAME_FLOOR = 0.05;
+
+    /**
+     * Commands per operation by name, for each scenario and library (medians over rounds; script-internal commands
+     * included): where the cmds/op column's work goes inside Redis.
+     */
+    private static void appendByName(StringBuilder b, List<Scenario> scenarios,
+                                     Map<String, Map<String, List<Measurement>>> results) {
+        b.append("\n## Commands per operation, by name\n\n");
+        b.append("Medians over rounds, script-internal commands included; commands below ").append(BY_NAME_FLOOR)
+                .append(" per operation left out.\n\n| scenario | library | commands per op |\n|---|---|---|\n");
+        for (Scenario s : scenarios) {
+            Map<String, List<Measurement>> byLibrary = results.get(s.id());
+            if (byLibrary == null) {
+                continue;
+            }
+            for (Map.Entry<String, List<Measurement>> e : byLibrary.entrySet()) {
+                List<Measurement> v = valid(e.getValue());
+                if (v.isEmpty()) {
+                    continue;
+                }
+                java.util.SortedSet<String> names = new java.util.TreeSet<>();
+                v.forEach(m -> names.addAll(m.commands().byName().keySet()));
+                List<Map.Entry<String, Double>> perOp = new ArrayList<>();
+                for (String name : names) {
+                    double n = med(v, m -> m.perOp(name));
+                    if (n >= BY_NAME_FLOOR) {
+                        perOp.add(Map.entry(name, n));
+                    }
+                }
+                perOp.sort(Map.Entry.<String, Double>comparingByValue().reversed());
+                StringBuilder line = new StringBuilder();
+                for (Map.Entry<String, Double> c : perOp) {
+                    line.append(line.length() == 0 ? "" : ", ").append(c.getKey())
+                            .append(String.format(" %.2f", c.getValue()));
+                }
+                b.append("| ").append(s.id()).append(" | ").append(e.getKey()).append(" | ").append(line)
+                        .append(" |\n");
+            }
+        }
     }
 
     private static List<Measurement> valid(List<Measurement> ms) {

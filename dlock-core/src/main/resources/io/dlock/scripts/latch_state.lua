@@ -10,11 +10,11 @@
 
 --#include latch_count
 
-local count, refusal, text = latch_count(KEYS[1])
+local _, refusal, text, present = latch_count(KEYS[1])
 if refusal then
     return refusal
 end
-if count == 0 and redis.call('exists', KEYS[1]) == 0 then
+if not present then
     return {'0', -2}
 end
 return {text, redis.call('pttl', KEYS[1])}

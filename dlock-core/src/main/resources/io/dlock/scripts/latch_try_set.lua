@@ -16,11 +16,11 @@
 --#include notify
 --#include latch_count
 
-local _, refusal = latch_count(KEYS[1])
+local _, refusal, _, present = latch_count(KEYS[1])
 if refusal then
     return refusal
 end
-if redis.call('exists', KEYS[1]) == 1 then
+if present then
     return 0
 end
 notify(ARGV[3], ARGV[4], '1')

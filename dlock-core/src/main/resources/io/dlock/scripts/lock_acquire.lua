@@ -27,9 +27,9 @@ local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
-local refused = lock_refused(KEYS[1], ARGV[2], tonumber(ARGV[4]))
+local refused, count = lock_refused(KEYS[1], ARGV[2], tonumber(ARGV[4]))
 if refused then
     return refused
 end
-lock_enter(KEYS[1], ARGV[2], tonumber(ARGV[3]), ARGV[1])
+lock_enter(KEYS[1], ARGV[2], count, tonumber(ARGV[3]), ARGV[1])
 return nil

@@ -29,16 +29,20 @@ local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
+-- the counts read by lock_refused stay true until lock_enter: the keys are distinct (one name once) and nothing is
+-- written before every key was checked
+local counts = {}
 for i = 1, #KEYS do
-    local refused = lock_refused(KEYS[i], ARGV[2], tonumber(ARGV[2 + 2 * i]))
+    local refused, count = lock_refused(KEYS[i], ARGV[2], tonumber(ARGV[2 + 2 * i]))
     if refused == HOLD_GONE then
         return -(1000 + i)
     end
     if refused then
         return refused
     end
+    counts[i] = count
 end
 for i = 1, #KEYS do
-    lock_enter(KEYS[i], ARGV[2], tonumber(ARGV[1 + 2 * i]), ARGV[1])
+    lock_enter(KEYS[i], ARGV[2], counts[i], tonumber(ARGV[1 + 2 * i]), ARGV[1])
 end
 return nil

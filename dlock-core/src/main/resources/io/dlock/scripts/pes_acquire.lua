@@ -27,12 +27,12 @@
 --#include server_now_ms
 --#include reclaim_expired
 
-local _, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
+local now = server_now_ms()
+local available, expired, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], now)
 if refusal then
     return refusal
 end
-local now = server_now_ms()
-local available = reclaim_expired(KEYS[1], KEYS[2], now, ARGV[2], ARGV[3])
+available = reclaim_expired(KEYS[1], KEYS[2], available, expired, ARGV[2], ARGV[3])
 local wanted = #ARGV - 3
 if available >= wanted then
     redis.call('decrby', KEYS[1], wanted)

@@ -29,7 +29,7 @@
 --#include server_now_ms
 --#include announce_permits
 
-local available, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
+local available, _, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
 if refusal then
     return refusal
 end

@@ -25,14 +25,14 @@
 --#include server_now_ms
 --#include reclaim_expired
 
-local _, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
+local available, expired, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], server_now_ms())
 if refusal then
     return refusal
 end
 if ARGV[1] == 'delete' then
     return {redis.call('del', KEYS[1], KEYS[2]), 0, 1}
 end
-local available = reclaim_expired(KEYS[1], KEYS[2], server_now_ms(), ARGV[4], ARGV[5])
+available = reclaim_expired(KEYS[1], KEYS[2], available, expired, ARGV[4], ARGV[5])
 local acquired = redis.call('zcard', KEYS[2])
 local mode = ARGV[1]
 local permits = tonumber(ARGV[2])

@@ -11,20 +11,22 @@
 --          in range): "DLOCK_NOT_A_LATCH dlock: the key holds a string that is not a count; ..."
 --      Neither shows the key's value (it may be business data); the client turns both into a LockException naming
 --      the latch (io.dlock.internal.latch.LatchErrors);
---   3. the count exactly as stored (a string; "0" when the key does not exist), for replies that must not round it.
+--   3. the count exactly as stored (a string; "0" when the key does not exist), for replies that must not round it;
+--   4. whether the key exists.
+-- The type is checked by the GET itself (fragment keyed_read): no TYPE on the way.
 --
 -- Invariant: a key that is not a latch is left exactly as it was, TTL included; every key accepted is one DECR takes.
 -- Wire protocol: docs/protocol.md §11.
+--#include keyed_read
 local function latch_count(key)
-    local key_type = redis.call('type', key)['ok']
-    if key_type == 'none' then
-        return 0, nil, '0'
+    local text, refusal = keyed_read(
+            'DLOCK_NOT_A_LATCH dlock: the key holds a %s, not a count-down latch; nothing was changed', 'get', key)
+    if refusal then
+        return nil, refusal
     end
-    if key_type ~= 'string' then
-        return nil, redis.error_reply('DLOCK_NOT_A_LATCH dlock: the key holds a ' .. key_type
-                .. ', not a count-down latch; nothing was changed')
+    if not text then
+        return 0, nil, '0', false
     end
-    local text = redis.call('get', key)
     local digits = string.match(text, '^%-?([1-9]%d*)$')
     local fits = text == '0' or (digits ~= nil and (#digits < 19 or (#digits == 19
             and digits <= (string.sub(text, 1, 1) == '-' and '9223372036854775808' or '9223372036854775807'))))
@@ -32,5 +34,5 @@ local function latch_count(key)
         return nil, redis.error_reply('DLOCK_NOT_A_LATCH dlock: the key holds a string that is not a count, not a '
                 .. 'count-down latch; nothing was changed')
     end
-    return tonumber(text), nil, text
+    return tonumber(text), nil, text, true
 end

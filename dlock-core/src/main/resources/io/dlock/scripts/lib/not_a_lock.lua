@@ -7,16 +7,23 @@
 -- Neither names a field or a value of the key (they may be business data); the client turns both into a
 -- NotALockException naming the lock (io.dlock.internal.Errors).
 --
+-- It also defines hash_not_a_lock(key), the same check for a key the caller already knows to be an existing hash
+-- (one HGETALL, no TYPE or EXISTS): nil when lock_shaped takes it for a lock, else the DLOCK_NOT_A_LOCK error above.
+--
 -- Invariant: a key that is not a lock is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
 --#include lock_shaped
 --#include wrong_type
+local function hash_not_a_lock(key)
+    if lock_shaped(key) then
+        return nil
+    end
+    return redis.error_reply('DLOCK_NOT_A_LOCK dlock: the key holds a hash that is not a lock; nothing was changed')
+end
+
 local function not_a_lock(key)
     local refusal = wrong_type(key)
     if refusal or redis.call('exists', key) == 0 then
         return refusal
     end
-    if lock_shaped(key) then
-        return nil
-    end
-    return redis.error_reply('DLOCK_NOT_A_LOCK dlock: the key holds a hash that is not a lock; nothing was changed')
+    return hash_not_a_lock(key)
 end

@@ -10,16 +10,17 @@
 -- the semaphore.
 --
 -- Invariant: a key that is not a permit count is left exactly as it was. Wire protocol: docs/protocol.md §13.1.
+--#include keyed_read
 local function permit_count(key)
-    local key_type = redis.call('type', key)['ok']
-    if key_type == 'none' then
+    local raw, refusal = keyed_read(
+            "WRONGTYPE dlock: the key holds a %s, not a semaphore's permit count; nothing was changed", 'get', key)
+    if refusal then
+        return nil, refusal
+    end
+    if not raw then
         return 0, nil
     end
-    if key_type ~= 'string' then
-        return nil, redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type
-                .. ", not a semaphore's permit count; nothing was changed")
-    end
-    local value = tonumber(redis.call('get', key))
+    local value = tonumber(raw)
     if value == nil or value ~= math.floor(value) then
         return nil, redis.error_reply('DLOCK_NOT_A_SEMAPHORE dlock: the key holds a string that is not a permit '
                 .. 'count; nothing was changed')
