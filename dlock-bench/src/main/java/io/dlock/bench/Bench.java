@@ -49,6 +49,7 @@ public final class Bench {
         Options options = Options.parse(args);
         List<Scenario> scenarios = Scenarios.all().stream()
                 .filter(s -> options.only.isEmpty() || options.only.contains(s.id()))
+                .filter(Bench::runnable)
                 .collect(Collectors.toList());
         Map<String, Map<String, List<Measurement>>> results = new LinkedHashMap<>();
         List<double[]> floors = new ArrayList<>();
@@ -111,6 +112,15 @@ public final class Bench {
         boolean unsafe = results.values().stream().flatMap(m -> m.values().stream()).flatMap(List::stream)
                 .anyMatch(m -> !m.check().equals("ok") && !m.check().startsWith("n/a"));
         System.exit(unsafe ? 1 : 0);
+    }
+
+    /** @return whether {@code scenario} can run on this JVM; if not, says so in one line */
+    private static boolean runnable(Scenario scenario) {
+        String reason = scenario.unavailable();
+        if (reason != null) {
+            System.out.printf("%s skipped: %s%n", scenario.id(), reason);
+        }
+        return reason == null;
     }
 
     /** @return whether {@code scenario} runs for {@code library} (the metered dlock runs S1 and S2 only) */

@@ -67,6 +67,11 @@ final class RedisStats implements AutoCloseable {
         return connection.sync().get(key);
     }
 
+    /** @return how many of {@code keys} exist (one {@code EXISTS} command, counted by commandstats) */
+    long exists(String... keys) {
+        return connection.sync().exists(keys);
+    }
+
     void flushAll() {
         connection.sync().flushall();
     }

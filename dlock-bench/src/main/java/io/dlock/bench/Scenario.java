@@ -11,6 +11,13 @@ interface Scenario {
     /** What it measures, for the report. */
     String title();
 
+    /**
+     * @return why this scenario cannot run on this JVM (Bench then skips it with one line), or null when it can
+     */
+    default String unavailable() {
+        return null;
+    }
+
     /** Runs the scenario for {@code duration}; the caller snapshots Redis stats and CPU around it. */
     Outcome run(Library library, Bench.Context context, Duration duration) throws Exception;
 

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReadWriteLock;
 
 /**
  * The scenarios of the issue, S1–S8 (the 2-JVM ones are {@link TwoJvms}) and the renewal traffic W; then the rest of
- * the family, S9–S12 ({@link FamilyScenarios}).
+ * the family, S9–S12 ({@link FamilyScenarios}); then VT and VTS on virtual threads ({@link VirtualThreadScenarios}).
  */
 final class Scenarios {
     private Scenarios() {
@@ -38,6 +38,7 @@ final class Scenarios {
                 new Renewal(1),
                 new Renewal(1000)));
         all.addAll(FamilyScenarios.all());
+        all.addAll(VirtualThreadScenarios.all());
         return all;
     }
 
