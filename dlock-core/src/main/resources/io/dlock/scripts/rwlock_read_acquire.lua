@@ -31,30 +31,40 @@
 -- Wire protocol: Redisson's read acquire (docs/protocol.md §4.2): fields, "mode", timeout key names and TTL
 -- rule are the same; Redisson never reads KEYS[3].
 
---#include acquire_refused
+--#include invalid_lease
+--#include keyed_read
 --#include waiting_marks
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
 
-local refusal = acquire_refused(ARGV[1], KEYS[1])
+local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
-if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
+-- the first read is the type check (fragment keyed_read): a key that is not a hash is refused here
+local mode, wrong = keyed_read('WRONGTYPE dlock: the key holds a %s, not a lock; nothing was changed', 'hget',
+        KEYS[1], 'mode')
+if wrong then
+    return wrong
+end
+local own = redis.call('hget', KEYS[1], ARGV[2])
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5]), own ~= false) then
     return HOLD_GONE
 end
+local present = mode ~= false or own ~= false or redis.call('exists', KEYS[1]) == 1
 
 -- A key that is not a lock at all (a business hash) is refused, never waited for nor joined. The owner's own field
 -- means a lock this owner holds.
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
-    local not_lock = not_a_lock(KEYS[1])
+if own == false and present then
+    local not_lock = hash_not_a_lock(KEYS[1])
     if not_lock then
         return not_lock
     end
 end
 
-local mode = redis.call('hget', KEYS[1], 'mode')
+-- whether the marks may hold this reader's mark (unknown unless waiting_marks read them)
+local marked = true
 if mode == 'write' then
     if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then
         local life = tonumber(ARGV[6]) or 0
@@ -64,13 +74,14 @@ if mode == 'write' then
         return redis.call('pttl', KEYS[1])
     end
     -- the write holder takes a read hold as well
-elseif mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+elseif mode == 'read' and own then
     -- re-entry of a reader
-elseif mode == 'read' or redis.call('exists', KEYS[1]) == 0 then
-    local now, readers_until, writers_until = waiting_marks(KEYS[3])
+elseif mode == 'read' or not present then
+    local now, readers_until, writers_until, any = waiting_marks(KEYS[3])
     if writers_until and not readers_until then
         return math.max(1, writers_until - now)
     end
+    marked = any
     if not mode then
         redis.call('hset', KEYS[1], 'mode', 'read')
     end
@@ -80,7 +91,7 @@ else
 end
 local root = KEYS[2] .. ':' .. ARGV[2] .. ':rwlock_timeout:'
 local known = tonumber(ARGV[4])
-local current = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0') or 0
+local current = tonumber(own or '0') or 0
 if known and current > known then
     -- holds above what the client knows can only come from attempts of this owner whose replies were lost: this
     -- acquisition is hold known + 1 (add_hold; its timeout key is set again below), and any further ones are dropped
@@ -93,5 +104,7 @@ redis.call('set', root .. count, '1', 'px', ARGV[1])
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
 end
-redis.call('zrem', KEYS[3], ARGV[2])
+if marked then
+    redis.call('zrem', KEYS[3], ARGV[2])
+end
 return nil

@@ -15,7 +15,9 @@
 -- give-up (rwlock_withdraw_mark) or its deadline: a crashed waiter holds the other side back for one mark life at most.
 --
 -- waiting_marks(marks) drops expired marks and returns the server clock (ms), the latest live reader mark's deadline
--- (nil when none) and the latest live writer mark's deadline (nil when none).
+-- (nil when none), the latest live writer mark's deadline (nil when none) and whether the set had any mark. With no
+-- mark at all (the common case: nobody waits) it costs one ZRANGE and returns nil for the clock, which no caller then
+-- needs; TIME and ZREMRANGEBYSCORE run only when there are marks, the latter only when one has expired.
 -- mark_waiting(marks, field, life) marks `field` as waiting for `life` ms from now and lets the set expire with its
 -- latest mark.
 -- is_writer_mark(member) tells a writer's mark from a reader's.
@@ -29,18 +31,28 @@ local function is_writer_mark(member)
 end
 
 local function waiting_marks(marks)
-    local now = drop_expired_marks(marks)
+    local all = redis.call('zrange', marks, 0, -1, 'withscores')
+    if #all == 0 then
+        return nil, nil, nil, false
+    end
+    local now = server_now_ms()
     local reader_until, writer_until
-    local live = redis.call('zrange', marks, 0, -1, 'withscores')
-    -- ascending by deadline: the last of each kind is its latest
-    for i = 1, #live, 2 do
-        if is_writer_mark(live[i]) then
-            writer_until = tonumber(live[i + 1])
+    local expired = false
+    -- ascending by deadline: the last live one of each kind is its latest
+    for i = 1, #all, 2 do
+        local deadline = tonumber(all[i + 1])
+        if deadline <= now then
+            expired = true
+        elseif is_writer_mark(all[i]) then
+            writer_until = deadline
         else
-            reader_until = tonumber(live[i + 1])
+            reader_until = deadline
         end
     end
-    return now, reader_until, writer_until
+    if expired then
+        redis.call('zremrangebyscore', marks, '-inf', now)
+    end
+    return now, reader_until, writer_until, true
 end
 
 local function mark_waiting(marks, field, life)
