@@ -52,7 +52,7 @@ public record LockServices(LockSettings settings, LockClock clock, LockRedis red
         EventSink events = new EventSink();
         renewer.reportTo(events);
         return new LockServices(settings, clock, redis, holds, renewer, acquisitions,
-                new LocalOwners(cohorts, new GroupTurns(), timer), events);
+                new LocalOwners(cohorts, new GroupTurns(redis.wakeups()), timer), events);
     }
 
     /** @return the lost-reply rule over {@link #holds}, for every lock kind (stateless: the books are the table's) */

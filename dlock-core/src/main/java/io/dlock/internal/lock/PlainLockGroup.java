@@ -150,7 +150,7 @@ public final class PlainLockGroup {
             this.ownerId = ownerId;
             // a holder of a member never queues: the owners in line may be waiting for what it holds
             this.inLine = !singleAttempt && !holdsAnyMember(ownerId);
-            this.place = inLine ? services.local().groupTurns().enter(line) : CompletableFuture.completedFuture(null);
+            this.place = inLine ? services.local().groupTurns().enter(line, channels) : CompletableFuture.completedFuture(null);
             if (!place.isDone() && deadline != AcquireLoop.NO_DEADLINE) {
                 cancelTimer = services.local().timer().schedule(() -> endInLine(false),
                         Math.max(0, deadline - services.clock().nanoTime()));

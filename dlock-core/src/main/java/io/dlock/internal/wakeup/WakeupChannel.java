@@ -20,6 +20,8 @@ final class WakeupChannel {
     private final Queue<Sleeper> sleepers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger permits = new AtomicInteger();
     volatile int refs;
+    /** Holders of the subscription that are no waiters ({@link WakeupHub#keep}); guarded like {@link #refs}. */
+    volatile int keeps;
     /** Set when a joiner asked for it: every unlock message wakes every sleeper (see {@link WakeupHub#join}). */
     volatile boolean everyMessageWakesAll;
     /** Set when a semaphore joined it: a message is a permit count, waking that many sleepers at most. */
@@ -90,8 +92,9 @@ final class WakeupChannel {
 
     void wakeOne() {
         // keep the wake-up for the next sleeper, at most one per joined waiter; handed to a sleeper below if any
-        int before = permits.getAndUpdate(p -> p < Math.max(1, refs) ? p + 1 : p);
-        boolean stored = before < Math.max(1, refs);
+        int cap = storable();
+        int before = permits.getAndUpdate(p -> p < cap ? p + 1 : p);
+        boolean stored = before < cap;
         steps.reached(Step.WAKER_HALFWAY);
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
@@ -106,7 +109,7 @@ final class WakeupChannel {
 
     /** Wakes up to {@code n} sleepers (none when {@code n <= 0}); wake-ups beyond the sleepers are kept as permits. */
     void wakeSome(long n) {
-        long left = Math.min(n, Math.max(1, refs));
+        long left = Math.min(n, Math.max(1, refs)); // with no waiter (a kept channel), wakeOne stores nothing
         for (long i = 0; i < left; i++) {
             wakeOne();
         }
@@ -115,12 +118,27 @@ final class WakeupChannel {
     void wakeAll() {
         // a wake-up is kept for every joined waiter, also those woken here: a waiter may have more than one sleep
         // queued (a latch group's stale sleeps), so the sleepers woken say nothing about who is on its way
-        permits.updateAndGet(p -> Math.max(p, Math.max(1, refs)));
+        int cap = storable();
+        permits.updateAndGet(p -> Math.max(p, cap));
         steps.reached(Step.WAKER_HALFWAY);
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
             sleeper.complete(true);
         }
+    }
+
+    /**
+     * @return how many wake-ups may be stored: one per joined waiter; at least one while the channel is only joined
+     *         (a message racing the last waiter's leave), none while it is only kept (nobody to take it)
+     */
+    private int storable() {
+        int joined = refs;
+        return keeps > 0 ? joined : Math.max(1, joined);
+    }
+
+    /** Drops the stored wake-ups (the last waiter of a kept channel left). */
+    void dropStoredWakeups() {
+        permits.set(0);
     }
 
     int sleepers() {

@@ -30,6 +30,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       else (zero, negative, not a number) wakes nobody. Lock messages never reach such a channel.</li>
  *   <li>Every sleep is bounded by the caller (the lock's remaining TTL), so a lost message only delays, never
  *       blocks.</li>
+ *   <li>{@link #keep} holds channels subscribed between waits without joining their waiters (a line of this
+ *       client's owners taking turns on a multi-lock: each turn's waiter joins and leaves, the subscription stays).
+ *       A kept channel with no waiter stores no wake-up: nobody would take it but the next waiter, which attempts
+ *       once after joining anyway (a subscription already confirmed is ready at once), so it would only cost that
+ *       waiter a needless retry. Stored wake-ups are dropped when the last waiter leaves a kept channel.</li>
  * </ul>
  * Message handling only completes futures; it never blocks or runs user code, so it is safe on Lettuce's I/O thread.
  */
@@ -88,6 +93,24 @@ public final class WakeupHub {
         return new Subscription(this, joined);
     }
 
+    /**
+     * Keeps every channel of {@code names} subscribed (subscribing those nobody listens to yet) until the returned
+     * handle is closed, without joining their waiters: a waiter's join and leave then cost no (un)subscribe while it
+     * is kept. Never blocks. The handle's {@link Subscription#close()} releases the keep; never sleep on it.
+     */
+    public Subscription keep(List<String> names) {
+        List<WakeupChannel> kept = new ArrayList<>(names.size());
+        for (String name : names) {
+            kept.add(channels.compute(name, (key, existing) -> {
+                WakeupChannel c = existing != null ? existing
+                        : new WakeupChannel(key, port.subscribe(key), scheduler, steps);
+                c.keeps++;
+                return c;
+            }));
+        }
+        return new Subscription(this, kept, true);
+    }
+
     private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting) {
         WakeupChannel joined = channels.compute(channel, (name, existing) -> {
             WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler, steps);
@@ -109,6 +132,23 @@ public final class WakeupHub {
                 return current;
             }
             if (--current.refs > 0) {
+                return current;
+            }
+            if (current.keeps > 0) {
+                current.dropStoredWakeups(); // the next waiter attempts after joining: they would only cost a retry
+                return current;
+            }
+            port.unsubscribe(name);
+            return null;
+        });
+    }
+
+    void unkeep(WakeupChannel channel) {
+        channels.computeIfPresent(channel.name, (name, current) -> {
+            if (current != channel) {
+                return current;
+            }
+            if (--current.keeps > 0 || current.refs > 0) {
                 return current;
             }
             port.unsubscribe(name);
@@ -169,6 +209,8 @@ public final class WakeupHub {
     public static final class Subscription implements AutoCloseable {
         private final WakeupHub hub;
         private final List<WakeupChannel> channels;
+        /** A {@link #keep}: holds the subscription, is no waiter. */
+        private final boolean keeping;
         private boolean closed;
 
         Subscription(WakeupHub hub, WakeupChannel channel) {
@@ -176,8 +218,13 @@ public final class WakeupHub {
         }
 
         Subscription(WakeupHub hub, List<WakeupChannel> channels) {
+            this(hub, channels, false);
+        }
+
+        Subscription(WakeupHub hub, List<WakeupChannel> channels, boolean keeping) {
             this.hub = hub;
             this.channels = List.copyOf(channels);
+            this.keeping = keeping;
         }
 
         /** Completes when Redis has confirmed the subscription (at once if it already had); of every channel. */
@@ -225,7 +272,7 @@ public final class WakeupHub {
         public synchronized void close() {
             if (!closed) {
                 closed = true;
-                channels.forEach(hub::leave);
+                channels.forEach(keeping ? hub::unkeep : hub::leave);
             }
         }
     }

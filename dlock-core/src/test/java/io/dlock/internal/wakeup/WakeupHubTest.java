@@ -41,6 +41,43 @@ class WakeupHubTest {
     }
 
     @Test
+    void aKeptChannelStaysSubscribedBetweenWaitersAndStoresNoWakeupWithoutOne() {
+        WakeupHub.Subscription keep = hub.keep(List.of("c", "d"));
+        assertThat(commands).containsExactly("SUBSCRIBE c", "SUBSCRIBE d");
+        WakeupHub.Subscription first = hub.joinAll(List.of("c", "d"));
+        hub.onMessage("c", "1"); // stores a wake-up for the joined waiter
+        first.close();
+        WakeupHub.Subscription second = hub.joinAll(List.of("c", "d"));
+        assertThat(commands).as("a waiter's join and leave cost no (un)subscribe while kept")
+                .containsExactly("SUBSCRIBE c", "SUBSCRIBE d");
+        assertThat(second.ready()).isDone();
+        assertThat(second.sleep(10_000)).as("the first waiter's stored wake-up went with it").isNotDone();
+        second.close();
+
+        hub.onMessage("c", "0"); // nobody waits: nothing stored
+        WakeupHub.Subscription third = hub.join("c", true);
+        assertThat(third.sleep(10_000)).isNotDone();
+        hub.onMessage("c", "0");
+        assertThat(hub.sleeperCount()).isZero();
+        third.close();
+
+        keep.close();
+        keep.close();
+        assertThat(commands).containsExactly("SUBSCRIBE c", "SUBSCRIBE d", "UNSUBSCRIBE c", "UNSUBSCRIBE d");
+        assertThat(hub.subscriptionCount()).isZero();
+    }
+
+    @Test
+    void aKeepReleasedWhileWaitersRemainLeavesTheSubscriptionToThem() {
+        WakeupHub.Subscription waiter = hub.join("c");
+        WakeupHub.Subscription keep = hub.keep(List.of("c"));
+        keep.close();
+        assertThat(hub.listensTo("c")).isTrue();
+        waiter.close();
+        assertThat(commands).containsExactly("SUBSCRIBE c", "UNSUBSCRIBE c");
+    }
+
+    @Test
     void unlockMessageWakesExactlyOneSleeper() {
         WakeupHub.Subscription a = hub.join("c");
         WakeupHub.Subscription b = hub.join("c");
