@@ -27,7 +27,10 @@ import java.util.concurrent.CompletableFuture;
  *       A join while it sleeps checks at once; the sleep is then stale and its end is ignored.</li>
  * </ol>
  * A check that finds the latch open when the group last read it closed, with no message since, runs
- * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or a lost message.
+ * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or of an opening
+ * that published nothing. Not when that closed read came before the group's subscription was confirmed and saw no TTL:
+ * the opening since was then a count-down to zero or a delete, whose "0" may have come before the group listened (the
+ * common case of awaiters joining just before the last count-down), and was heard by those who listened.
  *
  * <h2>Lost, not opened</h2>
  * A latch whose key is gone reads as open, which is also what a restart without persistence (or a failover to a node
@@ -63,6 +66,14 @@ final class LatchGroup {
     private boolean messageSinceClosed;
     /** The run id known before the check that last read the latch closed ({@link ServerRuns#current}, asked before it was sent), or null. */
     private String closedRun;
+    /**
+     * An opening found after the last closed answer may have published nothing anybody heard: that answer read a TTL
+     * (the latch may expire, the one opening nobody publishes), or its check was sent while the group was subscribed
+     * (a "0" since would have reached it: none did, so the latch opened without one, a DEL behind everybody's back).
+     * False for a closed answer from before the subscription of a latch without a TTL: the opening since may have
+     * published its "0" before the group listened, as subscribed awaiters (Redisson's too) heard it.
+     */
+    private boolean closedOpeningUnheard;
     /** A "0" was heard on the channel since the last closed answer: an opening was published, whatever the run. */
     private boolean zeroSinceClosed;
     private long outagePauseMs;
@@ -184,7 +195,7 @@ final class LatchGroup {
                     opened = zeroSinceClosed;
                     boolean lost = !opened && (ServerRuns.changed(closedRun, check.after())
                             || ServerRuns.changed(check.before(), check.after()));
-                    announce = sawClosed && !messageSinceClosed && !lost;
+                    announce = sawClosed && !messageSinceClosed && !lost && closedOpeningUnheard;
                     if (lost) {
                         sawClosed = false;
                         closedRun = null;
@@ -194,6 +205,7 @@ final class LatchGroup {
                     messageSinceClosed = false;
                     closedRun = check.before();
                     zeroSinceClosed = false;
+                    closedOpeningUnheard = subscribed || check.state().pttl() > 0;
                 }
             }
         }

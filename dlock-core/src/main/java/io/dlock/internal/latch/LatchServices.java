@@ -12,6 +12,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.transport.ServerRuns;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
@@ -36,6 +37,8 @@ import java.util.function.ToIntFunction;
 public final class LatchServices {
 
     final ScriptRunner scripts;
+    /** Plain commands, for the state read of a check ({@link RedisCountDownLatch#state}): GET and PTTL, no script. */
+    final RedisClusterAsyncCommands<String, String> commands;
     final WakeupHub wakeups;
     final Executor executor;
     final LongSupplier nanoTime;
@@ -54,6 +57,7 @@ public final class LatchServices {
     final Supplier<LockEventListener> events;
 
     /**
+     * @param commands       the transport's plain commands
      * @param publishCommand the client's publish command for scripts ({@code publish} or {@code both})
      * @param slot           the transport's key-to-slot function
      * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
@@ -61,7 +65,8 @@ public final class LatchServices {
      * @param runs           the transport's run ids of the servers
      * @param acquisitions   the client's registry of what is in flight
      */
-    public LatchServices(ScriptRunner scripts, WakeupHub wakeups, Executor executor, LongSupplier nanoTime,
+    public LatchServices(ScriptRunner scripts, RedisClusterAsyncCommands<String, String> commands, WakeupHub wakeups,
+                         Executor executor, LongSupplier nanoTime,
                          String publishCommand, ToIntFunction<String> slot, long recheckMs,
                          Supplier<LockEventListener> events, ServerRuns runs, Acquisitions acquisitions) {
         this.acquisitions = acquisitions;
@@ -69,6 +74,7 @@ public final class LatchServices {
         this.events = events;
         this.runs = runs;
         this.scripts = scripts;
+        this.commands = commands;
         this.wakeups = wakeups;
         this.executor = executor;
         this.nanoTime = nanoTime;

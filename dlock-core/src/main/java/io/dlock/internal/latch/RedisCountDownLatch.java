@@ -5,6 +5,7 @@ import io.dlock.LockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.SyncWaits;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 /**
  * The {@link DistributedCountDownLatch}: each operation is one script on the latch's key (docs/protocol.md §11),
@@ -183,23 +185,69 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
         return user;
     }
 
-    /** The latch's state, straight from Redis (on Lettuce's thread). */
+    /**
+     * The latch's state, straight from Redis (on Lettuce's thread): a {@code GET} and a {@code PTTL} of the key, sent
+     * together (one round trip, no script: an await's check costs two commands, as Redisson's costs a GET). The two are
+     * not one atomic read, and need not be: the count alone decides (open at 0 or when the key is gone); the TTL only
+     * bounds the next sleep, and a TTL read just after a change (the key deleted, set again) bounds it for the new
+     * state, whose own message or the bounded re-check follows (docs/protocol.md §11.2). A key that is not a latch's
+     * count (another type, a string that is no count as DECR reads one) is refused by {@code latch_state}, sent only
+     * then, which names what it holds without changing it.
+     */
     CompletableFuture<State> state() {
-        return send(() -> services.scripts.<List<Object>>run(LatchScripts.STATE, ScriptOutputType.MULTI,
-                new String[]{getName()}).thenApply(State::of));
+        return send(() -> {
+            String name = getName();
+            CompletableFuture<String> count = services.commands.get(name).toCompletableFuture();
+            CompletableFuture<Long> ttl = services.commands.pttl(name).toCompletableFuture();
+            return count.thenCombine(ttl, State::read).handle((state, error) -> {
+                if (error == null && state != null) {
+                    return CompletableFuture.completedFuture(state);
+                }
+                Throwable cause = error == null ? null : Errors.unwrap(error);
+                if (cause != null && !(cause instanceof RedisCommandExecutionException
+                        && String.valueOf(cause.getMessage()).startsWith("WRONGTYPE"))) {
+                    return CompletableFuture.<State>failedFuture(cause);
+                }
+                // not a latch: the script refuses it with the message every latch call gives
+                return services.scripts.<List<Object>>run(LatchScripts.STATE, ScriptOutputType.MULTI,
+                        new String[]{name}).thenApply(State::of);
+            }).thenCompose(state -> state);
+        });
     }
 
     /**
-     * What {@code latch_state} read.
+     * What a check read.
      *
      * @param count the count exactly as stored (0 when the latch is open; a count above 2^53 that Redisson wrote is
      *              not rounded), never negative
-     * @param pttl  the remaining TTL in ms, -1 for none, -2 when the latch is open
+     * @param pttl  the remaining TTL in ms, -1 for none, -2 when the key is gone
      */
     record State(long count, long pttl) {
-        /** @param reply {@code {count as a decimal string, pttl}} */
+        /** Counts as {@code DECR} reads them (and {@code latch_count} accepts): 0, or digits with no leading 0. */
+        private static final Pattern COUNT = Pattern.compile("0|-?[1-9][0-9]{0,18}");
+
+        /** @param reply {@code {count as a decimal string, pttl}} from {@code latch_state} */
         static State of(List<Object> reply) {
             return new State(Math.max(0, Long.parseLong(String.valueOf(reply.get(0)))), (Long) reply.get(1));
+        }
+
+        /**
+         * @param count the key's value (null when it is gone)
+         * @param pttl  its PTTL, read just after
+         * @return the state, or null when the value is not a count (then {@code latch_state} refuses the key)
+         */
+        static State read(String count, Long pttl) {
+            if (count == null) {
+                return new State(0, -2);
+            }
+            if (!COUNT.matcher(count).matches()) {
+                return null;
+            }
+            try {
+                return new State(Math.max(0, Long.parseLong(count)), pttl);
+            } catch (NumberFormatException e) {
+                return null; // beyond a long: DECR refuses it too
+            }
         }
 
         boolean isOpen() {
