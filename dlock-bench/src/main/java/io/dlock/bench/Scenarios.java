@@ -38,6 +38,7 @@ final class Scenarios {
                 new Renewal(1),
                 new Renewal(1000)));
         all.addAll(FamilyScenarios.all());
+        all.addAll(ObservationScenarios.all());
         return all;
     }
 
