@@ -26,6 +26,11 @@ package io.dlock;
  * with exactly one of {@link #holdReleased}, {@link #holdLost} or {@link #holdDiscarded}, which may be reported on
  * another thread before the {@code granted} that began it, when the hold ends at once (check
  * {@link Hold#holdCount()}).
+ * For one permit acquisition (either semaphore): {@link #permitAcquisitionStarted}, for a leased permit
+ * {@link #permitGranted}, then the returned {@link Acquisition}'s {@link Acquisition#ended ended}, then
+ * {@link #permitAcquisitionEnded}. For one latch await: {@link #latchAwaitStarted}, then its {@code Acquisition}'s
+ * {@code ended}, then {@link #latchAwaitEnded}. The {@code Acquisition} of a permit acquisition or a latch await hears
+ * only its {@code ended}: no {@link Acquisition#attempted()} and no {@link Acquisition#granted} (neither is a hold).
  */
 public interface LockEventListener {
 
@@ -84,6 +89,22 @@ public interface LockEventListener {
     }
 
     /**
+     * An acquisition of a {@link DistributedSemaphore} or a {@link LeasedSemaphore} of this client started: one call
+     * of {@code acquire} or {@code tryAcquire}, sync or async, whatever the number of permits. Reported on the caller's
+     * thread, before the first attempt, so that a listener may start a trace span there (the caller's current span is
+     * its parent).
+     *
+     * @param semaphoreName the semaphore's name
+     * @param leased        whether it is a {@link LeasedSemaphore}
+     * @return the object told how this acquisition ends (only {@link Acquisition#ended}, called once on the thread that
+     *         completes the acquisition, just before {@link #permitAcquisitionEnded}), or {@link Acquisition#IGNORED}
+     *         (the default) when the listener does not follow it; never null
+     */
+    default Acquisition permitAcquisitionStarted(String semaphoreName, boolean leased) {
+        return Acquisition.IGNORED;
+    }
+
+    /**
      * An acquisition of a {@link DistributedSemaphore} or a {@link LeasedSemaphore} of this client ended (any
      * {@code acquire} or {@code tryAcquire}, sync or async, whatever the number of permits). Reported on the thread
      * that completes the acquisition, at about the time the caller learns the outcome (possibly just after).
@@ -124,6 +145,19 @@ public interface LockEventListener {
     }
 
     /**
+     * An {@code await} of a {@link DistributedCountDownLatch} of this client started (any of its forms, sync or async).
+     * Reported on the caller's thread, before the latch is first read.
+     *
+     * @param latchName the latch's name
+     * @return the object told how this await ends (only {@link Acquisition#ended}, called once on the thread that
+     *         completes the await, just before {@link #latchAwaitEnded}; {@link Outcome#ACQUIRED} when the latch
+     *         opened), or {@link Acquisition#IGNORED} (the default) when the listener does not follow it; never null
+     */
+    default Acquisition latchAwaitStarted(String latchName) {
+        return Acquisition.IGNORED;
+    }
+
+    /**
      * An {@code await} of a {@link DistributedCountDownLatch} of this client ended: {@link Outcome#ACQUIRED} when the
      * latch opened (count zero), {@link Outcome#TIMED_OUT} when its wait ran out, {@link Outcome#INTERRUPTED} or
      * {@link Outcome#FAILED} (the latch expired or was deleted under it included).
@@ -154,7 +188,10 @@ public interface LockEventListener {
         int holdCount();
     }
 
-    /** The events of one acquisition after its start; see {@link LockEventListener} for the contract. */
+    /**
+     * The events of one acquisition after its start (of a lock, of permits, or a latch await); see
+     * {@link LockEventListener} for the contract.
+     */
     interface Acquisition {
         /** Follows nothing: what a listener returns for acquisitions it does not follow. */
         Acquisition IGNORED = new Acquisition() {
@@ -179,15 +216,17 @@ public interface LockEventListener {
          * How the acquisition ended; called once.
          *
          * @param failure the exception for {@link Outcome#FAILED} (a {@link LockException}, or the
-         *                {@link IllegalMonitorStateException} of a refused read-to-write upgrade); null otherwise
+         *                {@link IllegalMonitorStateException} of a refused read-to-write upgrade); null otherwise (for a
+         *                permit acquisition or a latch await, a {@link LockException} such as the
+         *                {@link LockLostException} of a latch whose count Redis lost)
          */
         default void ended(Outcome outcome, Throwable failure) {
         }
     }
 
-    /** How an acquisition ended. */
+    /** How an acquisition ended (of a lock, of permits, or a latch await). */
     enum Outcome {
-        /** The lock is held. */
+        /** The lock is held (the permits are granted; the latch opened). */
         ACQUIRED,
         /** Not acquired within its wait (a single {@code tryLock()} that found the lock held included). */
         TIMED_OUT,

@@ -39,6 +39,7 @@ final class Scenarios {
                 new Renewal(1000)));
         all.addAll(FamilyScenarios.all());
         all.addAll(VirtualThreadScenarios.all());
+        all.addAll(ObservationScenarios.all());
         return all;
     }
 

@@ -96,11 +96,31 @@ import java.util.function.Predicate;
  * Lock names are unbounded, so by default no meter carries one. {@link Builder#lockNameTags} opts in: then every meter
  * except the gauges and {@code dlock.renewal.calls} gets a {@code name} tag, the lock's name for names the filter
  * accepts and {@code *} for all others together. The filter must accept a bounded set of names: each accepted name
- * adds meters that live as long as this object. Each acquisition is also an
- * {@link io.micrometer.observation.Observation} named {@code dlock.acquire} when an
- * {@link Builder#observationRegistry ObservationRegistry} is given, with the low-cardinality keys {@code kind} and
- * {@code outcome} and the lock's name as the high-cardinality key {@code name}, so traces show it whatever the
- * filter.
+ * adds meters that live as long as this object.
+ *
+ * <h2>Observations</h2>
+ * When an {@link Builder#observationRegistry ObservationRegistry} is given, every wait of the client is also an
+ * {@link io.micrometer.observation.Observation}, started on the caller's thread when the call begins (so that a
+ * tracing handler makes it a child of the caller's current span) and stopped when its outcome is known:
+ * <table>
+ *   <caption>Observations</caption>
+ *   <tr><th>name</th><th>contextual name</th><th>what</th><th>{@code kind}</th><th>{@code outcome}</th></tr>
+ *   <tr><td>{@code dlock.acquire}</td><td>{@code dlock acquire <kind>}</td><td>each lock acquisition, as the
+ *       {@code dlock.acquire} timer</td><td>the lock's {@link LockKind#tagValue()}</td><td>{@code acquired},
+ *       {@code timed_out}, {@code interrupted}, {@code failed}</td></tr>
+ *   <tr><td>{@code dlock.permit.acquire}</td><td>{@code dlock acquire <kind>}</td><td>each semaphore acquisition,
+ *       as the {@code dlock.permit.acquire} timer: its duration is the permit wait</td><td>{@code semaphore}
+ *       ({@link io.dlock.DistributedSemaphore}), {@code leased_semaphore} ({@link io.dlock.LeasedSemaphore})</td>
+ *       <td>as {@code dlock.acquire}</td></tr>
+ *   <tr><td>{@code dlock.latch.await}</td><td>{@code dlock await latch}</td><td>each {@code await} of a
+ *       {@link io.dlock.DistributedCountDownLatch}, as the {@code dlock.latch.await} timer</td><td>{@code latch}</td>
+ *       <td>{@code opened}, {@code timed_out}, {@code interrupted}, {@code failed}</td></tr>
+ * </table>
+ * Their low-cardinality keys are {@code kind} and {@code outcome} (what a handler may turn into meter tags); the
+ * object's name is only the high-cardinality key {@code name} (what a tracing handler puts on the span), whatever
+ * {@link Builder#lockNameTags} says. A failed one carries its exception ({@code Observation.error}). The names start
+ * with the {@link Builder#prefix prefix}. Observations are off by default: a handler that makes timers of them (as
+ * Spring Boot's default one does) adds a second meter of each name beside this object's, with other tag keys.
  *
  * <p>Thread-safe. Meters are updated on the threads where the events happen (callers, Redis I/O threads, the
  * client's timer); nothing blocks.
@@ -200,8 +220,10 @@ public final class LockMetrics implements MeterBinder, AutoCloseable {
         }
 
         /**
-         * Observes each acquisition in {@code registry} as an {@code Observation} carrying the lock's name (see the
-         * class comment). Off by default.
+         * Observes each lock acquisition, semaphore acquisition and latch await in {@code registry} as an
+         * {@code Observation} carrying the object's name (names and keys: the class comment). Off by default; a
+         * registry that is no-op when {@link #build} runs ({@code ObservationRegistry.NOOP}, or one without handlers
+         * yet) observes nothing and costs nothing.
          */
         public Builder observationRegistry(ObservationRegistry registry) {
             this.observations = Objects.requireNonNull(registry, "registry");

@@ -16,8 +16,10 @@ import java.util.function.Predicate;
 
 /**
  * The lock event listener behind {@code io.dlock.metrics.LockMetrics}: records one client's events as Micrometer
- * meters in every bound registry ({@link MicrometerMeters}), and each acquisition as an {@link Observation} when an
- * {@link ObservationRegistry} is given.
+ * meters in every bound registry ({@link MicrometerMeters}), and each wait as an {@link Observation} when an
+ * {@link ObservationRegistry} is given: a lock's acquisition, a semaphore's and a latch await alike start one in
+ * {@link #observe} (on the caller's thread, from the {@code …Started} event) and end it in {@link #stop} (from their
+ * {@link Acquisition#ended}), which records their timer too.
  *
  * <h2>State</h2>
  * <ul>
@@ -34,6 +36,14 @@ import java.util.function.Predicate;
  */
 final class MicrometerLockEvents implements LockEventListener {
     private static final LockKind[] KINDS = LockKind.values();
+    /** The observations' keys: low-cardinality {@code kind} and {@code outcome}, high-cardinality {@code name}. */
+    static final String KIND_KEY = "kind";
+    static final String OUTCOME_KEY = "outcome";
+    static final String NAME_KEY = "name";
+    /** The {@code kind} of the observations of permit acquisitions and latch awaits (a lock's: its tag value). */
+    static final String SEMAPHORE_KIND = "semaphore";
+    static final String LEASED_SEMAPHORE_KIND = "leased_semaphore";
+    static final String LATCH_KIND = "latch";
 
     /** What is known of one live hold. */
     private record HoldRecord(LockKind kind, String taggedName, long startNanos) {
@@ -54,7 +64,7 @@ final class MicrometerLockEvents implements LockEventListener {
     /**
      * @param prefix       the first part of every meter name, e.g. {@code dlock}
      * @param nameTags     lock names whose meters get a {@code name} tag; null for none
-     * @param observations where acquisitions are observed; null for none
+     * @param observations where acquisitions (of locks and permits) and latch awaits are observed; null for none
      */
     public MicrometerLockEvents(String prefix, Predicate<String> nameTags, ObservationRegistry observations) {
         this.prefix = prefix;
@@ -103,18 +113,44 @@ final class MicrometerLockEvents implements LockEventListener {
         return nameTags != null && nameTags.test(lockName) ? lockName : null;
     }
 
+    /**
+     * Starts observing one wait, when observations are on.
+     *
+     * @param operation the observation's name after the prefix: {@code acquire}, {@code permit.acquire},
+     *                  {@code latch.await}
+     * @param verb      what the caller does, for the contextual name ({@code acquire}, {@code await})
+     * @param kind      the {@code kind} key's value
+     * @param name      the object's name, the high-cardinality key {@code name}
+     * @return the started observation; null when observations are off
+     */
+    private Observation observe(String operation, String verb, String kind, String name) {
+        if (observations == null) {
+            return null;
+        }
+        return Observation.createNotStarted(prefix + "." + operation, observations)
+                .contextualName(prefix + " " + verb + " " + kind)
+                .lowCardinalityKeyValue(KIND_KEY, kind)
+                .highCardinalityKeyValue(NAME_KEY, name)
+                .start();
+    }
+
+    /** Ends {@code observation} (none when null) with its {@code outcome} key and the failure, if any. */
+    private static void stop(Observation observation, String outcome, Throwable failure) {
+        if (observation == null) {
+            return;
+        }
+        observation.lowCardinalityKeyValue(OUTCOME_KEY, outcome);
+        if (failure != null) {
+            observation.error(failure);
+        }
+        observation.stop();
+    }
+
     @Override
     public Acquisition acquisitionStarted(LockKind kind, String lockName, long ownerId) {
         waiters[kind.ordinal()].incrementAndGet();
-        Observation observation = null;
-        if (observations != null) {
-            observation = Observation.createNotStarted(prefix + ".acquire", observations)
-                    .contextualName(prefix + " acquire " + kind.tagValue())
-                    .lowCardinalityKeyValue("kind", kind.tagValue())
-                    .highCardinalityKeyValue("name", lockName)
-                    .start();
-        }
-        return new MeteredAcquisition(kind, taggedName(lockName), System.nanoTime(), observation);
+        return new MeteredAcquisition(kind, taggedName(lockName), System.nanoTime(),
+                observe("acquire", "acquire", kind.tagValue(), lockName));
     }
 
     /** One acquisition in progress. Its attempts are sequential (one in flight at a time), never concurrent. */
@@ -149,13 +185,7 @@ final class MicrometerLockEvents implements LockEventListener {
             for (MicrometerMeters meters : registries) {
                 meters.acquisition(kind, outcome, nanos, attempts, taggedName);
             }
-            if (observation != null) {
-                observation.lowCardinalityKeyValue("outcome", MicrometerMeters.outcomeTag(outcome));
-                if (failure != null) {
-                    observation.error(failure);
-                }
-                observation.stop();
-            }
+            stop(observation, MicrometerMeters.outcomeTag(outcome), failure);
         }
     }
 
@@ -241,9 +271,47 @@ final class MicrometerLockEvents implements LockEventListener {
     // ---- semaphores and latches (no name tags)
 
     @Override
-    public void permitAcquisitionEnded(String semaphoreName, boolean leased, Outcome outcome, long waitNanos) {
-        for (MicrometerMeters meters : registries) {
-            meters.synchronizers().permitAcquisition(leased, outcome, waitNanos);
+    public Acquisition permitAcquisitionStarted(String semaphoreName, boolean leased) {
+        return new MeteredWait(leased ? Waited.LEASED_SEMAPHORE : Waited.SEMAPHORE, System.nanoTime(),
+                observe("permit.acquire", "acquire", leased ? LEASED_SEMAPHORE_KIND : SEMAPHORE_KIND,
+                        semaphoreName));
+    }
+
+    @Override
+    public Acquisition latchAwaitStarted(String latchName) {
+        return new MeteredWait(Waited.LATCH, System.nanoTime(), observe("latch.await", "await", LATCH_KIND,
+                latchName));
+    }
+
+    /** What a {@link MeteredWait} waited for. */
+    private enum Waited {
+        SEMAPHORE, LEASED_SEMAPHORE, LATCH
+    }
+
+    /** One permit acquisition or latch await in progress: its timer, and its observation when one was started. */
+    private final class MeteredWait implements Acquisition {
+        private final Waited waited;
+        private final long startNanos;
+        private final Observation observation;
+
+        MeteredWait(Waited waited, long startNanos, Observation observation) {
+            this.waited = waited;
+            this.startNanos = startNanos;
+            this.observation = observation;
+        }
+
+        @Override
+        public void ended(Outcome outcome, Throwable failure) {
+            long nanos = System.nanoTime() - startNanos;
+            for (MicrometerMeters meters : registries) {
+                if (waited == Waited.LATCH) {
+                    meters.synchronizers().latchAwait(outcome, nanos);
+                } else {
+                    meters.synchronizers().permitAcquisition(waited == Waited.LEASED_SEMAPHORE, outcome, nanos);
+                }
+            }
+            stop(observation, waited == Waited.LATCH ? SynchronizerMeters.latchOutcomeTag(outcome)
+                    : MicrometerMeters.outcomeTag(outcome), failure);
         }
     }
 
@@ -268,13 +336,6 @@ final class MicrometerLockEvents implements LockEventListener {
         }
         for (MicrometerMeters meters : registries) {
             meters.synchronizers().permitLost(reason);
-        }
-    }
-
-    @Override
-    public void latchAwaitEnded(String latchName, Outcome outcome, long waitNanos) {
-        for (MicrometerMeters meters : registries) {
-            meters.synchronizers().latchAwait(outcome, waitNanos);
         }
     }
 

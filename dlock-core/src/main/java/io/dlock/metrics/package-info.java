@@ -11,7 +11,8 @@
  * is the {@link io.dlock.LockEventListener} that {@code LockMetrics} registers with its client; it keeps the live
  * holds and waiting acquisitions per {@link io.dlock.LockKind}, and records every event into one
  * {@code MicrometerMeters} per bound registry ({@code SynchronizerMeters} for the semaphores and latches), and an
- * {@code Observation} per acquisition when an {@code ObservationRegistry} is given. Only these classes refer to
+ * {@code Observation} per acquisition (of a lock or of permits) and per latch await when an
+ * {@code ObservationRegistry} is given, all started and stopped in one place. Only these classes refer to
  * Micrometer. Like every lock event listener they are called on any thread and never block or throw. See
  * {@code docs/architecture.md} section 10.
  */

@@ -2,6 +2,7 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
+import io.dlock.DistributedSemaphore;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
@@ -28,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Micrometer is an optional dependency of dlock-core: a JVM without it on the class path locks, waits, renews (a hold
  * kept for three lease lengths, its key's TTL seen raised by the watchdog) and unlocks every kind of lock, reflects on the API's classes, and hears the client's lock events through a
- * {@link LockEventListener} of its own ({@link ChildMain}, run without any {@code io/micrometer} jar).
+ * {@link LockEventListener} of its own, which follows a permit acquisition and a latch await too ({@link ChildMain},
+ * run without any {@code io/micrometer} jar).
  */
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 60, unit = SECONDS)
@@ -68,6 +70,15 @@ class MetricsAbsentIT {
                     .watchdogTimeout(LEASE).build();
             AtomicInteger acquired = new AtomicInteger();
             AtomicInteger released = new AtomicInteger();
+            AtomicInteger waited = new AtomicInteger();
+            LockEventListener.Acquisition countsWaits = new LockEventListener.Acquisition() {
+                @Override
+                public void ended(LockEventListener.Outcome outcome, Throwable failure) {
+                    if (outcome == LockEventListener.Outcome.ACQUIRED) {
+                        waited.incrementAndGet();
+                    }
+                }
+            };
             try (LockClient client = connect(config)) {
                 client.addEventListener(new LockEventListener() {
                     @Override
@@ -85,6 +96,16 @@ class MetricsAbsentIT {
                     @Override
                     public void holdReleased(Hold hold) {
                         released.incrementAndGet();
+                    }
+
+                    @Override
+                    public Acquisition permitAcquisitionStarted(String semaphoreName, boolean leased) {
+                        return countsWaits;
+                    }
+
+                    @Override
+                    public Acquisition latchAwaitStarted(String latchName) {
+                        return countsWaits;
                     }
                 });
                 DistributedLock plain = client.getLock("absent:plain");
@@ -135,13 +156,24 @@ class MetricsAbsentIT {
                 plain.unlock();
                 waiter.get(10, SECONDS);
                 plain.as(LockOwner.of(9_000_001L)).unlockAsync().get(10, SECONDS);
-                // seven acquisitions, seven holds released; an acquisition's end may be told just after its caller
+                // the rest of the family: a permit, and a latch that is open (no key)
+                DistributedSemaphore semaphore = client.getSemaphore("absent:semaphore");
+                semaphore.trySetPermits(1);
+                semaphore.acquire();
+                semaphore.release();
+                if (!client.getCountDownLatch("absent:latch").await(10, SECONDS)) {
+                    System.exit(6);
+                }
+                // seven acquisitions, seven holds released, a permit acquired and a latch opened; an acquisition's end
+                // may be told just after its caller
                 long deadline = System.nanoTime() + SECONDS.toNanos(10);
-                while ((acquired.get() < 7 || released.get() < 7) && System.nanoTime() - deadline < 0) {
+                while ((acquired.get() < 7 || released.get() < 7 || waited.get() < 2)
+                        && System.nanoTime() - deadline < 0) {
                     Thread.sleep(10);
                 }
-                if (acquired.get() != 7 || released.get() != 7) {
-                    System.out.println("events: " + acquired + " acquired, " + released + " released");
+                if (acquired.get() != 7 || released.get() != 7 || waited.get() != 2) {
+                    System.out.println("events: " + acquired + " acquired, " + released + " released, " + waited
+                            + " permit/latch waits ended");
                     System.exit(3);
                 }
             }

@@ -18,8 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The {@link LockEventListener}s of one client, and the one object the lock code reports to: {@link #get()} is
  * {@link #NONE} while nobody listens, one guarded listener, or a fan-out to several, rebuilt on every change. Reporting
  * an event costs one volatile read, and with no listener nothing more: {@code NONE}'s
- * {@code acquisitionStarted} returns {@link LockEventListener.Acquisition#IGNORED}, which callers compare against to
- * skip the bookkeeping of a followed acquisition altogether.
+ * {@code acquisitionStarted} (and {@code permitAcquisitionStarted}, {@code latchAwaitStarted}) returns
+ * {@link LockEventListener.Acquisition#IGNORED}, which callers compare against to skip the bookkeeping of a followed
+ * acquisition altogether.
  *
  * <p>Every listener is wrapped so that what it throws is logged and never reaches the lock code or the other
  * listeners (a {@link VirtualMachineError} excepted). Thread-safe.
@@ -70,23 +71,33 @@ public final class EventSink {
     }
 
     /**
-     * Reports the end of {@code acquisition} from its internal result: acquired ({@code true}), out of time
-     * ({@code false}), or the error (a {@link CancellationException} when the caller gave up).
+     * Reports the end of {@code acquisition} (of a lock, of permits, or a latch await) from its internal result:
+     * acquired or opened ({@code true}), out of time ({@code false}), or the error (a {@link CancellationException}
+     * when the caller gave up).
      */
     public static void ended(LockEventListener.Acquisition acquisition, Boolean acquired, Throwable error) {
+        Throwable cause = cause(error);
+        LockEventListener.Outcome outcome = outcome(acquired, cause);
+        acquisition.ended(outcome, outcome == LockEventListener.Outcome.FAILED ? cause : null);
+    }
+
+    /** @return the outcome of an acquisition or await whose internal result is {@code acquired} or {@code error} */
+    public static LockEventListener.Outcome outcome(Boolean acquired, Throwable error) {
+        Throwable cause = cause(error);
+        return cause == null ? (Boolean.TRUE.equals(acquired) ? LockEventListener.Outcome.ACQUIRED
+                : LockEventListener.Outcome.TIMED_OUT)
+                : cause instanceof CancellationException ? LockEventListener.Outcome.INTERRUPTED
+                : LockEventListener.Outcome.FAILED;
+    }
+
+    /** @return {@code error} without its {@link CompletionException} and {@link ExecutionException} wrappers */
+    private static Throwable cause(Throwable error) {
         Throwable cause = error;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException)
                 && cause.getCause() != null) {
             cause = cause.getCause();
         }
-        if (cause == null) {
-            acquisition.ended(Boolean.TRUE.equals(acquired) ? LockEventListener.Outcome.ACQUIRED
-                    : LockEventListener.Outcome.TIMED_OUT, null);
-        } else if (cause instanceof CancellationException) {
-            acquisition.ended(LockEventListener.Outcome.INTERRUPTED, null);
-        } else {
-            acquisition.ended(LockEventListener.Outcome.FAILED, cause);
-        }
+        return cause;
     }
 
     /** One listener, its failures caught and logged (the first at WARN, later ones at DEBUG). */
@@ -119,6 +130,35 @@ public final class EventSink {
                 failed("acquisitionStarted", e);
                 return Acquisition.IGNORED;
             }
+            return guarded(acquisition);
+        }
+
+        @Override
+        public Acquisition permitAcquisitionStarted(String semaphoreName, boolean leased) {
+            Acquisition acquisition;
+            try {
+                acquisition = delegate.permitAcquisitionStarted(semaphoreName, leased);
+            } catch (Throwable e) {
+                failed("permitAcquisitionStarted", e);
+                return Acquisition.IGNORED;
+            }
+            return guarded(acquisition);
+        }
+
+        @Override
+        public Acquisition latchAwaitStarted(String latchName) {
+            Acquisition acquisition;
+            try {
+                acquisition = delegate.latchAwaitStarted(latchName);
+            } catch (Throwable e) {
+                failed("latchAwaitStarted", e);
+                return Acquisition.IGNORED;
+            }
+            return guarded(acquisition);
+        }
+
+        /** @return {@code acquisition}, returned by the delegate, guarded; {@code IGNORED} for none */
+        private Acquisition guarded(Acquisition acquisition) {
             return acquisition == null || acquisition == Acquisition.IGNORED ? Acquisition.IGNORED
                     : new GuardedAcquisition(this, acquisition);
         }
@@ -275,6 +315,37 @@ public final class EventSink {
                     followed[n++] = acquisition;
                 }
             }
+            return followedBy(followed, n);
+        }
+
+        @Override
+        public Acquisition permitAcquisitionStarted(String semaphoreName, boolean leased) {
+            Acquisition[] followed = new Acquisition[all.length];
+            int n = 0;
+            for (Guarded listener : all) {
+                Acquisition acquisition = listener.permitAcquisitionStarted(semaphoreName, leased);
+                if (acquisition != Acquisition.IGNORED) {
+                    followed[n++] = acquisition;
+                }
+            }
+            return followedBy(followed, n);
+        }
+
+        @Override
+        public Acquisition latchAwaitStarted(String latchName) {
+            Acquisition[] followed = new Acquisition[all.length];
+            int n = 0;
+            for (Guarded listener : all) {
+                Acquisition acquisition = listener.latchAwaitStarted(latchName);
+                if (acquisition != Acquisition.IGNORED) {
+                    followed[n++] = acquisition;
+                }
+            }
+            return followedBy(followed, n);
+        }
+
+        /** @return one acquisition telling the first {@code n} of {@code followed}; {@code IGNORED} for none */
+        private static Acquisition followedBy(Acquisition[] followed, int n) {
             return n == 0 ? Acquisition.IGNORED : n == 1 ? followed[0] : new FanoutAcquisition(followed, n);
         }
 

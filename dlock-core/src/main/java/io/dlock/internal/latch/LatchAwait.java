@@ -5,9 +5,9 @@ import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.DeadlineRule;
 import io.dlock.internal.acquire.Waiter;
+import io.dlock.internal.events.EventSink;
 import io.dlock.internal.transport.ServerRuns;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -71,13 +71,16 @@ final class LatchAwait implements Waiter {
 
     LatchAwait start() {
         long startedAt = services.nanoTime.getAsLong();
-        // reported on the completing thread, at about the time the caller learns the outcome (maybe just after)
-        result.whenComplete((open, error) -> services.events.get().latchAwaitEnded(latch.getName(),
-                error instanceof CancellationException ? LockEventListener.Outcome.INTERRUPTED
-                        : error != null ? LockEventListener.Outcome.FAILED
-                        : Boolean.TRUE.equals(open) ? LockEventListener.Outcome.ACQUIRED
-                        : LockEventListener.Outcome.TIMED_OUT,
-                services.nanoTime.getAsLong() - startedAt));
+        // the start on the caller's thread (a listener's trace span gets the caller's as its parent); the end on the
+        // completing thread, at about the time the caller learns the outcome (maybe just after)
+        LockEventListener.Acquisition followed = services.events.get().latchAwaitStarted(latch.getName());
+        result.whenComplete((open, error) -> {
+            if (followed != LockEventListener.Acquisition.IGNORED) {
+                EventSink.ended(followed, open, error);
+            }
+            services.events.get().latchAwaitEnded(latch.getName(), EventSink.outcome(open, error),
+                    services.nanoTime.getAsLong() - startedAt);
+        });
         // the run the client knows now, if any, is one on which (or after which) the await began
         begunOn(services.runs.known(latch.getName()));
         services.register(this); // fails it at once when the client is closed

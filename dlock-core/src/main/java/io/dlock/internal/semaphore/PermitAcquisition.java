@@ -9,9 +9,9 @@ import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.acquire.WakeMode;
+import io.dlock.internal.events.EventSink;
 
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -93,12 +93,15 @@ final class PermitAcquisition<T> {
     /** @return completes with the grant, null when out of time, or the failure (in the API's exceptions) */
     CompletableFuture<T> start() {
         long startedAt = services.acquisitions.nanoTime();
-        loop.result().whenComplete((acquired, error) -> services.events.get().permitAcquisitionEnded(name, leased,
-                error instanceof CancellationException ? LockEventListener.Outcome.INTERRUPTED
-                        : error != null ? LockEventListener.Outcome.FAILED
-                        : Boolean.TRUE.equals(acquired) ? LockEventListener.Outcome.ACQUIRED
-                        : LockEventListener.Outcome.TIMED_OUT,
-                services.acquisitions.nanoTime() - startedAt));
+        // on the caller's thread, so that a listener's trace span has the caller's as its parent
+        LockEventListener.Acquisition followed = services.events.get().permitAcquisitionStarted(name, leased);
+        loop.result().whenComplete((acquired, error) -> {
+            if (followed != LockEventListener.Acquisition.IGNORED) {
+                EventSink.ended(followed, acquired, error);
+            }
+            services.events.get().permitAcquisitionEnded(name, leased, EventSink.outcome(acquired, error),
+                    services.acquisitions.nanoTime() - startedAt);
+        });
         services.acquisitions.register(loop);
         return loop.start().thenApply(acquired -> acquired ? granted : null);
     }

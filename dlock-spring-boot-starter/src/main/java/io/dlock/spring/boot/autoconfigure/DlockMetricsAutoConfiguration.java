@@ -22,10 +22,11 @@ import java.util.regex.PatternSyntaxException;
  * dlock's meters ({@link LockMetrics}, a {@code MeterBinder} that Spring Boot's metrics support binds to the
  * application's {@link MeterRegistry}) when Micrometer is on the class path, the application has a
  * {@code MeterRegistry} and a {@link LockClient}, and {@code dlock.metrics.enabled} is not false. Lock names become
- * tags only for names matching {@code dlock.metrics.lock-name-tags}. Acquisitions are observed in the application's
- * {@link ObservationRegistry} only when {@code dlock.metrics.observe-acquisitions} is true: Spring Boot's default
- * observation handler then also makes a timer named {@code dlock.acquire}, with other tag keys than dlock's own, which
- * registries such as Prometheus refuse. Closed with the context.
+ * tags only for names matching {@code dlock.metrics.lock-name-tags}. Waits (lock and permit acquisitions, latch
+ * awaits) are observed in the application's {@link ObservationRegistry} only when
+ * {@code dlock.metrics.observe-acquisitions} is true: Spring Boot's default observation handler then also makes timers
+ * named {@code dlock.acquire}, {@code dlock.permit.acquire} and {@code dlock.latch.await}, with other tag keys than
+ * dlock's own, which registries such as Prometheus refuse. Closed with the context.
  */
 @AutoConfiguration(after = DlockAutoConfiguration.class, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",

@@ -291,9 +291,10 @@ public class DlockProperties {
         private List<String> lockNameTags = new ArrayList<>();
 
         /**
-         * Whether each acquisition is also a Micrometer Observation (traces get the lock's name). Off by default:
-         * Spring Boot's default observation handler would add a second timer named dlock.acquire, with other tag
-         * keys, which Prometheus refuses.
+         * Whether each wait is also a Micrometer Observation (traces get the object's name): lock acquisitions
+         * (dlock.acquire), permit acquisitions of both semaphores (dlock.permit.acquire) and latch awaits
+         * (dlock.latch.await). Off by default: Spring Boot's default observation handler would add a second timer of
+         * each of these names, with other tag keys, which Prometheus refuses.
          */
         private boolean observeAcquisitions;
 
