@@ -9,17 +9,20 @@
 --          call opened it (key deleted, "0", Redisson's ZERO_COUNT, published: every awaiter wakes), < 0 when it was
 --          open already (nothing kept, nothing published).
 --
--- Invariant: the key never holds a count <= 0 after the call; a closed latch keeps its TTL (DECR keeps it).
+-- Invariant: the key never holds a count <= 0 after the call; a closed latch keeps its TTL (DECR keeps it); a key that
+-- is not a latch is left as it was (DECR refuses it before changing anything, and the refusal is latch_count's).
 -- Wire protocol: Redisson's countDown (docs/protocol.md §11.2): DECR; DEL when <= 0; publish "0" when = 0.
 
 --#include notify
 --#include latch_count
 
-local _, refusal = latch_count(KEYS[1])
-if refusal then
-    return refusal
+-- DECR is its own check: it refuses, changing nothing, exactly the keys latch_count refuses (another type; a string
+-- that is not a 64-bit integer as DECR reads one); latch_count then only names what the key holds
+local left = redis.pcall('decr', KEYS[1])
+if type(left) == 'table' and left['err'] then
+    local _, refusal = latch_count(KEYS[1])
+    return refusal or left
 end
-local left = redis.call('decr', KEYS[1])
 if left <= 0 then
     if left == 0 then
         notify(ARGV[1], ARGV[2], '0')
