@@ -315,7 +315,15 @@ class CountDownLatchIT {
         raw.sync().set(name, "hello");
         assertThatThrownBy(latch::countDown).isInstanceOf(LockException.class)
                 .hasMessageContaining("not a count").hasMessageNotContaining("hello");
-        assertThat(raw.sync().get(name)).isEqualTo("hello");
+        // the state read (GET and PTTL, no script) hands such a value to latch_state, which refuses it alike
+        assertThatThrownBy(latch::getCount).isInstanceOf(LockException.class)
+                .hasMessageContaining("not a count").hasMessageNotContaining("hello");
+        assertThatThrownBy(() -> latch.await(0, MILLISECONDS)).isInstanceOf(LockException.class)
+                .hasMessageContaining("not a count");
+        raw.sync().set(name, "007"); // DECR reads no leading zero: no count either
+        assertThatThrownBy(latch::getCount).isInstanceOf(LockException.class).hasMessageContaining("not a count");
+        assertThatThrownBy(latch::countDown).isInstanceOf(LockException.class).hasMessageContaining("not a count");
+        assertThat(raw.sync().get(name)).isEqualTo("007");
     }
 
     @Test
