@@ -28,7 +28,7 @@
 --#include reclaim_expired
 
 local now = server_now_ms()
-local available, expired, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], now)
+local available, expired, earliest, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], now)
 if refusal then
     return refusal
 end
@@ -46,7 +46,7 @@ if available >= wanted then
     end
     return 0
 end
-local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+local first = earliest or redis.call('zrange', KEYS[2], 0, 0, 'withscores')
 if first[2] == nil or tonumber(first[2]) >= 922337203685477 then
     return -1
 end

@@ -24,12 +24,14 @@
 -- Redisson 3.41+: nothing is released when any id is missing or expired) (docs/protocol.md §13.2). Redisson answers
 -- 0 for both of our 0 and -1, and a count for a list; it publishes that count where dlock publishes the new total.
 
---#include leased_semaphore_keys
+--#include permit_count
+--#include permit_table
+--#include keyed_read
 --#include permit_id
 --#include server_now_ms
 --#include announce_permits
 
-local available, _, refusal = leased_semaphore_keys(KEYS[1], KEYS[2])
+local available, refusal = permit_count(KEYS[1])
 if refusal then
     return refusal
 end
@@ -41,7 +43,16 @@ local found = 0
 local live = 0
 for i = 4, #ARGV do
     local id = permit_id(ARGV[i])
-    local expiry = redis.call('zscore', KEYS[2], id)
+    local expiry
+    if i == 4 then
+        -- the first read of the table is its type check: nothing is written before the loop ends
+        expiry, refusal = keyed_read(PERMIT_TABLE_REFUSAL, 'zscore', KEYS[2], id)
+        if refusal then
+            return refusal
+        end
+    else
+        expiry = redis.call('zscore', KEYS[2], id)
+    end
     ids[i - 3] = id
     if expiry == false then
         states[i - 3] = -1

@@ -25,7 +25,7 @@
 --#include server_now_ms
 --#include reclaim_expired
 
-local available, expired, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], server_now_ms())
+local available, expired, _, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], server_now_ms())
 if refusal then
     return refusal
 end
