@@ -35,18 +35,25 @@
 --            deadline Redisson's enqueue gives (the last waiter's deadline, else the lock's PTTL, plus the slot), raised
 --            on every attempt as above; Redisson's scripts read it as one of their own.
 
---#include acquire_refused
+--#include invalid_lease
+--#include wrong_type
+--#include keyed_read
 --#include drop_expired_heads
 --#include take_queue_head
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
 
-local refusal = acquire_refused(ARGV[1], KEYS[1])
+local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
-if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[8])) then
+-- the first read is the type check (fragment keyed_read); the caller's count serves the rules below
+local count, wrong = keyed_read(LOCK_TYPE_REFUSAL, 'hget', KEYS[1], ARGV[2])
+if wrong then
+    return wrong
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[8]), count ~= false) then
     return HOLD_GONE
 end
 
@@ -76,7 +83,7 @@ local max_sleep = tonumber(ARGV[6])
 -- Drop heads whose deadline has passed (or that have none): they stopped waiting without leaving.
 local head, head_deadline = drop_expired_heads(KEYS[2], KEYS[3], now)
 
-local locked = redis.call('exists', KEYS[1]) == 1
+local locked = count ~= false or redis.call('exists', KEYS[1]) == 1
 if not locked and (not head or head == field) then
     if head then
         take_queue_head(KEYS[1], KEYS[2], KEYS[3], slot, ARGV[1])
@@ -88,8 +95,7 @@ if not locked and (not head or head == field) then
 end
 
 -- A re-entry: one more hold, by the known-count rule.
-local count = redis.call('hget', KEYS[1], field)
-if locked and count then
+if count then
     add_hold(KEYS[1], field, count, tonumber(ARGV[7]))
     redis.call('pexpire', KEYS[1], ARGV[1])
     return nil
@@ -97,7 +103,7 @@ end
 
 if locked then
     -- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
-    local not_lock = not_a_lock(KEYS[1])
+    local not_lock = hash_not_a_lock(KEYS[1])
     if not_lock then
         return not_lock
     end

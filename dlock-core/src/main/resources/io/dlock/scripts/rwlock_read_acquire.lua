@@ -32,6 +32,7 @@
 -- rule are the same; Redisson never reads KEYS[3].
 
 --#include invalid_lease
+--#include wrong_type
 --#include keyed_read
 --#include waiting_marks
 --#include add_hold
@@ -43,7 +44,7 @@ if refusal then
     return refusal
 end
 -- the first read is the type check (fragment keyed_read): a key that is not a hash is refused here
-local mode, wrong = keyed_read('WRONGTYPE dlock: the key holds a %s, not a lock; nothing was changed', 'hget',
+local mode, wrong = keyed_read(LOCK_TYPE_REFUSAL, 'hget',
         KEYS[1], 'mode')
 if wrong then
     return wrong

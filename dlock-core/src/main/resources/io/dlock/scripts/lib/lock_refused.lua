@@ -10,12 +10,13 @@
 -- HGET of the owner's field itself (fragment keyed_read): the free and re-entry paths cost HGET (+ EXISTS when free).
 -- Wire protocol: Redisson's RLock acquire predicate, so Redisson and dlock holders exclude each other.
 
+--#include wrong_type
 --#include keyed_read
 --#include hold_gone
 --#include not_a_lock
 
 local function lock_refused(hash, field, held)
-    local count, wrong = keyed_read('WRONGTYPE dlock: the key holds a %s, not a lock; nothing was changed', 'hget',
+    local count, wrong = keyed_read(LOCK_TYPE_REFUSAL, 'hget',
             hash, field)
     if wrong then
         return wrong

@@ -8,10 +8,13 @@
 -- failing inside a hash command with Redis's bare WRONGTYPE (one TYPE lookup, O(1)).
 --
 -- Invariant: a key of another type is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
+-- It also defines LOCK_TYPE_REFUSAL, that refusal with "%s" for the type, for scripts whose first read of the lock's
+-- hash is its type check (fragment keyed_read).
+local LOCK_TYPE_REFUSAL = 'WRONGTYPE dlock: the key holds a %s, not a lock; nothing was changed'
 local function wrong_type(key)
     local key_type = redis.call('type', key)['ok']
     if key_type == 'none' or key_type == 'hash' then
         return nil
     end
-    return redis.error_reply('WRONGTYPE dlock: the key holds a ' .. key_type .. ', not a lock; nothing was changed')
+    return redis.error_reply(string.format(LOCK_TYPE_REFUSAL, key_type))
 end
