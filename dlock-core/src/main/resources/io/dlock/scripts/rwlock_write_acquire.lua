@@ -32,22 +32,28 @@
 -- first.
 -- Wire protocol: Redisson's write acquire (docs/protocol.md §4.4); Redisson never reads KEYS[3].
 
---#include acquire_refused
+--#include invalid_lease
+--#include wrong_type
+--#include keyed_read
 --#include add_hold
 --#include hold_gone
 --#include not_a_lock
 --#include waiting_marks
 --#include write_hold_ttl
 
-local refusal = acquire_refused(ARGV[1], KEYS[1])
+local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
+end
+-- the first read is the type check (fragment keyed_read)
+local mode, wrong = keyed_read(LOCK_TYPE_REFUSAL, 'hget', KEYS[1], 'mode')
+if wrong then
+    return wrong
 end
 if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[7])) then
     return HOLD_GONE
 end
 
-local mode = redis.call('hget', KEYS[1], 'mode')
 local known_reads = tonumber(ARGV[6])
 if mode and known_reads then
     local held = tonumber(redis.call('hget', KEYS[1], ARGV[3]) or '0') or 0
@@ -101,8 +107,9 @@ for n = reads, 1, -1 do
         return -3
     end
 end
--- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
-local not_lock = not_a_lock(KEYS[1])
+-- busy, unless the key is not a lock at all (a business hash): then refused, never waited for; the key is a hash
+-- (keyed_read) and exists here (a missing one was taken above)
+local not_lock = hash_not_a_lock(KEYS[1])
 if not_lock then
     return not_lock
 end
