@@ -31,15 +31,22 @@
 -- locks, Redisson RLock and RFencedLock holders of the same name exclude each other. The counter is Redisson
 -- RFencedLock's (§5.1, §9 item 7), which INCRs it on each of its acquisitions and so continues from our values.
 
---#include acquire_refused
+--#include invalid_lease
+--#include wrong_type
+--#include keyed_read
 --#include hold_gone
 --#include not_a_lock
 
-local refusal = acquire_refused(ARGV[1], KEYS[1])
+local refusal = invalid_lease(ARGV[1])
 if refusal then
     return refusal
 end
-if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5])) then
+-- the first read is the type check (fragment keyed_read), and the owner's count serves every rule below
+local count, wrong = keyed_read(LOCK_TYPE_REFUSAL, 'hget', KEYS[1], ARGV[2])
+if wrong then
+    return wrong
+end
+if hold_gone(KEYS[1], ARGV[2], tonumber(ARGV[5]), count ~= false) then
     return {HOLD_GONE, -1}
 end
 
@@ -49,10 +56,9 @@ if redis.replicate_commands then
     redis.replicate_commands()
 end
 
-local count = redis.call('hget', KEYS[1], ARGV[2])
 if count == false and redis.call('exists', KEYS[1]) == 1 then
     -- busy, unless the key is not a lock at all (a business hash): then refused, never waited for
-    return not_a_lock(KEYS[1]) or {0, redis.call('pttl', KEYS[1])}
+    return hash_not_a_lock(KEYS[1]) or {0, redis.call('pttl', KEYS[1])}
 end
 local known = tonumber(ARGV[3])
 local new_count = known + 1

@@ -3,9 +3,10 @@
 -- wrong_type(key) returns nil when `key` does not exist or is a hash; otherwise the error reply the caller returns
 -- at once, before it writes or publishes anything:
 --   "WRONGTYPE dlock: the key holds a <type>, not a lock; nothing was changed"
--- The client turns it into a NotALockException naming the lock and the type (io.dlock.internal.Errors). Acquire
--- scripts call it first, so that a string or a list under a lock's name is refused with its type named instead of
--- failing inside a hash command with Redis's bare WRONGTYPE (one TYPE lookup, O(1)).
+-- The client turns it into a NotALockException naming the lock and the type (io.dlock.internal.Errors). Scripts that
+-- write before they read (the force releases) call it first, so that a string or a list under a lock's name is
+-- refused with its type named instead of failing inside a hash command with Redis's bare WRONGTYPE (one TYPE lookup,
+-- O(1)); the acquire scripts give the same refusal from their first read instead (keyed_read + LOCK_TYPE_REFUSAL).
 --
 -- Invariant: a key of another type is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
 -- It also defines LOCK_TYPE_REFUSAL, that refusal with "%s" for the type, for scripts whose first read of the lock's
