@@ -64,8 +64,8 @@ class PublishedArtifactsIT {
                 managed.add(text(dependency, "artifactId"));
             }
         }
-        assertThat(managed).contains("dlock-core", "dlock-redis-process", "dlock-testkit", "dlock-spring",
-                        "dlock-spring-boot-starter")
+        assertThat(managed).contains("dlock-core", "dlock-redis-process", "dlock-testkit", "dlock-reactor",
+                        "dlock-spring", "dlock-spring-boot-starter")
                 .doesNotHaveDuplicates();
     }
 

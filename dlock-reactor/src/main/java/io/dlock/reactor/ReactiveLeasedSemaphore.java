@@ -1,0 +1,178 @@
+package io.dlock.reactor;
+
+import io.dlock.LeasedSemaphore;
+import io.dlock.LockClient;
+import io.dlock.Permit;
+import io.dlock.SemaphoreInfo;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A semaphore of leased permits for Reactor pipelines, over {@link LeasedSemaphore} (Redisson's
+ * {@code RPermitExpirableSemaphore} wire): each permit has an id and a lease, and comes back by itself when its
+ * holder dies. The emitted {@link Permit}s are the core's handles: release one with {@link #release(Permit)} (or its
+ * own {@code releaseAsync()}); {@link #withPermit(Function)} does it around a publisher.
+ *
+ * <p>Same contract as {@link ReactiveLock}: lazy (each subscription acquires anew), cancellation leaves no permit
+ * held (one granted as the cancel came is released), nothing blocks, signals on the client's executor, bad arguments
+ * thrown when the Mono is made (naming the semaphore), Redis failures as error signals
+ * ({@link io.dlock.LockException}). The methods without a lease take watchdog-renewed permits. Thread-safe.
+ */
+public final class ReactiveLeasedSemaphore {
+    private static final String KIND = "leased semaphore";
+
+    private final LockClient client;
+    private final LeasedSemaphore semaphore;
+
+    ReactiveLeasedSemaphore(LockClient client, LeasedSemaphore semaphore) {
+        this.client = client;
+        this.semaphore = semaphore;
+    }
+
+    /** @return the semaphore's name */
+    public String getName() {
+        return semaphore.getName();
+    }
+
+    /** @return emits a watchdog-renewed permit once one is free, waiting as long as it takes */
+    public Mono<Permit> acquire() {
+        return one(() -> Grants.Started.of(semaphore.acquireAsync(), permit -> permit));
+    }
+
+    /**
+     * @param lease the permit's lease, from 1 ms to {@link io.dlock.DistributedLock#MAX_LEASE}
+     * @return emits a permit with that lease once one is free, waiting as long as it takes
+     * @throws IllegalArgumentException when {@code lease} is out of range
+     */
+    public Mono<Permit> acquire(Duration lease) {
+        Checks.lease(KIND, getName(), "leaseTime", lease);
+        return one(() -> Grants.Started.of(semaphore.acquireAsync(lease), permit -> permit));
+    }
+
+    /**
+     * @param wait how long to wait: zero is one attempt
+     * @return emits a watchdog-renewed permit, or completes empty when none came within {@code wait}
+     * @throws IllegalArgumentException when {@code wait} is negative
+     */
+    public Mono<Permit> tryAcquire(Duration wait) {
+        Checks.waitTime(KIND, getName(), "waitTime", wait);
+        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait), found -> found.orElse(null)));
+    }
+
+    /**
+     * @return emits a permit with {@code lease}, or completes empty when none came within {@code wait}
+     * @throws IllegalArgumentException when {@code wait} is negative or {@code lease} out of range
+     */
+    public Mono<Permit> tryAcquire(Duration wait, Duration lease) {
+        Checks.waitTime(KIND, getName(), "waitTime", wait);
+        Checks.lease(KIND, getName(), "leaseTime", lease);
+        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait, lease), found -> found.orElse(null)));
+    }
+
+    /**
+     * Takes {@code permits} permits at once (all or none), watchdog-renewed, waiting as long as it takes.
+     *
+     * @param permits from 1 to {@link LeasedSemaphore#MAX_PERMITS_AT_ONCE}
+     * @return emits the permits
+     * @throws IllegalArgumentException when {@code permits} is out of range
+     */
+    public Mono<List<Permit>> acquire(int permits) {
+        Checks.permits(KIND, getName(), permits);
+        return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits), Permits::new),
+                Permits.class, Permits::giveBack).map(Permits::list);
+    }
+
+    /**
+     * Releases {@code permit} ({@link Permit#releaseAsync()}).
+     *
+     * @return emits true when it was still held; false when its lease had ended or another client released its id;
+     *         fails with {@link IllegalStateException} when this handle was released already
+     */
+    public Mono<Boolean> release(Permit permit) {
+        Checks.notNull(permit, "permit");
+        return Grants.call(permit::releaseAsync);
+    }
+
+    /**
+     * Holds one watchdog-renewed permit exactly while the publisher from {@code work} runs: takes it when
+     * subscribed, subscribes to the work, releases it when the work completes, fails or is cancelled.
+     *
+     * @throws NullPointerException when {@code work} is null
+     */
+    public <T> Flux<T> withPermit(Function<? super Permit, ? extends Publisher<T>> work) {
+        Checks.notNull(work, "work");
+        return Holding.using(acquire(), work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
+    }
+
+    /** @return emits the permits available now */
+    public Mono<Integer> availablePermits() {
+        return Grants.call(semaphore::availablePermitsAsync);
+    }
+
+    /** @return emits the permits held now, by any client */
+    public Mono<Integer> acquiredPermits() {
+        return Grants.call(semaphore::acquiredPermitsAsync);
+    }
+
+    /** @return emits whether the count was set: only when the semaphore had none yet */
+    public Mono<Boolean> trySetPermits(int permits) {
+        return Grants.call(() -> semaphore.trySetPermitsAsync(permits));
+    }
+
+    /** Sets the count of permits, whatever it was ({@link LeasedSemaphore#setPermits(int)}). */
+    public Mono<Void> setPermits(int permits) {
+        return Grants.call(() -> semaphore.setPermitsAsync(permits));
+    }
+
+    /** Adds {@code delta} permits (negative: removes them). */
+    public Mono<Void> addPermits(int delta) {
+        return Grants.call(() -> semaphore.addPermitsAsync(delta));
+    }
+
+    /** @return emits whether the semaphore existed before it was deleted */
+    public Mono<Boolean> delete() {
+        return Grants.call(semaphore::deleteAsync);
+    }
+
+    /** @return emits a read-only snapshot of the semaphore ({@link LockClient#inspectSemaphore(String)}) */
+    public Mono<SemaphoreInfo> inspect() {
+        return Grants.call(() -> client.inspectSemaphoreAsync(getName()));
+    }
+
+    private Mono<Permit> one(Supplier<Grants.Started<Permit>> start) {
+        return Grants.acquire(start, Permit.class, ReactiveLeasedSemaphore::giveBack);
+    }
+
+    /** The release of {@code withPermit}: one release of the handle, whichever of the three paths asks. */
+    private static Mono<Void> releaseOnce(Permit permit) {
+        return Grants.call(permit::releaseAsync).onErrorResume(IllegalStateException.class, released -> Mono.empty())
+                .then();
+    }
+
+    /** A permit no subscriber will see; never throws. */
+    static void giveBack(Permit permit) {
+        try {
+            permit.releaseAsync();
+        } catch (RuntimeException ignored) {
+            // released already, or the client is closed: the permit comes back with its lease
+        }
+    }
+
+    /** Permits taken at once by one subscription. */
+    private record Permits(List<Permit> list) {
+        void giveBack() {
+            list.forEach(ReactiveLeasedSemaphore::giveBack);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReactiveLeasedSemaphore[" + getName() + "]";
+    }
+}

@@ -1,0 +1,185 @@
+package io.dlock.reactor;
+
+import io.dlock.DistributedSemaphore;
+import io.dlock.LockClient;
+import io.dlock.SemaphoreInfo;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * A counting semaphore for Reactor pipelines, over {@link DistributedSemaphore} (Redisson's {@code RSemaphore}
+ * wire): permits are a count in Redis with no owner, so a permit taken by one subscription may be released by
+ * anyone. {@link #withPermits(int, Supplier)} takes and gives back permits around a publisher.
+ *
+ * <p>Same contract as {@link ReactiveLock}: lazy (each subscription acquires anew), cancellation leaves nothing
+ * taken (a grant that races the cancel goes back), nothing blocks, signals on the client's executor, bad arguments
+ * thrown when the Mono is made (naming the semaphore), Redis failures as error signals ({@link io.dlock.LockException}).
+ * A wait of zero is one attempt; one longer than {@link io.dlock.DistributedLock#MAX_LEASE} is no limit. Thread-safe.
+ */
+public final class ReactiveSemaphore {
+    private static final String KIND = "semaphore";
+
+    private final LockClient client;
+    private final DistributedSemaphore semaphore;
+
+    ReactiveSemaphore(LockClient client, DistributedSemaphore semaphore) {
+        this.client = client;
+        this.semaphore = semaphore;
+    }
+
+    /** @return the semaphore's name */
+    public String getName() {
+        return semaphore.getName();
+    }
+
+    /**
+     * Takes one permit, waiting as long as it takes ({@link DistributedSemaphore#acquireAsync()}).
+     *
+     * @return completes empty once taken
+     */
+    public Mono<Void> acquire() {
+        return acquire(1);
+    }
+
+    /**
+     * Takes {@code permits} permits at once, waiting as long as it takes.
+     *
+     * @return completes empty once taken
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    public Mono<Void> acquire(int permits) {
+        return taken(permits, null).flatMap(granted -> Mono.empty());
+    }
+
+    /** @return emits whether one permit was taken, in one attempt */
+    public Mono<Boolean> tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    /**
+     * One attempt to take {@code permits} permits.
+     *
+     * @return emits whether they were taken
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    public Mono<Boolean> tryAcquire(int permits) {
+        return tryAcquire(permits, Duration.ZERO);
+    }
+
+    /**
+     * Takes {@code permits} permits, waiting at most {@code wait}.
+     *
+     * @return emits whether they were taken (false when the wait ran out: none is then taken)
+     * @throws NullPointerException     when {@code wait} is null
+     * @throws IllegalArgumentException when {@code permits} is below 1 or {@code wait} negative
+     */
+    public Mono<Boolean> tryAcquire(int permits, Duration wait) {
+        Checks.waitTime(KIND, getName(), "waitTime", wait);
+        return taken(permits, wait).map(granted -> true).defaultIfEmpty(false);
+    }
+
+    /**
+     * Gives back {@code permits} permits ({@link DistributedSemaphore#release(int)}): adds them to the count, whoever
+     * took them.
+     *
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    public Mono<Void> release(int permits) {
+        Checks.permits(KIND, getName(), permits);
+        return Grants.call(() -> semaphore.releaseAsync(permits));
+    }
+
+    /**
+     * Holds {@code permits} permits exactly while the publisher from {@code work} runs: takes them when subscribed
+     * (waiting as long as it takes), subscribes to the work, and gives them back when it completes, fails or is
+     * cancelled. A cancel while waiting for the permits leaves none taken and never calls {@code work}.
+     *
+     * @throws NullPointerException     when {@code work} is null
+     * @throws IllegalArgumentException when {@code permits} is below 1
+     */
+    public <T> Flux<T> withPermits(int permits, Supplier<? extends Publisher<T>> work) {
+        Checks.notNull(work, "work");
+        return Holding.using(taken(permits, null), taken -> work.get(), Taken::release, Taken::giveBack);
+    }
+
+    /** @return emits the permits available now ({@link DistributedSemaphore#availablePermits()}) */
+    public Mono<Integer> availablePermits() {
+        return Grants.call(semaphore::availablePermitsAsync);
+    }
+
+    /** @return emits whether the count was set: only when the semaphore had no count yet */
+    public Mono<Boolean> trySetPermits(int permits) {
+        return Grants.call(() -> semaphore.trySetPermitsAsync(permits));
+    }
+
+    /** Sets the count, whatever it was ({@link DistributedSemaphore#setPermits(int)}). */
+    public Mono<Void> setPermits(int permits) {
+        return Grants.call(() -> semaphore.setPermitsAsync(permits));
+    }
+
+    /** Adds {@code delta} permits (negative: removes them) ({@link DistributedSemaphore#addPermits(int)}). */
+    public Mono<Void> addPermits(int delta) {
+        return Grants.call(() -> semaphore.addPermitsAsync(delta));
+    }
+
+    /** @return emits how many permits were taken: all those available ({@link DistributedSemaphore#drainPermits()}) */
+    public Mono<Integer> drainPermits() {
+        return Grants.call(semaphore::drainPermitsAsync);
+    }
+
+    /** @return emits whether the semaphore existed before it was deleted */
+    public Mono<Boolean> delete() {
+        return Grants.call(semaphore::deleteAsync);
+    }
+
+    /** @return emits a read-only snapshot of the semaphore ({@link LockClient#inspectSemaphore(String)}) */
+    public Mono<SemaphoreInfo> inspect() {
+        return Grants.call(() -> client.inspectSemaphoreAsync(getName()));
+    }
+
+    /** @param wait null: no limit */
+    private Mono<Taken> taken(int permits, Duration wait) {
+        Checks.permits(KIND, getName(), permits);
+        return Grants.acquire(() -> wait == null
+                        ? Grants.Started.of(semaphore.acquireAsync(permits), done -> new Taken(permits))
+                        : Grants.Started.of(semaphore.tryAcquireAsync(permits, wait),
+                                took -> took ? new Taken(permits) : null),
+                Taken.class, Taken::giveBack);
+    }
+
+    /** Permits this subscription took and has not given back yet; gives them back once. */
+    private final class Taken {
+        private final int permits;
+        private final AtomicBoolean back = new AtomicBoolean();
+
+        Taken(int permits) {
+            this.permits = permits;
+        }
+
+        Mono<Void> release() {
+            return Mono.defer(() -> back.compareAndSet(false, true)
+                    ? Grants.call(() -> semaphore.releaseAsync(permits))
+                    : Mono.empty());
+        }
+
+        void giveBack() {
+            if (back.compareAndSet(false, true)) {
+                try {
+                    semaphore.releaseAsync(permits);
+                } catch (RuntimeException ignored) {
+                    // the client is closed: nothing can be sent any more
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReactiveSemaphore[" + getName() + "]";
+    }
+}
