@@ -3,7 +3,6 @@ package io.dlock.reactor;
 import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.dlock.Permit;
-import io.dlock.SemaphoreInfo;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -24,20 +23,14 @@ import java.util.function.Supplier;
  * thrown when the Mono is made (naming the semaphore), Redis failures as error signals
  * ({@link io.dlock.LockException}). The methods without a lease take watchdog-renewed permits. Thread-safe.
  */
-public final class ReactiveLeasedSemaphore {
+public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     private static final String KIND = "leased semaphore";
 
-    private final LockClient client;
     private final LeasedSemaphore semaphore;
 
     ReactiveLeasedSemaphore(LockClient client, LeasedSemaphore semaphore) {
-        this.client = client;
+        super(client, semaphore);
         this.semaphore = semaphore;
-    }
-
-    /** @return the semaphore's name */
-    public String getName() {
-        return semaphore.getName();
     }
 
     /** @return emits a watchdog-renewed permit once one is free, waiting as long as it takes */
@@ -110,39 +103,9 @@ public final class ReactiveLeasedSemaphore {
         return Holding.using(acquire(), work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
     }
 
-    /** @return emits the permits available now */
-    public Mono<Integer> availablePermits() {
-        return Grants.call(semaphore::availablePermitsAsync);
-    }
-
     /** @return emits the permits held now, by any client */
     public Mono<Integer> acquiredPermits() {
         return Grants.call(semaphore::acquiredPermitsAsync);
-    }
-
-    /** @return emits whether the count was set: only when the semaphore had none yet */
-    public Mono<Boolean> trySetPermits(int permits) {
-        return Grants.call(() -> semaphore.trySetPermitsAsync(permits));
-    }
-
-    /** Sets the count of permits, whatever it was ({@link LeasedSemaphore#setPermits(int)}). */
-    public Mono<Void> setPermits(int permits) {
-        return Grants.call(() -> semaphore.setPermitsAsync(permits));
-    }
-
-    /** Adds {@code delta} permits (negative: removes them). */
-    public Mono<Void> addPermits(int delta) {
-        return Grants.call(() -> semaphore.addPermitsAsync(delta));
-    }
-
-    /** @return emits whether the semaphore existed before it was deleted */
-    public Mono<Boolean> delete() {
-        return Grants.call(semaphore::deleteAsync);
-    }
-
-    /** @return emits a read-only snapshot of the semaphore ({@link LockClient#inspectSemaphore(String)}) */
-    public Mono<SemaphoreInfo> inspect() {
-        return Grants.call(() -> client.inspectSemaphoreAsync(getName()));
     }
 
     private Mono<Permit> one(Supplier<Grants.Started<Permit>> start) {

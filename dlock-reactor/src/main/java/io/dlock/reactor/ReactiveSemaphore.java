@@ -2,7 +2,6 @@ package io.dlock.reactor;
 
 import io.dlock.DistributedSemaphore;
 import io.dlock.LockClient;
-import io.dlock.SemaphoreInfo;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -21,20 +20,14 @@ import java.util.function.Supplier;
  * thrown when the Mono is made (naming the semaphore), Redis failures as error signals ({@link io.dlock.LockException}).
  * A wait of zero is one attempt; one longer than {@link io.dlock.DistributedLock#MAX_LEASE} is no limit. Thread-safe.
  */
-public final class ReactiveSemaphore {
+public final class ReactiveSemaphore extends ReactivePermitCounter {
     private static final String KIND = "semaphore";
 
-    private final LockClient client;
     private final DistributedSemaphore semaphore;
 
     ReactiveSemaphore(LockClient client, DistributedSemaphore semaphore) {
-        this.client = client;
+        super(client, semaphore);
         this.semaphore = semaphore;
-    }
-
-    /** @return the semaphore's name */
-    public String getName() {
-        return semaphore.getName();
     }
 
     /**
@@ -107,39 +100,9 @@ public final class ReactiveSemaphore {
         return Holding.using(taken(permits, null), taken -> work.get(), Taken::release, Taken::giveBack);
     }
 
-    /** @return emits the permits available now ({@link DistributedSemaphore#availablePermits()}) */
-    public Mono<Integer> availablePermits() {
-        return Grants.call(semaphore::availablePermitsAsync);
-    }
-
-    /** @return emits whether the count was set: only when the semaphore had no count yet */
-    public Mono<Boolean> trySetPermits(int permits) {
-        return Grants.call(() -> semaphore.trySetPermitsAsync(permits));
-    }
-
-    /** Sets the count, whatever it was ({@link DistributedSemaphore#setPermits(int)}). */
-    public Mono<Void> setPermits(int permits) {
-        return Grants.call(() -> semaphore.setPermitsAsync(permits));
-    }
-
-    /** Adds {@code delta} permits (negative: removes them) ({@link DistributedSemaphore#addPermits(int)}). */
-    public Mono<Void> addPermits(int delta) {
-        return Grants.call(() -> semaphore.addPermitsAsync(delta));
-    }
-
     /** @return emits how many permits were taken: all those available ({@link DistributedSemaphore#drainPermits()}) */
     public Mono<Integer> drainPermits() {
         return Grants.call(semaphore::drainPermitsAsync);
-    }
-
-    /** @return emits whether the semaphore existed before it was deleted */
-    public Mono<Boolean> delete() {
-        return Grants.call(semaphore::deleteAsync);
-    }
-
-    /** @return emits a read-only snapshot of the semaphore ({@link LockClient#inspectSemaphore(String)}) */
-    public Mono<SemaphoreInfo> inspect() {
-        return Grants.call(() -> client.inspectSemaphoreAsync(getName()));
     }
 
     /** @param wait null: no limit */

@@ -1,31 +1,19 @@
 package io.dlock.internal.lock;
 
 import io.dlock.internal.ManualScheduler;
-import io.dlock.internal.wakeup.PubSubPort;
+import io.dlock.internal.wakeup.RecordingPubSubPort;
 import io.dlock.internal.wakeup.WakeupHub;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class GroupTurnsTest {
-    private final List<String> commands = new CopyOnWriteArrayList<>();
-    private final WakeupHub hub = new WakeupHub(new PubSubPort() {
-        @Override
-        public CompletableFuture<Void> subscribe(String channel) {
-            commands.add("SUBSCRIBE " + channel);
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> unsubscribe(String channel) {
-            commands.add("UNSUBSCRIBE " + channel);
-            return CompletableFuture.completedFuture(null);
-        }
-    }, new ManualScheduler());
+    private final RecordingPubSubPort port = new RecordingPubSubPort();
+    private final List<String> commands = port.commands();
+    private final WakeupHub hub = new WakeupHub(port, new ManualScheduler());
     private final GroupTurns turns = new GroupTurns(hub);
     private final List<String> channels = List.of("ca", "cb");
 

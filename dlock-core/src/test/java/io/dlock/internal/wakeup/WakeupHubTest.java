@@ -5,27 +5,15 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Wake-up semantics of the hub, with a fake pub/sub port and manual time. */
 class WakeupHubTest {
     private final ManualScheduler time = new ManualScheduler();
-    private final List<String> commands = new CopyOnWriteArrayList<>();
-    private final WakeupHub hub = new WakeupHub(new PubSubPort() {
-        @Override
-        public CompletableFuture<Void> subscribe(String channel) {
-            commands.add("SUBSCRIBE " + channel);
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> unsubscribe(String channel) {
-            commands.add("UNSUBSCRIBE " + channel);
-            return CompletableFuture.completedFuture(null);
-        }
-    }, time);
+    private final RecordingPubSubPort port = new RecordingPubSubPort();
+    private final List<String> commands = port.commands();
+    private final WakeupHub hub = new WakeupHub(port, time);
 
     @Test
     void oneSubscriptionPerChannelSharedByAllWaiters() {
