@@ -40,6 +40,7 @@ final class Scenarios {
         all.addAll(FamilyScenarios.all());
         all.addAll(VirtualThreadScenarios.all());
         all.addAll(ObservationScenarios.all());
+        all.addAll(ReactiveScenarios.all());
         return all;
     }
 
