@@ -40,7 +40,7 @@ final class Scenarios {
         all.addAll(FamilyScenarios.all());
         all.addAll(VirtualThreadScenarios.all());
         all.addAll(ObservationScenarios.all());
-        all.addAll(ReactiveScenarios.all());
+        all.addAll(3, ReactiveScenarios.all()); // beside S1 and S3, which they mirror
         return all;
     }
 
