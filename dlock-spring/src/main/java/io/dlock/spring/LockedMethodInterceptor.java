@@ -116,6 +116,9 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         if (spec == null) {
             return invocation.proceed();
         }
+        if (spec.reactive() != null) {
+            return ReactiveCalls.locked(client.get(), invocation, spec, target, targetClass, beanFactory);
+        }
         String name = spec.name().evaluate(invocation.getArguments(), target, targetClass, beanFactory);
         Map<String, Nest> held = HELD.get();
         Nest outer = held == null ? null : held.get(name);
@@ -194,10 +197,15 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         if (spec.whenBusy() == WhenBusy.SKIP) {
             return spec.skipValue();
         }
+        throw busyException(spec, name);
+    }
+
+    /** @return the failure of a call whose lock stayed busy for its whole wait (the method did not run) */
+    static LockBusyException busyException(LockedMethod spec, String name) {
         Duration wait = spec.waitTime();
         String waited = wait == null ? "without a time limit" : wait.isZero() ? "after one attempt"
                 : "after waiting " + wait;
-        throw new LockBusyException(name, wait, "lock '" + name + "' (" + spec.kind() + ") for "
+        return new LockBusyException(name, wait, "lock '" + name + "' (" + spec.kind() + ") for "
                 + spec.description() + " is held by someone else " + waited + "; the method did not run");
     }
 
