@@ -44,6 +44,9 @@ import java.util.stream.Collectors;
  * the method threw) → return or rethrow the method's outcome. A failed release (the lease was lost, or Redis failed)
  * is thrown after a successful method, or added as suppressed to the method's exception.
  *
+ * <p>A method declared to return {@code Mono} or {@code Flux} takes none of these steps here: {@link ReactiveCalls}
+ * returns a publisher that acquires per subscription.
+ *
  * <p>Thread-safe; the calling thread blocks only while acquiring (up to the wait time) and releasing (one round trip).
  */
 final class LockedMethodInterceptor implements MethodInterceptor {
