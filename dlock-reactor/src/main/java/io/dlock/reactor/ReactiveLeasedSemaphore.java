@@ -103,6 +103,21 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
         return Holding.using(acquire(), work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
     }
 
+    /**
+     * The work of {@link #withPermit(Function)} over any acquisition of one permit of this class, such as
+     * {@code tryAcquire(wait, lease)}: the permit is held exactly while the work runs, and released when it completes,
+     * fails or is cancelled (also when the cancel crosses the grant). When the acquisition completes empty, the work
+     * is not run and the Flux completes empty.
+     *
+     * @throws NullPointerException when an argument is null
+     */
+    public static <T> Flux<T> using(Mono<Permit> acquisition,
+                                    Function<? super Permit, ? extends Publisher<T>> work) {
+        Checks.notNull(acquisition, "acquisition");
+        Checks.notNull(work, "work");
+        return Holding.using(acquisition, work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
+    }
+
     /** @return emits the permits held now, by any client */
     public Mono<Integer> acquiredPermits() {
         return Grants.call(semaphore::acquiredPermitsAsync);

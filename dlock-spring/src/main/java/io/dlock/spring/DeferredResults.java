@@ -17,6 +17,11 @@ import java.util.stream.BaseStream;
  * call whose returned object turns out to be one. A deny-list, by class name (so that libraries need not be on the
  * class path), of every deferred shape Java, Spring MVC and the common reactive libraries offer, plus whatever Spring's
  * {@link ReactiveAdapterRegistry} recognises. Stateless, thread-safe.
+ *
+ * <p>One exception is made before this class is asked: a method whose declared return type is exactly Reactor's
+ * {@code Mono} or {@code Flux} is held per subscription instead ({@link ReactiveResult}, {@link ReactiveCalls}); such
+ * a publisher returned through a wider declared type ({@code Object}, {@code Publisher}, inside a
+ * {@code ResponseEntity}) is still refused here.
  */
 final class DeferredResults {
     /**

@@ -57,7 +57,11 @@ import java.lang.annotation.Target;
  *
  * <p><b>Durations, names and return types</b> are as for {@link DistributedLocked}: the same duration formats and
  * placeholders, the same SpEL name templates (checked when the proxy is created), and the same refusal of
- * asynchronous or lazy results, which would run after the permit is given back.
+ * asynchronous or lazy results, which would run after the permit is given back, except a declared {@code Mono} or
+ * {@code Flux} (with {@code io.dlock:dlock-reactor} on the class path): each subscription holds one permit from the
+ * subscription until the publisher completes, fails or is cancelled, {@link ConcurrencyLimitReachedException} being
+ * the error signal under {@link WhenBusy#THROW} and an empty completion the result under {@link WhenBusy#SKIP}.
+ * Subscriptions do not nest in each other's permits, and a permit whose lease ended is not reported there.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

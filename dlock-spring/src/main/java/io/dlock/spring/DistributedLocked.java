@@ -52,11 +52,22 @@ import java.lang.annotation.Target;
  *       both kinds, and the method does not run.</li>
  * </ul>
  *
- * <p><b>Return types.</b> Only synchronous results: the lock is released when the method returns, so work that a
+ * <p><b>Reactor's {@code Mono} and {@code Flux}.</b> A method whose declared return type is exactly {@code Mono} or
+ * {@code Flux} is locked per subscription, when {@code io.dlock:dlock-reactor} is on the class path (refused at
+ * start-up otherwise): the call returns a deferred publisher of the same type at once, and each subscription to it
+ * acquires the lock for an owner of its own, calls the method, subscribes to the publisher it returned, and releases
+ * when that publisher completes, fails or is cancelled. A method subscribed twice acquires twice; subscriptions never
+ * re-enter each other's holds (nor a synchronous call's). {@link #waitTime()} and {@link #leaseTime()} are the
+ * acquisition's; a lock still busy is the error signal {@link LockBusyException} under {@link WhenBusy#THROW} and an
+ * empty completion under {@link WhenBusy#SKIP}. A {@code Mono} emits its value after the release, a {@code Flux} its
+ * elements while the lock is held. {@link #minHoldTime()} other than {@code "0"} is refused at start-up, and
+ * {@link LockedCalls} does not see such holds.
+ *
+ * <p><b>Other return types.</b> Only synchronous results: the lock is released when the method returns, so work that a
  * result carries on afterwards would run unlocked. When the proxy is created, a method is refused whose declared
  * return type is (or extends) a {@link java.util.concurrent.Future}, a {@link java.util.concurrent.CompletionStage},
  * a {@link java.util.concurrent.Callable}, a {@link java.util.concurrent.Flow.Publisher} or Reactive Streams
- * {@code Publisher} (Reactor's {@code Mono} and {@code Flux}), an RxJava, Mutiny, Vert.x, Kotlin or Scala asynchronous
+ * {@code Publisher} (other than a declared {@code Mono} or {@code Flux}), an RxJava, Mutiny, Vert.x, Kotlin or Scala asynchronous
  * type, a {@link java.util.stream.Stream} (lazy), an {@link java.util.Iterator} or {@link java.util.Spliterator},
  * Spring MVC's {@code DeferredResult}, {@code WebAsyncTask}, {@code ResponseBodyEmitter} (and {@code SseEmitter}) or
  * {@code StreamingResponseBody}, any type Spring's {@code ReactiveAdapterRegistry} knows, or one of these inside an

@@ -37,6 +37,6 @@ final class DlockMethodInterceptor implements MethodInterceptor {
         if (limit == null) {
             return locker.invoke(invocation);
         }
-        return limiter.invoke(invocation, targetClass, limit, beanFactory, () -> locker.invoke(invocation));
+        return limiter.invoke(invocation, targetClass, limit, beanFactory, locker::invoke);
     }
 }

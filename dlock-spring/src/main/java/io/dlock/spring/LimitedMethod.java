@@ -15,9 +15,11 @@ import java.time.Duration;
  * @param waitMs      ≥ 0, or {@link DistributedLock#WAIT_FOREVER}
  * @param leaseMs     from 1 to {@link DistributedLock#MAX_LEASE}, or {@link DistributedLock#LEASE_WATCHDOG}
  * @param skipValue   what a skipped call returns
+ * @param reactive    the method's Mono or Flux result, held per subscription ({@link ReactiveCalls}); null for a
+ *                    synchronous method
  */
 record LimitedMethod(String description, LockNameTemplate name, int permits, long waitMs, long leaseMs,
-                     WhenBusy whenBusy, Object skipValue) {
+                     WhenBusy whenBusy, Object skipValue, ReactiveResult reactive) {
 
     static final String LABEL = "@DistributedConcurrencyLimit";
 
@@ -28,7 +30,7 @@ record LimitedMethod(String description, LockNameTemplate name, int permits, lon
     static LimitedMethod parse(Method method, DistributedConcurrencyLimit annotation,
                                StringValueResolver placeholders) {
         MethodAttributes attributes = new MethodAttributes(LABEL, method, placeholders);
-        attributes.requireSynchronous("permit");
+        ReactiveResult reactive = attributes.requireSupported("permit", true);
         if (annotation.permits() < 1) {
             throw attributes.invalid("permits = " + annotation.permits() + " allows no call; give at least 1");
         }
@@ -36,7 +38,7 @@ record LimitedMethod(String description, LockNameTemplate name, int permits, lon
         long waitMs = attributes.waitMs(annotation.waitTime(), DistributedConcurrencyLimit.WAIT_FOREVER);
         long leaseMs = attributes.leaseMs(annotation.leaseTime(), DistributedConcurrencyLimit.WATCHDOG);
         return new LimitedMethod(attributes.description(), name, annotation.permits(), waitMs, leaseMs,
-                annotation.whenBusy(), MethodAttributes.skipValue(method.getReturnType()));
+                annotation.whenBusy(), MethodAttributes.skipValue(method.getReturnType()), reactive);
     }
 
     /** @return the wait, null for no limit */

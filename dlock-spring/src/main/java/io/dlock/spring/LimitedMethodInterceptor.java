@@ -41,7 +41,11 @@ final class LimitedMethodInterceptor {
     /** The body a permit covers: the method, or the next dlock interception of it. */
     @FunctionalInterface
     interface Body {
-        Object run() throws Throwable;
+        /**
+         * @param invocation the call to run: the intercepted one, or for a Mono or Flux method a copy of it per
+         *                   subscription ({@link ReactiveCalls})
+         */
+        Object run(MethodInvocation invocation) throws Throwable;
     }
 
     /**
@@ -62,9 +66,12 @@ final class LimitedMethodInterceptor {
 
     Object invoke(MethodInvocation invocation, Class<?> targetClass, LimitedMethod spec, BeanFactory beanFactory,
                   Body body) throws Throwable {
+        if (spec.reactive() != null) {
+            return ReactiveCalls.limited(client.get(), counts, invocation, spec, targetClass, beanFactory, body);
+        }
         String name = spec.name().evaluate(invocation.getArguments(), invocation.getThis(), targetClass, beanFactory);
         if (isHeld(name)) {
-            return run(name, spec, body);
+            return run(invocation, name, spec, body);
         }
         LeasedSemaphore semaphore = client.get().getLeasedSemaphore(name);
         counts.ensure(semaphore, spec.permits(), spec.description());
@@ -74,7 +81,7 @@ final class LimitedMethodInterceptor {
         }
         Object result;
         try {
-            result = run(name, spec, body);
+            result = run(invocation, name, spec, body);
         } catch (Throwable failure) {
             try {
                 release(permit.get(), spec);
@@ -87,10 +94,11 @@ final class LimitedMethodInterceptor {
         return result;
     }
 
-    private static Object run(String name, LimitedMethod spec, Body body) throws Throwable {
+    private static Object run(MethodInvocation invocation, String name, LimitedMethod spec, Body body)
+            throws Throwable {
         enter(name);
         try {
-            Object result = body.run();
+            Object result = body.run(invocation);
             refuseDeferred(result, spec);
             return result;
         } finally {
@@ -137,11 +145,17 @@ final class LimitedMethodInterceptor {
         if (interrupted == null && spec.whenBusy() == WhenBusy.SKIP) {
             return spec.skipValue();
         }
+        throw busyException(spec, name, interrupted);
+    }
+
+    /** @return the failure of a call that got no permit (the method did not run) */
+    static ConcurrencyLimitReachedException busyException(LimitedMethod spec, String name,
+                                                          InterruptedException interrupted) {
         Duration wait = spec.waitTime();
         String why = interrupted != null ? "the thread was interrupted while waiting for one"
                 : wait == null ? "none came" : wait.isZero() ? "none was free at one attempt"
                 : "none came within " + wait;
-        throw new ConcurrencyLimitReachedException(name, spec.permits(), wait, "@DistributedConcurrencyLimit on "
+        return new ConcurrencyLimitReachedException(name, spec.permits(), wait, "@DistributedConcurrencyLimit on "
                 + spec.description() + ": all " + spec.permits() + " permits of semaphore '" + name
                 + "' are taken and " + why + "; the method did not run", interrupted);
     }

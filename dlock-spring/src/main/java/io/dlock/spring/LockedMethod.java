@@ -31,9 +31,12 @@ final class LockedMethod {
     private final Object skipValue;
     /** What to log when the proxy is created, or null. */
     private final String warning;
+    /** The method's Mono or Flux result, held per subscription; null for a synchronous method. */
+    private final ReactiveResult reactive;
 
     private LockedMethod(String description, LockNameTemplate name, LockKind kind, long waitMs, long leaseMs,
-                         long minHoldMs, WhenBusy whenBusy, Object skipValue, String warning) {
+                         long minHoldMs, WhenBusy whenBusy, Object skipValue, String warning,
+                         ReactiveResult reactive) {
         this.description = description;
         this.name = name;
         this.kind = kind;
@@ -43,6 +46,7 @@ final class LockedMethod {
         this.whenBusy = whenBusy;
         this.skipValue = skipValue;
         this.warning = warning;
+        this.reactive = reactive;
     }
 
     /**
@@ -55,18 +59,23 @@ final class LockedMethod {
     static LockedMethod parse(Method method, DistributedLocked annotation, StringValueResolver placeholders) {
         MethodAttributes attributes = new MethodAttributes(LABEL, method, placeholders);
         String description = attributes.description();
-        attributes.requireSynchronous("lock");
+        ReactiveResult reactive = attributes.requireSupported("lock", true);
         LockNameTemplate name = attributes.nameTemplate(annotation.name());
         long waitMs = attributes.waitMs(annotation.waitTime(), DistributedLocked.WAIT_FOREVER);
         long leaseMs = attributes.leaseMs(annotation.leaseTime(), DistributedLocked.WATCHDOG);
         String minHold = attributes.resolve("minHoldTime", annotation.minHoldTime()).trim();
         long minHoldMs = minHold.isEmpty() ? 0 : attributes.millis("minHoldTime", minHold);
+        if (reactive != null && minHoldMs > 0) {
+            throw attributes.invalid("minHoldTime \"" + minHold + "\" is not supported on a method returning "
+                    + reactive.className() + ": its lock is held from each subscription until the publisher "
+                    + "terminates or is cancelled, and released then. Remove minHoldTime (or set it to \"0\")");
+        }
         if (leaseMs != DistributedLock.LEASE_WATCHDOG && minHoldMs > leaseMs) {
             throw attributes.invalid("minHoldTime \"" + minHold + "\" exceeds leaseTime \""
                     + attributes.resolve("leaseTime", annotation.leaseTime()).trim()
                     + "\": the lease is the maximum hold");
         }
-        String warning = minHold.isEmpty() && isScheduled(method) ? "@DistributedLocked on " + description
+        String warning = reactive == null && minHold.isEmpty() && isScheduled(method) ? "@DistributedLocked on " + description
                 + ": a @Scheduled method without minHoldTime may run twice per tick. The instances' clocks differ, "
                 + "so they fire the same tick at slightly different times: when one instance has finished the job "
                 + "before another one's tick fires, the late instance finds the lock free and runs the tick again. "
@@ -75,7 +84,7 @@ final class LockedMethod {
                 + "at least as long, as ShedLock's lockAtLeastFor), or minHoldTime = \"0\" to hold the lock only "
                 + "while the method runs (no warning then)" : null;
         return new LockedMethod(description, name, annotation.kind(), waitMs, leaseMs, minHoldMs,
-                annotation.whenBusy(), MethodAttributes.skipValue(method.getReturnType()), warning);
+                annotation.whenBusy(), MethodAttributes.skipValue(method.getReturnType()), warning, reactive);
     }
 
     private static boolean isScheduled(Method method) {
@@ -119,6 +128,16 @@ final class LockedMethod {
     /** @return what to log once when the proxy is created (a likely mistake that is not an error), or null */
     String warning() {
         return warning;
+    }
+
+    /** @return the method's Mono or Flux result, held per subscription ({@link ReactiveCalls}); null: synchronous */
+    ReactiveResult reactive() {
+        return reactive;
+    }
+
+    /** @return the fixed lease, null for the watchdog */
+    Duration leaseTime() {
+        return leaseMs == DistributedLock.LEASE_WATCHDOG ? null : Duration.ofMillis(leaseMs);
     }
 
     /** @return the wait as a {@link Duration}, null for no limit */

@@ -44,6 +44,9 @@ import java.util.stream.Collectors;
  * the method threw) → return or rethrow the method's outcome. A failed release (the lease was lost, or Redis failed)
  * is thrown after a successful method, or added as suppressed to the method's exception.
  *
+ * <p>A method declared to return {@code Mono} or {@code Flux} takes none of these steps here: {@link ReactiveCalls}
+ * returns a publisher that acquires per subscription.
+ *
  * <p>Thread-safe; the calling thread blocks only while acquiring (up to the wait time) and releasing (one round trip).
  */
 final class LockedMethodInterceptor implements MethodInterceptor {
@@ -115,6 +118,9 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         LockedMethod spec = methods.find(invocation.getMethod(), targetClass);
         if (spec == null) {
             return invocation.proceed();
+        }
+        if (spec.reactive() != null) {
+            return ReactiveCalls.locked(client.get(), invocation, spec, target, targetClass, beanFactory);
         }
         String name = spec.name().evaluate(invocation.getArguments(), target, targetClass, beanFactory);
         Map<String, Nest> held = HELD.get();
@@ -194,10 +200,15 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         if (spec.whenBusy() == WhenBusy.SKIP) {
             return spec.skipValue();
         }
+        throw busyException(spec, name);
+    }
+
+    /** @return the failure of a call whose lock stayed busy for its whole wait (the method did not run) */
+    static LockBusyException busyException(LockedMethod spec, String name) {
         Duration wait = spec.waitTime();
         String waited = wait == null ? "without a time limit" : wait.isZero() ? "after one attempt"
                 : "after waiting " + wait;
-        throw new LockBusyException(name, wait, "lock '" + name + "' (" + spec.kind() + ") for "
+        return new LockBusyException(name, wait, "lock '" + name + "' (" + spec.kind() + ") for "
                 + spec.description() + " is held by someone else " + waited + "; the method did not run");
     }
 

@@ -45,16 +45,26 @@ final class MethodAttributes {
     }
 
     /**
-     * Refuses a method whose result may carry work on after it returned.
+     * Refuses a method whose result may carry work on after it returned, except a declared {@code Mono} or
+     * {@code Flux} when {@code reactiveAllowed} (then dlock-reactor must be on the class path).
      *
      * @param held what the call holds while the method runs, for the message ("lock", "permit")
+     * @return the reactive result the method declares, or null for a synchronous method
      */
-    void requireSynchronous(String held) {
+    ReactiveResult requireSupported(String held, boolean reactiveAllowed) {
+        ReactiveResult reactive = reactiveAllowed ? ReactiveResult.of(method) : null;
+        if (reactive != null) {
+            if (!ReactiveResult.supported()) {
+                throw invalid("returns " + reactive.className() + ": the " + held + " is held from each "
+                        + "subscription to its end, which needs io.dlock:dlock-reactor on the class path; add it");
+            }
+            return reactive;
+        }
         String deferred = DeferredResults.declared(method);
         if (deferred != null) {
             throw invalid("returns " + deferred + ", whose work may go on after the method returned, when the "
-                    + held + " is already released. Only synchronous results are supported: return the value "
-                    + "itself (wait for the future, collect the stream into a list), or lock inside the "
+                    + held + " is already released. Only synchronous results, and Reactor's Mono and Flux "
+                    + "declared as such, are supported: return the value itself (wait for the future, collect the stream into a list), or lock inside the "
                     + "asynchronous work (DistributedLock's async methods, for an owner from LockClient.newOwner())");
         }
         Class<?>[] parameters = method.getParameterTypes();
@@ -62,6 +72,7 @@ final class MethodAttributes {
                 .equals("kotlin.coroutines.Continuation")) {
             throw invalid("is a Kotlin suspend function; only synchronous methods are supported");
         }
+        return null;
     }
 
     /** @return the attribute with its {@code ${...}} placeholders resolved, never null */

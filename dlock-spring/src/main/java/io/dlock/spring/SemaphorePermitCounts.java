@@ -50,6 +50,12 @@ final class SemaphorePermitCounts {
         ensured.put(semaphore.getName(), permits);
     }
 
+    /** @return whether {@link #ensure} already made sure of {@code permits} for semaphore {@code name} */
+    boolean isEnsured(String name, int permits) {
+        Integer known = ensured.get(name);
+        return known != null && known == permits;
+    }
+
     /**
      * Sets the semaphore up again with {@code permits} when it does not exist ({@link LeasedSemaphore#trySetPermits},
      * one script call that changes nothing when it exists). If the permit table survived without the count (only the

@@ -13,7 +13,8 @@ public enum WhenBusy {
     /**
      * Return without running the method: {@code null} for {@code void} and reference types, zero or {@code false} for
      * primitives, an empty {@link java.util.Optional} (or {@code OptionalInt}/{@code OptionalLong}/
-     * {@code OptionalDouble}) for those types. The usual choice for {@code @Scheduled} jobs.
+     * {@code OptionalDouble}) for those types, an empty {@code Mono} or {@code Flux} for a method returning one. The
+     * usual choice for {@code @Scheduled} jobs.
      */
     SKIP
 }
