@@ -125,7 +125,8 @@ public final class RedisLockClient implements LockClient {
                 LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), renewer.holds(), renewer,
                 acquisitions, scheduler);
         this.latches = new LatchServices(scripts, transport.commands(), wakeups, executor, clock.monotonic(),
-                transport.publishCommand(), transport::slot, watchdogMs / 3, services.events()::get, transport.serverRuns(), acquisitions);
+                transport.publishCommand(), transport::slot, watchdogMs / 3, services.events()::get,
+                transport.serverRuns(), acquisitions);
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
                 transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
                 config.commandTimeout().toMillis(), watchdogMs, clock.wall(),

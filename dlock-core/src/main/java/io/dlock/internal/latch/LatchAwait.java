@@ -140,7 +140,8 @@ final class LatchAwait implements Waiter {
                 ? "it was read closed on run " + ServerRuns.shortId(known) + " of the server"
                 : "this await began on run " + ServerRuns.shortId(known) + " of the server, before it could read "
                 + "the latch, so an opening cannot be told from a loss";
-        result.completeExceptionally(new LockLostException(name(), RedisCountDownLatch.describe(name()) + ": await failed: "
+        result.completeExceptionally(new LockLostException(name(), RedisCountDownLatch.describe(name())
+                + ": await failed: "
                 + "Redis lost the latch's count: " + how + ", and its key is gone on run "
                 + ServerRuns.shortId(after) + " (a restart without persistence, or a failover to a node without it); "
                 + "set the count again if the work is still to be awaited"));

@@ -4,9 +4,9 @@
  *
  * <ul>
  *   <li>{@link io.dlock.internal.latch.RedisCountDownLatch}: the API over five scripts ({@code latch_*.lua}, held by
- *       {@code LatchScripts}); every change is one script call on the latch's key; a read of the state (an await's check,
- *       {@code getCount}, {@code remainTimeToLive}) is a plain GET and PTTL, with {@code latch_state} only to refuse a
- *       key that is not a latch (docs/protocol.md §11.2).</li>
+ *       {@code LatchScripts}); every change is one script call on the latch's key; a read of the state (an await's
+ *       check, {@code getCount}, {@code remainTimeToLive}) is a plain GET and PTTL, with {@code latch_state} only to
+ *       refuse a key that is not a latch (docs/protocol.md §11.2).</li>
  *   <li>{@code LatchGroup}: the awaiters of one latch in one client, which share everything but their outcome: one
  *       check of the state per event (a join, a message, the bounded re-check), one subscription, one sleep. An answer
  *       holds only for members that joined before its check was sent; a closed one from before the subscription was
