@@ -319,8 +319,8 @@ final class Nemesis {
     }
 
     /**
-     * A stall shorter than the client's command timeout (a third to five sixths of it), a pause, then one longer
-     * (the timeout plus 300 ms to twice the timeout, below the lease): each its own silent window (REDIS_DOWN
+     * Two stalls shorter than the client's command timeout (a third to five sixths of it), each followed by a pause,
+     * then one longer (the timeout plus 300 ms to twice the timeout, below the lease): each its own silent window (REDIS_DOWN
      * {@code command-stall short|long <ms>} to REDIS_UP), within one fault window.
      */
     private void stallCommands() throws IOException {
@@ -330,6 +330,10 @@ final class Nemesis {
         started(Fault.COMMAND_STALL, "redis " + shortMs + " ms then " + longMs + " ms (command timeout " + timeout
                 + " ms) by " + (debug ? "DEBUG SLEEP" : "SIGSTOP"));
         try {
+            // two short stalls, so that each family kind (whose loops also pause between calls) is likely to have a
+            // call in flight during one of them: ChaosIT requires every kind to meet a short stall
+            stall(shortMs, "short", debug);
+            WorkerProcess.sleep(300 + random.nextInt(300));
             stall(shortMs, "short", debug);
             WorkerProcess.sleep(300 + random.nextInt(300));
             stall(longMs, "long", debug);
