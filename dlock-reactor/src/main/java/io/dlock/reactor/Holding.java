@@ -11,14 +11,19 @@ import java.util.function.Function;
  * The one "hold while the work runs" operator behind {@code withLock}, {@code withPermits} and {@code withPermit}.
  * Stateless, thread-safe.
  *
- * <p>{@code Flux.usingWhen} over the acquisition alone leaves a window: a cancel that crosses the grant on its way
- * to the operator (the grant emitted on the client's executor, the cancel on another thread) may find the resource
- * "not provided yet", cancel only the acquisition, which is already settled, and the grant is then held by nobody.
- * So the grant is first handed to {@code flatMapMany}, whose inner subscription is set atomically: an inner
- * subscribed after the cancel is cancelled at once. Inside, {@code usingWhen} runs the work over the grant, and every
- * way out of it releases: completion, error and cancellation through {@code usingWhen}, a cancel before the work
- * was subscribed through the grant's own cancel hook. Releases are idempotent (the grant releases once, whichever
- * path asks first), so two paths racing release once.
+ * <p><b>Every way out releases.</b> The work's completion releases, and completes downstream only once the release is
+ * answered (so the caller's next acquisition does not find its own hold); the work's error (or a work function that
+ * throws) releases and then signals the error; a cancel gives the grant back at once, whether it comes before the
+ * work was subscribed, while it runs or while the release is in flight. Releases are idempotent (the grant releases
+ * once, whichever path asks first), so paths that race release once.
+ *
+ * <p><b>Why not {@code Flux.usingWhen}.</b> A cancel that crosses the grant on its way in (the grant delivered on the
+ * client's executor, the cancel on another thread) was lost twice there: before the resource was provided (only the
+ * already settled acquisition was cancelled), and between "resource provided" and the work's subscriber being set
+ * (the cancel then found no subscriber to pass to, and the work ran on, holding the lock: seen in
+ * {@code ReactiveLockIT.aCancelRacingTheGrantNeverLeavesTheLockHeld}). Here the grant goes through
+ * {@code flatMapMany}, whose inner subscription is set atomically: an inner subscribed after the cancel is cancelled
+ * at once, and the {@code doOnCancel} closest to it gives the grant back.
  */
 final class Holding {
     private Holding() {
@@ -27,16 +32,19 @@ final class Holding {
     /**
      * @param acquisition emits the grant, or completes empty (the work then never runs)
      * @param work        the work over the grant; called once per grant
-     * @param release     the release, subscribed on complete, error and cancel; idempotent
-     * @param giveBack    the same release without a subscriber, for a cancel that came before the work began
+     * @param release     the release, subscribed on complete and error; idempotent
+     * @param giveBack    the same release without a subscriber, for a cancel; idempotent, never throws
      */
     static <G, T> Flux<T> using(Mono<G> acquisition, Function<? super G, ? extends Publisher<T>> work,
                                 Function<G, Mono<Void>> release, Consumer<G> giveBack) {
-        return acquisition.flatMapMany(grant -> Flux.usingWhen(
-                Mono.just(grant).doOnCancel(() -> giveBack.accept(grant)),
-                work,
-                release,
-                (held, error) -> release.apply(held),
-                release));
+        return acquisition.flatMapMany(grant -> Flux.<T>defer(() -> work.apply(grant))
+                .onErrorResume(error -> release.apply(grant)
+                        .onErrorResume(releaseError -> {
+                            error.addSuppressed(releaseError);
+                            return Mono.empty();
+                        })
+                        .then(Mono.error(error)))
+                .concatWith(Mono.defer(() -> release.apply(grant)).then(Mono.empty()))
+                .doOnCancel(() -> giveBack.accept(grant)));
     }
 }

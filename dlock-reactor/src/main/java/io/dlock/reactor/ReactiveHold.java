@@ -62,7 +62,7 @@ public final class ReactiveHold {
     /**
      * Releases the hold when subscribed. The first subscription releases it and completes when Redis answered;
      * later ones complete at once without sending anything, so that a release written in several places of a
-     * pipeline ({@code usingWhen}'s complete, error and cancel paths) releases once.
+     * pipeline ({@code withLock}'s complete, error and cancel paths) releases once.
      *
      * @return completes empty when released; fails with {@link IllegalMonitorStateException} when the hold was lost
      *         meanwhile (another client force-unlocked it, the lease ended), or with {@link io.dlock.LockException}

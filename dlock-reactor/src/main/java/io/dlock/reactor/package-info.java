@@ -12,7 +12,8 @@
  *       flight takes, or a grant that raced the cancel, is given back. Once a hold or permit was emitted it belongs to
  *       the subscriber, who releases it.</li>
  *   <li><b>{@code withLock}, {@code withPermits}, {@code withPermit}</b> hold exactly while the inner publisher runs
- *       and release on its completion, error and cancellation ({@code Flux.usingWhen}).</li>
+ *       and release on its completion, error and cancellation (one operator, {@code Holding}; not
+ *       {@code Flux.usingWhen}, which can lose a cancel that crosses the grant).</li>
  *   <li><b>Nothing blocks.</b> No method blocks its caller or a subscriber's thread; signals are emitted on the
  *       client's executor, never on a Redis I/O thread. The test suite runs every path under BlockHound.</li>
  *   <li><b>Errors.</b> Null arguments, and bad waits, leases and permit counts of the acquiring methods, are thrown

@@ -14,17 +14,15 @@ import reactor.blockhound.BlockingOperationError;
  * checked thread. The client's executor ({@code dlock-callback-*}), where signals are first emitted, is not checked:
  * the core's contract lets the callbacks it runs there ({@code LeaseLostListener}s, user futures) block.
  *
+ * <p>The client timer (dlock-core's {@code NonBlockingTimer}) needs no allowance: a pub/sub message cancels a
+ * waiter's sleep on an I/O thread without a lock. Earlier, a {@code ScheduledThreadPoolExecutor} parked there.
+ *
  * <p>Allowances, each a short wait for a lock that is only held for a few instructions, never I/O or a sleep:
  * <ul>
  *   <li>a pool thread waiting for its next task ({@code ThreadPoolExecutor.getTask}: idle, not blocked; Redisson's
  *       Netty-made threads wait there);</li>
  *   <li>Lettuce's {@code SharedLock.incrementWriters}, which every command write passes through: it parks briefly
- *       while another thread holds the connection's exclusive writer lock; Lettuce's own wait, for every user;</li>
- *   <li>the client timer's queue lock taken when a timer task is cancelled
- *       ({@code ScheduledThreadPoolExecutor$DelayedWorkQueue.remove}, through the core's
- *       {@code setRemoveOnCancelPolicy(true)}): dlock-core cancels a waiter's sleep timer on Lettuce's I/O thread
- *       when a pub/sub message wakes it, and may wait there while the timer thread holds the queue's lock. A finding
- *       of these tests about dlock-core, left to its owners.</li>
+ *       while another thread holds the connection's exclusive writer lock; Lettuce's own wait, for every user.</li>
  * </ul>
  */
 final class NoBlocking {
@@ -40,8 +38,6 @@ final class NoBlocking {
         BlockHound.install(builder -> builder
                 .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
                 .allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
-                .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue",
-                        "remove")
                 .blockingMethodCallback(method -> {
                     BlockingOperationError error = new BlockingOperationError(method);
                     System.err.println("BLOCKING CALL on " + Thread.currentThread().getName() + ": " + method);

@@ -37,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ReactiveLockIT {
     private static final Duration SETTLE = Duration.ofSeconds(5);
     private static final Duration VERIFY = Duration.ofSeconds(15);
+    /** Rounds of the cancel race: with {@code Flux.usingWhen} inside withLock, 40 rounds lost a cancel 1 run in 4. */
+    private static final int ROUNDS = 120;
 
     private String name;
 
@@ -175,7 +177,7 @@ class ReactiveLockIT {
         ReactiveLock theirs = ReactiveLockClient.of(b).getLock(name);
         ReactiveLock ours = ReactiveLockClient.of(a).getLock(name);
         AtomicInteger entered = new AtomicInteger();
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < ROUNDS; i++) {
             ReactiveHold held = theirs.lock().block(VERIFY);
             var waiting = ours.withLock(hold -> Mono.fromRunnable(entered::incrementAndGet).then(Mono.never()))
                     .subscribeOn(Schedulers.parallel())
@@ -186,7 +188,7 @@ class ReactiveLockIT {
             Await.until(SETTLE, () -> a.heldLocks().isEmpty() && !exists(redis, name),
                     () -> "lock free after a cancel; held: " + a.heldLocks());
         }
-        assertThat(entered.get()).as("cancelled inside the work").isBetween(0, 40);
+        assertThat(entered.get()).as("cancelled inside the work").isBetween(0, ROUNDS);
     }
 
     @Test
