@@ -26,6 +26,7 @@ import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
+import io.dlock.internal.lease.NonBlockingTimer;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.lock.LockClock;
 import io.dlock.internal.lock.LockRedis;
@@ -55,7 +56,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -83,7 +83,7 @@ public final class RedisLockClient implements LockClient {
     private final String id = UUID.randomUUID().toString();
     private final LockClientConfig config;
     private final RedisTransport transport;
-    private final ScheduledThreadPoolExecutor timer;
+    private final NonBlockingTimer timer;
     private final Executor executor;
     private final ExecutorService ownedExecutor;
     private final WakeupHub wakeups;
@@ -100,12 +100,11 @@ public final class RedisLockClient implements LockClient {
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
         this.transport = transport;
-        this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("dlock-timer"));
-        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer = new NonBlockingTimer(daemonThreads("dlock-timer"));
         this.ownedExecutor = config.executor().isPresent() ? null
                 : Executors.newCachedThreadPool(daemonThreads("dlock-callback"));
         this.executor = config.executor().orElse(ownedExecutor);
-        TaskScheduler scheduler = TaskScheduler.of(timer);
+        TaskScheduler scheduler = timer;
         this.wakeups = new WakeupHub(transport.pubSub(), scheduler);
         ScriptRunner scripts = new ScriptRunner(transport.commands());
         long watchdogMs = config.watchdogTimeout().toMillis();
@@ -377,7 +376,7 @@ public final class RedisLockClient implements LockClient {
             log.debug("closing with waiters still cleaning up: {}", e.toString());
         }
         transport.close();
-        timer.shutdownNow();
+        timer.close();
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
         }
