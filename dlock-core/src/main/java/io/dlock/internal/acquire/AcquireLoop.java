@@ -179,6 +179,9 @@ public final class AcquireLoop implements Waiter {
         }
         unusedWakeup = false;
         attemptedWhileSubscribed = subscription != null && subscription.ready().isDone();
+        if (subscription != null) {
+            subscription.attempting(); // the wake-ups received so far are covered by this attempt's answer
+        }
         CompletableFuture<Long> reply = Errors.call(() -> steps.attempt().get());
         reply.whenComplete(this::afterAttempt);
     }

@@ -7,10 +7,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The sleepers of one channel and the wake-ups nobody has consumed yet. {@code refs} is guarded by the hub's map
  * lock; everything else is lock-free.
+ *
+ * <p>Two kinds of stored wake-up. A "wake one" that finds no sleeper is kept as an anonymous permit, for whichever
+ * sleeper comes next (at most one per joined waiter). A "wake all" is counted ({@link #allWakes}) and belongs to every
+ * joined waiter: each has a {@link Seen} mark, the count up to which it has had its wake-ups, and a sleep returns at
+ * once while the count is past the mark. A waiter that tells the channel when it attempts
+ * ({@link WakeupHub.Subscription#attempting()}) moves its mark to the count at that moment: a message received before
+ * an attempt was sent came from a change Redis ran before that attempt, so the attempt's answer already covers it, and
+ * only the wake-ups received after it still end a sleep. That is what spares a multi-lock waiter one retry per
+ * member channel after a group release (one script, a message on each member's channel).
  */
 final class WakeupChannel {
     final String name;
@@ -19,6 +29,8 @@ final class WakeupChannel {
     private final Steps steps;
     private final Queue<Sleeper> sleepers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger permits = new AtomicInteger();
+    /** Every "wake all" so far; never decreases. */
+    private final AtomicLong allWakes = new AtomicLong();
     volatile int refs;
     /** Holders of the subscription that are no waiters ({@link WakeupHub#keep}); guarded like {@link #refs}. */
     volatile int keeps;
@@ -55,8 +67,18 @@ final class WakeupChannel {
         void reached(Step step);
     }
 
-    CompletableFuture<Boolean> sleep(long timeoutMillis) {
-        if (takePermit()) {
+    /** @return a new waiter's mark: the "wake all"s before it joined are not its own */
+    Seen newSeen() {
+        return new Seen(allWakes.get());
+    }
+
+    /** Moves {@code seen} to now: the wake-ups so far are covered (the waiter is about to ask Redis). */
+    void attempting(Seen seen) {
+        seen.upTo = allWakes.get();
+    }
+
+    CompletableFuture<Boolean> sleep(long timeoutMillis, Seen seen) {
+        if (takePermit() || seen.take(allWakes.get())) {
             return CompletableFuture.completedFuture(true);
         }
         steps.reached(Step.SLEEPER_LOOKED);
@@ -64,9 +86,17 @@ final class WakeupChannel {
         sleepers.add(sleeper);
         steps.reached(Step.SLEEPER_ENQUEUED);
         // A wake-up may have been stored between the check above and the enqueue: take it now.
+        long before = seen.upTo;
         if (takePermit()) {
             if (!sleeper.complete(true)) {
                 permits.incrementAndGet();
+            }
+            sleepers.remove(sleeper);
+            return sleeper;
+        }
+        if (seen.take(allWakes.get())) {
+            if (!sleeper.complete(true)) {
+                seen.upTo = before; // ended from outside meanwhile: the wake-up stays this waiter's
             }
             sleepers.remove(sleeper);
             return sleeper;
@@ -116,10 +146,10 @@ final class WakeupChannel {
     }
 
     void wakeAll() {
-        // a wake-up is kept for every joined waiter, also those woken here: a waiter may have more than one sleep
-        // queued (a latch group's stale sleeps), so the sleepers woken say nothing about who is on its way
-        int cap = storable();
-        permits.updateAndGet(p -> Math.max(p, cap));
+        // counted first, for every joined waiter, also those woken here: a waiter may have more than one sleep queued
+        // (a latch group's stale sleeps), so the sleepers woken say nothing about who is on its way; a waiter that
+        // attempts after this moves its mark past it
+        allWakes.incrementAndGet();
         steps.reached(Step.WAKER_HALFWAY);
         Sleeper sleeper;
         while ((sleeper = sleepers.poll()) != null) {
@@ -147,6 +177,27 @@ final class WakeupChannel {
 
     private boolean takePermit() {
         return permits.getAndUpdate(p -> p > 0 ? p - 1 : 0) > 0;
+    }
+
+    /**
+     * One waiter's mark on one channel: the count of "wake all"s it has had (consumed by a sleep, or covered by an
+     * attempt). Touched only by its waiter's own steps, which follow each other.
+     */
+    static final class Seen {
+        volatile long upTo;
+
+        Seen(long upTo) {
+            this.upTo = upTo;
+        }
+
+        /** @return whether a "wake all" past the mark was there, now consumed (the mark moves to {@code count}) */
+        boolean take(long count) {
+            if (count > upTo) {
+                upTo = count;
+                return true;
+            }
+            return false;
+        }
     }
 
     /** A future completed once, by a wake-up (true) or the timer (false). */

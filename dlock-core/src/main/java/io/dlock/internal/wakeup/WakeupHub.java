@@ -20,8 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>A waiter joins, waits for {@link Subscription#ready()}, then tries to acquire once more before it sleeps:
  *       a release between its failed attempt and its subscription is not lost.</li>
  *   <li>Message {@code 0} wakes one waiter (the others stay asleep, so one unlock does not send every waiter of this
- *       JVM to Redis at once); {@code 1} wakes all. A wake-up that finds no sleeper is kept as a permit (at most one
- *       per joined waiter) and consumed by the next sleeper, which then retries at once.</li>
+ *       JVM to Redis at once); {@code 1} wakes all. A wake-up of one that finds no sleeper is kept as a permit (at
+ *       most one per joined waiter) and consumed by the next sleeper, which then retries at once. A wake-up of all is
+ *       kept for every joined waiter, unless the waiter attempted after it came
+ *       ({@link Subscription#attempting()}): that attempt already saw what the message announced.</li>
  *   <li>A channel joined with {@code everyMessageWakesAll} (waiters of different kinds, such as the readers and
  *       writers of a read-write lock, where the one waiter woken might still be unable to enter) treats {@code 0}
  *       like {@code 1}.</li>
@@ -209,6 +211,8 @@ public final class WakeupHub {
     public static final class Subscription implements AutoCloseable {
         private final WakeupHub hub;
         private final List<WakeupChannel> channels;
+        /** This waiter's mark on each channel, in the order of {@link #channels}. */
+        private final List<WakeupChannel.Seen> seen;
         /** A {@link #keep}: holds the subscription, is no waiter. */
         private final boolean keeping;
         private boolean closed;
@@ -224,6 +228,7 @@ public final class WakeupHub {
         Subscription(WakeupHub hub, List<WakeupChannel> channels, boolean keeping) {
             this.hub = hub;
             this.channels = List.copyOf(channels);
+            this.seen = this.channels.stream().map(WakeupChannel::newSeen).toList();
             this.keeping = keeping;
         }
 
@@ -243,10 +248,13 @@ public final class WakeupHub {
          */
         public CompletableFuture<Boolean> sleep(long timeoutMillis) {
             if (channels.size() == 1) {
-                return channels.get(0).sleep(timeoutMillis);
+                return channels.get(0).sleep(timeoutMillis, seen.get(0));
             }
             CompletableFuture<Boolean> any = new CompletableFuture<>();
-            List<CompletableFuture<Boolean>> sleeps = channels.stream().map(c -> c.sleep(timeoutMillis)).toList();
+            List<CompletableFuture<Boolean>> sleeps = new ArrayList<>(channels.size());
+            for (int i = 0; i < channels.size(); i++) {
+                sleeps.add(channels.get(i).sleep(timeoutMillis, seen.get(i)));
+            }
             AtomicInteger timedOut = new AtomicInteger();
             for (CompletableFuture<Boolean> sleep : sleeps) {
                 sleep.whenComplete((woken, error) -> {
@@ -261,6 +269,17 @@ public final class WakeupHub {
             // one of them later goes to the channel's next sleeper, see WakeupChannel#wakeOne)
             any.whenComplete((woken, error) -> sleeps.forEach(sleep -> sleep.complete(false)));
             return any;
+        }
+
+        /**
+         * Tells the channels that this waiter is about to send an attempt to Redis: the "wake all" messages received
+         * until now are covered by that attempt's answer and will not end its next sleep. Call it just before the
+         * attempt is sent, never after. Never blocks.
+         */
+        public void attempting() {
+            for (int i = 0; i < channels.size(); i++) {
+                channels.get(i).attempting(seen.get(i));
+            }
         }
 
         /** Hands a wake-up this waiter received but did not use to the next waiter (of each of its channels). */

@@ -141,4 +141,56 @@ class WakeupHubTest {
         hub.onMessage("c", "42");
         assertThat(sleep).isNotDone();
     }
+
+    @Test
+    void aWakeAllReceivedBeforeAnAttemptDoesNotEndTheSleepAfterIt() {
+        WakeupHub.Subscription waiter = hub.join("c", true);
+        hub.onMessage("c", "1");
+        waiter.attempting(); // the attempt's answer covers that release
+        assertThat(waiter.sleep(10_000)).as("covered by the attempt").isNotDone();
+        hub.onMessage("c", "1");
+        assertThat(hub.sleeperCount()).isZero();
+        hub.onMessage("c", "1"); // after the wake-up, before the next attempt
+        assertThat(waiter.sleep(10_000)).as("a message after the attempt was sent").isCompletedWithValue(true);
+        waiter.attempting();
+        assertThat(waiter.sleep(10_000)).isNotDone();
+        waiter.close();
+    }
+
+    @Test
+    void aGroupReleaseWakesAMultiChannelWaiterOnceWhenItAttemptsInBetween() {
+        // one script publishes on every member's channel: one wake-up, and one retry at most, not one per channel
+        WakeupHub.Subscription group = hub.joinAll(List.of("a", "b", "c"));
+        CompletableFuture<Boolean> sleep = group.sleep(10_000);
+        hub.onMessage("a", "0");
+        hub.onMessage("b", "0");
+        hub.onMessage("c", "0");
+        assertThat(sleep).isCompletedWithValue(true);
+        group.attempting();
+        assertThat(group.sleep(10_000)).as("the other two messages came before the attempt").isNotDone();
+        group.close();
+
+        WakeupHub.Subscription unaware = hub.joinAll(List.of("a", "b", "c"));
+        CompletableFuture<Boolean> first = unaware.sleep(10_000);
+        hub.onMessage("a", "0");
+        hub.onMessage("b", "0");
+        assertThat(first).isCompletedWithValue(true);
+        assertThat(unaware.sleep(10_000)).as("without attempting(): every wake-up is kept, as before")
+                .isCompletedWithValue(true);
+        unaware.close();
+    }
+
+    @Test
+    void eachWaiterOfAChannelHasItsOwnWakeAllWhateverTheOthersDo() {
+        WakeupHub.Subscription attempted = hub.join("c", true);
+        WakeupHub.Subscription asleep = hub.join("c", true);
+        hub.onMessage("c", "1");
+        attempted.attempting();
+        assertThat(attempted.sleep(10_000)).isNotDone();
+        assertThat(asleep.sleep(10_000)).as("its own wake-up, not used up by the other waiter")
+                .isCompletedWithValue(true);
+        assertThat(asleep.sleep(10_000)).as("one per message").isNotDone();
+        attempted.close();
+        asleep.close();
+    }
 }
