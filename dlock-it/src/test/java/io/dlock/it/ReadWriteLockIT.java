@@ -162,6 +162,32 @@ class ReadWriteLockIT {
         assertThat(raw.exists(name)).isFalse();
     }
 
+    @Test
+    void theHashLivesExactlyAsLongAsItsLongestReadHold(LockClient a, LockClient b,
+                                                      LockClient c) throws Exception {
+        // the hash's TTL follows the longest live read hold: kept when a shorter one goes, lowered when the longest
+        // goes, and the last one deletes the hash
+        DistributedLock shortRead = on(a).readLock();
+        DistributedLock longRead = on(b).readLock();
+        DistributedLock laterRead = on(c).readLock();
+        shortRead.lock(20, SECONDS);
+        longRead.lock(60, SECONDS);
+        assertThat(raw.pttl(name)).isBetween(55_000L, 60_000L);
+
+        shortRead.unlock();
+        assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "read", reader(b, tid()), "1"));
+        assertThat(raw.pttl(name)).as("kept: the longest hold stays").isBetween(55_000L, 60_000L);
+
+        laterRead.lock(10, SECONDS);
+        longRead.unlock();
+        assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "read", reader(c, tid()), "1"));
+        assertThat(raw.pttl(name)).as("lowered to the one hold left").isBetween(5_000L, 10_000L);
+        assertThat(raw.pttl(name)).isLessThanOrEqualTo(raw.pttl(timeoutKey(name, reader(c, tid()), 1)) + 1);
+
+        laterRead.unlock();
+        assertThat(raw.exists(name)).isFalse();
+    }
+
     // ------------------------------------------------------------------------------------------ writer side
 
     @Test
