@@ -246,8 +246,12 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     /** {@link #giveBackInBackground}, waited for by the calling thread; an interrupt meanwhile stays set. */
     private void giveBackWithinGrace(List<DistributedLock> taken) {
+        awaitKeepingInterrupt(giveBackInBackground(name, taken));
+    }
+
+    /** Waits for {@code done}, which never completes exceptionally; an interrupt meanwhile stays set. */
+    private static void awaitKeepingInterrupt(CompletableFuture<?> done) {
         boolean interrupted = false;
-        CompletableFuture<Void> done = giveBackInBackground(name, taken);
         while (true) {
             try {
                 done.get();
@@ -265,21 +269,33 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RedisMultiLock.class);
 
+    /**
+     * Releases every member of {@code held}, blocking until Redis answered each. Every release is sent, in the
+     * reverse order, before any reply is awaited: a waiter woken by the first member's unlock message then finds the
+     * others released as well (their releases reached Redis before its attempt could), instead of attempting while
+     * they are still held and sleeping again (bench S12S: about two needless attempts per acquisition when each
+     * release waited for the one before). Failures are reported in the members' reverse order, as before.
+     */
     private RuntimeException release(List<DistributedLock> held, String operation, boolean goneIsGivenBack) {
+        int count = held.size();
+        Throwable[] errors = new Throwable[count];
+        CompletableFuture<?>[] each = new CompletableFuture<?>[count];
+        for (int i = count - 1; i >= 0; i--) {
+            int at = i;
+            each[i] = Errors.call(() -> held.get(at).unlockAsync()).handle((ok, error) -> {
+                errors[at] = error == null ? null : Errors.unwrap(error);
+                return null;
+            });
+        }
+        awaitKeepingInterrupt(CompletableFuture.allOf(each));
         Failures failures = new Failures(name, operation);
-        for (int i = held.size() - 1; i >= 0; i--) {
-            DistributedLock member = held.get(i);
-            try {
-                member.unlock();
-            } catch (IllegalMonitorStateException e) {
-                if (!goneIsGivenBack) {
-                    failures.add(member.getName(), e);
-                }
-            } catch (RuntimeException e) {
-                failures.add(member.getName(), e);
+        for (int i = count - 1; i >= 0; i--) {
+            Throwable error = errors[i];
+            if (error != null && !(goneIsGivenBack && error instanceof IllegalMonitorStateException)) {
+                failures.add(held.get(i).getName(), error);
             }
         }
-        return failures.toException(held.size());
+        return failures.toException(count);
     }
 
     @Override
