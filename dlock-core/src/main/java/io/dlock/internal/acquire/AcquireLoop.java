@@ -178,6 +178,11 @@ public final class AcquireLoop implements Waiter {
             return;
         }
         unusedWakeup = false;
+        if (subscription == null && !singleAttempt && waiting.hub().confirmed(steps.channels())) {
+            // the channels are listened to already (other waiters of this client, a kept line): joining costs no
+            // command, and this first attempt then counts as made while subscribed, sparing the one after joining
+            subscription = steps.join(waiting.hub());
+        }
         attemptedWhileSubscribed = subscription != null && subscription.ready().isDone();
         if (subscription != null) {
             subscription.attempting(); // the wake-ups received so far are covered by this attempt's answer

@@ -197,6 +197,20 @@ public final class WakeupHub {
         return channels.containsKey(channel);
     }
 
+    /**
+     * @return whether every one of {@code names} is subscribed and Redis confirmed it: a waiter joining them now is
+     *         ready at once, without a command
+     */
+    public boolean confirmed(List<String> names) {
+        for (String name : names) {
+            WakeupChannel channel = channels.get(name);
+            if (channel == null || !channel.ready.isDone() || channel.ready.isCompletedExceptionally()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return channels currently subscribed */
     public int subscriptionCount() {
         return channels.size();

@@ -193,4 +193,19 @@ class WakeupHubTest {
         attempted.close();
         asleep.close();
     }
+
+    @Test
+    void channelsAreConfirmedOnlyWhileSubscribedAndAnswered() {
+        assertThat(hub.confirmed(List.of("a", "b"))).isFalse();
+        WakeupHub.Subscription a = hub.join("a");
+        assertThat(hub.confirmed(List.of("a"))).as("the fake port confirms at once").isTrue();
+        assertThat(hub.confirmed(List.of("a", "b"))).as("every channel must be listened to").isFalse();
+        WakeupHub.Subscription keep = hub.keep(List.of("b"));
+        assertThat(hub.confirmed(List.of("a", "b"))).isTrue();
+        a.close();
+        keep.close();
+        assertThat(hub.confirmed(List.of("a"))).isFalse();
+        assertThat(commands).as("asking sends nothing").containsExactly("SUBSCRIBE a", "SUBSCRIBE b", "UNSUBSCRIBE a",
+                "UNSUBSCRIBE b");
+    }
 }
