@@ -1,6 +1,5 @@
 package io.dlock.internal.lease;
 
-import java.util.ArrayList;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,14 +19,16 @@ import org.slf4j.LoggerFactory;
  * the queue's lock, and may park while the timer thread holds it. dlock schedules and cancels from Lettuce's I/O
  * threads (a pub/sub message cancels a waiter's fallback sleep), which must never block; the reactive API's BlockHound
  * tests saw that park. Here a caller never takes a lock: {@link #schedule} appends to a lock-free queue and at most
- * unparks the timer thread; a cancel is one compare-and-set.
+ * unparks the timer thread; a cancel is one compare-and-set and two counter increments (and, every
+ * {@value #PURGE_EVERY}th time, an unpark).
  *
  * <p><b>Invariants.</b> Only the timer thread touches the deadline heap. A task runs at most once; a cancel that
  * returns before the task started means it never starts (its state moves from pending to running or to cancelled by
  * a single CAS; a cancel does not stop a task already running). The timer thread
  * sleeps until the earliest deadline it knows; a task scheduled earlier than that wakes it. Cancelled tasks are
- * dropped from the heap when they come due, or all at once when they are more than half of it: the count of cancels
- * also wakes the timer every {@value #PURGE_EVERY} cancels, so memory stays bounded by recent activity.
+ * dropped when they come due, when they are taken in from the queue, or all at once when the cancels since the last
+ * purge reach {@value #PURGE_EVERY} or half the heap; every {@value #PURGE_EVERY}th cancel also wakes the timer for
+ * that, so what it keeps is bounded by recent activity.
  *
  * <p>Thread-safe. {@link #close()} drops the pending tasks; a later {@link #schedule} is refused with
  * {@link RejectedExecutionException}, as an executor that was shut down refuses it.
@@ -43,11 +44,16 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
 
     private final ConcurrentLinkedQueue<Entry> incoming = new ConcurrentLinkedQueue<>();
     private final PriorityQueue<Entry> heap = new PriorityQueue<>();
-    private final AtomicInteger cancels = new AtomicInteger();
+    /** Every cancel so far: each {@value #PURGE_EVERY}th wakes the timer to drop what was cancelled. */
+    private final AtomicLong cancels = new AtomicLong();
+    /** Cancels the timer has not purged yet (it subtracts what it saw, so none is lost to a race). */
+    private final AtomicLong unpurged = new AtomicLong();
     private final Thread thread;
     private volatile boolean parked;
     private volatile long wakeAt;
     private volatile boolean closed;
+    /** The heap's size at the timer thread's last pass (the heap itself is the timer thread's alone). */
+    private volatile int heapSize;
     private final AtomicLong order = new AtomicLong();
 
     /** Starts the timer thread, made by {@code threads}. */
@@ -76,13 +82,12 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
         LockSupport.unpark(thread);
     }
 
-    /** The number of tasks scheduled and neither run nor cancelled yet; approximate while tasks are scheduled. */
-    int pendingForTest() {
-        int pending = 0;
-        for (Entry entry : new ArrayList<>(incoming)) {
-            pending += entry.state.get() == PENDING ? 1 : 0;
-        }
-        return pending + (int) heap.stream().filter(entry -> entry.state.get() == PENDING).count();
+    /**
+     * @return the entries the timer still holds (not yet taken in, or in its heap as of its last pass), cancelled ones
+     *         included: what memory it keeps
+     */
+    int retainedForTest() {
+        return incoming.size() + heapSize;
     }
 
     private void loop() {
@@ -91,6 +96,7 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
             long now = System.nanoTime();
             runDue(now);
             purgeIfMostlyCancelled();
+            heapSize = heap.size();
             Entry first = heap.peek();
             long sleep = first == null ? IDLE_PARK_NANOS : first.deadline - System.nanoTime();
             if (sleep <= 0) {
@@ -130,8 +136,9 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
     }
 
     private void purgeIfMostlyCancelled() {
-        if (cancels.get() >= PURGE_EVERY || cancels.get() > heap.size() / 2 && heap.size() > 64) {
-            cancels.set(0);
+        long seen = unpurged.get();
+        if (seen > 0 && (seen >= PURGE_EVERY || seen * 2 > heap.size())) {
+            unpurged.addAndGet(-seen);
             heap.removeIf(entry -> entry.state.get() == CANCELLED);
         }
     }
@@ -149,8 +156,11 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
         }
 
         void cancel() {
-            if (state.compareAndSet(PENDING, CANCELLED) && cancels.incrementAndGet() % PURGE_EVERY == 0) {
-                LockSupport.unpark(thread);
+            if (state.compareAndSet(PENDING, CANCELLED)) {
+                unpurged.incrementAndGet();
+                if (cancels.incrementAndGet() % PURGE_EVERY == 0) {
+                    LockSupport.unpark(thread);
+                }
             }
         }
 

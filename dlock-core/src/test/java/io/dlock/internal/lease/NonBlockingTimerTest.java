@@ -76,10 +76,10 @@ class NonBlockingTimerTest {
             timer.schedule(() -> { }, TimeUnit.MINUTES.toNanos(10)).run();
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (timer.pendingForTest() > 0 && System.nanoTime() < deadline) {
+        while (timer.retainedForTest() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(timer.pendingForTest()).isZero();
+        assertThat(timer.retainedForTest()).isZero();
     }
 
     @Test
