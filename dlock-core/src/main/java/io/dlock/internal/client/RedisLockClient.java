@@ -237,7 +237,7 @@ public final class RedisLockClient implements LockClient {
     public MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks) {
         checkOpen();
         java.util.Objects.requireNonNull(locks, "locks");
-        return RedisMultiLock.of(id, new ArrayList<>(locks));
+        return RedisMultiLock.of(id, new ArrayList<>(locks), acquisitions.waits());
     }
 
     @Override

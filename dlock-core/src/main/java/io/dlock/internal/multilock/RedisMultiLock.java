@@ -6,6 +6,7 @@ import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.DeadlineRule;
+import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.lock.PlainLockGroup;
 import io.dlock.internal.lock.RedisLocks;
 
@@ -16,7 +17,6 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -28,7 +28,8 @@ import java.util.function.Function;
  * order); the multi-lock keeps no state. Acquisitions take every member in one script when the members form a
  * {@link PlainLockGroup} (plain locks on one hash slot); otherwise one member after another: sync ones use the
  * members' sync methods, so blocking, interrupts and outages behave as on each member; async ones are
- * {@link MultiLockAsync}s.
+ * {@link MultiLockAsync}s. A sync release sends every member's release at once and blocks until all are answered
+ * (through the client's {@link SyncWaits}, uninterruptibly as a member's own release).
  */
 public final class RedisMultiLock extends MultiLockQueries implements MultiLock {
 
@@ -37,24 +38,28 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * @param locks    the members in any order
      * @throws IllegalArgumentException see {@link MemberOrder#sorted}
      */
-    public static MultiLock of(String clientId, List<? extends DistributedLock> locks) {
+    public static MultiLock of(String clientId, List<? extends DistributedLock> locks, SyncWaits waits) {
         List<MemberOrder.Member> members = MemberOrder.sorted(clientId, locks);
         String name = MemberOrder.describe(members);
         List<DistributedLock> ordered = members.stream().map(MemberOrder.Member::lock).toList();
-        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered));
+        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered), waits);
     }
 
     /** Takes every member in one script, or null: one after another. */
     private final PlainLockGroup group;
+    /** The client's one way of blocking a caller on a future (releases and give-backs wait through it). */
+    private final SyncWaits waits;
 
-    private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner, PlainLockGroup group) {
+    private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner, PlainLockGroup group,
+                           SyncWaits waits) {
         super(name, members, owner);
         this.group = group;
+        this.waits = waits;
     }
 
     @Override
     public MultiLock as(LockOwner owner) {
-        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group);
+        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group, waits);
     }
 
     // --- sync acquisition -------------------------------------------------------------------------------------
@@ -246,25 +251,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     /** {@link #giveBackInBackground}, waited for by the calling thread; an interrupt meanwhile stays set. */
     private void giveBackWithinGrace(List<DistributedLock> taken) {
-        awaitKeepingInterrupt(giveBackInBackground(name, taken));
-    }
-
-    /** Waits for {@code done}, which never completes exceptionally; an interrupt meanwhile stays set. */
-    private static void awaitKeepingInterrupt(CompletableFuture<?> done) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                done.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException e) {
-                break; // never: the future completes normally
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        waits.awaitUninterruptibly(giveBackInBackground(name, taken));
     }
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RedisMultiLock.class);
@@ -287,7 +274,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 return null;
             });
         }
-        awaitKeepingInterrupt(CompletableFuture.allOf(each));
+        waits.awaitUninterruptibly(CompletableFuture.allOf(each));
         Failures failures = new Failures(name, operation);
         for (int i = count - 1; i >= 0; i--) {
             Throwable error = errors[i];
