@@ -40,7 +40,9 @@ final class Holding {
         return acquisition.flatMapMany(grant -> Flux.<T>defer(() -> work.apply(grant))
                 .onErrorResume(error -> release.apply(grant)
                         .onErrorResume(releaseError -> {
-                            error.addSuppressed(releaseError);
+                            if (releaseError != error) {
+                                error.addSuppressed(releaseError); // the work's error stays the one signalled
+                            }
                             return Mono.empty();
                         })
                         .then(Mono.error(error)))
