@@ -90,6 +90,12 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
         return incoming.size() + heapSize;
     }
 
+    /** @return whether the timer thread has ended within {@code millis} (after {@link #close()}) */
+    boolean awaitStoppedForTest(long millis) throws InterruptedException {
+        thread.join(millis);
+        return !thread.isAlive();
+    }
+
     private void loop() {
         while (!closed) {
             drainIncoming();

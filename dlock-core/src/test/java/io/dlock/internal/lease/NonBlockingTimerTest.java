@@ -118,8 +118,8 @@ class NonBlockingTimerTest {
         AtomicInteger runs = new AtomicInteger();
         timer.schedule(runs::incrementAndGet, 50 * MS);
         timer.close();
-        Thread.sleep(150);
-        assertThat(runs).hasValue(0);
+        assertThat(timer.awaitStoppedForTest(5_000)).as("the timer thread ends on close").isTrue();
+        assertThat(runs).as("no thread is left to run it").hasValue(0);
         assertThatThrownBy(() -> timer.schedule(() -> { }, 0)).isInstanceOf(RejectedExecutionException.class);
     }
 
