@@ -43,7 +43,8 @@ class HandoffContentionStressIT {
     static final int RUNS = 170;
     /**
      * Runs of the other exclusive kinds (fair, write side, fenced), whose hand-offs share the plain lock's machinery
-     * ({@code HandOffRelease}) with a script of their own: 1 - (24/25)^75 > 95% for a 1-in-25 defect.
+     * ({@code HandOffRelease}) with a script of their own, and of the multi-lock over three plain locks (across slots
+     * and on one slot), whose waits and wake-ups are the members': 1 - (24/25)^75 > 95% for a 1-in-25 defect.
      */
     static final int OTHER_KIND_RUNS = 75;
     static final int ITERATIONS = 200;
@@ -60,12 +61,19 @@ class HandoffContentionStressIT {
     }
 
     @ParameterizedTest(name = "{0} {1}x{1}")
-    @CsvSource({"fair, 2", "fair, 3", "write, 2", "write, 3", "fenced, 2", "fenced, 3"})
+    @CsvSource({"fair, 2", "fair, 3", "write, 2", "write, 3", "fenced, 2", "fenced, 3", "multi, 2", "multi, 3",
+            "multi-one-slot, 2", "multi-one-slot, 3"})
     void everyExclusiveKind(String kind, int size, RedisServer server) throws Exception {
         BiFunction<LockClient, String, DistributedLock> lockOf = switch (kind) {
             case "fair" -> LockClient::getFairLock;
             case "write" -> (client, name) -> client.getReadWriteLock(name).writeLock();
             case "fenced" -> LockClient::getFencedLock;
+            // three plain locks, each member on its own slot (taken one after another) or all on one (one script);
+            // both released member by member, every release sent before any reply is awaited
+            case "multi" -> (client, name) -> client.getMultiLock(client.getLock(name + ":a"),
+                    client.getLock(name + ":b"), client.getLock(name + ":c"));
+            case "multi-one-slot" -> (client, name) -> client.getMultiLock(client.getLock("{" + name + "}:a"),
+                    client.getLock("{" + name + "}:b"), client.getLock("{" + name + "}:c"));
             default -> throw new IllegalArgumentException(kind);
         };
         stress(server, kind + ":" + size + "x" + size, size, size, OTHER_KIND_RUNS, OTHER_KIND_ITERATIONS, lockOf);
