@@ -78,7 +78,7 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     public Mono<List<Permit>> acquire(int permits) {
         Checks.permits(KIND, getName(), permits);
         return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits), Permits::new),
-                Permits.class, Permits::giveBack).map(Permits::list);
+                Permits::giveBack).map(Permits::list);
     }
 
     /**
@@ -124,7 +124,7 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     }
 
     private Mono<Permit> one(Supplier<Grants.Started<Permit>> start) {
-        return Grants.acquire(start, Permit.class, ReactiveLeasedSemaphore::giveBack);
+        return Grants.acquire(start, ReactiveLeasedSemaphore::giveBack);
     }
 
     /** The release of {@code withPermit}: one release of the handle, whichever of the three paths asks. */

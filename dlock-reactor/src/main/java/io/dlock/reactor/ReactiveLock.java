@@ -225,7 +225,7 @@ public final class ReactiveLock {
             }
             return Grants.Started.of(view.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS),
                     held -> held ? ReactiveHold.of(view, owner) : null);
-        }, ReactiveHold.class, ReactiveHold::giveBack);
+        }, ReactiveHold::giveBack);
     }
 
     private long waitMillis(Duration wait) {

@@ -112,7 +112,7 @@ public final class ReactiveSemaphore extends ReactivePermitCounter {
                         ? Grants.Started.of(semaphore.acquireAsync(permits), done -> new Taken(permits))
                         : Grants.Started.of(semaphore.tryAcquireAsync(permits, wait),
                                 took -> took ? new Taken(permits) : null),
-                Taken.class, Taken::giveBack);
+                Taken::giveBack);
     }
 
     /** Permits this subscription took and has not given back yet; gives them back once. */
