@@ -16,9 +16,13 @@
 --          the error of permit_count / permit_table when a key has the wrong type.
 --
 -- Invariant: all or none: either the count covers all n and every id enters the table in this call, or nothing is
--- taken (a waiter for several never holds some while it waits for the rest). Expired permits are reclaimed first
--- (fragment reclaim_expired), so a permit whose holder died comes back at the first attempt after its lease. When
--- the count has a TTL, the table gets the same one, so neither outlives the other (Redisson does the same).
+-- taken (a waiter for several never holds some while it waits for the rest). Expired permits are reclaimed when the
+-- count alone does not cover n (fragment reclaim_expired), before the answer: so a permit whose holder died comes back
+-- at the first attempt that needs it; an attempt the count covers leaves them for later (they change nothing for
+-- it, and every count read of the API reclaims first). Both keys are checked before the first write: the count by
+-- its read, the table by the first ZADD of the ids, the first write (a table of another type refuses it, changing
+-- nothing), so DECRBY never runs without its ids. When the count has a TTL, the table gets the same one, so
+-- neither outlives the other (Redisson does the same).
 -- Wire protocol: Redisson's RPermitExpirableSemaphore tryAcquire (docs/protocol.md §13.2), except that "now" is the
 -- server's TIME, not the caller's wall clock, and that it reclaims every expired permit, not only n.
 
@@ -27,27 +31,43 @@
 --#include server_now_ms
 --#include reclaim_expired
 
-local now = server_now_ms()
-local available, expired, earliest, refusal = leased_semaphore_keys(KEYS[1], KEYS[2], now)
+local wanted = #ARGV - 3
+local available, refusal = permit_count(KEYS[1])
 if refusal then
     return refusal
 end
-available = reclaim_expired(KEYS[1], KEYS[2], available, expired, ARGV[2], ARGV[3])
-local wanted = #ARGV - 3
-if available >= wanted then
-    redis.call('decrby', KEYS[1], wanted)
-    local expiry = now + tonumber(ARGV[1])
-    for i = 4, #ARGV do
-        redis.call('zadd', KEYS[2], expiry, permit_id(ARGV[i]))
+local now = server_now_ms()
+if available < wanted then
+    local expired, earliest
+    expired, earliest, refusal = expired_permits(KEYS[2], now)
+    if refusal then
+        return refusal
     end
-    local ttl = redis.call('pttl', KEYS[1])
-    if ttl > 0 then
-        redis.call('pexpire', KEYS[2], ttl)
+    available = reclaim_expired(KEYS[1], KEYS[2], available, expired, ARGV[2], ARGV[3])
+    if available < wanted then
+        local first = earliest or redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+        if first[2] == nil or tonumber(first[2]) >= 922337203685477 then
+            return -1
+        end
+        return math.max(1, tonumber(first[2]) - now)
     end
-    return 0
 end
-local first = earliest or redis.call('zrange', KEYS[2], 0, 0, 'withscores')
-if first[2] == nil or tonumber(first[2]) >= 922337203685477 then
-    return -1
+local expiry = now + tonumber(ARGV[1])
+-- ZADD in chunks of 500 ids (Lua's unpack limit); the first chunk is the table's type check, so the rest cannot fail
+for first = 4, #ARGV, 500 do
+    local members = {}
+    for i = first, math.min(first + 499, #ARGV) do
+        members[#members + 1] = expiry
+        members[#members + 1] = permit_id(ARGV[i])
+    end
+    local _, wrong = keyed_read(PERMIT_TABLE_REFUSAL, 'zadd', KEYS[2], unpack(members))
+    if wrong then
+        return wrong
+    end
 end
-return math.max(1, tonumber(first[2]) - now)
+redis.call('decrby', KEYS[1], wanted)
+local ttl = redis.call('pttl', KEYS[1])
+if ttl > 0 then
+    redis.call('pexpire', KEYS[2], ttl)
+end
+return 0

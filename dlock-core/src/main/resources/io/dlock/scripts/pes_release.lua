@@ -19,7 +19,12 @@
 --          or the error of permit_count / permit_table when a key has the wrong type.
 --
 -- Invariant: a permit goes back to the count at most once (the ZREM that removes its id decides); "all" changes
--- nothing unless every id is held. The new count is published (decimal) when above zero, before the write.
+-- nothing unless every id is held. Both keys are checked before the first write: the table by its first ZSCORE, the
+-- count by the INCRBY, the first write (a count of another type, or a string INCRBY cannot read as an integer, refuses
+-- it, changing nothing; permit_count then names what the key holds); a call that gives nothing back checks the count
+-- by reading it, as before. The new count, INCRBY's answer, is published (decimal) when above zero, after the writes,
+-- as Redisson's release does: a publish refused then (an ACL without the channel) fails the call with the permits
+-- given back and no message; the caller sees a failed release, and a second one finds the ids gone (-1).
 -- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease(id) ("each", one id) and tryRelease(ids) ("all",
 -- Redisson 3.41+: nothing is released when any id is missing or expired) (docs/protocol.md §13.2). Redisson answers
 -- 0 for both of our 0 and -1, and a count for a list; it publishes that count where dlock publishes the new total.
@@ -31,10 +36,7 @@
 --#include server_now_ms
 --#include announce_permits
 
-local available, refusal = permit_count(KEYS[1])
-if refusal then
-    return refusal
-end
+local refusal
 local now = server_now_ms()
 local all = ARGV[3] == 'all'
 local ids = {}
@@ -65,20 +67,29 @@ for i = 4, #ARGV do
         found = found + 1
     end
 end
-if all and live < #ids then
-    for i = 1, #states do
-        states[i] = states[i] == 1 and 2 or (states[i] == 0 and -2 or -1)
+if (all and live < #ids) or found == 0 then
+    local _
+    _, refusal = permit_count(KEYS[1])
+    if refusal then
+        return refusal
+    end
+    if found > 0 then
+        for i = 1, #states do
+            states[i] = states[i] == 1 and 2 or (states[i] == 0 and -2 or -1)
+        end
     end
     return states
 end
-if found == 0 then
-    return states
+local after = redis.pcall('incrby', KEYS[1], found)
+if type(after) == 'table' and after['err'] then
+    local _
+    _, refusal = permit_count(KEYS[1])
+    return refusal or after
 end
-announce_permits(ARGV[1], ARGV[2], available + found)
 for i = 1, #ids do
     if states[i] ~= -1 then
         redis.call('zrem', KEYS[2], ids[i])
     end
 end
-redis.call('incrby', KEYS[1], found)
+announce_permits(ARGV[1], ARGV[2], after)
 return states

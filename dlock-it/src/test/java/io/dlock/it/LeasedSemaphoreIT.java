@@ -174,7 +174,32 @@ class LeasedSemaphoreIT {
     }
 
     @Test
-    void badInputAndWrongTypesAreRefused(LockClient client) {
+    void anExpiredPermitIsReclaimedByTheFirstAcquisitionThatNeedsIt(LockClient client) throws Exception {
+        LeasedSemaphore semaphore = client.getLeasedSemaphore(name);
+        semaphore.trySetPermits(3);
+        Permit expiring = semaphore.acquire(Duration.ofMillis(100));
+        Await.until(Duration.ofSeconds(5), () -> expiring.leaseValidFor().isZero(), "the lease ran out");
+        Thread.sleep(150); // past the server's expiry too
+
+        // the count covers these two: they leave the expired permit in the table (it changes nothing for them)
+        Permit second = semaphore.acquire(Duration.ofSeconds(30));
+        Permit third = semaphore.acquire(Duration.ofSeconds(30));
+        assertThat(raw.sync().zcard(table)).as("the expired permit not reclaimed yet").isEqualTo(3);
+        assertThat(raw.sync().get(name)).isEqualTo("0");
+        // the count does not cover this one: it reclaims the expired permit and takes it
+        Permit fourth = semaphore.tryAcquire().orElseThrow();
+        assertThat(raw.sync().zcard(table)).isEqualTo(3);
+        assertThat(raw.sync().get(name)).isEqualTo("0");
+        assertThat(expiring.release()).as("its permit was reclaimed and taken by another").isFalse();
+        for (Permit permit : List.of(second, third, fourth)) {
+            assertThat(permit.release()).isTrue();
+        }
+        assertThat(semaphore.availablePermits()).isEqualTo(3);
+        SemaphoreProbe.assertIdle(client);
+    }
+
+    @Test
+    void badInputAndWrongTypesAreRefused(LockClient client) throws Exception {
         LeasedSemaphore semaphore = client.getLeasedSemaphore(name);
         semaphore.trySetPermits(1);
         assertThatThrownBy(() -> semaphore.release("0123456789abcdef0123456789abcdef"))
@@ -194,7 +219,18 @@ class LeasedSemaphoreIT {
         raw.sync().set(table, "x");
         assertThatThrownBy(semaphore::tryAcquire).isInstanceOf(NotALockException.class)
                 .hasMessageContaining("leased semaphore '" + name + "'").hasMessageContaining("permit table");
+        assertThat(raw.sync().get(table)).as("the table's refusal changed nothing").isEqualTo("x");
+        assertThat(raw.sync().get(name)).as("no permit taken without its id").isEqualTo("1");
         raw.sync().del(table);
+
+        // a release that meets a count which is no permit count gives nothing back and changes nothing
+        Permit held = semaphore.acquire(Duration.ofSeconds(30));
+        raw.sync().set(name, "many");
+        assertThatThrownBy(held::release).isInstanceOf(NotALockException.class)
+                .hasMessageContaining("leased semaphore '" + name + "'").hasMessageContaining("not a permit count");
+        assertThat(raw.sync().zcard(table)).as("the permit stays in the table").isEqualTo(1);
+        assertThat(raw.sync().get(name)).isEqualTo("many");
+        raw.sync().del(name, table);
         raw.sync().lpush(name + ":l", "a");
         assertThatThrownBy(() -> client.getLeasedSemaphore(name + ":l").availablePermits())
                 .isInstanceOf(NotALockException.class).hasMessageContaining("list");

@@ -60,7 +60,7 @@ public final class SemaphoreInspector {
             if (score >= NO_LEASE_SCORE) {
                 live.add(new SemaphoreInfo.PermitLease(id, -1));
             } else if (score <= now) {
-                expired++; // reclaimed by the next operation (score <= now), as reclaim_expired judges it
+                expired++; // available: the next acquisition that needs it reclaims it (score <= now, as reclaim_expired judges)
             } else {
                 live.add(new SemaphoreInfo.PermitLease(id, score - now));
             }

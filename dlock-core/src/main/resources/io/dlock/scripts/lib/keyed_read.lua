@@ -6,7 +6,8 @@
 -- it returns nil and the error reply the caller returns at once, before it writes or publishes anything: the text
 -- `refusal` with its "%s" replaced by the key's type (asked only then), e.g.
 --   "WRONGTYPE dlock: the key holds a %s, not a semaphore's permit count; nothing was changed"
--- Any other refusal is returned as Redis gave it.
+-- Any other refusal is returned as Redis gave it. A script's first write may go through it too (pes_acquire's ZADD):
+-- a command Redis refuses changes nothing, so that write is then the type check, and the same rules hold.
 --
 -- Invariant: a key of another type is left exactly as it was: the read changes nothing, and the caller has written
 -- nothing before it. Wire protocol: the refusals of docs/protocol.md §1.2 and §13.
