@@ -2,7 +2,8 @@
 --
 -- permit_range(after) returns nil when `after` (the count a change would leave) is within [-2^31, 2^31 - 1], the
 -- range in which both dlock and Redisson (whose API counts permits in int) read it back; otherwise the error reply
--- the caller returns at once, before it writes or publishes anything:
+-- the caller returns at once, before it publishes anything (sem_update's "add" checks the count INCRBY answered, and
+-- puts it back before returning this):
 --   "DLOCK_OUT_OF_RANGE dlock: the permit count would become <after>, outside the range of a Java int; nothing was
 --   changed"
 -- The client turns it into an IllegalArgumentException naming the semaphore (io.dlock.internal.Errors).
