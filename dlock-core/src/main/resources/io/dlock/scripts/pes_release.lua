@@ -20,16 +20,15 @@
 --
 -- Invariant: a permit goes back to the count at most once (the ZREM that removes its id decides); "all" changes
 -- nothing unless every id is held. Both keys are checked before the first write: the table by its first ZSCORE, the
--- count by the INCRBY, the first write (a count of another type, or a string INCRBY cannot read as an integer, refuses
--- it, changing nothing; permit_count then names what the key holds); a call that gives nothing back checks the count
--- by reading it, as before. The new count, INCRBY's answer, is published (decimal) when above zero, after the writes,
--- as Redisson's release does: a publish refused then (an ACL without the channel) fails the call with the permits
--- given back and no message; the caller sees a failed release, and a second one finds the ids gone (-1).
+-- count by add_permits, the first write; a call that gives nothing back checks the count by reading it. The new count
+-- is published after the writes (fragment add_permits): when that publish is refused, the caller sees a failed
+-- release, and a second one finds the ids gone (-1).
 -- Wire protocol: Redisson's RPermitExpirableSemaphore tryRelease(id) ("each", one id) and tryRelease(ids) ("all",
 -- Redisson 3.41+: nothing is released when any id is missing or expired) (docs/protocol.md §13.2). Redisson answers
 -- 0 for both of our 0 and -1, and a count for a list; it publishes that count where dlock publishes the new total.
 
 --#include permit_count
+--#include add_permits
 --#include permit_table
 --#include keyed_read
 --#include permit_id
@@ -67,24 +66,24 @@ for i = 4, #ARGV do
         found = found + 1
     end
 end
-if (all and live < #ids) or found == 0 then
+if found == 0 or (all and live < #ids) then
+    -- nothing goes back: the count is only checked
     local _
     _, refusal = permit_count(KEYS[1])
     if refusal then
         return refusal
     end
-    if found > 0 then
+    if all then
         for i = 1, #states do
             states[i] = states[i] == 1 and 2 or (states[i] == 0 and -2 or -1)
         end
     end
     return states
 end
-local after = redis.pcall('incrby', KEYS[1], found)
-if type(after) == 'table' and after['err'] then
-    local _
-    _, refusal = permit_count(KEYS[1])
-    return refusal or after
+local after
+after, refusal = add_permits(KEYS[1], found)
+if refusal then
+    return refusal
 end
 for i = 1, #ids do
     if states[i] ~= -1 then

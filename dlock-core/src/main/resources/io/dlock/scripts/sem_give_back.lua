@@ -16,12 +16,9 @@
 -- Wire protocol: the count and channel are Redisson's RSemaphore (docs/protocol.md §13.1); the mark is dlock's own.
 
 --#include permit_count
+--#include add_permits
 --#include announce_permits
 
-local available, refusal = permit_count(KEYS[1])
-if refusal then
-    return refusal
-end
 local marked = redis.call('get', KEYS[2])
 local permits = 0
 if ARGV[1] == 'known' then
@@ -29,10 +26,18 @@ if ARGV[1] == 'known' then
 elseif marked then
     permits = tonumber(marked)
 end
-redis.call('del', KEYS[2])
 if permits <= 0 then
+    local _, refusal = permit_count(KEYS[1])
+    if refusal then
+        return refusal
+    end
+    redis.call('del', KEYS[2])
     return 0
 end
-announce_permits(ARGV[3], ARGV[4], available + permits)
-redis.call('incrby', KEYS[1], permits)
+local after, refusal = add_permits(KEYS[1], permits)
+if refusal then
+    return refusal
+end
+redis.call('del', KEYS[2])
+announce_permits(ARGV[3], ARGV[4], after)
 return permits

@@ -18,24 +18,22 @@
 -- Invariant: a TTL the key has is kept by every change (INCRBY, SET KEEPTTL), unlike Redisson's addPermits and
 -- drainPermits, which drop it; "try-set" with a TTL never leaves the key without one. The new count is published
 -- (decimal) only when it is above zero. "set" and "try-set" publish before the write, so a publish that fails changes
--- nothing. "add" (every release) reads nothing first: its INCRBY is the key's check (it refuses, changing nothing, a
--- key permit_count refuses, which then names what the key holds) and answers the new count; a count it took out of
--- the int range is put back by the same call (only an existing, non-zero count can leave it, since ARGV[2] is an
--- int, so no key is left behind); the new count is published after the write, as Redisson's release does: a publish
--- refused then (an ACL without the channel) fails the call with the permits given back and no message.
+-- nothing. "add" (every release) reads nothing first (fragment add_permits, which also says when it publishes); a
+-- count it took out of the int range is put back by the same call (only an existing, non-zero count can leave it,
+-- since ARGV[2] is an int, so no key is left behind).
 -- Wire protocol: Redisson's RSemaphore release / addPermits / trySetPermits / drainPermits (docs/protocol.md §13.1).
 
 --#include permit_count
+--#include add_permits
 --#include permit_range
 --#include announce_permits
 
 local mode = ARGV[1]
 local permits = tonumber(ARGV[2])
 if mode == 'add' then
-    local after = redis.pcall('incrby', KEYS[1], permits)
-    if type(after) == 'table' and after['err'] then
-        local _, refusal = permit_count(KEYS[1])
-        return refusal or after
+    local after, refusal = add_permits(KEYS[1], permits)
+    if refusal then
+        return refusal
     end
     local out_of_range = permit_range(after)
     if out_of_range then

@@ -2,8 +2,10 @@
 --
 -- announce_permits(command, channel, count) publishes `count`, the permits available after a change, as a decimal
 -- integer on `channel` with `command` (fragment notify), and only when it is above zero: Redisson's waiters read the
--- payload as the number of waiters to wake, and throw on a negative one (docs/protocol.md §13). Called before the
--- write it announces, so a publish that fails changes nothing.
+-- payload as the number of waiters to wake, and throw on a negative one (docs/protocol.md §13). A change that sets the
+-- count (set, try-set, a reclaim) calls it before its write, so a publish that fails changes nothing; a release
+-- (fragment add_permits) calls it after, with the count INCRBY answered, as Redisson's releases do: a publish refused
+-- there (an ACL without the channel) fails the call with the permits given back and no message.
 --#include notify
 local function announce_permits(command, channel, count)
     if count > 0 then
