@@ -134,20 +134,23 @@ public final class Bench {
         context.stats().flushAll();
         context.childCpu().set(0);
         Map<String, Long> before = context.stats().calls();
+        long serverCpu0 = context.stats().cpuNanos();
         long cpu0 = ContendWorker.cpuNanos();
         Scenario.Outcome outcome;
         try {
             outcome = scenario.run(library, context, duration);
         } catch (UnsupportedOperationException e) {
             return new Measurement(0, duration.toMillis() / 1e3, Measurement.newHistogram(), null,
-                    CommandCounts.NONE, 0,
+                    CommandCounts.NONE, 0, 0,
                     "n/a (" + e.getMessage() + ")");
         }
         long cpu = ContendWorker.cpuNanos() - cpu0 + context.childCpu().get();
+        long serverCpu = context.stats().cpuNanos() - serverCpu0;
         Map<String, Long> after = context.stats().calls();
         Load.Result load = outcome.load();
         return new Measurement(load.ops(), load.seconds(), load.main(), load.extra(),
-                context.clientSent().count(RedisStats.deltas(before, after)), cpu, outcome.check());
+                context.clientSent().count(RedisStats.deltas(before, after)), cpu, serverCpu,
+                outcome.check());
     }
 
     static final class Options {

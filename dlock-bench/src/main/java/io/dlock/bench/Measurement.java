@@ -11,10 +11,11 @@ import org.HdrHistogram.Histogram;
  * @param extra         a second latency histogram where the scenario reports one (S7: writers), else null
  * @param commands      Redis commands executed during the run (INFO commandstats deltas), total and client-sent
  * @param cpuNanos      CPU time of this JVM during the run
+ * @param serverCpuNanos CPU time of the Redis server process during the run ({@code INFO cpu} deltas)
  * @param check         the scenario's safety check, "ok" or what failed
  */
 record Measurement(long ops, double seconds, Histogram latency, Histogram extra, CommandCounts commands, long cpuNanos,
-                   String check) {
+                   long serverCpuNanos, String check) {
 
     double opsPerSecond() {
         return ops / seconds;
@@ -51,6 +52,11 @@ record Measurement(long ops, double seconds, Histogram latency, Histogram extra,
 
     double cpuMicrosPerOp() {
         return ops == 0 ? 0 : cpuNanos / 1000.0 / ops;
+    }
+
+    /** Redis server CPU time per operation, in microseconds. */
+    double serverCpuMicrosPerOp() {
+        return ops == 0 ? 0 : serverCpuNanos / 1000.0 / ops;
     }
 
     static Histogram newHistogram() {

@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Reads {@code INFO commandstats} (calls per command, script-internal commands included) over its own connection. */
+/**
+ * Reads {@code INFO commandstats} (calls per command, script-internal commands included) and {@code INFO cpu} (the
+ * server process's CPU time) over its own connection.
+ */
 final class RedisStats implements AutoCloseable {
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
@@ -32,6 +35,21 @@ final class RedisStats implements AutoCloseable {
             calls.put(command, Long.parseLong(rest.substring(0, rest.indexOf(','))));
         }
         return calls;
+    }
+
+    /**
+     * CPU time the server process has used since it started, user plus system, in nanoseconds ({@code INFO cpu}'s
+     * {@code used_cpu_user} and {@code used_cpu_sys}: every thread of the process, I/O threads included). Redis
+     * reports it in microseconds; the INFO calls of this class add a few microseconds per snapshot.
+     */
+    long cpuNanos() {
+        double seconds = 0;
+        for (String line : connection.sync().info("cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        return Math.round(seconds * 1e9);
     }
 
     /** Calls per command between two snapshots, leaving out the INFO this class itself sends. */

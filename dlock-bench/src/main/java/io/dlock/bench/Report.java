@@ -16,10 +16,10 @@ final class Report {
             return m.check();
         }
         return String.format("%,10.0f ops/s  p50 %6d us  p99 %7d us  %5.1f cmds/op  %5.2f scripts/op  "
-                        + "%5.2f pub/sub/op  %5.2f round trips/op  %6.1f cpu-us/op  %s",
+                        + "%5.2f pub/sub/op  %5.2f round trips/op  %6.1f cpu-us/op  %6.1f redis-cpu-us/op  %s",
                 m.opsPerSecond(), m.latency().getValueAtPercentile(50), m.latency().getValueAtPercentile(99),
                 m.commandsPerOp(), m.scriptCallsPerOp(), m.pubSubPerOp(), m.roundTripsPerOp(), m.cpuMicrosPerOp(),
-                m.check());
+                m.serverCpuMicrosPerOp(), m.check());
     }
 
     static String render(List<Scenario> scenarios, Map<String, Map<String, List<Measurement>>> results,
@@ -37,8 +37,8 @@ final class Report {
         }
         b.append("| scenario | dlock ops/s | Redisson ops/s | ratio | dlock p50/p99 us | Redisson p50/p99 us "
                 + "| cmds/op d/R | script calls/op d/R | pub/sub/op d/R | round trips/op d/R | client cpu us/op d/R "
-                + "| checks |\n");
-        b.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| redis cpu us/op d/R | checks |\n");
+        b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Scenario s : scenarios) {
             Map<String, List<Measurement>> byLibrary = results.get(s.id());
             if (byLibrary == null) {
@@ -57,6 +57,7 @@ final class Report {
                             + pair("%.2f", d, r, Measurement::pubSubPerOp) + " | "
                             + pair("%.2f", d, r, Measurement::roundTripsPerOp)).append(" | ")
                     .append(pair("%.1f", d, r, Measurement::cpuMicrosPerOp)).append(" | ")
+                    .append(pair("%.1f", d, r, Measurement::serverCpuMicrosPerOp)).append(" | ")
                     .append(checks(d)).append(" / ").append(checks(r)).append(" |\n");
             List<Measurement> metered = byLibrary.getOrDefault(Library.DLOCK_METERED, List.of());
             if (!metered.isEmpty()) {
@@ -67,12 +68,13 @@ final class Report {
                         .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::pubSubPerOp)))
                         .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::roundTripsPerOp)))
                         .append(" | ").append(String.format("%.1f / -", med(metered, Measurement::cpuMicrosPerOp)))
+                        .append(" | ").append(String.format("%.1f / -", med(metered, Measurement::serverCpuMicrosPerOp)))
                         .append(" | ").append(checks(metered)).append(" |\n");
             }
             if (hasWriters(d) || hasWriters(r)) {
                 b.append("| ").append(s.id()).append(" writers only | ").append(writerRate(d)).append(" | ")
                         .append(writerRate(r)).append(" | ").append(writerRatio(d, r)).append(" | ")
-                        .append(writers(d)).append(" | ").append(writers(r)).append(" | | | | | | |\n");
+                        .append(writers(d)).append(" | ").append(writers(r)).append(" | | | | | | | |\n");
             }
         }
         appendByName(b, scenarios, results);
