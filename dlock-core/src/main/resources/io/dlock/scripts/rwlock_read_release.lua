@@ -19,13 +19,14 @@
 --
 -- Invariants: the newest holds go first (their timeout keys <root>:<field>:rwlock_timeout:<n> are deleted). While
 -- the mode is "read", the hash's TTL becomes the longest PTTL of all live read holds of every owner (dlock's and
--- Redisson's); when none is live the hash is deleted and "0" published (Redisson wakes one waiter per client, dlock
--- wakes its read-write waiters). While the owner also writes ("write" mode) the hash and its TTL are left alone.
+-- Redisson's; read_release_ttl stops reading them at the first one that proves the hash's TTL right); when none is
+-- live the hash is deleted and "0" published (Redisson wakes one waiter per client, dlock wakes its read-write
+-- waiters). While the owner also writes ("write" mode) the hash and its TTL are left alone.
 -- The publish runs before any write: a publish that fails aborts the script with the lock unchanged.
 -- Wire protocol: Redisson's read unlock (docs/protocol.md §4.3), without the unlock latch.
 
 --#include notify
---#include longest_live_read
+--#include read_release_ttl
 
 local mode = redis.call('hget', KEYS[1], 'mode')
 local count = mode and tonumber(redis.call('hget', KEYS[1], ARGV[1]))
@@ -47,8 +48,9 @@ local function drop_newest()
     end
 end
 local longest = 0
+local ttl_kept = false
 if mode ~= 'write' then
-    longest = longest_live_read(KEYS[1], KEYS[2], ARGV[1], left)
+    longest, ttl_kept = read_release_ttl(KEYS[1], KEYS[2], ARGV[1], left)
     if longest <= 0 then
         notify(ARGV[2], ARGV[3], '0')
         drop_newest()
@@ -62,7 +64,7 @@ else
     redis.call('hset', KEYS[1], ARGV[1], left)
 end
 drop_newest()
-if longest > 0 then
+if longest > 0 and not ttl_kept then
     redis.call('pexpire', KEYS[1], longest)
 end
 if left <= 0 then

@@ -182,7 +182,9 @@ class ReadWriteLockIT {
         longRead.unlock();
         assertThat(raw.hgetall(name)).isEqualTo(Map.of("mode", "read", reader(c, tid()), "1"));
         assertThat(raw.pttl(name)).as("lowered to the one hold left").isBetween(5_000L, 10_000L);
-        assertThat(raw.pttl(name)).isLessThanOrEqualTo(raw.pttl(timeoutKey(name, reader(c, tid()), 1)) + 1);
+        List<Long> ttls = raw.pttlsAtOnce(name, timeoutKey(name, reader(c, tid()), 1));
+        assertThat(ttls.get(0)).as("the hash expires with that hold (Redis 6.2 may set it 1-2 ms later)")
+                .isBetween(ttls.get(1), ttls.get(1) + 2);
 
         laterRead.unlock();
         assertThat(raw.exists(name)).isFalse();

@@ -303,6 +303,30 @@ class ReadWriteRedissonInteropIT {
         Leaks.assertClientIdle(a);
     }
 
+    /**
+     * Redisson's write release that keeps read holds (a downgrade) leaves the write hold's TTL on the hash, longer
+     * than every read hold. Our read release then finds no hold with the hash's TTL, reads them all, and lowers it to
+     * the longest one left.
+     */
+    @Test
+    void afterARedissonDowngradeOurReadReleaseLowersTheHashToTheLongestReadHold(LockClient a) {
+        RReadWriteLock theirs = redisson.getReadWriteLock(name);
+        theirs.writeLock().lock(60, SECONDS);
+        theirs.readLock().lock(5, SECONDS);
+        theirs.writeLock().unlock();
+        assertThat(raw.hgetall(name)).containsEntry("mode", "read");
+        assertThat(raw.pttl(name)).as("Redisson's downgrade keeps the write lease").isGreaterThan(55_000L);
+
+        DistributedLock ours = a.getReadWriteLock(name).readLock();
+        ours.lock(10, SECONDS);
+        ours.unlock();
+        assertThat(raw.pttl(name)).as("lowered to Redisson's 5 s read hold").isBetween(1L, 5_000L);
+
+        theirs.readLock().unlock();
+        assertServerEmpty();
+        Leaks.assertClientIdle(a);
+    }
+
     /** A force-unlock by either library removes only a lock held in its side's mode, whoever holds it. */
     @Test
     void forceUnlockOfEitherLibraryRemovesOnlyItsOwnSidesModeWhoeverHolds(LockClient a) throws Exception {

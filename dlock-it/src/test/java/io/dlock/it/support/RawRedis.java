@@ -5,6 +5,7 @@ import io.lettuce.core.ClientListArgs;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -102,6 +103,15 @@ public final class RawRedis implements AutoCloseable {
 
     public long pttl(String key) {
         return sync().pttl(key);
+    }
+
+    /**
+     * The PTTLs of {@code keys} read by one script, so at one instant of the server: two TTLs compare exactly (to the
+     * millisecond), where two PTTL calls would differ by the time between them. The keys must share a slot.
+     */
+    public List<Long> pttlsAtOnce(String... keys) {
+        return sync().eval("local t = {} for i, k in ipairs(KEYS) do t[i] = redis.call('pttl', k) end return t",
+                ScriptOutputType.MULTI, keys);
     }
 
     public boolean exists(String key) {
