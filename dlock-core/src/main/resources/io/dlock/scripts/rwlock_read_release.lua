@@ -17,16 +17,16 @@
 --          1 when the owner has none left (its last one released, or only expired ones were left);
 --          0 also when "drop-unknown" found nothing to drop.
 --
--- Invariants: the newest holds go first (their timeout keys <root>:<field>:rwlock_timeout:<n> are deleted). While
--- the mode is "read", the hash's TTL becomes the longest PTTL of all live read holds of every owner (dlock's and
--- Redisson's; read_release_ttl stops reading them at the first one that proves the hash's TTL right); when none is
+-- Invariants: the newest holds go first (their timeout keys <root>:<field>:rwlock_timeout:<n> are deleted). While the
+-- mode is "read", the hash's TTL becomes the longest PTTL of all live read holds of every owner (dlock's and
+-- Redisson's; longest_live_read, settled, stops reading them at the first one that proves the hash's TTL); when none is
 -- live the hash is deleted and "0" published (Redisson wakes one waiter per client, dlock wakes its read-write
 -- waiters). While the owner also writes ("write" mode) the hash and its TTL are left alone.
 -- The publish runs before any write: a publish that fails aborts the script with the lock unchanged.
 -- Wire protocol: Redisson's read unlock (docs/protocol.md §4.3), without the unlock latch.
 
 --#include notify
---#include read_release_ttl
+--#include longest_live_read
 
 local mode = redis.call('hget', KEYS[1], 'mode')
 local count = mode and tonumber(redis.call('hget', KEYS[1], ARGV[1]))
@@ -50,7 +50,7 @@ end
 local longest = 0
 local ttl_kept = false
 if mode ~= 'write' then
-    longest, ttl_kept = read_release_ttl(KEYS[1], KEYS[2], ARGV[1], left)
+    longest, ttl_kept = longest_live_read(KEYS[1], KEYS[2], ARGV[1], left, true)
     if longest <= 0 then
         notify(ARGV[2], ARGV[3], '0')
         drop_newest()
