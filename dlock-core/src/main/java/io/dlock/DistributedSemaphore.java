@@ -25,6 +25,17 @@ import java.util.concurrent.CompletableFuture;
  * Redis at least every {@link #RECHECK_INTERVAL} even without one, so a lost message (a release by a client that does
  * not publish, a reconnect) delays it by at most that long, never for ever.
  *
+ * <p><b>Releases within one client.</b> Unlike Redisson, a release by one thread of a client first serves that
+ * client's acquisitions that wait for permits its threads hold, in arrival order: the permits pass from one caller to
+ * the next (the count stays taken and nothing is published) once Redis answered the release's one call, a read of the
+ * count, so a busy client spends one round trip per permit passed on and no refused attempt; with Redis unavailable the
+ * release fails as any other call does. An acquisition waits this way only after Redis refused it and while no release to Redis
+ * has been heard since, so permits in Redis are never left idle for it. At most
+ * {@link TuningSettings#DEFAULT_LOCAL_HANDOFFS} releases in a row are passed on
+ * ({@link TuningSettings.Builder#localHandoffs}, 0 = never); the next one goes to Redis and wakes every client's
+ * waiters, Redisson's included. Accounting is unchanged: every permit is in the count or with a caller, and a permit
+ * passed to an acquisition whose caller has gone (cancel, timeout, interrupt, {@code close()}) is released again.
+ *
  * <p>The count's set-up, changes, reading and deletion are those of every semaphore ({@link PermitCounter}, shared
  * with {@link LeasedSemaphore}); the name is the count's Redis key.
  *
@@ -131,7 +142,9 @@ public interface DistributedSemaphore extends PermitCounter {
 
     /**
      * Gives {@code permits} permits back (no owner is checked: any caller may release any number, as with
-     * {@link java.util.concurrent.Semaphore}) and wakes up to that many waiters.
+     * {@link java.util.concurrent.Semaphore}) and wakes up to that many waiters: first this client's acquisitions that
+     * wait in line for them (the count unchanged), then, with what is left, Redis's count and every client's waiters (see
+     * "Releases within one client" above).
      *
      * @param permits {@code >= 1}
      */

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * Immutable settings that most applications leave at their defaults: how a blocking call waits for Redis's reply
- * ({@link #spinWait()}), how often a lock may pass straight between owners of one client ({@link #localHandoffs()}),
+ * ({@link #spinWait()}), how often a lock or a semaphore's permits may pass straight between owners of one client
+ * ({@link #localHandoffs()}),
  * and which lock name the connect-time permission check uses ({@link #probeLockName()}). Set with
  * {@link LockClientConfig.Builder#tuning}.
  *
@@ -112,6 +113,12 @@ public final class TuningSettings {
          * client) and a writer's hand-off to all of this client's waiting readers at once are not counted against
          * the cap: the queue, or the release they include, already lets other clients in. The fenced lock never
          * passes this way (every grant draws a token).
+         *
+         * <p>The same cap applies to a plain {@link DistributedSemaphore}: a release by a thread of this client gives
+         * its permits to this client's acquisitions that wait for them, first come first served, once Redis answered
+         * one read of the count (the count stays taken and nothing is published), at most this many releases in a
+         * row; the next one goes to Redis and wakes every client's waiters. The leased semaphore never passes permits this way (each permit's lease
+         * and id are its taker's).
          *
          * <p>Owners of one client (threads of one JVM) that want a lock another of them holds wait inside the
          * client, without asking Redis (whose answer could only be "busy"). When the holder unlocks and one of them

@@ -129,7 +129,7 @@ public final class RedisLockClient implements LockClient {
         this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
                 transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
                 config.commandTimeout().toMillis(), watchdogMs, clock.wall(),
-                this::dispatchLeaseLost, services.events()::get);
+                this::dispatchLeaseLost, services.events()::get, settings.maxLocalHandoffs());
         this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
                 acquisitions.waits(), this::checkOpen, () -> closed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {
@@ -138,12 +138,14 @@ public final class RedisLockClient implements LockClient {
                 latches.message(channel, message); // before the wake-up: the check it causes must see it
                 wakeups.onMessage(channel, message);
                 services.unlockMessage(channel);
+                semaphores.message(channel, message);
             }
 
             @Override
             public void resubscribed() {
                 // Messages published while the subscriptions were down are lost: let every waiter try again.
                 wakeups.wakeEverybody();
+                semaphores.resubscribed();
             }
         });
         services.renewer().start();

@@ -22,6 +22,8 @@ import java.util.function.Function;
  * join the channel ({@link WakeMode#COUNTING}: a message {@code n > 0} wakes up to {@code n} waiters of this client),
  * attempt again once subscribed, sleep until a wake-up, the attempt's hint (a leased permit's lease end) or the
  * re-check interval, never past the deadline; ride out an outage without a wait limit, end a timed one by its deadline.
+ * With a {@link PermitGate} (the plain semaphore), a refused acquisition may instead wait in line for a release of this
+ * client ({@link LocalPermits}), whose permits then reach it without an attempt of its own.
  *
  * <h2>The lost-reply rule of the permits</h2>
  * Every attempt carries an id of its own, fresh for each attempt ({@link PermitIds#fresh}), under which the script
@@ -61,6 +63,11 @@ final class PermitAcquisition<T> {
 
         /** Gives back a grant nobody will receive. */
         CompletableFuture<?> undo(T granted);
+
+        /** @return the grant of permits handed on by a release of this client ({@link PermitGate}) */
+        default T handedOver() {
+            throw new UnsupportedOperationException("this kind takes no hand-offs");
+        }
     }
 
     private final SemaphoreServices services;
@@ -69,23 +76,30 @@ final class PermitAcquisition<T> {
     private final boolean leased;
     private final Grants<T> grants;
     private final AcquireLoop loop;
+    /** Null for kinds whose permits are not handed on within the client. */
+    private final PermitGate gate;
     private volatile T granted;
 
     /**
+     * @param gate      the acquisition's place among this client's releases ({@link PermitGate}), or null
      * @param waitNanos 0 for a single attempt, {@link DistributedLock#WAIT_FOREVER} for no limit, else the wait in ns
      */
     PermitAcquisition(SemaphoreServices services, String kind, String name, boolean leased, String channel,
-                      Grants<T> grants, long waitNanos) {
+                      Grants<T> grants, PermitGate gate, long waitNanos) {
         services.acquisitions.checkOpen(kind, name);
         this.services = services;
         this.kind = kind;
         this.name = name;
         this.leased = leased;
         this.grants = grants;
+        this.gate = gate;
+        if (gate != null) {
+            gate.whenHanded(() -> granted = grants.handedOver());
+        }
         long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
                 : services.acquisitions.nanoTime() + waitNanos;
         AcquireSteps steps = new AcquireSteps(kind, name, this::attempt, this::undo,
-                () -> CompletableFuture.completedFuture(null), List.of(channel), WakeMode.COUNTING, null,
+                () -> CompletableFuture.completedFuture(null), List.of(channel), WakeMode.COUNTING, gate,
                 services.acquisitions::track);
         this.loop = new AcquireLoop(steps, services.acquisitions.waiting(), deadline, waitNanos == 0);
     }
@@ -126,9 +140,15 @@ final class PermitAcquisition<T> {
 
     private CompletableFuture<Long> attempt() {
         String attemptId = PermitIds.fresh();
+        if (gate != null) {
+            gate.attemptSent();
+        }
         CompletableFuture<Reply<T>> reply = Errors.call(() -> grants.attempt(attemptId));
         return reply.handle((r, error) -> {
             if (error != null) {
+                if (gate != null) {
+                    gate.attemptFailed();
+                }
                 if (Errors.isUnavailable(error)) {
                     // it may have run: undo it by its own id before the loop sends anything else
                     services.acquisitions.track(giveBackUntilAnswered(attemptId,

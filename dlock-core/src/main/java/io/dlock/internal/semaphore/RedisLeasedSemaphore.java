@@ -125,7 +125,7 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
                         }
                         return sendRelease(EACH, ids);
                     }
-                }, waitNanos);
+                }, null, waitNanos);
     }
 
     /** Releases those of {@code ids} in the table, ignoring the outcome (clean-up of an attempt nobody receives). */

@@ -2,12 +2,14 @@ package io.dlock.internal.semaphore;
 
 import io.dlock.DistributedLock;
 import io.dlock.DistributedSemaphore;
+import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Args;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * {@link DistributedSemaphore} on Redisson's {@code RSemaphore} wire (docs/protocol.md §13.1): scripts
@@ -16,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class RedisSemaphore extends PermitCounterBase implements DistributedSemaphore {
     static final String KIND = "semaphore";
+    /** The grant of permits a release of this client handed on: no attempt of this acquisition took them. */
+    private static final String HANDED_OVER = "handed-over";
 
     public RedisSemaphore(SemaphoreServices services, String name) {
         super(services, name, KIND);
@@ -86,22 +90,34 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
     }
 
     /**
-     * A grant is the id of the attempt that took the permits (whose mark a give-back deletes).
+     * A grant is the id of the attempt that took the permits (whose mark a give-back deletes), or {@link #HANDED_OVER}
+     * when a release of this client handed them on ({@link LocalPermits}).
      *
      * @param waitNanos 0 for one attempt, {@link DistributedLock#WAIT_FOREVER} for no limit
      * @throws IllegalArgumentException when {@code permits} is below 1
      */
     private PermitAcquisition<String> acquisition(int permits, long waitNanos) {
-        String count = Integer.toString(Args.atLeast(KIND, getName(), "permits", permits, 1));
-        return new PermitAcquisition<>(services, KIND, getName(), false, keys.channel(),
+        int wanted = Args.atLeast(KIND, getName(), "permits", permits, 1);
+        String count = Integer.toString(wanted);
+        String channel = keys.channel();
+        LocalPermitLines lines = services.localPermits;
+        // a single attempt never waits, so it never takes a place in line
+        PermitGate gate = waitNanos == 0 || !lines.enabled() ? null
+                : new PermitGate(lines, services.acquisitions.waiting().hub(), channel, wanted);
+        return new PermitAcquisition<>(services, KIND, getName(), false, channel,
                 new PermitAcquisition.Grants<>() {
                     @Override
                     public CompletableFuture<PermitAcquisition.Reply<String>> attempt(String attemptId) {
                         CompletableFuture<Long> reply = services.run(SemaphoreScripts.SEM_ACQUIRE,
                                 ScriptOutputType.INTEGER, keys.countAndMark(attemptId), count,
                                 Long.toString(services.grantMarkMs));
-                        return reply.thenApply(r -> r == 1L ? new PermitAcquisition.Reply<>(attemptId, 0)
-                                : PermitAcquisition.Reply.busy(0));
+                        return reply.thenApply(r -> {
+                            if (r != 1L) {
+                                return PermitAcquisition.Reply.busy(0);
+                            }
+                            lines.granted(channel, wanted);
+                            return new PermitAcquisition.Reply<>(attemptId, 0);
+                        });
                     }
 
                     @Override
@@ -112,10 +128,19 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
                     }
 
                     @Override
-                    public CompletableFuture<?> undo(String grantingAttempt) {
-                        return giveBackScript("known", grantingAttempt, count);
+                    public CompletableFuture<?> undo(String grant) {
+                        if (HANDED_OVER.equals(grant)) {
+                            return releasePermits(wanted); // on to the next waiter of this client, or to Redis
+                        }
+                        lines.forget(channel, wanted);
+                        return giveBackScript("known", grant, count);
                     }
-                }, waitNanos);
+
+                    @Override
+                    public String handedOver() {
+                        return HANDED_OVER;
+                    }
+                }, gate, waitNanos);
     }
 
     private CompletableFuture<Long> giveBackScript(String mode, String attemptId, String permits) {
@@ -145,11 +170,6 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
         return update("add", delta, 0).thenApply(r -> null);
     }
 
-    private CompletableFuture<Void> change(String mode, int permits) {
-        services.checkOpen(KIND, getName());
-        return update(mode, permits, 0).thenApply(r -> null);
-    }
-
     @Override
     public void release() {
         release(1);
@@ -162,12 +182,46 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
 
     @Override
     public void release(int permits) {
-        sync(change("add", Args.atLeast(KIND, getName(), "permits", permits, 1)), "release");
+        sync(releaseChecked(permits), "release");
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(int permits) {
-        return async(change("add", Args.atLeast(KIND, getName(), "permits", permits, 1)), "release");
+        return async(releaseChecked(permits), "release");
+    }
+
+    private CompletableFuture<Void> releaseChecked(int permits) {
+        int checked = Args.atLeast(KIND, getName(), "permits", permits, 1);
+        services.checkOpen(KIND, getName());
+        return releasePermits(checked);
+    }
+
+    /**
+     * Releases {@code permits}: to the acquisitions of this client waiting in line first ({@link LocalPermits}), the
+     * rest to Redis. Permits are handed on only once Redis answered the release's call: the {@code add} of the rest,
+     * or, when nothing is left, a read of the count ({@code available}, which also refuses a key of another type).
+     * So a release, like every call, fails with Redis unavailable; its reserved waiters then ask Redis themselves, and
+     * the permits held back for them are released to Redis after all (an {@code add} behind the failed call): a
+     * failed release may have run, as a plain one may, and never holds permits back for good.
+     */
+    private CompletableFuture<Void> releasePermits(int permits) {
+        LocalPermits.Reservation reservation = services.localPermits.reserve(keys.channel(), permits);
+        if (reservation.served().isEmpty()) {
+            return update("add", permits, 0).thenApply(r -> null);
+        }
+        CompletableFuture<Long> call = reservation.left() > 0 ? update("add", reservation.left(), 0)
+                : update("available", 0, 0);
+        return call.handle((answer, error) -> {
+            if (error != null) {
+                reservation.fail();
+                // the permits held back for the waiters go to Redis after all, behind the failed call on its
+                // connection: if Redis was only slow, both run and the release is whole, as a plain one would be
+                services.acquisitions.track(update("add", permits - reservation.left(), 0));
+                throw new CompletionException(Errors.unwrap(error));
+            }
+            reservation.handOver();
+            return null;
+        });
     }
 
     private CompletableFuture<Integer> drain() {

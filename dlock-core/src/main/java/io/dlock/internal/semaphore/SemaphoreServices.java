@@ -14,6 +14,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -39,6 +40,8 @@ public final class SemaphoreServices {
     final PermitWatchdog watchdog;
     /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
     final Supplier<LockEventListener> events;
+    /** The plain semaphores' permits handed on between callers of this client ({@link LocalPermits}). */
+    final LocalPermitLines localPermits;
 
     /**
      * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
@@ -47,11 +50,14 @@ public final class SemaphoreServices {
      * @param watchdogMs     the lease of a permit taken without one; renewed every third of it
      * @param lostSink       told of each lost permit once (hands off to the lease-lost listeners' executor)
      * @param events         the client's event listeners now
+     * @param localHandoffs  the most releases of a plain semaphore in a row handed on to waiters of this client
+     *                       (0: none)
      */
     public SemaphoreServices(RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
                              Acquisitions acquisitions, TaskScheduler scheduler, Executor executor,
                              String publishCommand, long recheckMs, long commandTimeoutMs, long watchdogMs, Clock clock,
-                             Consumer<LeaseLostEvent> lostSink, Supplier<LockEventListener> events) {
+                             Consumer<LeaseLostEvent> lostSink, Supplier<LockEventListener> events,
+                             int localHandoffs) {
         this.redis = redis;
         this.scripts = scripts;
         this.acquisitions = acquisitions;
@@ -63,6 +69,21 @@ public final class SemaphoreServices {
         this.grantMarkMs = grantMarkMillis(commandTimeoutMs);
         this.events = events;
         this.watchdog = new PermitWatchdog(this, watchdogMs, clock, lostSink);
+        this.localPermits = new LocalPermitLines(scheduler, nanoTime, TimeUnit.MILLISECONDS.toNanos(recheckMs),
+                localHandoffs);
+    }
+
+    /**
+     * A message arrived on {@code channel}: if it is a plain semaphore's in use here, its waiters in line ask Redis for
+     * the permits it names ({@link LocalPermits#messageArrived}). Never blocks.
+     */
+    public void message(String channel, String message) {
+        localPermits.message(channel, message);
+    }
+
+    /** The subscriptions were re-established (messages may have been lost): every waiter in line asks Redis. */
+    public void resubscribed() {
+        localPermits.resubscribed();
     }
 
     /**

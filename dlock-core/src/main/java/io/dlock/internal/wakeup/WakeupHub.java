@@ -176,7 +176,7 @@ public final class WakeupHub {
     }
 
     /** @return the permit count a semaphore message carries, or 0 when it is not a decimal integer */
-    private static long permitCount(String message) {
+    public static long permitCount(String message) {
         try {
             return Long.parseLong(message);
         } catch (NumberFormatException e) {

@@ -1,0 +1,211 @@
+package io.dlock.internal.semaphore;
+
+import io.dlock.internal.ManualScheduler;
+import io.dlock.internal.acquire.LocalTurn.Turn;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a client knows of its own callers on one plain semaphore ({@link LocalPermits}, {@link LocalPermitLines}): who
+ * may wait in line for a release of this client, who gets released permits and in which order, how many releases in a
+ * row are handed on, and what sends a waiter back to Redis. No Redis, no sleep: time is {@link ManualScheduler}'s.
+ */
+class LocalPermitsTest {
+    private static final String CHANNEL = "redisson_sc:{orders}";
+    private static final long RECHECK_MS = 1_000;
+    private static final long MS = 1_000_000L;
+    private static final long FOREVER = Long.MAX_VALUE;
+
+    private final ManualScheduler time = new ManualScheduler();
+    private final AtomicInteger handed = new AtomicInteger();
+
+    private LocalPermitLines lines(int maxHandoffs) {
+        return new LocalPermitLines(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs);
+    }
+
+    /** An acquisition refused in Redis with no message since its attempt: it queues, as its gate would put it. */
+    private LocalPermits.Waiter refusedThenQueued(LocalPermitLines lines, int permits) {
+        LocalPermitLines.Mark mark = lines.mark(CHANNEL);
+        return mark.permits().queue(permits, mark.messages(), FOREVER, handed::incrementAndGet);
+    }
+
+    /** A release whose call Redis answered: the reserved waiters get their permits. */
+    private static int release(LocalPermitLines lines, int permits) {
+        LocalPermits.Reservation reservation = lines.reserve(CHANNEL, permits);
+        reservation.handOver();
+        return reservation.left();
+    }
+
+    @Test
+    void aReleaseWhoseCallFailedSendsItsReservedWaitersToRedisAndNothingElseEndsThemMeanwhile() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermits.Waiter waiter = refusedThenQueued(lines, 1);
+        LocalPermits.Reservation reservation = lines.reserve(CHANNEL, 1);
+        assertThat(reservation.served()).containsExactly(waiter);
+        lines.find(CHANNEL).sendToRedis(waiter); // its caller leaves: reserved, it waits for the call's outcome
+        lines.message(CHANNEL, "1");
+        time.advanceMillis(2 * RECHECK_MS);
+        assertThat(waiter.turn()).isNotDone();
+        reservation.fail();
+        assertThat(waiter.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(handed).hasValue(0);
+    }
+
+    @Test
+    void aRefusedAcquisitionWaitsInLineOnlyWhileThisClientHoldsEnoughPermits() {
+        LocalPermitLines lines = lines(8);
+        assertThat(refusedThenQueued(lines, 1)).as("nobody here holds a permit: a release may never come").isNull();
+        lines.granted(CHANNEL, 1);
+        assertThat(refusedThenQueued(lines, 2)).as("one permit held here cannot serve two").isNull();
+        assertThat(refusedThenQueued(lines, 1)).isNotNull();
+    }
+
+    @Test
+    void aMessageSinceTheAttemptWasSentKeepsItOutOfLine() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermitLines.Mark mark = lines.mark(CHANNEL);
+        lines.message(CHANNEL, "1"); // permits went back to Redis while the attempt was on its way
+        assertThat(mark.permits().queue(1, mark.messages(), FOREVER, () -> { })).isNull();
+    }
+
+    @Test
+    void aNewcomerJoinsALineWithoutAttemptingButNeverStartsOne() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermits line = lines.find(CHANNEL);
+        assertThat(line.queue(1, null, FOREVER, () -> { })).as("empty line: ask Redis first").isNull();
+        assertThat(refusedThenQueued(lines, 1)).isNotNull();
+        assertThat(line.queue(1, null, FOREVER, () -> { })).as("behind a refused waiter").isNotNull();
+        assertThat(line.waiterCount()).isEqualTo(2);
+    }
+
+    @Test
+    void aReleaseServesTheHeadFirstAndGivesWhatIsLeftToRedis() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 3);
+        LocalPermits.Waiter first = refusedThenQueued(lines, 2);
+        LocalPermits.Waiter second = refusedThenQueued(lines, 1);
+
+        assertThat(release(lines, 1)).as("the head wants two: one goes to Redis").isEqualTo(1);
+        assertThat(first.turn()).isNotDone();
+        assertThat(release(lines, 3)).as("two to the head, one to the next, none left").isZero();
+        assertThat(first.turn()).isCompletedWithValue(Turn.HANDED_OVER);
+        assertThat(second.turn()).isCompletedWithValue(Turn.HANDED_OVER);
+        assertThat(handed).hasValue(2);
+        assertThat(lines.find(CHANNEL).held()).as("2 + 1 held by the receivers").isEqualTo(3);
+    }
+
+    @Test
+    void atMostMaxHandoffsReleasesInARowAreHandedOnThenOneGoesThroughRedis() {
+        LocalPermitLines lines = lines(2);
+        lines.granted(CHANNEL, 1);
+        for (int i = 0; i < 2; i++) {
+            LocalPermits.Waiter waiter = refusedThenQueued(lines, 1);
+            assertThat(release(lines, 1)).isZero();
+            assertThat(waiter.turn()).isCompletedWithValue(Turn.HANDED_OVER);
+        }
+        LocalPermits.Waiter third = refusedThenQueued(lines, 1);
+        assertThat(release(lines, 1)).as("the third in a row goes to Redis").isEqualTo(1);
+        assertThat(third.turn()).isNotDone();
+        lines.message(CHANNEL, "1"); // that release's message
+        assertThat(third.turn()).as("it asks Redis for the permit").isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        lines.granted(CHANNEL, 1);
+        LocalPermits.Waiter fourth = refusedThenQueued(lines, 1);
+        assertThat(release(lines, 1)).as("the streak starts again").isZero();
+        assertThat(fourth.turn()).isCompletedWithValue(Turn.HANDED_OVER);
+    }
+
+    @Test
+    void handOffsAreOffWithACapOfZero() {
+        LocalPermitLines lines = lines(0);
+        lines.granted(CHANNEL, 1);
+        assertThat(lines.mark(CHANNEL)).isNull();
+        assertThat(lines.find(CHANNEL)).isNull();
+        assertThat(release(lines, 1)).isEqualTo(1);
+    }
+
+    @Test
+    void aMessageSendsAsManyWaitersAsItNamesFromTheHead() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 2);
+        LocalPermits.Waiter first = refusedThenQueued(lines, 1);
+        LocalPermits.Waiter second = refusedThenQueued(lines, 1);
+        LocalPermits.Waiter third = refusedThenQueued(lines, 1);
+        lines.message(CHANNEL, "2");
+        assertThat(first.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(second.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(third.turn()).isNotDone();
+        lines.message(CHANNEL, "not a count"); // wakes nobody, as the hub reads it
+        assertThat(third.turn()).isNotDone();
+        lines.resubscribed();
+        assertThat(third.turn()).as("messages may have been lost: everyone asks").isCompletedWithValue(
+                Turn.ATTEMPT_IN_REDIS);
+    }
+
+    @Test
+    void aWaiterAsksRedisAgainAtItsDeadlineAndAtTheRecheck() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermitLines.Mark mark = lines.mark(CHANNEL);
+        LocalPermits.Waiter timed = mark.permits().queue(1, mark.messages(), 50 * MS, () -> { });
+        LocalPermits.Waiter patient = refusedThenQueued(lines, 1);
+        time.advanceMillis(50);
+        assertThat(timed.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(patient.turn()).isNotDone();
+        time.advanceMillis(RECHECK_MS);
+        assertThat(patient.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+    }
+
+    @Test
+    void aWaiterLeavesExactlyOnceWhicheverComesFirst() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermits line = lines.find(CHANNEL);
+        LocalPermits.Waiter waiter = refusedThenQueued(lines, 1);
+        assertThat(release(lines, 1)).isZero();
+        line.sendToRedis(waiter); // its caller leaves just after the hand-off took it: the permit stays its own
+        lines.message(CHANNEL, "1");
+        time.advanceMillis(2 * RECHECK_MS);
+        assertThat(waiter.turn()).isCompletedWithValue(Turn.HANDED_OVER);
+        assertThat(handed).hasValue(1);
+    }
+
+    @Test
+    void anUnusedTurnGoesToTheNextWaiter() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermits.Waiter first = refusedThenQueued(lines, 1);
+        LocalPermits.Waiter second = refusedThenQueued(lines, 1);
+        lines.find(CHANNEL).passOn();
+        assertThat(first.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(second.turn()).isNotDone();
+    }
+
+    @Test
+    void anIdleLineRetiresOnlyAfterTheRecheckIntervalUnused() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 1);
+        LocalPermits line = lines.find(CHANNEL);
+        assertThat(release(lines, 1)).isEqualTo(1);
+        assertThat(lines.find(CHANNEL)).as("just used: an attempt's note may still point at it").isSameAs(line);
+        time.advanceMillis(RECHECK_MS);
+        assertThat(lines.find(CHANNEL)).isNull();
+        assertThat(line.retired()).isTrue();
+        lines.granted(CHANNEL, 1);
+        assertThat(lines.find(CHANNEL)).as("a fresh one").isNotSameAs(line).isNotNull();
+        assertThat(lines.find(CHANNEL).held()).isEqualTo(1);
+    }
+
+    @Test
+    void aGrantGivenBackIsNoLongerHeld() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 2);
+        lines.forget(CHANNEL, 2);
+        assertThat(refusedThenQueued(lines, 1)).isNull();
+    }
+}
