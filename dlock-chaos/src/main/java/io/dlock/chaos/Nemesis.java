@@ -318,8 +318,11 @@ final class Nemesis {
         }
     }
 
+    /** How many stalls shorter than the command timeout one command-stall fault makes. */
+    private static final int SHORT_STALLS = 3;
+
     /**
-     * Two stalls shorter than the client's command timeout (a third to five sixths of it), each followed by a pause,
+     * {@value #SHORT_STALLS} stalls shorter than the client's command timeout (a third to five sixths of it), each followed by a pause,
      * then one longer (the timeout plus 300 ms to twice the timeout, below the lease): each its own silent window (REDIS_DOWN
      * {@code command-stall short|long <ms>} to REDIS_UP), within one fault window.
      */
@@ -330,12 +333,13 @@ final class Nemesis {
         started(Fault.COMMAND_STALL, "redis " + shortMs + " ms then " + longMs + " ms (command timeout " + timeout
                 + " ms) by " + (debug ? "DEBUG SLEEP" : "SIGSTOP"));
         try {
-            // two short stalls, so that each family kind (whose loops also pause between calls) is likely to have a
-            // call in flight during one of them: ChaosIT requires every kind to meet a short stall
-            stall(shortMs, "short", debug);
-            WorkerProcess.sleep(300 + random.nextInt(300));
-            stall(shortMs, "short", debug);
-            WorkerProcess.sleep(300 + random.nextInt(300));
+            // three short stalls, so that each family kind (whose loops also pause between calls) is likely to have a
+            // call in flight during one of them: ChaosIT requires every kind to meet a short stall (with two, the
+            // latch's loops, idle for up to a second between calls, met none in one run of four)
+            for (int i = 0; i < SHORT_STALLS; i++) {
+                stall(shortMs, "short", debug);
+                WorkerProcess.sleep(300 + random.nextInt(300));
+            }
             stall(longMs, "long", debug);
         } finally {
             log.record(FAULT_END, Fault.COMMAND_STALL.label());
