@@ -168,6 +168,7 @@ class SemaphoreHandOffIT {
             throws Exception {
         DistributedSemaphore observer = other.getSemaphore(name);
         observer.trySetPermits(1);
+        int handedOn = 0;
         for (int round = 0; round < 12; round++) {
             LockClient closing = ownClient(topology, TuningSettings.DEFAULT_LOCAL_HANDOFFS);
             DistributedSemaphore semaphore = closing.getSemaphore(name);
@@ -177,8 +178,12 @@ class SemaphoreHandOffIT {
                 waiting.add(semaphore.acquireAsync());
             }
             SemaphoreProbe.awaitWaiters(closing, 3);
-            Thread.sleep(30); // past their second attempt, in line behind the holder
+            Thread.sleep(30); // time for their second attempt, which puts them in line behind the holder
+            long releasesToRedis = raw.commandCalls("incrby");
             semaphore.release();
+            if (raw.commandCalls("incrby") == releasesToRedis) {
+                handedOn++;
+            }
             if (round % 3 != 0) {
                 Thread.sleep(round % 3);
             }
@@ -201,6 +206,7 @@ class SemaphoreHandOffIT {
             }
         }
         assertThat(observer.availablePermits()).isEqualTo(1);
+        assertThat(handedOn).as("rounds whose release handed the permit on (no INCRBY), of 12").isPositive();
     }
 
     private LockClient ownClient(RedisTopology topology, int localHandoffs) {

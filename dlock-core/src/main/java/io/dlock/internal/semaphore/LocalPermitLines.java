@@ -45,7 +45,9 @@ final class LocalPermitLines {
         }
         LocalPermits permits = byChannel.computeIfAbsent(channel, this::create);
         Mark mark = new Mark(permits, permits.messages());
-        tidy(channel, permits); // retires it later if this attempt's acquisition ends without using it
+        // retires it later if this attempt's acquisition ends without using it: every path that leaves a line idle
+        // either passes here again (its waiters attempt) or tidies itself (a release, a give-back, a caller leaving)
+        tidy(channel, permits);
         return mark;
     }
 
@@ -81,7 +83,7 @@ final class LocalPermitLines {
         while (true) {
             LocalPermits line = byChannel.get(channel);
             if (line == null) {
-                return new LocalPermits.Reservation(List.of(), permits);
+                return new LocalPermits.Reservation(null, List.of(), permits);
             }
             LocalPermits.Reservation reservation = line.reserve(permits);
             if (reservation != null) {

@@ -14,15 +14,15 @@ import java.util.function.LongSupplier;
  * What one client knows about one plain semaphore beyond Redis: how many of its permits this client's callers hold
  * ({@link #held}), and which of its acquisitions wait for one of those to be released ({@code line}). A release by
  * this client gives its permits straight to the waiters at the head of the line, once Redis answered its call (which
- * writes nothing for them): the count in Redis stays as it is, as the permits move from one caller of this client to another (docs/architecture.md §12). The
- * rules:
+ * writes nothing for them): the count in Redis stays as it is, as the permits move from one caller of this client to
+ * another (docs/architecture.md §12). The rules:
  * <ul>
  *   <li>Redis stays the authority on the count: the line only ever makes an acquisition <em>wait</em>, and only after
- *       Redis refused it an attempt that was sent while this client listened to the semaphore's channel. A message
- *       on the channel (permits released to Redis, by any client) received since that attempt was sent keeps it out
- *       of the line ({@link #queue}); one received while it is in line sends as many waiters as it names to Redis
- *       ({@link #messageArrived}). Each waiter asks Redis again at least every {@code recheckNanos} and at its
- *       deadline.</li>
+ *       Redis refused it, or a waiter ahead of it, an attempt that was sent while this client listened to the
+ *       semaphore's channel ({@link #queue}). A message on the channel (a release or an addition in Redis, by any
+ *       client) received since that attempt was sent keeps it out of the line; one received while it is in line
+ *       sends as many waiters as it names to Redis ({@link #messageArrived}). Each waiter asks Redis again at least
+ *       every {@code recheckNanos} and at its deadline.</li>
  *   <li>First in, first out: a release serves the head while it has enough permits for it, and gives the rest to
  *       Redis. At most {@code maxHandoffs} releases in a row are handed on; the next one goes through Redis, whose
  *       message wakes the other clients' waiters (0 = never hand on).</li>
@@ -116,7 +116,7 @@ final class LocalPermits {
      */
     synchronized Waiter queue(int permits, Long messagesAtAttempt, long maxWaitNanos, Runnable onHanded) {
         boolean mayQueue = messagesAtAttempt == null ? !line.isEmpty() : messages == messagesAtAttempt;
-        if (retired || maxHandoffs == 0 || held < permits || !mayQueue) {
+        if (retired || held < permits || !mayQueue) {
             return null;
         }
         long now = nanoTime.getAsLong();
@@ -163,16 +163,29 @@ final class LocalPermits {
      * What a release of this client reserved: the waiters it serves, taken out of line (so nothing else ends their
      * wait), and the permits left for Redis. The release settles it once Redis answered its call: {@link #handOver}
      * on an answer, {@link #fail} on a failure.
+     *
+     * @param line where the waiters were reserved (null when none was)
      */
-    record Reservation(List<Waiter> served, int left) {
+    record Reservation(LocalPermits line, List<Waiter> served, int left) {
         /** Redis answered the release's call: the served waiters have their permits. */
         void handOver() {
             served.forEach(waiter -> waiter.end(LocalTurn.Turn.HANDED_OVER));
         }
 
-        /** The release's call failed: the served waiters ask Redis themselves. */
+        /**
+         * The release's call failed: the served waiters ask Redis themselves, and the permits reserved for them, which
+         * the release now sends to Redis, are no longer held here.
+         */
         void fail() {
+            if (!served.isEmpty()) {
+                line.forget(permits());
+            }
             served.forEach(waiter -> waiter.end(LocalTurn.Turn.ATTEMPT_IN_REDIS));
+        }
+
+        /** @return the permits reserved for the served waiters */
+        int permits() {
+            return served.stream().mapToInt(waiter -> waiter.permits).sum();
         }
     }
 
@@ -202,7 +215,7 @@ final class LocalPermits {
             }
             handedInARow = served.isEmpty() ? 0 : handedInARow + 1;
         }
-        return new Reservation(served, left);
+        return new Reservation(this, served, left);
     }
 
     /**

@@ -42,13 +42,9 @@ final class PermitGate implements LocalGate {
         mark = hub.confirmed(channels) ? lines.mark(channel) : null;
     }
 
-    /** The attempt got no answer: the note is dropped. */
+    /** The attempt got no answer: the note is dropped (an unanswered attempt was not refused). */
     void attemptFailed() {
-        LocalPermitLines.Mark m = mark;
         mark = null;
-        if (m != null) {
-            lines.tidy(channel, m.permits());
-        }
     }
 
     /** A single attempt never waits in line: always false. */
@@ -67,8 +63,7 @@ final class PermitGate implements LocalGate {
         }
         LocalPermits.Waiter waiter = line.queue(permits, m != null ? m.messages() : null, maxWaitNanos, onHanded);
         if (waiter == null) {
-            lines.tidy(channel, line);
-            return null;
+            return null; // the line, if idle, retires by the tidy its note scheduled
         }
         queuedIn = line;
         waiter.turn().whenComplete((turn, error) -> queuedIn = null);

@@ -216,7 +216,7 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
                 reservation.fail();
                 // the permits held back for the waiters go to Redis after all, behind the failed call on its
                 // connection: if Redis was only slow, both run and the release is whole, as a plain one would be
-                services.acquisitions.track(update("add", permits - reservation.left(), 0));
+                services.acquisitions.track(update("add", reservation.permits(), 0));
                 throw new CompletionException(Errors.unwrap(error));
             }
             reservation.handOver();

@@ -53,6 +53,8 @@ class LocalPermitsTest {
         reservation.fail();
         assertThat(waiter.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
         assertThat(handed).hasValue(0);
+        assertThat(reservation.permits()).as("what the release now sends to Redis").isEqualTo(1);
+        assertThat(lines.find(CHANNEL).held()).as("released to Redis: nobody here holds it").isZero();
     }
 
     @Test
