@@ -20,7 +20,6 @@ import org.redisson.api.RedissonClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
@@ -52,22 +51,22 @@ class SemaphoreContentionIT {
             for (LockClient client : List.of(a, b)) {
                 DistributedSemaphore ours = client.getSemaphore(name);
                 for (int i = 0; i < THREADS_PER_CLIENT; i++) {
-                    runs.add(workers.submit(loop(end, () -> {
+                    runs.add(workers.submit(Workers.until(end, () -> {
                         if (!ours.tryAcquire(1, Duration.ofSeconds(10))) {
                             throw new AssertionError("no permit within 10 s");
                         }
-                        inside(counter);
+                        counter.passThrough();
                         ours.release();
                         return null;
                     })));
                 }
             }
             for (int i = 0; i < 2; i++) {
-                runs.add(workers.submit(loop(end, () -> {
+                runs.add(workers.submit(Workers.until(end, () -> {
                     if (!theirs.tryAcquire(1, 10, SECONDS)) {
                         throw new AssertionError("Redisson: no permit within 10 s");
                     }
-                    inside(counter);
+                    counter.passThrough();
                     theirs.release();
                     return null;
                 })));
@@ -102,11 +101,11 @@ class SemaphoreContentionIT {
                 LeasedSemaphore ours = client.getLeasedSemaphore(name);
                 for (int i = 0; i < THREADS_PER_CLIENT; i++) {
                     boolean watchdog = i % 2 == 0;
-                    runs.add(workers.submit(loop(end, () -> {
+                    runs.add(workers.submit(Workers.until(end, () -> {
                         Permit permit = ours.tryAcquire(Duration.ofSeconds(10),
                                 watchdog ? null : Duration.ofSeconds(30))
                                 .orElseThrow(() -> new AssertionError("no permit within 10 s"));
-                        inside(counter);
+                        counter.passThrough();
                         if (!permit.release()) {
                             throw new AssertionError("permit " + permit.id() + " was not valid at its release");
                         }
@@ -114,12 +113,12 @@ class SemaphoreContentionIT {
                     })));
                 }
             }
-            runs.add(workers.submit(loop(end, () -> {
+            runs.add(workers.submit(Workers.until(end, () -> {
                 String id = theirs.tryAcquire(10, 30, SECONDS);
                 if (id == null) {
                     throw new AssertionError("Redisson: no permit within 10 s");
                 }
-                inside(counter);
+                counter.passThrough();
                 theirs.release(id);
                 return null;
             })));
@@ -191,26 +190,5 @@ class SemaphoreContentionIT {
                     .isEqualTo(2);
             assertThat(a.getLeasedSemaphore(leasedName).acquiredPermits()).isZero();
         });
-    }
-
-    private static void inside(PermitOverlapCounter counter) throws InterruptedException {
-        counter.enter();
-        try {
-            Thread.sleep(1);
-        } finally {
-            counter.exit();
-        }
-    }
-
-    /** @return a task running {@code round} until {@code endNanos}, answering how many rounds it ran */
-    private static Callable<Integer> loop(long endNanos, Callable<Void> round) {
-        return () -> {
-            int rounds = 0;
-            while (System.nanoTime() - endNanos < 0) {
-                round.call();
-                rounds++;
-            }
-            return rounds;
-        };
     }
 }

@@ -24,7 +24,6 @@ import org.redisson.api.RedissonClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -74,11 +73,11 @@ class SemaphoreHandOffIT {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
         List<Future<Integer>> runs = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            runs.add(workers.submit(loop(end, () -> {
+            runs.add(workers.submit(Workers.until(end, () -> {
                 if (!semaphore.tryAcquire(1, Duration.ofSeconds(10))) {
                     throw new AssertionError("no permit within 10 s");
                 }
-                inside(counter);
+                counter.passThrough();
                 semaphore.release();
                 return null;
             })));
@@ -106,7 +105,7 @@ class SemaphoreHandOffIT {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
         List<Future<Integer>> runs = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            runs.add(workers.submit(loop(end, () -> {
+            runs.add(workers.submit(Workers.until(end, () -> {
                 semaphore.acquire();
                 semaphore.release();
                 return null;
@@ -134,7 +133,7 @@ class SemaphoreHandOffIT {
                     int n = 0;
                     while (!stop.get()) {
                         ours.acquire();
-                        inside(counter);
+                        counter.passThrough();
                         ours.release();
                         n++;
                     }
@@ -143,7 +142,7 @@ class SemaphoreHandOffIT {
             }
             for (int i = 0; i < 5; i++) {
                 assertThat(theirs.tryAcquire(1, 5, SECONDS)).as("Redisson's acquisition %d within 5 s", i).isTrue();
-                inside(counter);
+                counter.passThrough();
                 theirs.release();
             }
             stop.set(true);
@@ -214,26 +213,5 @@ class SemaphoreHandOffIT {
                 .tuning(TuningSettings.builder().localHandoffs(localHandoffs).build()).build());
         ownClients.add(client);
         return client;
-    }
-
-    private static void inside(PermitOverlapCounter counter) throws InterruptedException {
-        counter.enter();
-        try {
-            Thread.sleep(1);
-        } finally {
-            counter.exit();
-        }
-    }
-
-    /** @return a task running {@code round} until {@code endNanos}, answering how many rounds it ran */
-    private static Callable<Integer> loop(long endNanos, Callable<Void> round) {
-        return () -> {
-            int rounds = 0;
-            while (System.nanoTime() - endNanos < 0) {
-                round.call();
-                rounds++;
-            }
-            return rounds;
-        };
     }
 }

@@ -28,6 +28,18 @@ public final class Workers implements AutoCloseable {
         return pool.submit(task);
     }
 
+    /** @return a task running {@code round} until {@code endNanos} ({@link System#nanoTime}), answering how many it ran */
+    public static Callable<Integer> until(long endNanos, Callable<?> round) {
+        return () -> {
+            int rounds = 0;
+            while (System.nanoTime() - endNanos < 0) {
+                round.call();
+                rounds++;
+            }
+            return rounds;
+        };
+    }
+
     /** Runs {@code task} on a worker thread and waits for its result (at most {@code timeout}). */
     public <T> T call(Duration timeout, Callable<T> task) {
         return get(submit(task), timeout);
