@@ -27,7 +27,11 @@ public class ConnectionFailedException extends LockException {
         CERTIFICATE_NOT_TRUSTED("certificate not trusted", false),
         /** The server's certificate is trusted but does not name the host connected to. */
         HOST_NAME_NOT_IN_CERTIFICATE("host name not in certificate", false),
-        /** The server closed a plain-text connection without answering: it expects TLS ({@code rediss://}). */
+        /**
+         * The server closed a plain-text connection without answering, on each of three attempts: it expects TLS
+         * ({@code rediss://}). (A refused handshake can look like this once, in a race inside the driver; a connect
+         * that looks like this is tried again before it is reported.)
+         */
         SERVER_EXPECTS_TLS("server expects TLS", false),
         /** The TLS handshake failed otherwise (the server refused the client certificate, or asked for one). */
         TLS_HANDSHAKE_FAILED("TLS handshake failed", false),

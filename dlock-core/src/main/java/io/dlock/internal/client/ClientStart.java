@@ -18,6 +18,9 @@ import java.util.concurrent.TimeoutException;
 final class ClientStart {
     private static final Logger log = LoggerFactory.getLogger(ClientStart.class);
 
+    /** How many times {@link #open} tries a connection whose failure lost its cause. */
+    private static final int OPEN_ATTEMPTS = 3;
+
     private ClientStart() {
     }
 
@@ -34,14 +37,7 @@ final class ClientStart {
      */
     static RedisTransport connect(LockClientConfig config) {
         Endpoint endpoint = Endpoint.of(config);
-        RedisTransport transport;
-        try {
-            transport = RedisTransport.open(config, endpoint);
-        } catch (IllegalArgumentException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw ConnectFailures.failure(endpoint.description(), e, endpoint.isTls(), null, endpoint::scrub);
-        }
+        RedisTransport transport = open(config, endpoint);
         try {
             requireSupportedServer(transport, config, endpoint);
             ChannelPermissionProbe.check(transport, config, endpoint);
@@ -50,6 +46,28 @@ final class ClientStart {
             throw e;
         }
         return transport;
+    }
+
+    /**
+     * Opens the transport. A connect whose failure may hide its cause ({@link ConnectFailures#mayHideItsCause}: the
+     * server's refusal of the handshake lost in a race inside Lettuce) is tried again, up to {@value #OPEN_ATTEMPTS}
+     * times in all, so that the failure reported names its real reason.
+     */
+    private static RedisTransport open(LockClientConfig config, Endpoint endpoint) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return RedisTransport.open(config, endpoint);
+            } catch (IllegalArgumentException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                if (attempt < OPEN_ATTEMPTS && ConnectFailures.mayHideItsCause(e, endpoint.isTls())) {
+                    log.debug("connecting to Redis at {} failed in a way that may hide its cause; trying again",
+                            endpoint.description());
+                    continue;
+                }
+                throw ConnectFailures.failure(endpoint.description(), e, endpoint.isTls(), null, endpoint::scrub);
+            }
+        }
     }
 
     /**

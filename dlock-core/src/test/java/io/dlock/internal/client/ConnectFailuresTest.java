@@ -44,6 +44,22 @@ class ConnectFailuresTest {
     }
 
     @Test
+    void failuresThatMayHideTheirCauseAreToldApartForAnotherAttempt() {
+        IllegalStateException lost = new IllegalStateException("RedisHandshakeHandler not registered");
+        assertThat(ConnectFailures.mayHideItsCause(connect(lost), false)).isTrue();
+        assertThat(ConnectFailures.mayHideItsCause(connect(lost), true)).isTrue();
+        RedisConnectionException cluster = new RedisConnectionException("Unable to connect to Redis Cluster");
+        cluster.addSuppressed(connect(lost));
+        assertThat(ConnectFailures.mayHideItsCause(cluster, false)).isTrue();
+        RedisException closed = new RedisException("Connection closed prematurely");
+        assertThat(ConnectFailures.mayHideItsCause(connect(closed), false)).isTrue();
+        assertThat(ConnectFailures.mayHideItsCause(connect(new RedisCommandExecutionException(
+                "WRONGPASS invalid username-password pair or user is disabled.")), false)).isFalse();
+        assertThat(ConnectFailures.mayHideItsCause(connect(new ConnectException("Connection refused")),
+                false)).isFalse();
+    }
+
+    @Test
     void tlsFailures() {
         assertThat(ConnectFailures.classify(connect(handshake(new CertificateException(
                 "No subject alternative names matching IP address 127.0.0.1 found"))), true))
