@@ -248,4 +248,34 @@ class FairHandoffIT {
         Await.until(Leaks.SETTLE, () -> !raw.exists(name), () -> "the lock should be free: " + raw.hgetall(name));
         assertNothingLeft(a);
     }
+
+    /**
+     * A fair waiter's channel is its own, so each wait would subscribe and unsubscribe it: it stays subscribed a
+     * while after the wait instead (WakeupHub#joinLingering), and the owner's next waits in that time cost no
+     * (un)subscribe. It is let go once unused.
+     */
+    @Test
+    void anOwnerWaitingAgainSoonKeepsItsChannelSubscribed(LockClient a, LockClient b) {
+        DistributedLock holder = b.getFairLock(name);
+        DistributedLock waiter = a.getFairLock(name).as(LockOwner.of(WAITER));
+        String field = a.getId() + ":" + WAITER;
+        long subscribesBefore = raw.commandCalls("subscribe");
+        long unsubscribesBefore = raw.commandCalls("unsubscribe");
+        for (int round = 0; round < 5; round++) {
+            holder.lock();
+            Future<?> waiting = workers.submit(() -> {
+                waiter.lock();
+                waiter.unlock();
+                return null;
+            });
+            Await.until(Leaks.SETTLE, () -> queue().contains(field), () -> field + " should be queued: " + queue());
+            holder.unlock();
+            Workers.get(waiting, Duration.ofSeconds(10));
+        }
+        assertThat(raw.commandCalls("subscribe") - subscribesBefore).as("SUBSCRIBE over five waits of one owner")
+                .isEqualTo(1);
+        assertThat(raw.commandCalls("unsubscribe") - unsubscribesBefore).as("UNSUBSCRIBE while it waits again soon")
+                .isZero();
+        assertNothingLeft(a, b);
+    }
 }

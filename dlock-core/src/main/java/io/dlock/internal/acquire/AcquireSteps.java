@@ -26,14 +26,32 @@ import java.util.function.Supplier;
  * @param laterCleanup records a cleanup that finishes after the result completed, so that the owner's next
  *                     acquisition of the object starts after it
  *                     ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
+ * @param ownChannel   the one channel is this owner's alone (a fair waiter's): it stays subscribed a while after the
+ *                     wait ({@link WakeupHub#joinLingering}), for the owner's next wait
  */
 public record AcquireSteps(String kind, String name, AcquireLoop.Attempt attempt, Supplier<CompletableFuture<?>> undo,
                     Supplier<CompletableFuture<?>> giveUp, List<String> channels, WakeMode wakeMode,
-                    LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
+                    LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup, boolean ownChannel) {
+    public AcquireSteps {
+        if (ownChannel && (channels.size() != 1 || wakeMode == WakeMode.COUNTING)) {
+            throw new IllegalArgumentException("an owner's own channel is one lock channel: " + channels);
+        }
+    }
+
+    /** Steps whose channels are shared by the object's waiters (every kind but the fair lock). */
+    public AcquireSteps(String kind, String name, AcquireLoop.Attempt attempt, Supplier<CompletableFuture<?>> undo,
+                        Supplier<CompletableFuture<?>> giveUp, List<String> channels, WakeMode wakeMode,
+                        LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
+        this(kind, name, attempt, undo, giveUp, channels, wakeMode, gate, laterCleanup, false);
+    }
+
     /** @return this waiter's membership of its channels, as its wake mode asks (several channels: any wakes it) */
     WakeupHub.Subscription join(WakeupHub hub) {
         if (channels.size() > 1) {
             return hub.joinAll(channels);
+        }
+        if (ownChannel) {
+            return hub.joinLingering(channels.get(0), wakeMode == WakeMode.ALL);
         }
         return wakeMode == WakeMode.COUNTING ? hub.joinCounting(channels.get(0))
                 : hub.join(channels.get(0), wakeMode == WakeMode.ALL);

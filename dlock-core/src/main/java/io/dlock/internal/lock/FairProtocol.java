@@ -262,6 +262,11 @@ final class FairProtocol implements LockProtocol {
     }
 
     @Override
+    public boolean channelPerOwner() {
+        return true;
+    }
+
+    @Override
     public ScriptCall forceRelease() {
         return ScriptCall.integer(Scripts.FAIR_FORCE_RELEASE, keys, Long.toString(context.epochMillis()),
                 context.publishCommand(), channelPrefix);

@@ -143,6 +143,15 @@ interface LockProtocol {
     }
 
     /**
+     * Whether {@link #wakeupChannel} is the owner's alone (a fair waiter's), so that each wait would subscribe and
+     * unsubscribe it: it then stays subscribed a while after the wait, for the owner's next one
+     * ({@link io.dlock.internal.wakeup.WakeupHub#joinLingering}).
+     */
+    default boolean channelPerOwner() {
+        return false;
+    }
+
+    /**
      * @return how owners wait behind other owners of this client and take hand-offs from them ({@link LocalCohort});
      *         null for kinds whose holders never wait inside the client
      */

@@ -145,7 +145,7 @@ final class RedisLock {
         AcquireSteps steps = new AcquireSteps("lock", name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
                 protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, localGate(ownerId, leaseMs),
-                cleanup -> services.holds().trackCleanup(holdId(ownerId), cleanup));
+                cleanup -> services.holds().trackCleanup(holdId(ownerId), cleanup), protocol.channelPerOwner());
         AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), deadline, waitNanos == 0);
         if (followed != LockEventListener.Acquisition.IGNORED) {
             loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));

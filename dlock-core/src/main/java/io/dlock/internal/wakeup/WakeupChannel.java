@@ -38,6 +38,12 @@ final class WakeupChannel {
     volatile boolean everyMessageWakesAll;
     /** Set when a semaphore joined it: a message is a permit count, waking that many sleepers at most. */
     volatile boolean countsPermits;
+    /** Set when joined as an owner's own channel ({@link WakeupHub#joinLingering}); guarded like {@link #refs}. */
+    boolean lingers;
+    /** Whether the linger holds one of the {@link #keeps}; guarded like {@link #refs}. */
+    boolean lingering;
+    /** Whether a waiter left since the linger's timer was armed; guarded like {@link #refs}. */
+    boolean usedSinceArmed;
 
     WakeupChannel(String name, CompletableFuture<Void> ready, TaskScheduler scheduler, Steps steps) {
         this.name = name;

@@ -37,10 +37,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       A kept channel with no waiter stores no wake-up: nobody would take it but the next waiter, which attempts
  *       once after joining anyway (a subscription already confirmed is ready at once), so it would only cost that
  *       waiter a needless retry. Stored wake-ups are dropped when the last waiter leaves a kept channel.</li>
+ *   <li>A channel joined with {@link #joinLingering} (an owner's own channel, a fair waiter's, which every wait of
+ *       that owner would otherwise subscribe and unsubscribe) is kept when its last waiter leaves, until it has gone
+ *       unused for one to two {@link #LINGER_NANOS}: the owner's next wait finds it confirmed and costs no command
+ *       for it. While lingering it is a kept channel like any other (it stores no wake-up without a waiter).</li>
  * </ul>
  * Message handling only completes futures; it never blocks or runs user code, so it is safe on Lettuce's I/O thread.
  */
 public final class WakeupHub {
+    /** How long a lingering channel ({@link #joinLingering}) stays subscribed unused, at least: 1 s. */
+    static final long LINGER_NANOS = 1_000_000_000L;
+
     private final PubSubPort port;
     private final TaskScheduler scheduler;
     private final Map<String, WakeupChannel> channels = new ConcurrentHashMap<>();
@@ -113,10 +120,26 @@ public final class WakeupHub {
         return new Subscription(this, kept, true);
     }
 
+    /**
+     * Joins as {@link #join(String, boolean)} a channel that is one owner's own (a fair waiter's): when its last waiter
+     * leaves, the channel lingers, subscribed, until it has gone unused for one to two {@link #LINGER_NANOS}, so that
+     * the owner's next wait in that time costs no subscribe and no unsubscribe. Never blocks.
+     */
+    public Subscription joinLingering(String channel, boolean everyMessageWakesAll) {
+        return join(channel, everyMessageWakesAll, false, true);
+    }
+
     private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting) {
+        return join(channel, everyMessageWakesAll, counting, false);
+    }
+
+    private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting, boolean lingers) {
         WakeupChannel joined = channels.compute(channel, (name, existing) -> {
             WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler, steps);
             c.refs++;
+            if (lingers) {
+                c.lingers = true;
+            }
             if (everyMessageWakesAll) {
                 c.everyMessageWakesAll = true;
             }
@@ -136,6 +159,14 @@ public final class WakeupHub {
             if (--current.refs > 0) {
                 return current;
             }
+            if (current.lingers) {
+                current.usedSinceArmed = true;
+                if (!current.lingering) {
+                    current.lingering = true;
+                    current.keeps++;
+                    armLinger(current);
+                }
+            }
             if (current.keeps > 0) {
                 current.dropStoredWakeups(); // the next waiter attempts after joining: they would only cost a retry
                 return current;
@@ -145,17 +176,38 @@ public final class WakeupHub {
         });
     }
 
+    /** Looks again in {@link #LINGER_NANOS}: a lingering channel used since is kept on, one unused is let go. */
+    private void armLinger(WakeupChannel channel) {
+        scheduler.schedule(() -> channels.computeIfPresent(channel.name, (name, current) -> {
+            if (current != channel) {
+                return current;
+            }
+            if (current.refs > 0 || current.usedSinceArmed) {
+                current.usedSinceArmed = false;
+                armLinger(current);
+                return current;
+            }
+            current.lingering = false;
+            return release(current);
+        }), LINGER_NANOS);
+    }
+
     void unkeep(WakeupChannel channel) {
         channels.computeIfPresent(channel.name, (name, current) -> {
             if (current != channel) {
                 return current;
             }
-            if (--current.keeps > 0 || current.refs > 0) {
-                return current;
-            }
-            port.unsubscribe(name);
-            return null;
+            return release(current);
         });
+    }
+
+    /** Drops one keep of {@code channel}; unsubscribes when nobody keeps or joins it. Under the map's key lock. */
+    private WakeupChannel release(WakeupChannel channel) {
+        if (--channel.keeps > 0 || channel.refs > 0) {
+            return channel;
+        }
+        port.unsubscribe(channel.name);
+        return null;
     }
 
     /** Called for every message on a subscribed channel (on the I/O thread). */

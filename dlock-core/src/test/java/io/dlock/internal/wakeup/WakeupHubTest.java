@@ -208,4 +208,47 @@ class WakeupHubTest {
         assertThat(commands).as("asking sends nothing").containsExactly("SUBSCRIBE a", "SUBSCRIBE b", "UNSUBSCRIBE a",
                 "UNSUBSCRIBE b");
     }
+
+    @Test
+    void anOwnersOwnChannelLingersAfterItsWaitUntilUnusedForALingerPeriod() {
+        long lingerMs = WakeupHub.LINGER_NANOS / 1_000_000;
+        WakeupHub.Subscription first = hub.joinLingering("own", false);
+        first.close();
+        assertThat(hub.confirmed(List.of("own"))).as("kept after its last waiter left").isTrue();
+
+        hub.onMessage("own", "0"); // nobody waits: a lingering channel stores nothing, as a kept one
+        time.advanceMillis(lingerMs / 2);
+        WakeupHub.Subscription second = hub.joinLingering("own", false);
+        assertThat(second.ready()).isDone();
+        assertThat(second.sleep(10_000)).as("no wake-up stored while it lingered").isNotDone();
+        hub.onMessage("own", "0");
+        second.close();
+        time.advanceMillis(lingerMs);
+        assertThat(hub.listensTo("own")).as("used within the period: kept for another").isTrue();
+        time.advanceMillis(lingerMs);
+        assertThat(hub.listensTo("own")).as("unused for a whole period: let go").isFalse();
+        assertThat(commands).as("two waits, one subscribe").containsExactly("SUBSCRIBE own", "UNSUBSCRIBE own");
+    }
+
+    @Test
+    void aLingeringChannelJoinedWhenItsTimerFiresStaysWithItsWaiterAndLingersAgainAfter() {
+        long lingerMs = WakeupHub.LINGER_NANOS / 1_000_000;
+        hub.joinLingering("own", false).close();
+        WakeupHub.Subscription waiting = hub.joinLingering("own", false);
+        time.advanceMillis(3 * lingerMs);
+        assertThat(hub.listensTo("own")).as("a waiter is joined").isTrue();
+        waiting.close();
+        time.advanceMillis(lingerMs);
+        assertThat(hub.listensTo("own")).as("left within the last period").isTrue();
+        time.advanceMillis(lingerMs);
+        assertThat(hub.listensTo("own")).isFalse();
+        assertThat(hub.subscriptionCount()).isZero();
+        assertThat(commands).containsExactly("SUBSCRIBE own", "UNSUBSCRIBE own");
+    }
+
+    @Test
+    void aPlainJoinNeverLingers() {
+        hub.join("shared").close();
+        assertThat(commands).containsExactly("SUBSCRIBE shared", "UNSUBSCRIBE shared");
+    }
 }
