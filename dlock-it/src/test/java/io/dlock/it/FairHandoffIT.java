@@ -278,4 +278,28 @@ class FairHandoffIT {
                 .isZero();
         assertNothingLeft(a, b);
     }
+
+    /**
+     * Two owners of client a wait while client b holds the lock, so neither could wait behind an owner of its own
+     * client: both sleep on their channels with their places in the Redis queue. When the first is granted the lock,
+     * the second is woken to wait behind it inside the client (LocalGate#sleepingOnChannel), so the first one's
+     * release hands it the lock in one script call instead of publishing to its channel for it to attempt again.
+     */
+    @Test
+    void aWaiterSleepingOnItsChannelMovesBehindAnOwnerOfItsClientThatGetsTheLock(LockClient a, LockClient b) {
+        AtomicInteger handOffsOfA = HandOffs.countedFor(a);
+        DistributedLock holder = b.getFairLock(name);
+        holder.lock();
+        queueWaiter("a1", a.getId(), a.getFairLock(name));
+        queueWaiter("a2", a.getId(), a.getFairLock(name));
+        long publishes = raw.commandCalls("publish");
+        holder.unlock();
+        awaitAllWaiters();
+        assertThat(order).containsExactly("a1", "a2");
+        assertThat(handOffsOfA.get()).as("a1's release handed the lock to a2 inside client a").isEqualTo(1);
+        assertThat(raw.commandCalls("publish") - publishes).as("only b's release published (to a1's channel)")
+                .isEqualTo(1);
+        assertThat(maxInside.get()).isEqualTo(1);
+        assertNothingLeft(a, b);
+    }
 }

@@ -292,7 +292,14 @@ public final class AcquireLoop implements Waiter {
         long sleepMs = ttl >= 0 ? Math.max(1, ttl) : waiting.fallbackSleepMs();
         // woken by an unlock message: the lock went through Redis. Ask Redis, not the local gate, whose holder may
         // still look alive while its release reply is on its way
-        sleepThen(subscription.sleep(Math.min(sleepMs, leftMs)), true);
+        CompletableFuture<Boolean> sleep = subscription.sleep(Math.min(sleepMs, leftMs));
+        if (gate != null) {
+            // a nudge (another owner of this client came to hold it) ends the sleep as no message does: the next
+            // step then goes through the local gate and waits behind that owner
+            Runnable stopNudges = gate.sleepingOnChannel(() -> sleep.complete(false));
+            sleep.whenComplete((woken, ignored) -> stopNudges.run());
+        }
+        sleepThen(sleep, true);
     }
 
     /**

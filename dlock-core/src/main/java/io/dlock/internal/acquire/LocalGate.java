@@ -22,4 +22,18 @@ public interface LocalGate {
 
     /** This loop was sent to Redis but will not attempt (it ended meanwhile): the next local waiter may. */
     void passOn();
+
+    /**
+     * This loop is about to sleep on its channel: Redis refused it, and no other owner of this client held the lock
+     * (it could not wait behind one). For a kind whose waiters keep a place in Redis while they sleep (the fair
+     * lock's queue), {@code nudge} ends that sleep as soon as another owner of this client comes to hold the lock
+     * (at once if one does already), so that the loop waits behind that owner and can be handed the lock in the
+     * owner's release, instead of waiting for the release's message and attempting again. Other kinds ignore it.
+     * Never blocks; {@code nudge} never blocks either.
+     *
+     * @return cancels the request (idempotent, never blocks); the loop calls it when the sleep ends
+     */
+    default Runnable sleepingOnChannel(Runnable nudge) {
+        return () -> { };
+    }
 }

@@ -18,9 +18,11 @@ final class CohortGate implements LocalGate {
     private final long refreshNanos;
     private final BooleanSupplier placeInRedis;
     private final boolean shared;
+    /** Whether a sleep on the channel ends once another local owner holds the lock ({@link #sleepingOnChannel}). */
+    private final boolean nudgedByLocalHolder;
 
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs) {
-        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, false);
+        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, false, false);
     }
 
     /**
@@ -29,10 +31,13 @@ final class CohortGate implements LocalGate {
      * @param placeInRedis whether the owner may wait locally now: a fair-lock waiter first needs its place in the
      *                     Redis queue, taken by an attempt
      * @param shared       the owner waits for a shared hold (a reader of a read-write lock)
+     * @param nudgedByLocalHolder a sleep on the channel (with a place in Redis) ends once another local owner holds
+     *                     the lock: for the fair lock, whose sleeping waiter keeps its queue place
      */
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs, long refreshNanos,
-               BooleanSupplier placeInRedis, boolean shared) {
+               BooleanSupplier placeInRedis, boolean shared, boolean nudgedByLocalHolder) {
         this.shared = shared;
+        this.nudgedByLocalHolder = nudgedByLocalHolder;
         this.cohorts = cohorts;
         this.name = name;
         this.ownerId = ownerId;
@@ -75,6 +80,18 @@ final class CohortGate implements LocalGate {
     @Override
     public void verifyHolder() {
         cohorts.verifyHolder(name);
+    }
+
+    /**
+     * A fair-lock waiter (one that needs its place in the Redis queue to wait locally) that sleeps on its channel with
+     * that place is woken once another owner of this client holds the lock, to wait behind it; other kinds ignore it.
+     */
+    @Override
+    public Runnable sleepingOnChannel(Runnable nudge) {
+        if (!nudgedByLocalHolder || !placeInRedis.getAsBoolean()) {
+            return () -> { };
+        }
+        return cohorts.whenHeldByAnother(name, ownerId, nudge);
     }
 
     @Override

@@ -46,6 +46,11 @@ final class LocalCohort {
      * of asking Redis, and the first of them asks when it ends ({@link #headStartOver}).
      */
     private final HeadStart headStart;
+    /**
+     * Loops sleeping on their channel that asked to be woken once another owner of this client holds the lock
+     * ({@link #whenHeldByAnother}): fair-lock waiters, which keep their place in the Redis queue meanwhile.
+     */
+    private final List<Runnable> nudges = new ArrayList<>();
     /** Set once this cohort left its registry; callers holding it then fetch a fresh one. */
     private boolean retired;
 
@@ -144,14 +149,57 @@ final class LocalCohort {
      *
      * @return false if this cohort is retired (the caller records it in the current one)
      */
-    synchronized boolean acquired(long ownerId, Hold hold) {
-        if (retired) {
-            return false;
+    boolean acquired(long ownerId, Hold hold) {
+        List<Runnable> nudged;
+        synchronized (this) {
+            if (retired) {
+                return false;
+            }
+            headStart.stop();
+            headStart.held(nanoTime.getAsLong());
+            holder.granted(ownerId, hold);
+            nudged = takeNudges();
         }
-        headStart.stop();
-        headStart.held(nanoTime.getAsLong());
-        holder.granted(ownerId, hold);
+        nudged.forEach(Runnable::run);
         return true;
+    }
+
+    /**
+     * Runs {@code nudge} once another owner of this client than {@code ownerId} holds the lock: at once if one does,
+     * else when one is granted it or handed it ({@link io.dlock.internal.acquire.LocalGate#sleepingOnChannel}).
+     *
+     * @return cancels it (idempotent); null if this cohort is retired (the caller asks the current one)
+     */
+    Runnable whenHeldByAnother(long ownerId, Runnable nudge) {
+        boolean now;
+        synchronized (this) {
+            if (retired) {
+                return null;
+            }
+            now = hasLiveHolder() && !holder.is(ownerId);
+            if (!now) {
+                nudges.add(nudge);
+            }
+        }
+        if (now) {
+            nudge.run();
+            return () -> { };
+        }
+        return () -> {
+            synchronized (this) {
+                nudges.remove(nudge);
+            }
+        };
+    }
+
+    /** Guarded by this. @return the pending nudges, now taken (a holder came) */
+    private List<Runnable> takeNudges() {
+        if (nudges.isEmpty()) {
+            return List.of();
+        }
+        List<Runnable> taken = new ArrayList<>(nudges);
+        nudges.clear();
+        return taken;
     }
 
     /** @return whether an owner of this client other than {@code ownerId} holds the lock, as far as it knows */
@@ -189,9 +237,11 @@ final class LocalCohort {
     void handedOff(List<LocalWaiter> reserved, int chosen, Hold hold) {
         LocalWaiter receiver = reserved.get(chosen);
         List<LocalWaiter> left = new ArrayList<>();
+        List<Runnable> nudged;
         synchronized (this) {
             settle(reserved);
             holder.handedTo(receiver.ownerId, hold);
+            nudged = takeNudges();
             List<LocalWaiter> back = new ArrayList<>();
             for (LocalWaiter waiter : reserved) {
                 if (waiter != receiver) {
@@ -204,6 +254,7 @@ final class LocalCohort {
         }
         receiver.end(LocalTurn.Turn.HANDED_OVER);
         left.forEach(LocalWaiter::sendToRedis);
+        nudged.forEach(Runnable::run);
     }
 
     /**
@@ -375,7 +426,8 @@ final class LocalCohort {
      * out or was lost counts as none); a retired cohort answers nothing and is not used again.
      */
     synchronized boolean retireIfIdle() {
-        if (!hasLiveHolder() && waiters.isEmpty() && handingOff.isEmpty() && !headStart.running()) {
+        if (!hasLiveHolder() && waiters.isEmpty() && handingOff.isEmpty() && !headStart.running()
+                && nudges.isEmpty()) {
             retired = true;
         }
         return retired;

@@ -152,6 +152,26 @@ final class LocalCohorts {
         }
     }
 
+    /**
+     * {@link LocalCohort#whenHeldByAnother} on the cohort of {@code name}, created if none.
+     *
+     * @return cancels it, and drops the cohort if that leaves it idle
+     */
+    Runnable whenHeldByAnother(String name, long ownerId, Runnable nudge) {
+        while (true) {
+            LocalCohort cohort = byName.computeIfAbsent(name,
+                    n -> new LocalCohort(scheduler, nanoTime, recheckNanos, maxHandoffs, headStartNanos));
+            Runnable cancel = cohort.whenHeldByAnother(ownerId, nudge);
+            if (cancel != null) {
+                return () -> {
+                    cancel.run();
+                    tidy(name, cohort);
+                };
+            }
+            byName.remove(name, cohort);
+        }
+    }
+
     /** {@code ownerId} no longer holds {@code name}: wakes the next local waiter, drops the cohort when idle. */
     void released(String name, long ownerId) {
         released(name, ownerId, false, 0);

@@ -354,7 +354,7 @@ final class RedisLock {
             placeInRedis = () -> services.holds().marked(id, mark);
         }
         return new CohortGate(services.cohorts(), name, ownerId, leaseMs, wait.refreshNanos(), placeInRedis,
-                wait.shared());
+                wait.shared(), wait.afterPlaceInRedis());
     }
 
     /**

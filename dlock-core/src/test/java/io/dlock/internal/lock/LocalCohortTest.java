@@ -121,6 +121,32 @@ class LocalCohortTest {
     }
 
     @Test
+    void aSleeperAskingForANudgeIsWokenWhenAnotherOwnerOfTheClientComesToHoldTheLock() {
+        LocalCohort cohort = cohort(8);
+        AtomicInteger nudged = new AtomicInteger();
+        Runnable cancel = cohort.whenHeldByAnother(2, nudged::incrementAndGet);
+        assertThat(cohort.retireIfIdle()).as("kept while a sleeper waits for a holder").isFalse();
+        Hold first = acquire(cohort, 1);
+        assertThat(nudged).as("granted to owner 1: owner 2 may wait behind it now").hasValue(1);
+        cancel.run(); // its sleep ended: taken already, nothing left to cancel
+
+        LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
+        assertThat(cohort.whenHeldByAnother(3, nudged::incrementAndGet)).isNotNull();
+        assertThat(nudged).as("held by another owner already: at once").hasValue(2);
+        assertThat(cohort.whenHeldByAnother(1, nudged::incrementAndGet)).isNotNull();
+        assertThat(nudged).as("the holder itself waits for another holder").hasValue(2);
+        assertThat(take(cohort, 1, first)).isSameAs(b);
+        cohort.handedOff(List.of(b), 0, grant(2, Hold.WATCHDOG));
+        assertThat(nudged).as("handed to owner 2: owner 1's nudge runs").hasValue(3);
+
+        AtomicInteger cancelled = new AtomicInteger();
+        LocalCohort other = cohort(8);
+        other.whenHeldByAnother(5, cancelled::incrementAndGet).run();
+        acquire(other, 6);
+        assertThat(cancelled).as("a cancelled nudge never runs").hasValue(0);
+    }
+
+    @Test
     void theHolderItselfNeverQueuesBehindItself() {
         LocalCohort cohort = cohort(8);
         acquire(cohort, 1);
