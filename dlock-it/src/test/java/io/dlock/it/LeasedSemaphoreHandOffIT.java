@@ -142,10 +142,13 @@ class LeasedSemaphoreHandOffIT {
         semaphore.trySetPermits(1);
         long releasesToRedisBefore = raw.commandCalls("incrby");
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
-        List<Future<Integer>> runs = workers.submitEach(4, Workers.until(end, () -> {
-            semaphore.acquire().release();
-            return null;
-        }));
+        List<Future<Integer>> runs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            runs.add(workers.submit(Workers.until(end, () -> {
+                semaphore.acquire().release();
+                return null;
+            })));
+        }
         int releases = runs.stream().mapToInt(run -> Workers.get(run, Duration.ofSeconds(60))).sum();
         assertThat(raw.commandCalls("incrby") - releasesToRedisBefore).as("every release went to Redis")
                 .isEqualTo(releases);
@@ -162,11 +165,19 @@ class LeasedSemaphoreHandOffIT {
             RPermitExpirableSemaphore theirs = redisson.getPermitExpirableSemaphore(name);
             PermitOverlapCounter counter = new PermitOverlapCounter(1);
             AtomicBoolean stop = new AtomicBoolean();
-            List<Future<Integer>> runs = workers.submitEach(4, Workers.untilStopped(stop, () -> {
-                Permit permit = ours.acquire();
-                counter.passThrough();
-                return permit.release();
-            }));
+            List<Future<Integer>> runs = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                runs.add(workers.submit(() -> {
+                    int n = 0;
+                    while (!stop.get()) {
+                        Permit permit = ours.acquire();
+                        counter.passThrough();
+                        permit.release();
+                        n++;
+                    }
+                    return n;
+                }));
+            }
             for (int i = 0; i < 5; i++) {
                 String id = theirs.tryAcquire(5, 10, SECONDS);
                 assertThat(id).as("Redisson's acquisition %d within 5 s", i).isNotNull();
