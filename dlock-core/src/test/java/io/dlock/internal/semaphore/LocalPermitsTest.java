@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a client knows of its own callers on one semaphore ({@link LocalPermits}, {@link LocalPermitLines}): who
+ * What a client knows of its own callers on one plain semaphore ({@link LocalPermits}, {@link LocalPermitLines}): who
  * may wait in line for a release of this client, who gets released permits and in which order, how many releases in a
  * row are handed on, and what sends a waiter back to Redis. No Redis, no sleep: time is {@link ManualScheduler}'s.
  */
@@ -55,24 +55,6 @@ class LocalPermitsTest {
         assertThat(handed).hasValue(0);
         assertThat(reservation.permits()).as("what the release now sends to Redis").isEqualTo(1);
         assertThat(lines.find(CHANNEL).held()).as("released to Redis: nobody here holds it").isZero();
-    }
-
-    @Test
-    void aLeasedWaiterKeepsItsTicketForTheReleaseThatServesIt() {
-        LocalPermitLines lines = lines(8);
-        lines.granted(CHANNEL, 2);
-        LocalPermitLines.Mark mark = lines.mark(CHANNEL);
-        PermitTicket first = new PermitTicket(PermitIds.fresh(), 3_000);
-        PermitTicket second = new PermitTicket(PermitIds.fresh(), 5_000);
-        LocalPermits.Waiter a = mark.permits().queue(1, mark.messages(), FOREVER, first, handed::incrementAndGet);
-        LocalPermits.Waiter b = mark.permits().queue(1, null, FOREVER, second, handed::incrementAndGet);
-        LocalPermits.Reservation reservation = lines.reserve(CHANNEL, 1);
-        assertThat(reservation.served()).as("one permit released serves one waiter").containsExactly(a);
-        assertThat(reservation.served().get(0).ticket).isSameAs(first);
-        reservation.handOver();
-        assertThat(a.turn()).isCompletedWithValue(Turn.HANDED_OVER);
-        assertThat(b.turn()).isNotDone();
-        assertThat(lines.reserve(CHANNEL, 1).served().get(0).ticket).isSameAs(second);
     }
 
     @Test
