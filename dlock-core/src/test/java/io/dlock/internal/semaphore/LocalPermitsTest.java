@@ -29,7 +29,7 @@ class LocalPermitsTest {
     /** An acquisition refused in Redis with no message since its attempt: it queues, as its gate would put it. */
     private LocalPermits.Waiter refusedThenQueued(LocalPermitLines lines, int permits) {
         LocalPermitLines.Mark mark = lines.mark(CHANNEL);
-        return mark.permits().queue(permits, mark.messages(), FOREVER, null, handed::incrementAndGet);
+        return mark.permits().queue(permits, mark.messages(), FOREVER, handed::incrementAndGet);
     }
 
     /** A release whose call Redis answered: the reserved waiters get their permits. */
@@ -72,7 +72,7 @@ class LocalPermitsTest {
         lines.granted(CHANNEL, 1);
         LocalPermitLines.Mark mark = lines.mark(CHANNEL);
         lines.message(CHANNEL, "1"); // permits went back to Redis while the attempt was on its way
-        assertThat(mark.permits().queue(1, mark.messages(), FOREVER, null, () -> { })).isNull();
+        assertThat(mark.permits().queue(1, mark.messages(), FOREVER, () -> { })).isNull();
     }
 
     @Test
@@ -80,9 +80,9 @@ class LocalPermitsTest {
         LocalPermitLines lines = lines(8);
         lines.granted(CHANNEL, 1);
         LocalPermits line = lines.find(CHANNEL);
-        assertThat(line.queue(1, null, FOREVER, null, () -> { })).as("empty line: ask Redis first").isNull();
+        assertThat(line.queue(1, null, FOREVER, () -> { })).as("empty line: ask Redis first").isNull();
         assertThat(refusedThenQueued(lines, 1)).isNotNull();
-        assertThat(line.queue(1, null, FOREVER, null, () -> { })).as("behind a refused waiter").isNotNull();
+        assertThat(line.queue(1, null, FOREVER, () -> { })).as("behind a refused waiter").isNotNull();
         assertThat(line.waiterCount()).isEqualTo(2);
     }
 
@@ -154,7 +154,7 @@ class LocalPermitsTest {
         LocalPermitLines lines = lines(8);
         lines.granted(CHANNEL, 1);
         LocalPermitLines.Mark mark = lines.mark(CHANNEL);
-        LocalPermits.Waiter timed = mark.permits().queue(1, mark.messages(), 50 * MS, null, () -> { });
+        LocalPermits.Waiter timed = mark.permits().queue(1, mark.messages(), 50 * MS, () -> { });
         LocalPermits.Waiter patient = refusedThenQueued(lines, 1);
         time.advanceMillis(50);
         assertThat(timed.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
