@@ -26,7 +26,7 @@ public enum Fault {
      */
     RELEASE_DROP,
     /**
-     * Stalls of the whole server, three shorter than the client's command timeout and then one longer (but shorter
+     * Stalls of the whole server, five shorter than the client's command timeout and then one longer (but shorter
      * than a lease): {@code DEBUG SLEEP}, or SIGSTOP and SIGCONT of redis-server when it refuses {@code DEBUG}. Every
      * call in flight meanwhile, of every kind (the semaphores, the latch and the multi-lock included), waits for a
      * late reply, or times out while Redis still runs it afterwards.

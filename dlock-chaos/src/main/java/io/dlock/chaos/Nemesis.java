@@ -319,7 +319,7 @@ final class Nemesis {
     }
 
     /** How many stalls shorter than the command timeout one command-stall fault makes. */
-    private static final int SHORT_STALLS = 3;
+    private static final int SHORT_STALLS = 5;
 
     /**
      * {@value #SHORT_STALLS} stalls shorter than the client's command timeout (a third to five sixths of it), each followed by a pause,
@@ -333,9 +333,10 @@ final class Nemesis {
         started(Fault.COMMAND_STALL, "redis " + shortMs + " ms then " + longMs + " ms (command timeout " + timeout
                 + " ms) by " + (debug ? "DEBUG SLEEP" : "SIGSTOP"));
         try {
-            // three short stalls, so that each family kind (whose loops also pause between calls) is likely to have a
+            // five short stalls, so that each family kind (whose loops also pause between calls) is likely to have a
             // call in flight during one of them: ChaosIT requires every kind to meet a short stall (with two, the
-            // latch's loops, idle for up to a second between calls, met none in one run of four)
+            // latch's loops, idle for up to a second between calls, met none in one run of four; with three, in one
+            // CI run of stop 37)
             for (int i = 0; i < SHORT_STALLS; i++) {
                 stall(shortMs, "short", debug);
                 WorkerProcess.sleep(300 + random.nextInt(300));
