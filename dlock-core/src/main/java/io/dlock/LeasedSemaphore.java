@@ -49,6 +49,17 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Waiting</b> is as for {@link DistributedSemaphore}: a release message wakes waiters, and a waiter re-checks at
  * least every {@link DistributedSemaphore#RECHECK_INTERVAL}, and at the earliest lease end in the table.
  *
+ * <p><b>Releases within one client.</b> As for {@link DistributedSemaphore}, and unlike Redisson, a release of a
+ * {@link Permit} by one thread of a client first serves that client's acquisitions of one permit that wait in line for
+ * the permits its threads hold, in arrival order. The release's one call hands the permit's place on: the released id
+ * leaves the permit table and the waiter's permit enters it under a fresh id of its own, with the waiter's lease (the
+ * count stays taken and nothing is published; docs/protocol.md §13.2). The waiter's {@link Permit} is a new permit, so
+ * a late {@link #release(String)} of the released id can never free it. When the released id had already gone (its
+ * lease ended and another client reclaimed it), nothing changes and the waiter asks Redis itself. With Redis unavailable
+ * the release fails as any other call does, and both ids are given back (the waiter, which never got its id, asks
+ * Redis). Releases by id ({@link #release(String)}, lists) always go to Redis, as do those of an acquisition of several
+ * permits at once. The cap is the same ({@link TuningSettings.Builder#localHandoffs}, 0 = never).
+ *
  * <p><b>Thread-safety.</b> Instances are thread-safe and cheap; a {@link Permit} may be released on any thread.
  *
  * <p><b>Errors and outages</b> as for {@link DistributedSemaphore} (acquisitions without a wait limit wait out an

@@ -117,8 +117,9 @@ public final class TuningSettings {
          * <p>The same cap applies to a plain {@link DistributedSemaphore}: a release by a thread of this client gives
          * its permits to this client's acquisitions that wait for them, first come first served, once Redis answered
          * one read of the count (the count stays taken and nothing is published), at most this many releases in a
-         * row; the next one goes to Redis and wakes every client's waiters. The leased semaphore never passes permits this way (each permit's lease
-         * and id are its taker's).
+         * row; the next one goes to Redis and wakes every client's waiters. A {@link LeasedSemaphore}'s release through a
+         * {@link Permit} hands its place in the permit table to a waiter of one permit the same way, under the waiter's
+         * own fresh id and lease, in the release's one call.
          *
          * <p>Owners of one client (threads of one JVM) that want a lock another of them holds wait inside the
          * client, without asking Redis (whose answer could only be "busy"). When the holder unlocks and one of them

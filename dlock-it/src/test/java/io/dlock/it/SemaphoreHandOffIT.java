@@ -71,17 +71,14 @@ class SemaphoreHandOffIT {
         PermitOverlapCounter counter = new PermitOverlapCounter(2);
         long releasesToRedisBefore = raw.commandCalls("incrby");
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
-        List<Future<Integer>> runs = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            runs.add(workers.submit(Workers.until(end, () -> {
-                if (!semaphore.tryAcquire(1, Duration.ofSeconds(10))) {
-                    throw new AssertionError("no permit within 10 s");
-                }
-                counter.passThrough();
-                semaphore.release();
-                return null;
-            })));
-        }
+        List<Future<Integer>> runs = workers.submitEach(8, Workers.until(end, () -> {
+            if (!semaphore.tryAcquire(1, Duration.ofSeconds(10))) {
+                throw new AssertionError("no permit within 10 s");
+            }
+            counter.passThrough();
+            semaphore.release();
+            return null;
+        }));
         int releases = 0;
         for (Future<Integer> run : runs) {
             int n = Workers.get(run, Duration.ofSeconds(60));
@@ -103,14 +100,11 @@ class SemaphoreHandOffIT {
         semaphore.trySetPermits(1);
         long releasesToRedisBefore = raw.commandCalls("incrby");
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
-        List<Future<Integer>> runs = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            runs.add(workers.submit(Workers.until(end, () -> {
-                semaphore.acquire();
-                semaphore.release();
-                return null;
-            })));
-        }
+        List<Future<Integer>> runs = workers.submitEach(4, Workers.until(end, () -> {
+            semaphore.acquire();
+            semaphore.release();
+            return null;
+        }));
         int releases = runs.stream().mapToInt(run -> Workers.get(run, Duration.ofSeconds(60))).sum();
         assertThat(raw.commandCalls("incrby") - releasesToRedisBefore).as("every release went to Redis")
                 .isEqualTo(releases);
@@ -127,19 +121,12 @@ class SemaphoreHandOffIT {
             RSemaphore theirs = redisson.getSemaphore(name);
             PermitOverlapCounter counter = new PermitOverlapCounter(1);
             AtomicBoolean stop = new AtomicBoolean();
-            List<Future<Integer>> runs = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                runs.add(workers.submit(() -> {
-                    int n = 0;
-                    while (!stop.get()) {
-                        ours.acquire();
-                        counter.passThrough();
-                        ours.release();
-                        n++;
-                    }
-                    return n;
-                }));
-            }
+            List<Future<Integer>> runs = workers.submitEach(4, Workers.untilStopped(stop, () -> {
+                ours.acquire();
+                counter.passThrough();
+                ours.release();
+                return null;
+            }));
             for (int i = 0; i < 5; i++) {
                 assertThat(theirs.tryAcquire(1, 5, SECONDS)).as("Redisson's acquisition %d within 5 s", i).isTrue();
                 counter.passThrough();

@@ -58,6 +58,11 @@ final class LeasedPermit implements Permit {
         return id;
     }
 
+    /** @return its semaphore's channel, which names the semaphore among this client's {@link LocalPermits} */
+    String channel() {
+        return semaphore.keys().channel();
+    }
+
     @Override
     public String semaphoreName() {
         return semaphore.getName();

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * The client's {@link LocalPermits}, one per plain semaphore in use, keyed by the semaphore's channel: created when an
+ * The client's {@link LocalPermits}, one per semaphore in use (plain or leased), keyed by the semaphore's channel: created when an
  * acquisition attempts, removed once idle (no waiter, no permit held by this client). Thread-safe; never blocks.
  */
 final class LocalPermitLines {
@@ -94,7 +94,7 @@ final class LocalPermitLines {
         }
     }
 
-    /** A message arrived on {@code channel} (any channel: those of no plain semaphore in use are ignored). */
+    /** A message arrived on {@code channel} (any channel: those of no semaphore in use here are ignored). */
     void message(String channel, String message) {
         LocalPermits line = byChannel.get(channel);
         if (line != null) {

@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
- * What one client knows about one plain semaphore beyond Redis: how many of its permits this client's callers hold
+ * What one client knows about one semaphore beyond Redis (the plain one's permits, or the leased one's: then a
+ * hand-on passes a permit's place in the table, {@code pes_hand_on}, and each waiter brings a {@link PermitTicket}): how many of its permits this client's callers hold
  * ({@link #held}), and which of its acquisitions wait for one of those to be released ({@code line}). A release by
  * this client gives its permits straight to the waiters at the head of the line, once Redis answered its call (which
  * writes nothing for them): the count in Redis stays as it is, as the permits move from one caller of this client to
@@ -65,14 +66,17 @@ final class LocalPermits {
     /** One acquisition waiting in line for {@code permits} released by this client. */
     static final class Waiter implements LocalTurn {
         final int permits;
+        /** What a leased-semaphore waiter brings for its hand-on ({@code pes_hand_on}); null for the plain one. */
+        final PermitTicket ticket;
         private final Long deadlineNanos;
         private final CompletableFuture<Turn> turn = new CompletableFuture<>();
         /** Told, before the turn completes, that the permits were handed to this waiter. */
         private final Runnable onHanded;
         private Runnable cancelTimer = () -> { };
 
-        Waiter(int permits, Long deadlineNanos, Runnable onHanded) {
+        Waiter(int permits, PermitTicket ticket, Long deadlineNanos, Runnable onHanded) {
             this.permits = permits;
+            this.ticket = ticket;
             this.deadlineNanos = deadlineNanos;
             this.onHanded = onHanded;
         }
@@ -111,16 +115,19 @@ final class LocalPermits {
      *
      * @param messagesAtAttempt {@link #messages()} when the refused attempt was sent, or null when there was none
      * @param maxWaitNanos      the caller's time left ({@code Long.MAX_VALUE} without limit)
+     * @param ticket            what a leased waiter brings for its hand-on, or null (plain semaphore)
      * @param onHanded          run when a release hands the permits to it, before its turn completes
      * @return its place, or null (attempt in Redis or sleep on the channel instead); a retired object answers null
      */
-    synchronized Waiter queue(int permits, Long messagesAtAttempt, long maxWaitNanos, Runnable onHanded) {
+    synchronized Waiter queue(int permits, Long messagesAtAttempt, long maxWaitNanos, PermitTicket ticket,
+                              Runnable onHanded) {
         boolean mayQueue = messagesAtAttempt == null ? !line.isEmpty() : messages == messagesAtAttempt;
         if (retired || held < permits || !mayQueue) {
             return null;
         }
         long now = nanoTime.getAsLong();
-        Waiter waiter = new Waiter(permits, maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos, onHanded);
+        Waiter waiter = new Waiter(permits, ticket, maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos,
+                onHanded);
         line.addLast(waiter);
         long sleep = recheckNanos;
         if (waiter.deadlineNanos != null) {

@@ -22,7 +22,7 @@ import java.util.function.Function;
  * join the channel ({@link WakeMode#COUNTING}: a message {@code n > 0} wakes up to {@code n} waiters of this client),
  * attempt again once subscribed, sleep until a wake-up, the attempt's hint (a leased permit's lease end) or the
  * re-check interval, never past the deadline; ride out an outage without a wait limit, end a timed one by its deadline.
- * With a {@link PermitGate} (the plain semaphore), a refused acquisition may instead wait in line for a release of this
+ * With a {@link PermitGate}, a refused acquisition may instead wait in line for a release of this
  * client ({@link LocalPermits}), whose permits then reach it without an attempt of its own.
  *
  * <h2>The lost-reply rule of the permits</h2>
@@ -64,8 +64,11 @@ final class PermitAcquisition<T> {
         /** Gives back a grant nobody will receive. */
         CompletableFuture<?> undo(T granted);
 
-        /** @return the grant of permits handed on by a release of this client ({@link PermitGate}) */
-        default T handedOver() {
+        /**
+         * @param ticket the place's ticket ({@link PermitTicket}; null for the plain semaphore)
+         * @return the grant of permits handed on by a release of this client ({@link PermitGate})
+         */
+        default T handedOver(PermitTicket ticket) {
             throw new UnsupportedOperationException("this kind takes no hand-offs");
         }
     }
@@ -94,7 +97,7 @@ final class PermitAcquisition<T> {
         this.grants = grants;
         this.gate = gate;
         if (gate != null) {
-            gate.whenHanded(() -> granted = grants.handedOver());
+            gate.whenHanded(ticket -> granted = grants.handedOver(ticket));
         }
         long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
                 : services.acquisitions.nanoTime() + waitNanos;

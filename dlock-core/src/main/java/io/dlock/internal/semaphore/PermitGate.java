@@ -5,12 +5,15 @@ import io.dlock.internal.acquire.LocalTurn;
 import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
- * One plain-semaphore acquisition's {@link LocalGate} onto its {@link LocalPermits}: after Redis refused it an
+ * One semaphore acquisition's {@link LocalGate} onto its {@link LocalPermits}: after Redis refused it an
  * attempt sent while this client listened to the channel, it may wait in line for a release of this client instead
  * of sleeping on the channel. It never skips an attempt: permits another client released sit in Redis, and only an
- * attempt finds them. Used by one acquisition, whose loop takes one step at a time.
+ * attempt finds them. Used by one acquisition, whose loop takes one step at a time. A leased-semaphore acquisition
+ * brings a fresh {@link PermitTicket} to each place it takes in line: the id and lease its handed permit gets.
  */
 final class PermitGate implements LocalGate {
     private final LocalPermitLines lines;
@@ -18,22 +21,28 @@ final class PermitGate implements LocalGate {
     private final List<String> channels;
     private final String channel;
     private final int permits;
-    private Runnable onHanded = () -> { };
+    /** Makes a leased waiter's ticket for each place in line; null for the plain semaphore. */
+    private final Supplier<PermitTicket> tickets;
+    private Consumer<PermitTicket> onHanded = ticket -> { };
     /** The last attempt's note, if it was sent while the channel was listened to; taken by {@link #queue}. */
     private volatile LocalPermitLines.Mark mark;
     /** Where this acquisition waits now, or null. */
     private volatile LocalPermits queuedIn;
 
-    PermitGate(LocalPermitLines lines, WakeupHub hub, String channel, int permits) {
+    PermitGate(LocalPermitLines lines, WakeupHub hub, String channel, int permits, Supplier<PermitTicket> tickets) {
         this.lines = lines;
+        this.tickets = tickets;
         this.hub = hub;
         this.channel = channel;
         this.channels = List.of(channel);
         this.permits = permits;
     }
 
-    /** Run when a release hands this acquisition its permits, before its turn completes (records the grant). */
-    void whenHanded(Runnable onHanded) {
+    /**
+     * Run when a release hands this acquisition its permits, before its turn completes (records the grant), with the
+     * place's ticket (null for the plain semaphore).
+     */
+    void whenHanded(Consumer<PermitTicket> onHanded) {
         this.onHanded = onHanded;
     }
 
@@ -61,7 +70,10 @@ final class PermitGate implements LocalGate {
         if (line == null) {
             return null;
         }
-        LocalPermits.Waiter waiter = line.queue(permits, m != null ? m.messages() : null, maxWaitNanos, onHanded);
+        PermitTicket ticket = tickets == null ? null : tickets.get();
+        Consumer<PermitTicket> handed = onHanded;
+        LocalPermits.Waiter waiter = line.queue(permits, m != null ? m.messages() : null, maxWaitNanos, ticket,
+                () -> handed.accept(ticket));
         if (waiter == null) {
             return null; // the line, if idle, retires by the tidy its note scheduled
         }

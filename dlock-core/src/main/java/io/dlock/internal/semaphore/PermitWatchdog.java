@@ -171,6 +171,7 @@ final class PermitWatchdog {
     private void lost(LeasedPermit permit, LeaseLostEvent.Reason reason) {
         if (permit.lose()) {
             permits.remove(permit);
+            services.localPermits.forget(permit.channel(), 1);
             services.events.get().permitLost(permit.semaphoreName(), permit.id(), reason);
             lostSink.accept(new LeaseLostEvent(permit.semaphoreName(), permit.ownerThreadId(), reason,
                     clock.instant()));

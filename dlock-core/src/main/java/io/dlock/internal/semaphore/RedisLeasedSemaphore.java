@@ -3,6 +3,7 @@ package io.dlock.internal.semaphore;
 import io.dlock.DistributedLock;
 import io.dlock.LeasedSemaphore;
 import io.dlock.Permit;
+import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Args;
 import io.lettuce.core.ScriptOutputType;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
@@ -77,7 +79,13 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
         boolean watchdog = leaseMs < 0;
         long lease = watchdog ? services.watchdog.watchdogMs() : leaseMs;
         long owner = Thread.currentThread().getId();
-        return new PermitAcquisition<>(services, KIND, getName(), true, keys.channel(),
+        String channel = keys.channel();
+        LocalPermitLines lines = services.localPermits;
+        // a release frees one permit, so only an acquisition of one waits in line for it; a single attempt never waits
+        PermitGate gate = waitNanos == 0 || permits != 1 || !lines.enabled() ? null
+                : new PermitGate(lines, services.acquisitions.waiting().hub(), channel, 1,
+                        () -> new PermitTicket(PermitIds.fresh(), lease));
+        return new PermitAcquisition<>(services, KIND, getName(), true, channel,
                 new PermitAcquisition.Grants<>() {
                     @Override
                     public CompletableFuture<PermitAcquisition.Reply<List<LeasedPermit>>> attempt(String attemptId) {
@@ -94,6 +102,7 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
                             if (r != 0L) {
                                 return PermitAcquisition.Reply.busy(r);
                             }
+                            lines.granted(channel, permits);
                             List<LeasedPermit> granted = new ArrayList<>(permits);
                             for (String id : ids) {
                                 LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease,
@@ -113,7 +122,17 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
                     }
 
                     @Override
+                    public List<LeasedPermit> handedOver(PermitTicket ticket) {
+                        LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, ticket.id(),
+                                ticket.leaseMs(), watchdog, owner, ticket.sentAtNanos());
+                        services.events.get().permitGranted(getName(), ticket.id());
+                        services.watchdog.held(permit);
+                        return List.of(permit);
+                    }
+
+                    @Override
                     public CompletableFuture<?> undo(List<LeasedPermit> granted) {
+                        lines.forget(channel, granted.size());
                         String[] ids = new String[granted.size()];
                         for (int i = 0; i < ids.length; i++) {
                             LeasedPermit permit = granted.get(i);
@@ -125,7 +144,7 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
                         }
                         return sendRelease(EACH, ids);
                     }
-                }, null, waitNanos);
+                }, gate, waitNanos);
     }
 
     /** Releases those of {@code ids} in the table, ignoring the outcome (clean-up of an attempt nobody receives). */
@@ -284,8 +303,52 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
             services.events.get().permitReleased(getName(), permit.id());
         }
         services.watchdog.forget(permit);
+        LocalPermits.Reservation reservation = services.localPermits.reserve(keys.channel(), 1);
+        if (!reservation.served().isEmpty()) {
+            return handOn(permit, reservation);
+        }
         return sendRelease(EACH, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
                 .thenApply(r -> r.get(0) == 1L);
+    }
+
+    /**
+     * Releases {@code permit} by handing its place to the waiter of this client that {@code reservation} served, in
+     * one call ({@code pes_hand_on}: the released id leaves the table, the waiter's fresh id enters it with the
+     * waiter's lease, the count stays, nothing is published). The waiter gets its permit only once Redis answered
+     * that the place passed; when the released id was gone already (its lease ended and was reclaimed, or it was
+     * released by id), nothing changed and the waiter asks Redis itself. A call without an answer may have run: both
+     * ids go back ({@code pes_release} "each", by text, behind the call on its connection), each known to this
+     * client alone, and the waiter asks Redis; so a failed hand-on leaves what a failed release leaves.
+     *
+     * @return completes as a release does: whether the permit was held with its lease running
+     */
+    private CompletableFuture<Boolean> handOn(LeasedPermit permit, LocalPermits.Reservation reservation) {
+        PermitTicket ticket = reservation.served().get(0).ticket;
+        if (ticket == null) {
+            // a plain semaphore's waiter on the same name (the keys are shared): nothing to hand it in this table
+            reservation.fail();
+            return sendRelease(EACH, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
+                    .thenApply(r -> r.get(0) == 1L);
+        }
+        ticket.sending(nanoTime());
+        CompletableFuture<List<Object>> call = services.run(SemaphoreScripts.PES_HAND_ON, ScriptOutputType.MULTI,
+                keys.both(), permit.id(), ticket.id(), Long.toString(ticket.leaseMs()));
+        return call.handle((reply, error) -> {
+            permit.releaseEnded(error == null);
+            if (error != null) {
+                reservation.fail();
+                if (Errors.isUnavailable(error)) {
+                    services.acquisitions.track(sendRelease(EACH, true, permit.id(), ticket.id()));
+                }
+                throw new CompletionException(Errors.unwrap(error));
+            }
+            if ((Long) reply.get(1) == 1L) {
+                reservation.handOver();
+            } else {
+                reservation.fail();
+            }
+            return (Long) reply.get(0) == 1L;
+        });
     }
 
     /**
@@ -338,6 +401,7 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
             for (LeasedPermit permit : own) {
                 long state = error != null ? 0 : states.get(index.get(permit.id()));
                 if (error != null || state == 1L || state == 0L) {
+                    services.localPermits.forget(keys.channel(), 1);
                     services.events.get().permitReleased(getName(), permit.id());
                     permit.releaseByIdEnded(error != null ? LeasedPermit.State.RELEASE_FAILED
                             : LeasedPermit.State.RELEASED);

@@ -103,7 +103,7 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
         LocalPermitLines lines = services.localPermits;
         // a single attempt never waits, so it never takes a place in line
         PermitGate gate = waitNanos == 0 || !lines.enabled() ? null
-                : new PermitGate(lines, services.acquisitions.waiting().hub(), channel, wanted);
+                : new PermitGate(lines, services.acquisitions.waiting().hub(), channel, wanted, null);
         return new PermitAcquisition<>(services, KIND, getName(), false, channel,
                 new PermitAcquisition.Grants<>() {
                     @Override
@@ -137,7 +137,7 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
                     }
 
                     @Override
-                    public String handedOver() {
+                    public String handedOver(PermitTicket ticket) {
                         return HANDED_OVER;
                     }
                 }, gate, waitNanos);

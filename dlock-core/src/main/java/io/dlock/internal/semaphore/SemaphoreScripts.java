@@ -14,6 +14,8 @@ final class SemaphoreScripts {
     static final LuaScript PES_ACQUIRE = LuaScript.load("pes_acquire");
     /** Leased semaphore: give one permit back by id. */
     static final LuaScript PES_RELEASE = LuaScript.load("pes_release");
+    /** Leased semaphore: release one permit and hand its place to a waiter of this client under a fresh id. */
+    static final LuaScript PES_HAND_ON = LuaScript.load("pes_hand_on");
     /** Leased semaphore: extend live permits' leases. */
     static final LuaScript PES_RENEW = LuaScript.load("pes_renew");
     /** Leased semaphore: reclaim expired permits, then read or change the count. */

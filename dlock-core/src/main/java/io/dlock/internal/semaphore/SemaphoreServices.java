@@ -40,7 +40,7 @@ public final class SemaphoreServices {
     final PermitWatchdog watchdog;
     /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
     final Supplier<LockEventListener> events;
-    /** The plain semaphores' permits handed on between callers of this client ({@link LocalPermits}). */
+    /** The semaphores' permits handed on between callers of this client ({@link LocalPermits}). */
     final LocalPermitLines localPermits;
 
     /**
@@ -50,7 +50,7 @@ public final class SemaphoreServices {
      * @param watchdogMs     the lease of a permit taken without one; renewed every third of it
      * @param lostSink       told of each lost permit once (hands off to the lease-lost listeners' executor)
      * @param events         the client's event listeners now
-     * @param localHandoffs  the most releases of a plain semaphore in a row handed on to waiters of this client
+     * @param localHandoffs  the most releases of a semaphore in a row handed on to waiters of this client
      *                       (0: none)
      */
     public SemaphoreServices(RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
@@ -74,7 +74,7 @@ public final class SemaphoreServices {
     }
 
     /**
-     * A message arrived on {@code channel}: if it is a plain semaphore's in use here, its waiters in line ask Redis for
+     * A message arrived on {@code channel}: if it is a semaphore's in use here, its waiters in line ask Redis for
      * the permits it names ({@link LocalPermits#messageArrived}). Never blocks.
      */
     public void message(String channel, String message) {

@@ -12,9 +12,11 @@
  *   <li>{@link io.dlock.internal.semaphore.PermitAcquisition}: one acquisition of permits on the one wait loop of
  *       every kind ({@link io.dlock.internal.acquire.AcquireLoop}), with the permits' lost-reply rule: an id per
  *       attempt, under which the script records what it took, and an unanswered attempt undone at once by that id.</li>
- *   <li>{@link io.dlock.internal.semaphore.LocalPermits} (one per plain semaphore in use, in
+ *   <li>{@link io.dlock.internal.semaphore.LocalPermits} (one per semaphore in use, in
  *       {@link io.dlock.internal.semaphore.LocalPermitLines}) and {@link io.dlock.internal.semaphore.PermitGate}: a
- *       release by this client hands its permits to this client's acquisitions waiting in line, without Redis.</li>
+ *       release by this client hands its permits to this client's acquisitions waiting in line: a plain permit
+ *       without a write, a leased permit's place in the table under the waiter's fresh id
+ *       ({@link io.dlock.internal.semaphore.PermitTicket}, {@code pes_hand_on}).</li>
  *   <li>{@link io.dlock.internal.semaphore.LeasedPermit} and {@link io.dlock.internal.semaphore.PermitWatchdog}: a
  *       held leased permit, and the client's renewal and loss reports of them.</li>
  * </ul>
@@ -23,7 +25,8 @@
  * <ul>
  *   <li>Every permit is either in the count or (leased) in the permit table, never both: each script moves it in one
  *       step. A plain permit handed on within the client stays out of the count, passing from one caller to the
- *       next; exactly one waiter receives it (taken out of line under the line's monitor).</li>
+ *       next; a leased one's place passes in one script call (one id out of the table, one in); exactly one waiter
+ *       receives it (taken out of line under the line's monitor).</li>
  *   <li>A grant that nobody wants any more (its caller gave up or was interrupted while the attempt was in flight)
  *       is given back; a leased attempt whose reply is lost gives back its ids, which it chose itself.</li>
  *   <li>Several leased permits are taken all or none, in one script call; a list of ids is released all or none

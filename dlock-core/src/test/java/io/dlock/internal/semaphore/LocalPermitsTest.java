@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a client knows of its own callers on one plain semaphore ({@link LocalPermits}, {@link LocalPermitLines}): who
+ * What a client knows of its own callers on one semaphore ({@link LocalPermits}, {@link LocalPermitLines}): who
  * may wait in line for a release of this client, who gets released permits and in which order, how many releases in a
  * row are handed on, and what sends a waiter back to Redis. No Redis, no sleep: time is {@link ManualScheduler}'s.
  */
@@ -29,7 +29,7 @@ class LocalPermitsTest {
     /** An acquisition refused in Redis with no message since its attempt: it queues, as its gate would put it. */
     private LocalPermits.Waiter refusedThenQueued(LocalPermitLines lines, int permits) {
         LocalPermitLines.Mark mark = lines.mark(CHANNEL);
-        return mark.permits().queue(permits, mark.messages(), FOREVER, handed::incrementAndGet);
+        return mark.permits().queue(permits, mark.messages(), FOREVER, null, handed::incrementAndGet);
     }
 
     /** A release whose call Redis answered: the reserved waiters get their permits. */
@@ -58,6 +58,24 @@ class LocalPermitsTest {
     }
 
     @Test
+    void aLeasedWaiterKeepsItsTicketForTheReleaseThatServesIt() {
+        LocalPermitLines lines = lines(8);
+        lines.granted(CHANNEL, 2);
+        LocalPermitLines.Mark mark = lines.mark(CHANNEL);
+        PermitTicket first = new PermitTicket(PermitIds.fresh(), 3_000);
+        PermitTicket second = new PermitTicket(PermitIds.fresh(), 5_000);
+        LocalPermits.Waiter a = mark.permits().queue(1, mark.messages(), FOREVER, first, handed::incrementAndGet);
+        LocalPermits.Waiter b = mark.permits().queue(1, null, FOREVER, second, handed::incrementAndGet);
+        LocalPermits.Reservation reservation = lines.reserve(CHANNEL, 1);
+        assertThat(reservation.served()).as("one permit released serves one waiter").containsExactly(a);
+        assertThat(reservation.served().get(0).ticket).isSameAs(first);
+        reservation.handOver();
+        assertThat(a.turn()).isCompletedWithValue(Turn.HANDED_OVER);
+        assertThat(b.turn()).isNotDone();
+        assertThat(lines.reserve(CHANNEL, 1).served().get(0).ticket).isSameAs(second);
+    }
+
+    @Test
     void aRefusedAcquisitionWaitsInLineOnlyWhileThisClientHoldsEnoughPermits() {
         LocalPermitLines lines = lines(8);
         assertThat(refusedThenQueued(lines, 1)).as("nobody here holds a permit: a release may never come").isNull();
@@ -72,7 +90,7 @@ class LocalPermitsTest {
         lines.granted(CHANNEL, 1);
         LocalPermitLines.Mark mark = lines.mark(CHANNEL);
         lines.message(CHANNEL, "1"); // permits went back to Redis while the attempt was on its way
-        assertThat(mark.permits().queue(1, mark.messages(), FOREVER, () -> { })).isNull();
+        assertThat(mark.permits().queue(1, mark.messages(), FOREVER, null, () -> { })).isNull();
     }
 
     @Test
@@ -80,9 +98,9 @@ class LocalPermitsTest {
         LocalPermitLines lines = lines(8);
         lines.granted(CHANNEL, 1);
         LocalPermits line = lines.find(CHANNEL);
-        assertThat(line.queue(1, null, FOREVER, () -> { })).as("empty line: ask Redis first").isNull();
+        assertThat(line.queue(1, null, FOREVER, null, () -> { })).as("empty line: ask Redis first").isNull();
         assertThat(refusedThenQueued(lines, 1)).isNotNull();
-        assertThat(line.queue(1, null, FOREVER, () -> { })).as("behind a refused waiter").isNotNull();
+        assertThat(line.queue(1, null, FOREVER, null, () -> { })).as("behind a refused waiter").isNotNull();
         assertThat(line.waiterCount()).isEqualTo(2);
     }
 
@@ -154,7 +172,7 @@ class LocalPermitsTest {
         LocalPermitLines lines = lines(8);
         lines.granted(CHANNEL, 1);
         LocalPermitLines.Mark mark = lines.mark(CHANNEL);
-        LocalPermits.Waiter timed = mark.permits().queue(1, mark.messages(), 50 * MS, () -> { });
+        LocalPermits.Waiter timed = mark.permits().queue(1, mark.messages(), 50 * MS, null, () -> { });
         LocalPermits.Waiter patient = refusedThenQueued(lines, 1);
         time.advanceMillis(50);
         assertThat(timed.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);

@@ -1,6 +1,8 @@
 package io.dlock.it.support;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -8,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Named daemon threads for a test; {@link #close()} interrupts whatever is left. */
@@ -33,6 +36,27 @@ public final class Workers implements AutoCloseable {
         return () -> {
             int rounds = 0;
             while (System.nanoTime() - endNanos < 0) {
+                round.call();
+                rounds++;
+            }
+            return rounds;
+        };
+    }
+
+    /** Starts {@code n} copies of {@code task}, each on a worker thread of its own (or an idle one). */
+    public <T> List<Future<T>> submitEach(int n, Callable<T> task) {
+        List<Future<T>> started = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            started.add(submit(task));
+        }
+        return started;
+    }
+
+    /** @return a task running {@code round} until {@code stop} is set, answering how many it ran */
+    public static Callable<Integer> untilStopped(AtomicBoolean stop, Callable<?> round) {
+        return () -> {
+            int rounds = 0;
+            while (!stop.get()) {
                 round.call();
                 rounds++;
             }
