@@ -33,7 +33,11 @@ import java.util.concurrent.CompletableFuture;
  * has been heard since, so permits in Redis are never left idle for it. At most
  * {@link TuningSettings#DEFAULT_LOCAL_HANDOFFS} releases in a row are passed on
  * ({@link TuningSettings.Builder#localHandoffs}, 0 = never); the next one goes to Redis and wakes every client's
- * waiters, Redisson's included. Accounting is unchanged: every permit is in the count or with a caller, and a permit
+ * waiters, Redisson's included. When its message woke another client's waiters and this client has had the
+ * semaphore's releases to itself for 50 ms, this client's acquisitions hold back for up to 10 ms (until another
+ * client's release is heard), so one of those waiters, which must first wake up, wins the permit rather than this
+ * client's next waiter, which is awake already: as for locks, a client with busy threads cannot keep permits that
+ * others wait for to itself. Accounting is unchanged: every permit is in the count or with a caller, and a permit
  * passed to an acquisition whose caller has gone (cancel, timeout, interrupt, {@code close()}) is released again.
  *
  * <p>The count's set-up, changes, reading and deletion are those of every semaphore ({@link PermitCounter}, shared

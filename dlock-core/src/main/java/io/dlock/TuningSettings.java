@@ -117,7 +117,8 @@ public final class TuningSettings {
          * <p>The same cap applies to a plain {@link DistributedSemaphore}: a release by a thread of this client gives
          * its permits to this client's acquisitions that wait for them, first come first served, once Redis answered
          * one read of the count (the count stays taken and nothing is published), at most this many releases in a
-         * row; the next one goes to Redis and wakes every client's waiters. A {@link LeasedSemaphore}'s release through a
+         * row; the next one goes to Redis and wakes every client's waiters, which get a head start over this
+         * client's own as for locks (see {@link DistributedSemaphore}). A {@link LeasedSemaphore}'s release through a
          * {@link Permit} hands its place in the permit table to a waiter of one permit the same way, under the waiter's
          * own fresh id and lease, in the release's one call.
          *

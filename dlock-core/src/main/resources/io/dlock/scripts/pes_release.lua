@@ -16,6 +16,7 @@
 --               for it;
 --            2  "all" refused: it is held with its lease running and is kept (another id was not held);
 --           -2  "all" refused: it is in the table but its lease had ended; it is kept, for the next reclaim;
+--          then one more element: how many subscribers the release's message reached (0 when nothing was published);
 --          or the error of permit_count / permit_table when a key has the wrong type.
 --
 -- Invariant: a permit goes back to the count at most once (the ZREM that removes its id decides); "all" changes
@@ -78,6 +79,7 @@ if found == 0 or (all and live < #ids) then
             states[i] = states[i] == 1 and 2 or (states[i] == 0 and -2 or -1)
         end
     end
+    states[#states + 1] = 0
     return states
 end
 local after
@@ -90,5 +92,5 @@ for i = 1, #ids do
         redis.call('zrem', KEYS[2], ids[i])
     end
 end
-announce_permits(ARGV[1], ARGV[2], after)
+states[#states + 1] = announce_permits(ARGV[1], ARGV[2], after)
 return states

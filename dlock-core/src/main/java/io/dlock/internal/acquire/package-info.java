@@ -9,6 +9,9 @@
  *       reply's bound, never past the deadline; an optional local gate ({@link io.dlock.internal.acquire.LocalTurn})
  *       for kinds whose owners queue inside the client; the outage back-off ({@link io.dlock.internal.acquire.Outage});
  *       the deadline rule (settled by the deadline plus a grace, whatever Redis does); give-up and undo.</li>
+ *   <li>{@link io.dlock.internal.acquire.HeadStart}: the one rule by which a client whose release woke other
+ *       clients' waiters holds its own acquisitions back for a moment, so the others can win their turn (locks' local
+ *       cohorts and semaphores' local lines alike).</li>
  *   <li>{@link io.dlock.internal.acquire.SyncWaits}: the one sync waiter, with the one interrupt rule
  *       ({@code awaitOrAbandon}: an interrupted caller holds nothing); {@link io.dlock.internal.acquire.Callers}: how
  *       a future reaches its caller (on the client's executor, errors mapped, a cancel abandons).</li>

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.LocalTurn;
 
 import io.dlock.internal.lease.Hold;

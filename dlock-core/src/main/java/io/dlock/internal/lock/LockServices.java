@@ -1,6 +1,7 @@
 package io.dlock.internal.lock;
 
 import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.PendingAcquisitions;
 import io.dlock.internal.events.EventSink;
@@ -28,15 +29,6 @@ import java.util.concurrent.TimeUnit;
 public record LockServices(LockSettings settings, LockClock clock, LockRedis redis, HoldTable holds,
                            LeaseRenewer renewer, Acquisitions acquisitions, LocalOwners local, EventSink events) {
     /**
-     * How long a client's owners hold back after a release whose unlock message reached other clients' waiters, so
-     * that one of those (which must first receive the message, wake and send its attempt) gets the lock rather than
-     * an owner of this client that is awake and next in line ({@link LocalCohort}). Costs nothing when nobody else
-     * waits; when others wait, it ends at the next unlock message (another client had the lock and let go already),
-     * so it runs its full length only when the woken waiters do not take the lock.
-     */
-    static final long OTHER_CLIENTS_HEAD_START_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
-    /**
      * The services of one client: its local cohorts started on {@code timer}, its renewer reporting to the new event
      * sink.
      *
@@ -46,7 +38,7 @@ public record LockServices(LockSettings settings, LockClock clock, LockRedis red
                                       LeaseRenewer renewer, Acquisitions acquisitions, TaskScheduler timer) {
         LocalCohorts cohorts = new LocalCohorts(timer, clock.monotonic(),
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, settings.watchdogMs() / 3)), settings.maxLocalHandoffs(),
-                OTHER_CLIENTS_HEAD_START_NANOS,
+                HeadStart.OTHER_CLIENTS_NANOS,
                 (key, field) -> redis.commands().hexists(key, field).toCompletableFuture());
         cohorts.start();
         EventSink events = new EventSink();

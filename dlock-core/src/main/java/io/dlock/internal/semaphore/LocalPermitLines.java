@@ -21,16 +21,22 @@ final class LocalPermitLines {
     private final LongSupplier nanoTime;
     private final long recheckNanos;
     private final int maxHandoffs;
+    private final long headStartNanos;
 
     /**
-     * @param recheckNanos the longest a waiter stays in line before it asks Redis again
-     * @param maxHandoffs  the most releases in a row handed on within the client (0: none, every release goes to Redis)
+     * @param recheckNanos   the longest a waiter stays in line before it asks Redis again
+     * @param maxHandoffs    the most releases in a row handed on within the client (0: none, every release goes to
+     *                       Redis)
+     * @param headStartNanos how long the client's acquisitions hold back after a capped release that woke other
+     *                       clients' waiters ({@link io.dlock.internal.acquire.HeadStart#OTHER_CLIENTS_NANOS})
      */
-    LocalPermitLines(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs) {
+    LocalPermitLines(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs,
+                     long headStartNanos) {
         this.scheduler = scheduler;
         this.nanoTime = nanoTime;
         this.recheckNanos = recheckNanos;
         this.maxHandoffs = maxHandoffs;
+        this.headStartNanos = headStartNanos;
     }
 
     /** @return whether releases may be handed on at all (a cap above 0) */
@@ -83,7 +89,7 @@ final class LocalPermitLines {
         while (true) {
             LocalPermits line = byChannel.get(channel);
             if (line == null) {
-                return new LocalPermits.Reservation(null, List.of(), permits);
+                return LocalPermits.Reservation.none(permits);
             }
             LocalPermits.Reservation reservation = line.reserve(permits);
             if (reservation != null) {
@@ -104,7 +110,7 @@ final class LocalPermitLines {
 
     /** The subscriptions were re-established, and messages may have been lost meanwhile: every waiter asks Redis. */
     void resubscribed() {
-        byChannel.values().forEach(line -> line.messageArrived(Long.MAX_VALUE));
+        byChannel.values().forEach(LocalPermits::resubscribed);
     }
 
     /**
@@ -129,6 +135,6 @@ final class LocalPermitLines {
     }
 
     private LocalPermits create(String channel) {
-        return new LocalPermits(scheduler, nanoTime, recheckNanos, maxHandoffs);
+        return new LocalPermits(scheduler, nanoTime, recheckNanos, maxHandoffs, headStartNanos);
     }
 }

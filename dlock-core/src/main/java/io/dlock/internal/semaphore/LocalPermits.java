@@ -1,5 +1,6 @@
 package io.dlock.internal.semaphore;
 
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.LocalTurn;
 import io.dlock.internal.lease.TaskScheduler;
 
@@ -26,7 +27,9 @@ import java.util.function.LongSupplier;
  *       every {@code recheckNanos} and at its deadline.</li>
  *   <li>First in, first out: a release serves the head while it has enough permits for it, and gives the rest to
  *       Redis. At most {@code maxHandoffs} releases in a row are handed on; the next one goes through Redis, whose
- *       message wakes the other clients' waiters (0 = never hand on).</li>
+ *       message wakes the other clients' waiters (0 = never hand on). When that message reached other clients'
+ *       waiters, this client's line may give them a head start ({@link #giveWay}, {@link HeadStart}: the locks'
+ *       rule), so that one of them, which must first wake up, wins the permit rather than this client's head.</li>
  *   <li>The reservation rule: a waiter leaves the line exactly once, under this object's monitor, taken by exactly one
  *       of a release's {@link Reservation}, its timer, a message or its caller leaving. A reserved waiter's wait ends
  *       only with the release's call: it gets the permits once Redis answered, even when its caller has gone meanwhile
@@ -46,8 +49,13 @@ final class LocalPermits {
     private long held;
     /** Releases handed on in a row, since the last one that went through Redis. */
     private int handedInARow;
-    /** Messages received on the semaphore's channel since this object exists (the order of their arrival). */
-    private long messages;
+    /**
+     * Other clients' head start after a capped release whose message reached their waiters ({@link #giveWay}); also
+     * counts the messages received on the semaphore's channel since this object exists (the order of their arrival).
+     */
+    private final HeadStart headStart;
+    /** The permits the last message counted during a running head start announced: how many go when it ends. */
+    private long announcedInHeadStart;
     /** Set once it left its registry; callers holding it then fetch a fresh one. */
     private boolean retired;
     /** When it was last used ({@link #nanoTime} scale): it retires only after {@code recheckNanos} unused. */
@@ -55,8 +63,14 @@ final class LocalPermits {
     /** A later {@link LocalPermitLines#tidy} is scheduled. */
     private boolean tidyScheduled;
 
-    LocalPermits(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs) {
+    /**
+     * @param headStartNanos how long this client's acquisitions hold back after a capped release that woke other
+     *                       clients' waiters (0: never)
+     */
+    LocalPermits(TaskScheduler scheduler, LongSupplier nanoTime, long recheckNanos, int maxHandoffs,
+                 long headStartNanos) {
         this.scheduler = scheduler;
+        this.headStart = new HeadStart(scheduler, headStartNanos);
         this.nanoTime = nanoTime;
         this.recheckNanos = recheckNanos;
         this.maxHandoffs = maxHandoffs;
@@ -98,7 +112,7 @@ final class LocalPermits {
     /** @return the count of messages received so far; an attempt notes it when it is sent ({@link #queue}) */
     synchronized long messages() {
         lastUsedNanos = nanoTime.getAsLong();
-        return messages;
+        return headStart.messages();
     }
 
     /**
@@ -112,6 +126,8 @@ final class LocalPermits {
      *       permits for it when it was last asked, and any release to Redis since reaches the line: the newcomer
      *       waits behind it, first in, first out, rather than barging past it in Redis.</li>
      * </ul>
+     * While other clients have their head start ({@link #giveWay}), every acquisition that asks may wait in line,
+     * whatever it holds: the head start's end sends the head to Redis.
      *
      * @param messagesAtAttempt {@link #messages()} when the refused attempt was sent, or null when there was none
      * @param maxWaitNanos      the caller's time left ({@code Long.MAX_VALUE} without limit)
@@ -121,8 +137,9 @@ final class LocalPermits {
      */
     synchronized Waiter queue(int permits, Long messagesAtAttempt, long maxWaitNanos, PermitTicket ticket,
                               Runnable onHanded) {
-        boolean mayQueue = messagesAtAttempt == null ? !line.isEmpty() : messages == messagesAtAttempt;
-        if (retired || held < permits || !mayQueue) {
+        boolean mayQueue = headStart.running() || held >= permits
+                && (messagesAtAttempt == null ? !line.isEmpty() : headStart.messages() == messagesAtAttempt);
+        if (retired || !mayQueue) {
             return null;
         }
         long now = nanoTime.getAsLong();
@@ -156,8 +173,10 @@ final class LocalPermits {
         if (retired) {
             return false;
         }
-        lastUsedNanos = nanoTime.getAsLong();
+        long now = nanoTime.getAsLong();
+        lastUsedNanos = now;
         held += permits;
+        headStart.held(now); // a tenure starts, unless one runs
         return true;
     }
 
@@ -171,9 +190,28 @@ final class LocalPermits {
      * wait), and the permits left for Redis. The release settles it once Redis answered its call: {@link #handOver}
      * on an answer, {@link #fail} on a failure.
      *
-     * @param line where the waiters were reserved (null when none was)
+     * @param line           where the waiters were reserved (null when none was)
+     * @param capped         whether the release goes to Redis because of the cap while this client's acquisitions
+     *                       wait in line (it may then give other clients a head start)
+     * @param messagesBefore the line's message count when the release was reserved
      */
-    record Reservation(LocalPermits line, List<Waiter> served, int left) {
+    record Reservation(LocalPermits line, List<Waiter> served, int left, boolean capped, long messagesBefore) {
+        /** A reservation of a client with no line for the semaphore: nobody served, every permit left. */
+        static Reservation none(int permits) {
+            return new Reservation(null, List.of(), permits, false, 0);
+        }
+
+        /**
+         * The release's call to Redis was answered, and its message reached {@code receivers} subscribers, of which
+         * {@code ownCopies} (0 or 1) are this client's own subscription: when it was capped and reached others, this
+         * client may give their waiters a head start ({@link LocalPermits#giveWay}).
+         */
+        void releasedInRedis(long receivers, long ownCopies) {
+            if (capped && receivers > ownCopies) {
+                line.giveWay(messagesBefore + ownCopies + 1);
+            }
+        }
+
         /** Redis answered the release's call: the served waiters have their permits. */
         void handOver() {
             served.forEach(waiter -> waiter.end(LocalTurn.Turn.HANDED_OVER));
@@ -206,11 +244,15 @@ final class LocalPermits {
     Reservation reserve(int permits) {
         List<Waiter> served = new ArrayList<>();
         int left = permits;
+        boolean capped;
+        long messagesBefore;
         synchronized (this) {
             if (retired) {
                 return null;
             }
             held = Math.max(0, held - permits);
+            capped = maxHandoffs > 0 && handedInARow >= maxHandoffs && !line.isEmpty();
+            messagesBefore = headStart.messages();
             if (handedInARow < maxHandoffs) {
                 for (Waiter head = line.peekFirst(); head != null && head.permits <= left; head = line.peekFirst()) {
                     line.pollFirst();
@@ -222,21 +264,76 @@ final class LocalPermits {
             }
             handedInARow = served.isEmpty() ? 0 : handedInARow + 1;
         }
-        return new Reservation(this, served, left);
+        return new Reservation(this, served, left, capped, messagesBefore);
+    }
+
+    /**
+     * A capped release of this client went to Redis and its message reached other clients' waiters: if this client
+     * has kept the semaphore's releases to itself for its tenure ({@link HeadStart#due}) and still has acquisitions
+     * in line, they give the others a head start. Until it ends, they wait in line, and so does every acquisition of
+     * this client that asks ({@link #queue}); it ends at the message after {@code endsAtMessage - 1} (another client
+     * released to Redis: from then on all race on equal terms, and that message sends the head of the line as any
+     * does) or after its length, when as many waiters as the last message announced ask Redis.
+     */
+    private synchronized void giveWay(long endsAtMessage) {
+        if (retired || line.isEmpty() || !headStart.due(nanoTime.getAsLong())) {
+            return;
+        }
+        announcedInHeadStart = 1;
+        headStart.start(endsAtMessage, this::headStartOver);
+    }
+
+    /** The head start's time is up: as many waiters as the last message announced ask Redis. */
+    private void headStartOver() {
+        List<Waiter> sent;
+        synchronized (this) {
+            if (!headStart.running()) {
+                return;
+            }
+            headStart.stop();
+            sent = takeFromHead(announcedInHeadStart);
+        }
+        sent.forEach(waiter -> waiter.end(LocalTurn.Turn.ATTEMPT_IN_REDIS));
+    }
+
+    /** @return up to {@code count} waiters taken from the head of the line (under the monitor) */
+    private List<Waiter> takeFromHead(long count) {
+        List<Waiter> taken = new ArrayList<>();
+        for (Iterator<Waiter> it = line.iterator(); it.hasNext() && taken.size() < count; ) {
+            taken.add(it.next());
+            it.remove();
+        }
+        return taken;
     }
 
     /**
      * A message on the semaphore's channel: {@code permits} went back to Redis (any client's release, an addition).
-     * That many waiters, from the head, ask Redis for them.
+     * That many waiters, from the head, ask Redis for them; while other clients have their head start, none do (the
+     * count is kept for its end).
      */
     void messageArrived(long permits) {
-        List<Waiter> sent = new ArrayList<>();
+        List<Waiter> sent;
         synchronized (this) {
-            messages++;
-            for (Iterator<Waiter> it = line.iterator(); it.hasNext() && sent.size() < permits; ) {
-                sent.add(it.next());
-                it.remove();
+            headStart.messageArrived();
+            if (headStart.running()) {
+                announcedInHeadStart = Math.max(1, permits);
+                return;
             }
+            sent = takeFromHead(permits);
+        }
+        sent.forEach(waiter -> waiter.end(LocalTurn.Turn.ATTEMPT_IN_REDIS));
+    }
+
+    /**
+     * The client's subscriptions were established again, and messages may have been lost meanwhile: a head start
+     * ends, and every waiter asks Redis.
+     */
+    void resubscribed() {
+        List<Waiter> sent;
+        synchronized (this) {
+            headStart.messageArrived();
+            headStart.stop();
+            sent = takeFromHead(Long.MAX_VALUE);
         }
         sent.forEach(waiter -> waiter.end(LocalTurn.Turn.ATTEMPT_IN_REDIS));
     }
@@ -278,6 +375,7 @@ final class LocalPermits {
             return Idle.RECENTLY;
         }
         retired = true;
+        headStart.stop();
         return Idle.RETIRED;
     }
 

@@ -162,6 +162,14 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
 
     /** @param byText send the script's text ({@code EVAL}): a give-back after a lost reply must not meet NOSCRIPT */
     private CompletableFuture<List<Long>> sendRelease(String mode, boolean byText, String... ids) {
+        return sendReleaseTold(mode, byText, ids).thenApply(r -> r.subList(0, r.size() - 1));
+    }
+
+    /**
+     * {@code pes_release}; completes with one state per id, then how many subscribers the release's message reached
+     * (see the script).
+     */
+    private CompletableFuture<List<Long>> sendReleaseTold(String mode, boolean byText, String... ids) {
         String[] args = new String[3 + ids.length];
         args[0] = services.publishCommand;
         args[1] = keys.channel();
@@ -307,8 +315,11 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
         if (!reservation.served().isEmpty()) {
             return handOn(permit, reservation);
         }
-        return sendRelease(EACH, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
-                .thenApply(r -> r.get(0) == 1L);
+        return sendReleaseTold(EACH, false, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
+                .thenApply(r -> {
+                    services.releasedInRedis(reservation, keys.channel(), r.get(1));
+                    return r.get(0) == 1L;
+                });
     }
 
     /**

@@ -207,7 +207,8 @@ public final class RedisSemaphore extends PermitCounterBase implements Distribut
     private CompletableFuture<Void> releasePermits(int permits) {
         LocalPermits.Reservation reservation = services.localPermits.reserve(keys.channel(), permits);
         if (reservation.served().isEmpty()) {
-            return update("add", permits, 0).thenApply(r -> null);
+            return update("release", permits, 0).thenAccept(
+                    receivers -> services.releasedInRedis(reservation, keys.channel(), receivers));
         }
         CompletableFuture<Long> call = reservation.left() > 0 ? update("add", reservation.left(), 0)
                 : update("available", 0, 0);

@@ -5,6 +5,7 @@ import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.lease.TaskScheduler;
 import io.dlock.internal.script.LuaScript;
 import io.dlock.internal.script.ScriptRunner;
@@ -70,7 +71,16 @@ public final class SemaphoreServices {
         this.events = events;
         this.watchdog = new PermitWatchdog(this, watchdogMs, clock, lostSink);
         this.localPermits = new LocalPermitLines(scheduler, nanoTime, TimeUnit.MILLISECONDS.toNanos(recheckMs),
-                localHandoffs);
+                localHandoffs, HeadStart.OTHER_CLIENTS_NANOS);
+    }
+
+    /**
+     * A release through Redis was answered with how many subscribers its message reached ({@code receivers}): tells
+     * its reservation, which compares them with this client's own subscription to the channel (docs/architecture.md
+     * §12, the head start).
+     */
+    void releasedInRedis(LocalPermits.Reservation reservation, String channel, long receivers) {
+        reservation.releasedInRedis(receivers, acquisitions.waiting().hub().listensTo(channel) ? 1 : 0);
     }
 
     /**

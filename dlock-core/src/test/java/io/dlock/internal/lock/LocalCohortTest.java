@@ -4,6 +4,7 @@ import io.dlock.LockKind;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.LocalTurn;
 import io.dlock.internal.acquire.LoopWaiting;

@@ -1,6 +1,7 @@
 package io.dlock.internal.semaphore;
 
 import io.dlock.internal.ManualScheduler;
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.LocalTurn.Turn;
 import org.junit.jupiter.api.Test;
 
@@ -18,12 +19,31 @@ class LocalPermitsTest {
     private static final long RECHECK_MS = 1_000;
     private static final long MS = 1_000_000L;
     private static final long FOREVER = Long.MAX_VALUE;
+    private static final long HEAD_START_MS = 10;
 
     private final ManualScheduler time = new ManualScheduler();
     private final AtomicInteger handed = new AtomicInteger();
 
     private LocalPermitLines lines(int maxHandoffs) {
-        return new LocalPermitLines(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs);
+        return new LocalPermitLines(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs, HEAD_START_MS * MS);
+    }
+
+    /**
+     * A line capped after one hand-off, whose client got its permit from Redis a tenure ago, with two waiters:
+     * the first is handed the permit, and the next release goes to Redis capped, {@code second} still in line.
+     *
+     * @return the capped release's reservation, not yet told of its answer
+     */
+    private LocalPermits.Reservation cappedAfterTheTenure(LocalPermitLines lines, LocalPermits.Waiter[] waiters) {
+        lines.granted(CHANNEL, 1); // the tenure starts
+        waiters[0] = refusedThenQueued(lines, 1);
+        waiters[1] = refusedThenQueued(lines, 1);
+        time.advanceMillis(HEAD_START_MS * HeadStart.TENURE_IN_HEAD_STARTS);
+        assertThat(release(lines, 1)).isZero();
+        LocalPermits.Reservation capped = lines.reserve(CHANNEL, 1);
+        assertThat(capped.served()).isEmpty();
+        assertThat(capped.capped()).isTrue();
+        return capped;
     }
 
     /** An acquisition refused in Redis with no message since its attempt: it queues, as its gate would put it. */
@@ -227,5 +247,69 @@ class LocalPermitsTest {
         lines.granted(CHANNEL, 2);
         lines.forget(CHANNEL, 2);
         assertThat(refusedThenQueued(lines, 1)).isNull();
+    }
+
+    @Test
+    void aCappedReleaseThatWokeOtherClientsHoldsTheLineBackUntilAnotherClientReleases() {
+        LocalPermitLines lines = lines(1);
+        LocalPermits.Waiter[] waiters = new LocalPermits.Waiter[2];
+        LocalPermits.Reservation capped = cappedAfterTheTenure(lines, waiters);
+        capped.releasedInRedis(2, 1); // its message reached this client and one other
+        lines.message(CHANNEL, "1"); // this release's own message
+        assertThat(waiters[1].turn()).as("the other client's waiter has its head start").isNotDone();
+        LocalPermits line = lines.find(CHANNEL);
+        LocalPermits.Waiter newcomer = line.queue(1, null, FOREVER, null, () -> { });
+        assertThat(newcomer).as("a newcomer waits too, though nobody here holds a permit").isNotNull();
+        lines.message(CHANNEL, "1"); // the other client released: the head start is over
+        assertThat(waiters[1].turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(newcomer.turn()).as("one permit announced: one waiter sent").isNotDone();
+        assertThat(line.queue(1, null, FOREVER, null, () -> { })).as("back to the usual rule").isNull();
+    }
+
+    @Test
+    void aHeadStartNobodyTookEndsAfterItsLengthAndSendsAsManyWaitersAsTheLastMessageAnnounced() {
+        LocalPermitLines lines = lines(1);
+        LocalPermits.Waiter[] waiters = new LocalPermits.Waiter[2];
+        LocalPermits.Reservation capped = cappedAfterTheTenure(lines, waiters);
+        capped.releasedInRedis(2, 1);
+        LocalPermits.Waiter third = lines.find(CHANNEL).queue(1, null, FOREVER, null, () -> { });
+        lines.message(CHANNEL, "2"); // the own message: two permits in Redis
+        time.advanceMillis(HEAD_START_MS - 1);
+        assertThat(waiters[1].turn()).isNotDone();
+        time.advanceMillis(1);
+        assertThat(waiters[1].turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(third.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+    }
+
+    @Test
+    void noHeadStartWhenTheMessageReachedOnlyThisClientOrWithinTheTenure() {
+        LocalPermitLines lines = lines(1);
+        LocalPermits.Waiter[] waiters = new LocalPermits.Waiter[2];
+        cappedAfterTheTenure(lines, waiters).releasedInRedis(1, 1);
+        lines.message(CHANNEL, "1");
+        assertThat(waiters[1].turn()).as("nobody else listens").isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+
+        LocalPermitLines fresh = lines(1);
+        fresh.granted(CHANNEL, 1);
+        refusedThenQueued(fresh, 1);
+        LocalPermits.Waiter second = refusedThenQueued(fresh, 1);
+        assertThat(release(fresh, 1)).isZero();
+        LocalPermits.Reservation early = fresh.reserve(CHANNEL, 1);
+        early.releasedInRedis(2, 1);
+        fresh.message(CHANNEL, "1");
+        assertThat(second.turn()).as("within its tenure the client does not give way").isCompletedWithValue(
+                Turn.ATTEMPT_IN_REDIS);
+    }
+
+    @Test
+    void aResubscriptionEndsAHeadStartAndSendsEveryWaiter() {
+        LocalPermitLines lines = lines(1);
+        LocalPermits.Waiter[] waiters = new LocalPermits.Waiter[2];
+        cappedAfterTheTenure(lines, waiters).releasedInRedis(2, 1);
+        LocalPermits.Waiter third = lines.find(CHANNEL).queue(1, null, FOREVER, null, () -> { });
+        lines.resubscribed();
+        assertThat(waiters[1].turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(third.turn()).isCompletedWithValue(Turn.ATTEMPT_IN_REDIS);
+        assertThat(lines.find(CHANNEL).queue(1, null, FOREVER, null, () -> { })).isNull();
     }
 }
