@@ -28,8 +28,11 @@ import java.util.List;
  * uncontended acquisition costs one round trip. A waiting acquisition then wakes on the release of any member; owners
  * of one client waiting for the same members take turns inside the client (one of them waits in Redis), except an
  * owner that holds a member already, whose re-entry never waits for a turn. The rule is the same on a standalone
- * server, so that a multi-lock behaves alike on every topology. Otherwise the members are taken one after another,
- * in the global order above.
+ * server, so that a multi-lock behaves alike on every topology. Otherwise each pass sends one single attempt per
+ * member not held yet, all at once (one round trip for the members that are free), and keeps the members before the
+ * first one refused; any taken beyond it are released, and Redis has answered those releases, before the
+ * acquisition waits for the refused member. So, as if taken one after another in the global order above, an
+ * acquisition only ever waits while holding members that come before the one it waits for.
  *
  * <p><b>Lease and watchdog.</b> With {@link #LEASE_WATCHDOG} every member is renewed by the watchdog while held and
  * expires after a crash, as a single lock. With a fixed lease, the lease of every member runs from the moment the
@@ -72,9 +75,10 @@ import java.util.List;
  * Re-entry works as for each member: an owner that holds the multi-lock may acquire it again and must release it as
  * many times. Queries make one round trip per member, in turn.
  *
- * <p><b>Atomic only in one step.</b> Outside the one-step case above, members are taken one after the other, each in
- * its own round trip; between two of them, others may see some members held and others not (never all of them held
- * by two owners). Re-entry never waits behind other owners of the client, in either case.
+ * <p><b>Atomic only in one step.</b> Outside the one-step case above, each member is taken by its own attempt (sent
+ * together with the others' when they are not awaited); between them, others may see some members held and others
+ * not (never all of them held by two owners), and a member after a busy one may be held for one round trip before
+ * it is given back. Re-entry never waits behind other owners of the client, in either case.
  *
  * <p>Thread-safe and immutable; cheap to create. Errors as on {@link DistributedLock}, the messages naming the
  * member at fault.

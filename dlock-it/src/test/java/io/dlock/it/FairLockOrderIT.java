@@ -99,7 +99,7 @@ class FairLockOrderIT {
     }
 
     private String queueKey() {
-        return "redisson_lock_queue:{" + name + "}";
+        return RawRedis.fairQueue(name);
     }
 
     private List<String> queue() {

@@ -402,6 +402,50 @@ class MultiLockIT {
         Await.until(Duration.ofSeconds(5), () -> !raw.exists(a) && !raw.exists(b), "a fixed lease of 300 ms expires");
     }
 
+    /**
+     * An acquisition sends single attempts on every member at once and keeps the members before the first one
+     * refused: one taken beyond it (here c, after the busy b) is given back before the acquisition waits for b, so
+     * it waits holding only members before b, as the global order promises, sync and async alike. The fair b keeps
+     * the members out of one script on every topology.
+     */
+    @Test
+    void whileItWaitsForAMemberItHoldsOnlyTheMembersBeforeIt(LockClient client, LockClient other) throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getFairLock(b), client.getLock(c));
+        DistributedLock blocker = other.getFairLock(b);
+        blocker.lock();
+        Future<Boolean> sync = workers.submit(() -> {
+            multi.lock();
+            try {
+                return multi.isHeldByCurrentThread();
+            } finally {
+                multi.unlock();
+            }
+        });
+        Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, b) >= 1, "the multi-lock waits for b");
+        assertThat(raw.exists(a)).as("a, before b, stays held while b is awaited").isTrue();
+        assertThat(raw.exists(c)).as("c, after b, was given back").isFalse();
+        blocker.unlock();
+        assertThat(Workers.get(sync, Duration.ofSeconds(20))).isTrue();
+
+        blocker.lock();
+        MultiLock byOwner = multi.as(client.newOwner());
+        CompletableFuture<Void> async = byOwner.lockAsync();
+        // b's channels may still be joined from the first wait (a fair waiter's channel lingers): its place in b's
+        // queue says that this one waits for b
+        Await.until(Subscribers.SETTLE, () -> raw.sync().llen(RawRedis.fairQueue(b)) >= 1,
+                "the async one waits for b");
+        assertThat(raw.exists(a)).isTrue();
+        assertThat(raw.exists(c)).isFalse();
+        blocker.unlock();
+        async.get(20, SECONDS);
+        assertThat(byOwner.isHeldByCurrentThread()).isTrue();
+        assertThat(byOwner.tryLockAsync().get(5, SECONDS)).as("re-entry, every member at once").isTrue();
+        assertThat(byOwner.getHoldCount()).isEqualTo(2);
+        byOwner.unlock();
+        byOwner.unlock();
+        assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
+    }
+
     @Test
     void asyncAcquisitionsAllOrNothing(LockClient client, LockClient other) throws Exception {
         MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));

@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * One asynchronous acquisition of a multi-lock for one owner: the members in order, each through its own
- * {@code lockAsync}/{@code tryLockAsync}, the next started when the last is held; no thread is held meanwhile. With
+ * One asynchronous acquisition of a multi-lock for one owner: single attempts on the members not held yet at once
+ * ({@link AttemptsAtOnce}), then the first one refused through its own {@code lockAsync}/{@code tryLockAsync}, then
+ * attempts at once on the rest again, and so on; no thread is held meanwhile. With
  * a fixed lease, the members before the last are taken with the watchdog and get the lease once the last is taken
  * (as {@link RedisMultiLock} does).
  *
@@ -22,7 +23,7 @@ import java.util.function.LongSupplier;
  * it took has been released, or a release failure is attached to the result (then a {@code false} becomes a
  * {@link LockException}) — except for a timed acquisition, which answers by its deadline and gives the members back
  * in the background (the owner's next acquisition of each waits for its release; a failure is logged). A cancellation cancels the member acquisition under way (which gives back a hold it got
- * just then) and releases the members already taken.
+ * just then), or is seen once attempts at once are answered, and releases the members already taken.
  */
 final class MultiLockAsync {
     private final String name;
@@ -62,7 +63,40 @@ final class MultiLockAsync {
         return result;
     }
 
+    /**
+     * Takes the members from {@code index} on: single attempts on all of them at once when two or more are left
+     * ({@link AttemptsAtOnce}), then a wait for the first one refused ({@link #waitFor}).
+     */
     private void next(int index) {
+        if (result.isDone()) {
+            rollBack(null, false);
+            return;
+        }
+        if (members.size() - index < 2) {
+            waitFor(index);
+            return;
+        }
+        // not cancellable (not made current): a cancel meanwhile is seen once they are answered, and rolls them back
+        AttemptsAtOnce.attempt(name, members, index, leaseMs).whenComplete((held, error) -> {
+            if (error != null) {
+                rollBack(Errors.unwrap(error), false);
+                return;
+            }
+            synchronized (taken) {
+                taken.addAll(members.subList(index, index + held));
+            }
+            int refused = index + held;
+            if (refused < members.size() && deadlineNanos != Long.MAX_VALUE
+                    && deadlineNanos - nanoTime.getAsLong() <= 0) {
+                rollBack(null, true);
+            } else {
+                waitFor(refused);
+            }
+        });
+    }
+
+    /** Waits for member {@code index} (the last one, or one refused a single attempt), then goes on with the next. */
+    private void waitFor(int index) {
         if (result.isDone()) {
             rollBack(null, false);
             return;

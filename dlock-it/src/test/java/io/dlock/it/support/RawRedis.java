@@ -229,6 +229,14 @@ public final class RawRedis implements AutoCloseable {
     }
 
     /**
+     * The waiters' list of a fair lock: {@code redisson_lock_queue:{NAME}}, or {@code redisson_lock_queue:NAME} when
+     * the name has a hash tag of its own (docs/protocol.md §1.1).
+     */
+    public static String fairQueue(String name) {
+        return name.indexOf('{') >= 0 ? "redisson_lock_queue:" + name : "redisson_lock_queue:{" + name + "}";
+    }
+
+    /**
      * Subscribes to {@code channel} on a connection of its own; close the result to unsubscribe (before a leak check
      * looks at PUBSUB CHANNELS). On a cluster it is a plain {@code SUBSCRIBE}, which hears {@code PUBLISH} from any
      * node.
