@@ -28,9 +28,9 @@ import java.util.List;
  * uncontended acquisition costs one round trip. A waiting acquisition then wakes on the release of any member; owners
  * of one client waiting for the same members take turns inside the client (one of them waits in Redis), except an
  * owner that holds a member already, whose re-entry never waits for a turn. The rule is the same on a standalone
- * server, so that a multi-lock behaves alike on every topology. Otherwise each pass sends one single attempt per
- * member not held yet, all at once (one round trip for the members that are free), and keeps the members before the
- * first one refused; any taken beyond it are released, and Redis has answered those releases, before the
+ * server, so that a multi-lock behaves alike on every topology. Otherwise the first member is taken on its own
+ * (waiting for it if need be); then one single attempt per member not held yet is sent, all at once (one round trip
+ * for the members that are free), and the members before the first one refused are kept; any taken beyond it are released, and Redis has answered those releases, before the
  * acquisition waits for the refused member. So, as if taken one after another in the global order above, an
  * acquisition only ever waits while holding members that come before the one it waits for.
  *

@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * One asynchronous acquisition of a multi-lock for one owner: single attempts on the members not held yet at once
- * ({@link AttemptsAtOnce}), then the first one refused through its own {@code lockAsync}/{@code tryLockAsync}, then
- * attempts at once on the rest again, and so on; no thread is held meanwhile. With
+ * One asynchronous acquisition of a multi-lock for one owner: the first member through its own
+ * {@code lockAsync}/{@code tryLockAsync}, then single attempts on the members not held yet at once
+ * ({@link AttemptsAtOnce}), then the first one refused through its own acquisition, and so on; no thread is held
+ * meanwhile. With
  * a fixed lease, the members before the last are taken with the watchdog and get the lease once the last is taken
  * (as {@link RedisMultiLock} does).
  *
@@ -59,7 +60,7 @@ final class MultiLockAsync {
 
     /** Starts the acquisition; @return completes with whether every member is held; cancellable */
     CompletableFuture<Boolean> start() {
-        next(0);
+        waitFor(0); // the first member alone: see AttemptsAtOnce
         return result;
     }
 
@@ -95,7 +96,10 @@ final class MultiLockAsync {
         });
     }
 
-    /** Waits for member {@code index} (the last one, or one refused a single attempt), then goes on with the next. */
+    /**
+     * Takes member {@code index}, waiting for it if need be (the first member, the last one, or one refused a single
+     * attempt), then goes on with the next ones ({@link #next}).
+     */
     private void waitFor(int index) {
         if (result.isDone()) {
             rollBack(null, false);

@@ -26,8 +26,8 @@ import java.util.function.Function;
  * The {@link MultiLock}: the members in the global order ({@link MemberOrder}), acting for the calling thread or, for a
  * view of {@link #as}, one fixed owner. Every operation is the members' own, in that order (releases in the reverse
  * order); the multi-lock keeps no state. Acquisitions take every member in one script when the members form a
- * {@link PlainLockGroup} (plain locks on one hash slot); otherwise single attempts on the members not held yet at
- * once ({@link AttemptsAtOnce}), then a wait for the first one refused, and so on: sync ones wait through the
+ * {@link PlainLockGroup} (plain locks on one hash slot); otherwise the first member, then single attempts on the
+ * members not held yet at once ({@link AttemptsAtOnce}), then a wait for the first one refused, and so on: sync ones wait through the
  * members' sync methods, so blocking, interrupts and outages behave as on each member; async ones are
  * {@link MultiLockAsync}s. A sync release sends every member's release at once and blocks until all are answered
  * (through the client's {@link SyncWaits}, uninterruptibly as a member's own release).
@@ -95,8 +95,9 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     }
 
     /**
-     * One pass over the members: single attempts on every member not held yet at once ({@link AttemptsAtOnce}),
-     * then a wait for the first one refused, then single attempts at once on the rest again, and so on.
+     * One pass over the members: the first one (waiting for it if need be), then single attempts on every member
+     * not held yet at once ({@link AttemptsAtOnce}), then a wait for the first one refused, then attempts at once on
+     * the rest again, and so on.
      *
      * @return true when every member is held with the lease; false when out of time ({@link Mode#TRY}); null when a
      *         member taken before the last was gone when its lease was to be set (everything given back: try again)
@@ -105,7 +106,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             throws InterruptedException {
         List<DistributedLock> taken = new ArrayList<>(owned.size());
         try {
-            boolean atOnce = true;
+            boolean atOnce = false; // the first member alone: see AttemptsAtOnce
             for (int i = 0; i < owned.size(); ) {
                 if (atOnce && owned.size() - i >= 2) {
                     // one round trip for the members that are free; the caller then holds them in order
