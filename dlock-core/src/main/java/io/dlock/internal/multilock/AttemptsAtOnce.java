@@ -80,41 +80,17 @@ final class AttemptsAtOnce {
             }
             int kept = prefix;
             Throwable failed = failure;
-            return giveBack(name, giveBack).thenCompose(giveBackFailure -> {
-                if (failed != null) {
-                    if (giveBackFailure != null) {
-                        failed.addSuppressed(giveBackFailure);
-                    }
-                    return CompletableFuture.failedFuture(failed);
-                }
-                return giveBackFailure != null ? CompletableFuture.failedFuture(giveBackFailure)
-                        : CompletableFuture.completedFuture(kept);
-            });
+            return RedisMultiLock.releaseAtOnce(name, giveBack, "giving back the members taken out of order", true)
+                    .thenCompose(giveBackFailure -> {
+                        if (failed != null) {
+                            if (giveBackFailure != null) {
+                                failed.addSuppressed(giveBackFailure);
+                            }
+                            return CompletableFuture.failedFuture(failed);
+                        }
+                        return giveBackFailure != null ? CompletableFuture.failedFuture(giveBackFailure)
+                                : CompletableFuture.completedFuture(kept);
+                    });
         });
-    }
-
-    /**
-     * Releases {@code members} (all sent at once, in the reverse order) and waits for every answer; a member whose
-     * hold is gone already had nothing to give back.
-     *
-     * @return completes (never exceptionally) with null, or the one exception naming every failure ({@link Failures})
-     */
-    private static CompletableFuture<RuntimeException> giveBack(String name, List<DistributedLock> members) {
-        if (members.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        Failures failures = new Failures(name, "giving back the members taken out of order");
-        CompletableFuture<?>[] each = new CompletableFuture<?>[members.size()];
-        for (int i = members.size() - 1; i >= 0; i--) {
-            DistributedLock member = members.get(i);
-            each[i] = Errors.call(member::unlockAsync).handle((ok, error) -> {
-                Throwable cause = error == null ? null : Errors.unwrap(error);
-                if (cause != null && !(cause instanceof IllegalMonitorStateException)) {
-                    failures.add(member.getName(), cause);
-                }
-                return null;
-            });
-        }
-        return CompletableFuture.allOf(each).thenApply(v -> failures.toException(members.size()));
     }
 }

@@ -284,6 +284,20 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * release waited for the one before). Failures are reported in the members' reverse order, as before.
      */
     private RuntimeException release(List<DistributedLock> held, String operation, boolean goneIsGivenBack) {
+        return waits.awaitUninterruptibly(releaseAtOnce(name, held, operation, goneIsGivenBack));
+    }
+
+    /**
+     * Sends the release of every member of {@code held}, in the reverse order, all before any reply is awaited
+     * ({@link #release}'s reason), and completes once Redis answered each.
+     *
+     * @param goneIsGivenBack whether a member whose hold is gone already ({@link IllegalMonitorStateException}) had
+     *                        nothing to give back (a give-back), rather than a failure (an unlock)
+     * @return completes, never exceptionally, with null or the one exception naming every failure in the members'
+     *         reverse order ({@link Failures})
+     */
+    static CompletableFuture<RuntimeException> releaseAtOnce(String name, List<DistributedLock> held, String operation,
+                                                             boolean goneIsGivenBack) {
         int count = held.size();
         Throwable[] errors = new Throwable[count];
         CompletableFuture<?>[] each = new CompletableFuture<?>[count];
@@ -294,15 +308,16 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 return null;
             });
         }
-        waits.awaitUninterruptibly(CompletableFuture.allOf(each));
-        Failures failures = new Failures(name, operation);
-        for (int i = count - 1; i >= 0; i--) {
-            Throwable error = errors[i];
-            if (error != null && !(goneIsGivenBack && error instanceof IllegalMonitorStateException)) {
-                failures.add(held.get(i).getName(), error);
+        return CompletableFuture.allOf(each).thenApply(v -> {
+            Failures failures = new Failures(name, operation);
+            for (int i = count - 1; i >= 0; i--) {
+                Throwable error = errors[i];
+                if (error != null && !(goneIsGivenBack && error instanceof IllegalMonitorStateException)) {
+                    failures.add(held.get(i).getName(), error);
+                }
             }
-        }
-        return failures.toException(count);
+            return failures.toException(count);
+        });
     }
 
     @Override
