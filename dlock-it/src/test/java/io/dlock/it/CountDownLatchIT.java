@@ -285,8 +285,8 @@ class CountDownLatchIT {
             assertThat(latch.trySetCount(1)).isTrue();
             CompletableFuture<Boolean> async = latch.awaitAsync(forever);
             Future<Boolean> sync = workers.submit(() -> latch.await(forever));
-            Await.until(Duration.ofSeconds(5), () -> ((RedisLockClient) a).diagnostics().subscriptions() == 1,
-                    "the awaiters subscribed");
+            Await.until(Duration.ofSeconds(5), () -> ((RedisLockClient) a).diagnostics().subscriptions() == 1
+                    && ((RedisLockClient) a).latchWaitingCount() == 2, "the awaiters subscribed");
             assertThat(latch.await(0, MILLISECONDS)).as("closed").isFalse();
             assertThat(async).isNotDone();
             assertThat(sync).isNotDone();

@@ -145,6 +145,43 @@ class LatchSharedCheckIT {
     }
 
     /**
+     * A count-down racing a join into a subscribed, sleeping group is published once: its "0" may wake only the sleep
+     * that the join made stale, before the joiner's check reads the latch open; that "0" still counts as the opening's
+     * message, so the group announces no second opening ({@code latch_opened}) for it.
+     */
+    @Test
+    void aCountDownRacingAJoinIsPublishedOnce(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        for (int round = 0; round < 60; round++) {
+            String roundName = name + ":" + round;
+            assertThat(b.getCountDownLatch(roundName).trySetCount(1)).isTrue();
+            DistributedCountDownLatch latch = a.getCountDownLatch(roundName);
+            try (RawRedis.Subscription zeros = raw.subscribe(channel(roundName))) {
+                CompletableFuture<Void> early = latch.awaitAsync();
+                String subscribedTo = channel(roundName);
+                Await.until(Duration.ofSeconds(5), () -> raw.subscribers(subscribedTo) == 2, "subscribed");
+                Thread.sleep(20); // the group's check after subscribing answered: it sleeps
+                int delayMicros = (round * 53) % 600;
+                Future<Void> countDown = workers.submit(() -> {
+                    if (delayMicros > 0) {
+                        TimeUnit.MICROSECONDS.sleep(delayMicros);
+                    }
+                    b.getCountDownLatch(roundName).countDown();
+                    return null;
+                });
+                CompletableFuture<Void> joiner = latch.awaitAsync();
+                Workers.get(countDown, Duration.ofSeconds(10));
+                early.get(WAKE_UP_MS, MILLISECONDS);
+                joiner.get(WAKE_UP_MS, MILLISECONDS);
+                Thread.sleep(50); // a second "0" would come now
+                List<String> published = new ArrayList<>();
+                zeros.messages().drainTo(published);
+                assertThat(published).as("round %d: what the latch's channel heard", round).containsExactly("0");
+            }
+        }
+    }
+
+    /**
      * A check of the group already on its way when an awaiter joins may have run before a {@code trySetCount} that
      * returned before that await began: its answer "open" must not release the joiner. Here the count is set by
      * another client while the first awaiter's check of the open latch may still be on its way.

@@ -28,7 +28,8 @@ import java.util.concurrent.CompletableFuture;
  * </ol>
  * A check that finds the latch open when the group last read it closed, with no message since, runs
  * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or of an opening
- * that published nothing. Not when that closed read came before the group's subscription was confirmed and saw no TTL:
+ * that published nothing. "No message since" is checked once more after the answer, when Redis has delivered every
+ * message it published before ({@link #announceUnlessHeard}): an opening's "0" may come after the answer. Not when that closed read came before the group's subscription was confirmed and saw no TTL:
  * the opening since was then a count-down to zero or a delete, whose "0" may have come before the group listened (the
  * common case of awaiters joining just before the last count-down), and was heard by those who listened.
  *
@@ -61,7 +62,10 @@ final class LatchGroup {
     private boolean awaitingReady;
     /** The sleep under way, or null; the end of any other sleep is ignored. */
     private CompletableFuture<Boolean> sleep;
-    /** An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group since the last. */
+    /**
+     * An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group's current sleep since
+     * the last (a "0" that woke only a sleep a join had made stale is in {@link #zeroSinceClosed} instead).
+     */
     private boolean sawClosed;
     private boolean messageSinceClosed;
     /** The run id known before the check that last read the latch closed ({@link ServerRuns#current}, asked before it was sent), or null. */
@@ -180,7 +184,7 @@ final class LatchGroup {
     private void answered(long number, boolean subscribed, Check check, Throwable error) {
         String before = check == null ? null : check.before();
         boolean open = error == null && check.state().isOpen();
-        boolean announce = false;
+        WakeupHub.Subscription announcer = null;
         boolean opened = false;
         List<LatchAwait> answeredFor;
         synchronized (this) {
@@ -195,7 +199,13 @@ final class LatchGroup {
                     opened = zeroSinceClosed;
                     boolean lost = !opened && (ServerRuns.changed(closedRun, check.after())
                             || ServerRuns.changed(check.before(), check.after()));
-                    announce = sawClosed && !messageSinceClosed && !lost && closedOpeningUnheard;
+                    // a "0" heard since the closed answer was the opening's own message, also when it woke only a
+                    // sleep that a join had made stale (messageSinceClosed missed it then): nothing to announce
+                    boolean announce = sawClosed && !messageSinceClosed && !zeroSinceClosed && !lost && closedOpeningUnheard;
+                    if (announce) {
+                        // under the lock that zeroHeard takes: a "0" not heard by now is counted by the announcer
+                        announcer = services.wakeups.join(latch.channel().channel(), true);
+                    }
                     if (lost) {
                         sawClosed = false;
                         closedRun = null;
@@ -213,8 +223,8 @@ final class LatchGroup {
             boolean passes = Errors.isUnavailable(error) && !services.isClosed();
             answeredFor.forEach(member -> member.checkFailed(before, error, passes));
         } else if (open) {
-            if (announce) {
-                latch.announceOpened();
+            if (announcer != null) {
+                announceUnlessHeard(announcer);
             }
             String after = opened ? null : check.after(); // a "0" heard: opened, on whichever run
             answeredFor.forEach(member -> member.found(before, after));
@@ -223,6 +233,22 @@ final class LatchGroup {
             answeredFor.forEach(member -> member.stillClosed(now, check.before()));
         }
         next(error != null, open, subscribed, error == null ? check.state().pttl() : 0);
+    }
+
+    /**
+     * Announces the opening ({@code latch_opened}) unless a message on the latch's channel turns out to have come after
+     * the answer that found it open: the count-down's own "0" and that answer come on two connections, in either
+     * order, so the announcer first waits until Redis has delivered every message it published before
+     * ({@link WakeupHub.Subscription#heardAfterFlush}). Without that, a count-down racing a join was published twice.
+     * The announcer's own membership of the channel keeps it subscribed meanwhile, whether or not the group is dropped.
+     */
+    private void announceUnlessHeard(WakeupHub.Subscription announcer) {
+        announcer.heardAfterFlush().whenComplete((heard, error) -> {
+            announcer.close();
+            if (!Boolean.TRUE.equals(heard)) {
+                latch.announceOpened();
+            }
+        });
     }
 
     /**

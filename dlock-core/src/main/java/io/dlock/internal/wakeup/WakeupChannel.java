@@ -83,6 +83,11 @@ final class WakeupChannel {
         seen.upTo = allWakes.get();
     }
 
+    /** @return whether a "wake all" came past {@code seen}'s mark (which stays where it is) */
+    boolean wokeAllSince(Seen seen) {
+        return allWakes.get() > seen.upTo;
+    }
+
     CompletableFuture<Boolean> sleep(long timeoutMillis, Seen seen) {
         if (takePermit() || seen.take(allWakes.get())) {
             return CompletableFuture.completedFuture(true);

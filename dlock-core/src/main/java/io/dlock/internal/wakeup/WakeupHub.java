@@ -348,6 +348,30 @@ public final class WakeupHub {
             }
         }
 
+        /**
+         * Completes once Redis has delivered every message it had published on these channels before this call
+         * reached it (an idempotent {@code SUBSCRIBE} on the pub/sub connection, whose confirmation comes after them),
+         * with whether a "wake all" came since this waiter joined or last {@linkplain #attempting() attempted}: for
+         * channels where every message wakes all (a latch's), whether any message came. With {@code false} when the
+         * {@code SUBSCRIBE} failed (no message is known to have come). Call it while this subscription is open: it
+         * keeps the channels subscribed, so no {@code UNSUBSCRIBE} overtakes it.
+         */
+        public CompletableFuture<Boolean> heardAfterFlush() {
+            CompletableFuture<?>[] flushed = channels.stream().map(c -> hub.port.subscribe(c.name))
+                    .toArray(CompletableFuture<?>[]::new);
+            return CompletableFuture.allOf(flushed).handle((ok, error) -> {
+                if (error != null) {
+                    return false;
+                }
+                for (int i = 0; i < channels.size(); i++) {
+                    if (channels.get(i).wokeAllSince(seen.get(i))) {
+                        return true;
+                    }
+                }
+                return false;
+            });
+        }
+
         /** Hands a wake-up this waiter received but did not use to the next waiter (of each of its channels). */
         public void passOnWakeup() {
             channels.forEach(WakeupChannel::wakeOne);

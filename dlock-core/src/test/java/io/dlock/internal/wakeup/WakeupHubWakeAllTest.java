@@ -69,4 +69,53 @@ class WakeupHubWakeAllTest {
         a.close();
         b.close();
     }
+
+    /**
+     * The flush is one more SUBSCRIBE of a channel still joined; its answer says whether a message came since the
+     * waiter joined, counting those delivered before the confirmation (they came first on the connection), and is
+     * false when the SUBSCRIBE failed.
+     */
+    @Test
+    void aFlushTellsWhetherAMessageCameBeforeItsConfirmation() {
+        List<CompletableFuture<Void>> confirmations = new java.util.ArrayList<>();
+        RecordingPubSubPort recorded = new RecordingPubSubPort();
+        WakeupHub flushing = new WakeupHub(new PubSubPort() {
+            @Override
+            public CompletableFuture<Void> subscribe(String channel) {
+                recorded.subscribe(channel);
+                CompletableFuture<Void> confirmed = new CompletableFuture<>();
+                confirmations.add(confirmed);
+                return confirmed;
+            }
+
+            @Override
+            public CompletableFuture<Void> unsubscribe(String channel) {
+                return recorded.unsubscribe(channel);
+            }
+        }, new ManualScheduler());
+        WakeupHub.Subscription group = flushing.join("latch", true);
+        confirmations.get(0).complete(null);
+        flushing.onMessage("latch", "0"); // before the announcer joined: not its own
+        WakeupHub.Subscription announcer = flushing.join("latch", true);
+
+        CompletableFuture<Boolean> quiet = announcer.heardAfterFlush();
+        assertThat(recorded.commands()).containsExactly("SUBSCRIBE latch", "SUBSCRIBE latch");
+        assertThat(quiet).isNotDone();
+        confirmations.get(1).complete(null);
+        assertThat(quiet).isCompletedWithValue(false);
+
+        CompletableFuture<Boolean> heard = announcer.heardAfterFlush();
+        flushing.onMessage("latch", "0"); // delivered before the flush's confirmation
+        confirmations.get(2).complete(null);
+        assertThat(heard).isCompletedWithValue(true);
+
+        CompletableFuture<Boolean> failed = flushing.join("other", true).heardAfterFlush();
+        confirmations.get(3).complete(null);
+        confirmations.get(4).completeExceptionally(new IllegalStateException("connection lost"));
+        assertThat(failed).isCompletedWithValue(false);
+
+        announcer.close();
+        group.close();
+        assertThat(recorded.commands()).endsWith("UNSUBSCRIBE latch");
+    }
 }
