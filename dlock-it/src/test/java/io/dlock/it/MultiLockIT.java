@@ -92,7 +92,9 @@ class MultiLockIT {
         DistributedLock blocker = other.getFairLock(b);
         blocker.lock();
         assertThat(multi.tryLock(300, MILLISECONDS)).isFalse();
-        assertThat(raw.exists(a)).as("the member taken before the busy one is given back").isFalse();
+        // given back before tryLock returns while Redis answers within the deadline rule's grace (20 ms); a loaded
+        // machine may answer later, and the give-back then lands just after
+        Await.until(Duration.ofSeconds(5), () -> !raw.exists(a), "the member taken before the busy one is given back");
         assertThat(raw.exists(c)).isFalse();
         assertThat(multi.tryLock()).isFalse();
         assertThat(multi.isLocked()).isTrue();
