@@ -160,7 +160,8 @@ final class MultiLockAsync {
     }
 
     /**
-     * Releases every member taken (in the reverse order), then ends the result: with {@code error}, with false when
+     * Releases every member taken (all at once, in the reverse order: {@link RedisMultiLock#releaseAtOnce}), then
+     * ends the result: with {@code error}, with false when
      * {@code timedOut}, or not at all when it ended already (cancelled).
      */
     private void rollBack(Throwable error, boolean timedOut) {
@@ -188,21 +189,11 @@ final class MultiLockAsync {
             });
             return;
         }
-        Failures failures = new Failures(name, "giving back the members taken");
-        CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
-        for (int i = toRelease.size() - 1; i >= 0; i--) {
-            DistributedLock member = toRelease.get(i);
-            released = released.thenCompose(v -> Errors.call(member::unlockAsync).handle((ok, e) -> {
-                Throwable cause = e == null ? null : Errors.unwrap(e);
-                // a member whose hold is gone already (lease ran out, removed) had nothing left to give back
-                if (cause != null && !(cause instanceof IllegalMonitorStateException)) {
-                    failures.add(member.getName(), cause);
-                }
-                return null;
-            }));
-        }
-        released.whenComplete((v, ignored) -> {
-            RuntimeException releaseFailure = failures.toException(toRelease.size());
+        // every release at once, failures in the members' reverse order; a member whose hold is gone already (lease
+        // ran out, removed) had nothing left to give back
+        CompletableFuture<RuntimeException> released = RedisMultiLock.releaseAtOnce(name, toRelease,
+                "giving back the members taken", true);
+        released.thenAccept(releaseFailure -> {
             if (error != null) {
                 if (releaseFailure != null) {
                     error.addSuppressed(releaseFailure);
