@@ -299,6 +299,36 @@ class LatchSharedCheckIT {
     }
 
     /**
+     * A client that set the count itself knows the latch closed: its awaiters subscribe before their first check,
+     * which then settles them (one check instead of two); when that knowledge is stale (another client opened the
+     * latch since), the await still returns at once and leaves no subscription behind.
+     */
+    @Test
+    void aClientThatSetTheCountSubscribesBeforeItsFirstCheck(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        b.getCountDownLatch(name + ":warm-up").countDown(); // scripts loaded: no NOSCRIPT retry in the counts
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(latch.trySetCount(1)).isTrue();
+        long checks = raw.commandCalls("pttl");
+        CompletableFuture<Void> await = latch.awaitAsync();
+        awaitQuiet(a);
+        assertThat(raw.commandCalls("pttl") - checks).as("joining: subscribe, then one check").isEqualTo(1);
+        assertThat(await).isNotDone();
+        b.getCountDownLatch(name).countDown();
+        await.get(WAKE_UP_MS, MILLISECONDS);
+
+        String stale = name + ":stale";
+        DistributedCountDownLatch knownClosed = a.getCountDownLatch(stale);
+        assertThat(knownClosed.trySetCount(1)).isTrue();
+        b.getCountDownLatch(stale).countDown(); // opened behind a's back: a still believes it closed
+        long start = System.nanoTime();
+        knownClosed.awaitAsync().get(WAKE_UP_MS, MILLISECONDS);
+        assertThat(knownClosed.await(10, SECONDS)).as("open, and now known to be").isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(WAKE_UP_MS));
+        Await.until(Duration.ofSeconds(5), () -> raw.subscribers(channel(stale)) == 0, "no subscription left");
+    }
+
+    /**
      * @return while {@code k} awaiters join (async, from one thread): checks (their PTTL, which only a check sends:
      *         the count-down script reads the count too), script calls; then from a count-down on: the same
      */

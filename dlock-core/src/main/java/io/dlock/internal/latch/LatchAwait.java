@@ -176,6 +176,17 @@ final class LatchAwait implements Waiter {
     }
 
     /** @return the ms left until the deadline at {@code nowNanos} (may be 0 or less), or {@link Long#MAX_VALUE} */
+    /**
+     * The shortest wait for which a group may subscribe before its first check ({@link LatchGroup#add}): that puts a
+     * round trip before the first answer, which a short timed wait needs by its deadline (the deadline rule).
+     */
+    static final long SUBSCRIBE_FIRST_MIN_WAIT_MS = 1000;
+
+    /** @return whether this await waits long enough to subscribe before its first check: untimed, or 1 s or more */
+    boolean waitsLong() {
+        return forever || leftMs(services.nanoTime.getAsLong()) >= SUBSCRIBE_FIRST_MIN_WAIT_MS;
+    }
+
     long leftMs(long nowNanos) {
         return forever ? Long.MAX_VALUE : TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nowNanos);
     }

@@ -141,6 +141,8 @@ public final class LatchServices {
         });
         if (check[0] > 0) {
             joined[0].send(check[0]);
+        } else if (check[0] == LatchGroup.SUBSCRIBING_FIRST) {
+            joined[0].checkOnceSubscribed();
         }
     }
 

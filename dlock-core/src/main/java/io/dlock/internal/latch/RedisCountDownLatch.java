@@ -31,6 +31,14 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     private final LatchServices services;
     private final LatchChannel channel;
+    /**
+     * What this object last learned of the latch: closed (a count set or found by {@code trySetCount}, a count-down
+     * that left a count, a check of its awaiters' group that read one), or not known to be (open, or nothing learned
+     * yet). A hint, never trusted as the latch's state: an awaiter of a latch last known closed subscribes before its
+     * first check ({@link LatchGroup#add}), as that check would most likely find it closed and have to be repeated
+     * once subscribed.
+     */
+    private volatile boolean lastKnownClosed;
 
     RedisCountDownLatch(LatchServices services, LatchChannel channel) {
         this.services = services;
@@ -124,13 +132,17 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
         }
         return this.<Long>run("trySetCount", LatchScripts.TRY_SET, ScriptOutputType.INTEGER,
                 Long.toString(count), Long.toString(ttlMs), channel.publishCommand(), channel.channel())
-                .thenApply(set -> set == 1L);
+                .thenApply(set -> {
+                    lastKnownClosed = true; // set now, or it had a count already
+                    return set == 1L;
+                });
     }
 
     @Override
     public CompletableFuture<Void> countDownAsync() {
         return this.<Long>run("countDown", LatchScripts.COUNT_DOWN, ScriptOutputType.INTEGER,
                 channel.publishCommand(), channel.channel()).thenApply(left -> {
+                    lastKnownClosed = left > 0;
                     services.events.get().latchCountedDown(getName());
                     return null;
                 });
@@ -253,6 +265,16 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
         boolean isOpen() {
             return count == 0;
         }
+    }
+
+    /** @return whether this object last learned the latch closed ({@link #lastKnownClosed}: a hint) */
+    boolean lastKnownClosed() {
+        return lastKnownClosed;
+    }
+
+    /** A check of the awaiters' group read the latch {@code closed} or open. */
+    void learned(boolean closed) {
+        lastKnownClosed = closed;
     }
 
     /** Publishes "0" if the latch is open, for awaiters that only a message wakes; failures are ignored. */
