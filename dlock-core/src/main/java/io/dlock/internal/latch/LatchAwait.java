@@ -175,7 +175,6 @@ final class LatchAwait implements Waiter {
         }
     }
 
-    /** @return the ms left until the deadline at {@code nowNanos} (may be 0 or less), or {@link Long#MAX_VALUE} */
     /**
      * The shortest wait for which a group may subscribe before its first check ({@link LatchGroup#add}): that puts a
      * round trip before the first answer, which a short timed wait needs by its deadline (the deadline rule).
@@ -187,6 +186,7 @@ final class LatchAwait implements Waiter {
         return forever || leftMs(services.nanoTime.getAsLong()) >= SUBSCRIBE_FIRST_MIN_WAIT_MS;
     }
 
+    /** @return the ms left until the deadline at {@code nowNanos} (may be 0 or less), or {@link Long#MAX_VALUE} */
     long leftMs(long nowNanos) {
         return forever ? Long.MAX_VALUE : TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nowNanos);
     }

@@ -14,9 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * <h2>Protocol</h2>
  * <ol>
  *   <li>A check is sent on each event: the first join (or, for a latch this client last knew closed, the
- *       confirmation of the subscription its first join makes: {@link #add}), a join that finds no check to ride, a wake-up by a message
- *       (or after a pub/sub reconnect), the bounded re-check, the end of an outage pause. At most one is in flight;
- *       events meanwhile make one more due ({@link CheckRounds}).</li>
+ *       confirmation of the subscription its first join makes: {@link #add}), a join that finds no check to ride, a
+ *       wake-up by a message (or after a pub/sub reconnect), the bounded re-check, the end of an outage pause. At
+ *       most one is in flight; events meanwhile make one more due ({@link CheckRounds}).</li>
  *   <li>An answer holds only for members that joined before the check was sent; so a joiner rides a check sent after
  *       it joined, or triggers one. Open: they return {@code true}. Closed: a timed member whose time is up returns
  *       {@code false}, the others stay. A failure: see {@link LatchAwait#checkFailed}.</li>
@@ -30,9 +30,10 @@ import java.util.concurrent.CompletableFuture;
  * A check that finds the latch open when the group last read it closed, with no message since, runs
  * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or of an opening
  * that published nothing. "No message since" is checked once more after the answer, when Redis has delivered every
- * message it published before ({@link #announceUnlessHeard}): an opening's "0" may come after the answer. Not when that closed read came before the group's subscription was confirmed and saw no TTL:
- * the opening since was then a count-down to zero or a delete, whose "0" may have come before the group listened (the
- * common case of awaiters joining just before the last count-down), and was heard by those who listened.
+ * message it published before ({@link #announceUnlessHeard}): an opening's "0" may come after the answer. Not when
+ * that closed read came before the group's subscription was confirmed and saw no TTL: the opening since was then a
+ * count-down to zero or a delete, whose "0" may have come before the group listened (the common case of awaiters
+ * joining just before the last count-down), and was heard by those who listened.
  *
  * <h2>Lost, not opened</h2>
  * A latch whose key is gone reads as open, which is also what a restart without persistence (or a failover to a node
@@ -95,8 +96,8 @@ final class LatchGroup {
     /**
      * Adds {@code member}, inside the services' map lock. The first member of a group whose latch this client last
      * knew closed ({@link RedisCountDownLatch#lastKnownClosed}), and that waits long ({@link LatchAwait#waitsLong}),
-     * subscribes first and sends no check
-     * until Redis confirms: a check sent before would most likely read the latch closed, which settles nobody before
+     * subscribes first and sends no check until Redis confirms: a check sent before would most likely read the latch
+     * closed, which settles nobody before
      * the subscription is confirmed (a count-down between the two would have published to nobody here), so it would
      * have to be repeated. One round trip and one check fewer on the way to sleeping; the hint wrong (the latch opened
      * since), the await costs a SUBSCRIBE and an UNSUBSCRIBE more.
@@ -230,7 +231,8 @@ final class LatchGroup {
                             || ServerRuns.changed(check.before(), check.after()));
                     // a "0" heard since the closed answer was the opening's own message, also when it woke only a
                     // sleep that a join had made stale (messageSinceClosed missed it then): nothing to announce
-                    boolean announce = sawClosed && !messageSinceClosed && !zeroSinceClosed && !lost && closedOpeningUnheard;
+                    boolean announce = sawClosed && !messageSinceClosed && !zeroSinceClosed && !lost
+                            && closedOpeningUnheard;
                     if (announce) {
                         // under the lock that zeroHeard takes: a "0" not heard by now is counted by the announcer
                         announcer = services.wakeups.join(latch.channel().channel(), true);

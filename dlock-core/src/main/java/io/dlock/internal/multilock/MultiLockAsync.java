@@ -161,8 +161,8 @@ final class MultiLockAsync {
 
     /**
      * Releases every member taken (all at once, in the reverse order: {@link RedisMultiLock#releaseAtOnce}), then
-     * ends the result: with {@code error}, with false when
-     * {@code timedOut}, or not at all when it ended already (cancelled).
+     * ends the result: with {@code error}, with false when {@code timedOut}, or not at all when it ended already
+     * (cancelled).
      */
     private void rollBack(Throwable error, boolean timedOut) {
         rollBack(error, timedOut, false);
