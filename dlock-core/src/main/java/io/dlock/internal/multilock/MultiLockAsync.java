@@ -180,7 +180,7 @@ final class MultiLockAsync {
         }
         if (deadlineNanos != Long.MAX_VALUE && !again) {
             // the deadline rule: a timed acquisition answers within the grace, and gives back in the background
-            RedisMultiLock.giveBackInBackground(name, toRelease).thenRun(() -> {
+            RedisMultiLock.giveBackInBackground(name, toRelease, deadlineNanos).thenRun(() -> {
                 if (error != null) {
                     result.completeExceptionally(error);
                 } else if (timedOut) {

@@ -116,7 +116,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                     atOnce = false;
                     if (i < owned.size() && mode == Mode.TRY && deadline != Long.MAX_VALUE
                             && deadline - System.nanoTime() <= 0) {
-                        giveBackWithinGrace(taken);
+                        giveBackWithinGrace(taken, deadline);
                         taken.clear();
                         return false;
                     }
@@ -131,7 +131,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                         long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
                                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
                         if (!member.tryLock(leftMs, memberLease, TimeUnit.MILLISECONDS)) {
-                            giveBackWithinGrace(taken);
+                            giveBackWithinGrace(taken, deadline);
                             taken.clear();
                             return false;
                         }
@@ -152,7 +152,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             return null;
         } catch (RuntimeException | InterruptedException e) {
             if (!taken.isEmpty() && mode == Mode.TRY) {
-                giveBackWithinGrace(taken);
+                giveBackWithinGrace(taken, deadline);
             } else if (!taken.isEmpty()) {
                 RuntimeException failed = giveBack(taken);
                 if (failed != null) {
@@ -246,14 +246,20 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
 
     /**
      * Gives back what a timed acquisition took, in the reverse order, without letting Redis hold its caller past
-     * {@link DeadlineRule#GRACE_MS} (the deadline rule: the caller hears by its deadline even while Redis is
-     * silent). A release that fails is logged naming the member and ends as any failed release does ({@link
+     * its deadline plus {@link DeadlineRule#GRACE_MS} (the deadline rule: the caller hears by then even while Redis
+     * is silent). The grace is the acquisition's, not one more: the member wait that just ended by the rule may have
+     * used it up already (a multi-lock's wait answered 1,051 ms into a 1,000 ms wait when both were spent one after
+     * the other). A release that fails is logged naming the member and ends as any failed release does ({@link
      * RedisLocks#releaseInBackground}).
      *
-     * @return completes (never exceptionally) when Redis answered every release, or after the grace, whichever is
-     *         first: while Redis answers, the members are free again when the acquisition reports its outcome
+     * @param deadlineNanos the acquisition's deadline on {@link System#nanoTime}, or {@link Long#MAX_VALUE} (no
+     *                      deadline: one grace from now)
+     * @return completes (never exceptionally) when Redis answered every release, or at the deadline plus the grace,
+     *         whichever is first: while Redis answers in time, the members are free again when the acquisition
+     *         reports its outcome
      */
-    static CompletableFuture<Void> giveBackInBackground(String name, List<DistributedLock> taken) {
+    static CompletableFuture<Void> giveBackInBackground(String name, List<DistributedLock> taken,
+                                                        long deadlineNanos) {
         CompletableFuture<?>[] each = new CompletableFuture<?>[taken.size()];
         for (int i = taken.size() - 1; i >= 0; i--) {
             DistributedLock member = taken.get(i);
@@ -265,13 +271,15 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 return null;
             });
         }
-        return CompletableFuture.allOf(each).completeOnTimeout(null, DeadlineRule.GRACE_MS,
-                TimeUnit.MILLISECONDS);
+        long graceNanos = TimeUnit.MILLISECONDS.toNanos(DeadlineRule.GRACE_MS);
+        long leftNanos = deadlineNanos == Long.MAX_VALUE ? graceNanos
+                : Math.max(0, deadlineNanos + graceNanos - System.nanoTime());
+        return CompletableFuture.allOf(each).completeOnTimeout(null, leftNanos, TimeUnit.NANOSECONDS);
     }
 
     /** {@link #giveBackInBackground}, waited for by the calling thread; an interrupt meanwhile stays set. */
-    private void giveBackWithinGrace(List<DistributedLock> taken) {
-        waits.awaitUninterruptibly(giveBackInBackground(name, taken));
+    private void giveBackWithinGrace(List<DistributedLock> taken, long deadlineNanos) {
+        waits.awaitUninterruptibly(giveBackInBackground(name, taken, deadlineNanos));
     }
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RedisMultiLock.class);
