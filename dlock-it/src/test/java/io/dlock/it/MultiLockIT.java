@@ -486,6 +486,42 @@ class MultiLockIT {
                 "the cancelled acquisition takes nothing");
     }
 
+    /**
+     * An async acquisition's steps run on the threads that bring Redis's answers, but the caller's future completes on
+     * the client's executor ({@code dlock-callback} threads), never on a Redis I/O thread, whatever the last step was:
+     * single attempts at once (the watchdog) or the fixed lease set on the members taken before the last.
+     */
+    @ParameterizedTest
+    @EnumSource(LeaseKind.class)
+    void anAsyncAcquisitionCompletesOnTheClientsExecutor(LeaseKind lease, LockClient client, LockClient other)
+            throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b), client.getLock(c));
+        MultiLock byOwner = multi.as(client.newOwner());
+        DistributedLock blocker = other.getLock(a); // the first member in the global order
+        blocker.lock();
+        CompletableFuture<String> completedOn = new CompletableFuture<>();
+        CompletableFuture<Boolean> acquiring = byOwner.tryLockAsync(10_000, lease.ms, MILLISECONDS);
+        acquiring.whenComplete((held, error) -> completedOn.complete(Thread.currentThread().getName()));
+        assertThat(acquiring).as("waits for a").isNotDone();
+        blocker.unlock();
+        // not acquiring.get(): a thread waiting in get() may run the future's callbacks itself once it completes
+        assertThat(completedOn.get(5, SECONDS)).as("the thread that completed the caller's future")
+                .startsWith("dlock-callback");
+        assertThat(acquiring.join()).isTrue();
+        byOwner.unlockAsync().get(5, SECONDS);
+        assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
+    }
+
+    enum LeaseKind {
+        WATCHDOG(-1), FIXED(20_000);
+
+        final long ms;
+
+        LeaseKind(long ms) {
+            this.ms = ms;
+        }
+    }
+
     @Test
     void badInputIsRefusedNamingTheLock(LockClient client, LockClient other) {
         assertThatThrownBy(() -> client.getMultiLock()).isInstanceOf(IllegalArgumentException.class)

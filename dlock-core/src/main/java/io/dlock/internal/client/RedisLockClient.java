@@ -239,7 +239,7 @@ public final class RedisLockClient implements LockClient {
     public MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks) {
         checkOpen();
         java.util.Objects.requireNonNull(locks, "locks");
-        return RedisMultiLock.of(id, new ArrayList<>(locks), acquisitions.waits());
+        return RedisMultiLock.of(id, new ArrayList<>(locks), acquisitions.waits(), acquisitions.executor());
     }
 
     @Override

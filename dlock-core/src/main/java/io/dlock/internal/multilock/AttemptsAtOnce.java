@@ -2,11 +2,11 @@ package io.dlock.internal.multilock;
 
 import io.dlock.DistributedLock;
 import io.dlock.internal.Errors;
+import io.dlock.internal.lock.RedisLocks;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One single attempt on each member of a multi-lock from a given one on, all sent at once: one round trip for the
@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  * waits, so the attempts may take members out of order; what they took beyond the first member they could not take
  * is given back, and answered, before the acquisition goes on to wait for that member. So the caller holds exactly
  * the members before the first refusal, in order, as if it had taken them one after another.
+ *
+ * <p>The attempts are the members' own single attempts, without the hand-over to the client's executor of the public
+ * {@code tryLockAsync} ({@link RedisLocks#attemptOnce}): the acquisition goes on from the answers at once.
  *
  * <p>A member that is held by another owner of this client is refused within the client, without a round trip (a
  * single attempt never queues behind a local owner), so attempting members that are likely busy costs little.
@@ -40,7 +43,9 @@ final class AttemptsAtOnce {
      * @return completes with how many members from {@code from} on are now held, in order (the rest given back and
      *         answered); fails when an attempt failed, with the first failed member's own exception (in the global
      *         order), after every member these attempts took was given back (a failed give-back attached as
-     *         suppressed). Never completes before every attempt was answered.
+     *         suppressed). Never completes before every attempt was answered. Completes on whatever thread brings
+     *         the last answer, a Redis I/O thread included ({@link RedisLocks#attemptOnce}): a caller that hands a
+     *         result to users hands it to the client's executor first.
      */
     static CompletableFuture<Integer> attempt(String name, List<DistributedLock> owned, int from, long leaseMs) {
         int count = owned.size() - from;
@@ -51,7 +56,7 @@ final class AttemptsAtOnce {
             int at = i;
             DistributedLock member = owned.get(from + i);
             long lease = RedisMultiLock.leaseWhileTaking(from + i, owned.size(), leaseMs);
-            each[i] = Errors.call(() -> member.tryLockAsync(0, lease, TimeUnit.MILLISECONDS)).handle((ok, error) -> {
+            each[i] = RedisLocks.attemptOnce(member, lease).handle((ok, error) -> {
                 if (error != null) {
                     errors[at] = Errors.unwrap(error);
                 } else {

@@ -20,6 +20,10 @@ import java.util.function.LongSupplier;
  * a fixed lease, the members before the last are taken with the watchdog and get the lease once the last is taken
  * (as {@link RedisMultiLock} does).
  *
+ * <p>Its steps run on the threads that bring Redis's answers, Redis I/O threads included (the single attempts are
+ * internal: {@link AttemptsAtOnce}), so {@link #start()}'s result may complete on one: {@link RedisMultiLock} hands
+ * it to the client's executor before a user sees it.
+ *
  * <p>Invariant: when {@link #result()} ends otherwise than with {@code true} (false, failed, cancelled), every member
  * it took has been released, or a release failure is attached to the result (then a {@code false} becomes a
  * {@link LockException}) — except for a timed acquisition, which answers by its deadline and gives the members back

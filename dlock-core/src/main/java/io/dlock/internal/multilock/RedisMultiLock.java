@@ -5,6 +5,7 @@ import io.dlock.LockLostException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.DeadlineRule;
 import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.lock.PlainLockGroup;
@@ -17,6 +18,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -39,28 +41,32 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * @param locks    the members in any order
      * @throws IllegalArgumentException see {@link MemberOrder#sorted}
      */
-    public static MultiLock of(String clientId, List<? extends DistributedLock> locks, SyncWaits waits) {
+    public static MultiLock of(String clientId, List<? extends DistributedLock> locks, SyncWaits waits,
+                               Executor executor) {
         List<MemberOrder.Member> members = MemberOrder.sorted(clientId, locks);
         String name = MemberOrder.describe(members);
         List<DistributedLock> ordered = members.stream().map(MemberOrder.Member::lock).toList();
-        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered), waits);
+        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered), waits, executor);
     }
 
     /** Takes every member in one script, or null: one after another. */
     private final PlainLockGroup group;
     /** The client's one way of blocking a caller on a future (releases and give-backs wait through it). */
     private final SyncWaits waits;
+    /** The client's executor: async acquisitions complete their caller's future there ({@link Callers}). */
+    private final Executor executor;
 
     private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner, PlainLockGroup group,
-                           SyncWaits waits) {
+                           SyncWaits waits, Executor executor) {
         super(name, members, owner);
         this.group = group;
         this.waits = waits;
+        this.executor = executor;
     }
 
     @Override
     public MultiLock as(LockOwner owner) {
-        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group, waits);
+        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group, waits, executor);
     }
 
     // --- sync acquisition -------------------------------------------------------------------------------------
@@ -494,12 +500,21 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         return startAsync(waitMs, leaseMs, ownerId);
     }
 
-    /** An async acquisition: of the group in one script, or member after member ({@link MultiLockAsync}). */
+    /**
+     * An async acquisition: of the group in one script, or member after member ({@link MultiLockAsync}, whose steps
+     * run on the threads that bring Redis's answers). Either way the caller's future completes on the client's
+     * executor, never on a Redis I/O thread ({@link Callers}); cancelling it cancels the acquisition.
+     */
     private CompletableFuture<Boolean> startAsync(long waitMs, long leaseMs, long ownerId) {
         if (group != null) {
             return group.acquireAsync(PlainLockGroup.waitNanos(waitMs), leaseMs, ownerId);
         }
-        return new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs).start();
+        CompletableFuture<Boolean> acquisition = new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs,
+                leaseMs).start();
+        return Callers.toCaller(executor, () -> {
+            acquisition.cancel(false); // MultiLockAsync gives back what it took (its invariant)
+            return CompletableFuture.completedFuture(null);
+        }, cleanup -> { }, acquisition, Errors::unwrap);
     }
 
     @Override
