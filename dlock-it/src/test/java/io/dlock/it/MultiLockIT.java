@@ -512,6 +512,43 @@ class MultiLockIT {
         assertThat(raw.exists(a) || raw.exists(b) || raw.exists(c)).isFalse();
     }
 
+    /**
+     * An interrupt gives a sync wait up, and the caller hears of it only once what the acquisition took is given back
+     * ({@code Lock.lockInterruptibly}: the caller that sees the exception holds nothing), with the interrupt flag
+     * cleared.
+     */
+    @Test
+    void anInterruptedSyncWaitGivesBackWhatItTookBeforeItThrows(LockClient client, LockClient other)
+            throws Exception {
+        MultiLock multi = client.getMultiLock(client.getLock(a), client.getLock(b));
+        DistributedLock blocker = other.getLock(b);
+        blocker.lock();
+        CompletableFuture<String> heard = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                multi.lockInterruptibly();
+                multi.unlock();
+                heard.complete("acquired");
+            } catch (InterruptedException expected) {
+                heard.complete("interrupted; flag " + Thread.currentThread().isInterrupted() + "; a held "
+                        + raw.exists(a) + "; held locks " + client.heldLocks().size());
+            } catch (RuntimeException e) {
+                heard.completeExceptionally(e);
+            }
+        }, "multi-waiter");
+        waiter.start();
+        Await.until(Subscribers.SETTLE, () -> Subscribers.count(raw, b) >= 1, "the multi-lock waits on b's channel");
+        assertThat(raw.exists(a)).as(oneScript() ? "all or nothing: a is not held while b is awaited"
+                : "a is held while b is awaited").isEqualTo(!oneScript());
+        waiter.interrupt();
+        assertThat(heard.get(10, SECONDS)).isEqualTo("interrupted; flag false; a held false; held locks 0");
+        blocker.unlock();
+        Await.during(Duration.ofMillis(500), () -> !raw.exists(a) && !raw.exists(b),
+                "nothing taken after the interrupt");
+        assertThat(multi.tryLock()).as("free for the same client").isTrue();
+        multi.unlock();
+    }
+
     enum LeaseKind {
         WATCHDOG(-1), FIXED(20_000);
 

@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  * the members before the first refusal, in order, as if it had taken them one after another.
  *
  * <p>The attempts are the members' own single attempts, without the hand-over to the client's executor of the public
- * {@code tryLockAsync} ({@link RedisLocks#attemptOnce}): the acquisition goes on from the answers at once.
+ * {@code tryLockAsync} ({@link RedisLocks#acquireForMultiLock}): the acquisition goes on from the answers at once.
  *
  * <p>A member that is held by another owner of this client is refused within the client, without a round trip (a
  * single attempt never queues behind a local owner), so attempting members that are likely busy costs little.
@@ -44,7 +44,7 @@ final class AttemptsAtOnce {
      *         answered); fails when an attempt failed, with the first failed member's own exception (in the global
      *         order), after every member these attempts took was given back (a failed give-back attached as
      *         suppressed). Never completes before every attempt was answered. Completes on whatever thread brings
-     *         the last answer, a Redis I/O thread included ({@link RedisLocks#attemptOnce}): a caller that hands a
+     *         the last answer, a Redis I/O thread included ({@link RedisLocks#acquireForMultiLock}): a caller that hands a
      *         result to users hands it to the client's executor first.
      */
     static CompletableFuture<Integer> attempt(String name, List<DistributedLock> owned, int from, long leaseMs) {
@@ -56,7 +56,7 @@ final class AttemptsAtOnce {
             int at = i;
             DistributedLock member = owned.get(from + i);
             long lease = RedisMultiLock.leaseWhileTaking(from + i, owned.size(), leaseMs);
-            each[i] = RedisLocks.attemptOnce(member, lease).handle((ok, error) -> {
+            each[i] = RedisLocks.acquireForMultiLock(member, 0, lease).result().handle((ok, error) -> {
                 if (error != null) {
                     errors[at] = Errors.unwrap(error);
                 } else {

@@ -4,6 +4,7 @@ import io.dlock.DistributedLock;
 import io.dlock.LockException;
 import io.dlock.LockOwner;
 import io.dlock.internal.Errors;
+import io.dlock.internal.lock.RedisLocks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -39,8 +40,12 @@ final class MultiLockAsync {
     private final LongSupplier nanoTime;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final List<DistributedLock> taken = new ArrayList<>();
-    /** The member's own future of the acquisition under way (not a derived one: cancelling that reaches it). */
-    private volatile CompletableFuture<?> current;
+    /** The member acquisition under way that may wait, or null: abandoned when the result is cancelled. */
+    private volatile RedisLocks.MemberAcquisition current;
+    /** Once the result was cancelled: completes when what the acquisition took is given back ({@link #abandon}). */
+    private final CompletableFuture<Void> givenBack = new CompletableFuture<>();
+    /** The cleanup of the member acquisition abandoned by a cancel, or a completed future. */
+    private volatile CompletableFuture<Void> abandonedMember = CompletableFuture.completedFuture(null);
 
     /**
      * @param members the members in acquisition order
@@ -55,17 +60,37 @@ final class MultiLockAsync {
         this.nanoTime = System::nanoTime;
         this.deadlineNanos = waitMs < 0 ? Long.MAX_VALUE : nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         result.whenComplete((ok, error) -> {
-            CompletableFuture<?> running = current;
-            if (error instanceof CancellationException && running != null) {
-                running.cancel(false);
+            RedisLocks.MemberAcquisition running = current;
+            if (error instanceof CancellationException && running != null && running.result().cancel(false)) {
+                abandonedMember = running.abandoned();
             }
         });
     }
 
-    /** Starts the acquisition; @return completes with whether every member is held; cancellable */
+    /**
+     * Starts the acquisition.
+     *
+     * @return completes with whether every member is held, on whatever thread brings the last answer (a Redis I/O
+     *         thread included); cancelling it gives the acquisition up ({@link #abandon})
+     */
     CompletableFuture<Boolean> start() {
         waitFor(0); // the first member alone: see AttemptsAtOnce
         return result;
+    }
+
+    /**
+     * Gives the acquisition up: the result is cancelled unless it ended already; if it ended holding every member,
+     * they are given back. So the caller that gives up holds nothing (the interrupt rule of
+     * {@link io.dlock.internal.acquire.SyncWaits#awaitOrAbandon}).
+     *
+     * @return completes (never exceptionally) when what the acquisition took is given back, or, for a timed
+     *         acquisition, at its deadline plus the grace at the latest ({@link RedisMultiLock#giveBackInBackground})
+     */
+    CompletableFuture<Void> abandon() {
+        if (!result.cancel(false) && !result.isCompletedExceptionally() && result.join()) {
+            rollBack(null, false); // it ended holding every member just then
+        }
+        return givenBack.thenCombine(abandonedMember, (a, b) -> (Void) null);
     }
 
     /**
@@ -115,20 +140,15 @@ final class MultiLockAsync {
         }
         DistributedLock member = members.get(index);
         long memberLease = RedisMultiLock.leaseWhileTaking(index, members.size(), leaseMs);
-        CompletableFuture<Boolean> attempt;
-        if (deadlineNanos == Long.MAX_VALUE) {
-            CompletableFuture<Void> locking = Errors.call(() -> member.lockAsync(memberLease, TimeUnit.MILLISECONDS));
-            current = locking;
-            attempt = locking.thenApply(v -> true);
-        } else {
-            long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nanoTime.getAsLong()));
-            attempt = Errors.call(() -> member.tryLockAsync(leftMs, memberLease, TimeUnit.MILLISECONDS));
-            current = attempt;
+        long waitNanos = deadlineNanos == Long.MAX_VALUE ? DistributedLock.WAIT_FOREVER
+                : TimeUnit.MILLISECONDS.toNanos(Math.max(0,
+                        TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nanoTime.getAsLong())));
+        RedisLocks.MemberAcquisition acquisition = RedisLocks.acquireForMultiLock(member, waitNanos, memberLease);
+        current = acquisition;
+        if (result.isCancelled() && acquisition.result().cancel(false)) {
+            abandonedMember = acquisition.abandoned();
         }
-        if (result.isCancelled()) {
-            current.cancel(false);
-        }
-        attempt.whenComplete((held, error) -> {
+        acquisition.result().whenComplete((held, error) -> {
             if (error != null) {
                 rollBack(Errors.unwrap(error), false);
             } else if (!held) {
@@ -190,6 +210,7 @@ final class MultiLockAsync {
                 } else if (timedOut) {
                     result.complete(false);
                 }
+                givenBack.complete(null);
             });
             return;
         }
@@ -209,6 +230,9 @@ final class MultiLockAsync {
                 next(0);
             } else if (timedOut || again) {
                 result.complete(false);
+            }
+            if (result.isDone()) {
+                givenBack.complete(null); // not while an acquisition started again may take members
             }
         });
     }

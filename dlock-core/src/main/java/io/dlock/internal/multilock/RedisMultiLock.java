@@ -12,12 +12,10 @@ import io.dlock.internal.lock.PlainLockGroup;
 import io.dlock.internal.lock.RedisLocks;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,9 +27,10 @@ import java.util.function.Function;
  * view of {@link #as}, one fixed owner. Every operation is the members' own, in that order (releases in the reverse
  * order); the multi-lock keeps no state. Acquisitions take every member in one script when the members form a
  * {@link PlainLockGroup} (plain locks on one hash slot); otherwise the first member, then single attempts on the
- * members not held yet at once ({@link AttemptsAtOnce}), then a wait for the first one refused, and so on: sync ones wait through the
- * members' sync methods, so blocking, interrupts and outages behave as on each member; async ones are
- * {@link MultiLockAsync}s. A sync release sends every member's release at once and blocks until all are answered
+ * members not held yet at once ({@link AttemptsAtOnce}), then a wait for the first one refused, and so on, each one
+ * {@link MultiLockAsync}: the async methods hand its result to the client's executor, the sync ones wait for it
+ * through the client's {@link SyncWaits} (blocking, interrupts and outages as on one member: every member wait is the
+ * member's own acquisition, and an interrupt gives the acquisition up before the caller hears of it). A sync release sends every member's release at once and blocks until all are answered
  * (through the client's {@link SyncWaits}, uninterruptibly as a member's own release).
  */
 public final class RedisMultiLock extends MultiLockQueries implements MultiLock {
@@ -74,9 +73,11 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     private enum Mode { UNINTERRUPTIBLE, INTERRUPTIBLE, TRY }
 
     /**
-     * Takes every member in order or none. With a fixed lease, every member but the last is taken with the watchdog
-     * (so none runs out while a later one is awaited) and gets the lease once the last is taken ({@link
-     * #settleLeases}); a member found gone then makes the acquisition give back what it took and start again.
+     * Takes every member in order or none: one {@link MultiLockAsync}, the same acquisition as the async methods', with
+     * the calling thread waiting for its result through the client's {@link SyncWaits} (uninterruptibly for {@link
+     * Mode#UNINTERRUPTIBLE}; otherwise an interrupt gives the acquisition up, and the caller hears of it once what it
+     * took is given back, as on one member). Its steps run on the threads that bring Redis's answers, so the waiting
+     * thread wakes once, when every member is held, not once per member.
      *
      * @param waitMs for {@link Mode#TRY}: the whole wait, or {@link #WAIT_FOREVER}
      * @return whether all are held (only TRY returns false)
@@ -87,96 +88,14 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             return group.acquire(mode == Mode.TRY ? PlainLockGroup.waitNanos(waitMs) : WAIT_FOREVER, leaseMs,
                     ownerNow().id(), mode != Mode.UNINTERRUPTIBLE);
         }
-        List<DistributedLock> owned = owned();
-        long deadline = waitMs < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
-        while (true) {
-            Boolean held = takeAll(owned, mode, deadline, leaseMs);
-            if (held != null) {
-                return held;
-            }
-            if (deadline != Long.MAX_VALUE && deadline - System.nanoTime() <= 0) {
-                return false;
-            }
+        if (mode != Mode.UNINTERRUPTIBLE && Thread.interrupted()) {
+            throw new InterruptedException(name + ": interrupted before acquiring");
         }
-    }
-
-    /**
-     * One pass over the members: the first one (waiting for it if need be), then single attempts on every member
-     * not held yet at once ({@link AttemptsAtOnce}), then a wait for the first one refused, then attempts at once on
-     * the rest again, and so on.
-     *
-     * @return true when every member is held with the lease; false when out of time ({@link Mode#TRY}); null when a
-     *         member taken before the last was gone when its lease was to be set (everything given back: try again)
-     */
-    private Boolean takeAll(List<DistributedLock> owned, Mode mode, long deadline, long leaseMs)
-            throws InterruptedException {
-        List<DistributedLock> taken = new ArrayList<>(owned.size());
-        try {
-            boolean atOnce = false; // the first member alone: see AttemptsAtOnce
-            for (int i = 0; i < owned.size(); ) {
-                if (atOnce && owned.size() - i >= 2) {
-                    // one round trip for the members that are free; the caller then holds them in order
-                    int held = waits.awaitUninterruptibly(AttemptsAtOnce.attempt(name, owned, i, leaseMs));
-                    taken.addAll(owned.subList(i, i + held));
-                    i += held;
-                    atOnce = false;
-                    if (i < owned.size() && mode == Mode.TRY && deadline != Long.MAX_VALUE
-                            && deadline - System.nanoTime() <= 0) {
-                        giveBackWithinGrace(taken, deadline);
-                        taken.clear();
-                        return false;
-                    }
-                    continue;
-                }
-                DistributedLock member = owned.get(i);
-                long memberLease = leaseWhileTaking(i, owned.size(), leaseMs);
-                switch (mode) {
-                    case UNINTERRUPTIBLE -> member.lock(memberLease, TimeUnit.MILLISECONDS);
-                    case INTERRUPTIBLE -> member.lockInterruptibly(memberLease, TimeUnit.MILLISECONDS);
-                    case TRY -> {
-                        long leftMs = deadline == Long.MAX_VALUE ? WAIT_FOREVER
-                                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-                        if (!member.tryLock(leftMs, memberLease, TimeUnit.MILLISECONDS)) {
-                            giveBackWithinGrace(taken, deadline);
-                            taken.clear();
-                            return false;
-                        }
-                    }
-                }
-                taken.add(member);
-                i++;
-                atOnce = true;
-            }
-            if (join(settleLeases(name, taken.subList(0, taken.size() - 1), leaseMs))) {
-                return true;
-            }
-            RuntimeException failed = giveBack(taken);
-            taken.clear();
-            if (failed != null) {
-                throw failed;
-            }
-            return null;
-        } catch (RuntimeException | InterruptedException e) {
-            if (!taken.isEmpty() && mode == Mode.TRY) {
-                giveBackWithinGrace(taken, deadline);
-            } else if (!taken.isEmpty()) {
-                RuntimeException failed = giveBack(taken);
-                if (failed != null) {
-                    e.addSuppressed(failed);
-                }
-            }
-            throw e;
-        }
-    }
-
-    /** Waits for {@code settled} without giving in to interrupts (one round trip); its failure is thrown as is. */
-    private static boolean join(CompletableFuture<Boolean> settled) {
-        try {
-            return settled.join();
-        } catch (CompletionException e) {
-            Throwable cause = Errors.unwrap(e);
-            throw cause instanceof RuntimeException runtime ? runtime : e;
-        }
+        MultiLockAsync acquisition = new MultiLockAsync(name, members, ownerNow(),
+                mode == Mode.TRY ? waitMs : WAIT_FOREVER, leaseMs);
+        CompletableFuture<Boolean> held = acquisition.start();
+        return mode == Mode.UNINTERRUPTIBLE ? waits.awaitUninterruptibly(held)
+                : waits.awaitOrAbandon(held, acquisition::abandon);
     }
 
     /**
@@ -232,22 +151,13 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     }
 
     /**
-     * Releases every member of {@code held} in the reverse order, going on past failures.
+     * Releases every member of {@code held} in the reverse order, going on past failures, blocking until Redis
+     * answered each ({@link #releaseAtOnce}).
      *
      * @return null, or the one exception naming every failure ({@link Failures})
      */
     private RuntimeException releaseAll(List<DistributedLock> held, String operation) {
-        return release(held, operation, false);
-    }
-
-    /**
-     * Gives back the members an acquisition that did not complete had taken ({@link #releaseAll}), where a member
-     * whose hold is gone already (its lease ran out meanwhile, or it was removed: {@link IllegalMonitorStateException})
-     * had nothing left to give back: the acquisition's own outcome stands, and the loss was reported to the lease-lost
-     * listeners.
-     */
-    private RuntimeException giveBack(List<DistributedLock> taken) {
-        return release(taken, "giving back the members taken", true);
+        return waits.awaitUninterruptibly(releaseAtOnce(name, held, operation, false));
     }
 
     /**
@@ -283,27 +193,14 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         return CompletableFuture.allOf(each).completeOnTimeout(null, leftNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** {@link #giveBackInBackground}, waited for by the calling thread; an interrupt meanwhile stays set. */
-    private void giveBackWithinGrace(List<DistributedLock> taken, long deadlineNanos) {
-        waits.awaitUninterruptibly(giveBackInBackground(name, taken, deadlineNanos));
-    }
-
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RedisMultiLock.class);
 
     /**
-     * Releases every member of {@code held}, blocking until Redis answered each. Every release is sent, in the
-     * reverse order, before any reply is awaited: a waiter woken by the first member's unlock message then finds the
-     * others released as well (their releases reached Redis before its attempt could), instead of attempting while
-     * they are still held and sleeping again (bench S12S: about two needless attempts per acquisition when each
-     * release waited for the one before). Failures are reported in the members' reverse order, as before.
-     */
-    private RuntimeException release(List<DistributedLock> held, String operation, boolean goneIsGivenBack) {
-        return waits.awaitUninterruptibly(releaseAtOnce(name, held, operation, goneIsGivenBack));
-    }
-
-    /**
-     * Sends the release of every member of {@code held}, in the reverse order, all before any reply is awaited
-     * ({@link #release}'s reason), and completes once Redis answered each.
+     * Sends the release of every member of {@code held}, in the reverse order, all before any reply is awaited, and
+     * completes once Redis answered each. So a waiter woken by the first member's unlock message finds the others
+     * released as well (their releases reached Redis before its attempt could), instead of attempting while they are
+     * still held and sleeping again (bench S12S: about two needless attempts per acquisition when each release waited
+     * for the one before).
      *
      * @param goneIsGivenBack whether a member whose hold is gone already ({@link IllegalMonitorStateException}) had
      *                        nothing to give back (a give-back), rather than a failure (an unlock)

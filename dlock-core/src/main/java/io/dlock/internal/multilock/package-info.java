@@ -5,15 +5,17 @@
  * <ul>
  *   <li>{@code MemberOrder}: checks the members (one client, no lock twice except the two sides of one read-write
  *       lock) and sorts them into the global order.</li>
- *   <li>{@link io.dlock.internal.multilock.RedisMultiLock}: the sync API, each operation driving the members' own
- *       methods in that order (acquisitions: attempts at once, then the members' sync waits).</li>
+ *   <li>{@link io.dlock.internal.multilock.RedisMultiLock}: the API, each operation driving the members' own
+ *       methods in that order; every acquisition (sync or async) is one {@code MultiLockAsync}.</li>
  *   <li>{@code AttemptsAtOnce}: one single attempt per member not held yet, all sent at once, keeping the members
- *       before the first refusal (the rest given back, answered, before the wait for the refused one): used by both
- *       acquisitions, so an acquisition waits only while holding members before the awaited one.</li>
- *   <li>{@code MultiLockAsync}: the async acquisitions (attempts at once, then a wait for the first refused member,
- *       without holding a thread), and the release of what was taken when one fails or the future is
- *       cancelled.</li>
- *   <li>With a fixed lease, both take every member but the last with the watchdog and set the lease of those once the
+ *       before the first refusal (the rest given back, answered, before the wait for the refused one), so an
+ *       acquisition waits only while holding members before the awaited one.</li>
+ *   <li>{@code MultiLockAsync}: the one acquisition (attempts at once, then a wait for the first refused member,
+ *       without holding a thread; its steps run on the threads that bring Redis's answers, through the members'
+ *       internal acquisitions, {@link io.dlock.internal.lock.RedisLocks#acquireForMultiLock}), and the release of what
+ *       was taken when one fails or it is given up (cancel, interrupt). A sync caller waits for it on the client's
+ *       {@code SyncWaits}; an async caller's future completes on the client's executor.</li>
+ *   <li>With a fixed lease, it takes every member but the last with the watchdog and set the lease of those once the
  *       last is taken ({@code RedisMultiLock.settleLeases}, through
  *       {@link io.dlock.internal.lock.RedisLocks#settleMultiLockLease}); a member found gone then restarts the
  *       acquisition.</li>
