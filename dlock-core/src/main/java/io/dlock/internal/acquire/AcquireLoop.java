@@ -119,10 +119,7 @@ public final class AcquireLoop implements Waiter {
     private void armDeadline() {
         long waitMs = TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - waiting.nanoTime().getAsLong()));
         DeadlineRule.arm(waiting.outage(), waitMs, result, () -> answeredOnce, steps.kind(), steps.name(), "acquire",
-                () -> {
-                    steps.laterCleanup().accept(finished);
-                    wakeFromWaits();
-                });
+                () -> steps.laterCleanup().accept(finished), this::wakeFromWaits);
     }
 
     /**

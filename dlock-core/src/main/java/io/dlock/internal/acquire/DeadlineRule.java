@@ -27,15 +27,24 @@ public final class DeadlineRule {
     /**
      * Arms the rule on {@code result}: nothing happens if it completes first.
      *
-     * @param waitMs   the wait left, in ms
-     * @param answered whether Redis answered this wait before (read when the deadline passes)
-     * @param settled  run when the rule settled the result (not when the result completed otherwise)
+     * @param waitMs    the wait left, in ms
+     * @param answered  whether Redis answered this wait before (read when the deadline passes)
+     * @param beforehand run when the rule is about to settle the result, before the caller can hear of it (it may run
+     *                  although the result then completes otherwise at the same moment): what the caller's next call
+     *                  must wait for is recorded here. Recorded after the result completed, it raced the caller's
+     *                  retry: an owner's next acquisition could be sent before the unanswered attempt's cleanup was
+     *                  known, and that attempt then ran after it and took its hold down (ReadWriteStaleAttemptIT)
+     * @param settled   run when the rule settled the result (not when the result completed otherwise)
      */
     public static void arm(Outage outage, long waitMs, CompletableFuture<Boolean> result, BooleanSupplier answered,
-                           String kind, String name, String operation, Runnable settled) {
+                           String kind, String name, String operation, Runnable beforehand, Runnable settled) {
         CompletableFuture<Boolean> timer = outage.pause(waitMs + GRACE_MS);
         result.whenComplete((value, error) -> timer.complete(false));
         timer.thenRun(() -> {
+            if (result.isDone()) {
+                return;
+            }
+            beforehand.run();
             boolean byRule = answered.getAsBoolean() ? result.complete(false)
                     : result.completeExceptionally(Errors.toApi(new RedisCommandTimeoutException(
                             "no answer within the wait of " + waitMs + " ms"), kind, name, operation));

@@ -47,6 +47,19 @@ interface LockProtocol {
         return context().ownerField(ownerId);
     }
 
+    /**
+     * @return the field, in the same hash, of {@code ownerId}'s hold on the other side of its read-write lock, or null
+     *         (every kind but the two sides of a read-write lock: an owner has one field per lock). An acquisition
+     *         starts only once the cleanups recorded for both fields are done ({@link RedisLock#startAcquire}): the
+     *         scripts of one side read and change the owner's field of the other (a write acquisition drops the
+     *         owner's read holds above the count its client knows), so an attempt of one side that its acquisition
+     *         left unanswered (the deadline rule) must run before the owner's next acquisition of the other side is
+     *         sent, never after it.
+     */
+    default String otherSideField(long ownerId) {
+        return null;
+    }
+
     /** @return how this kind's holds are renewed; by default as a field of the hash at {@link #holdKey()} */
     default RenewalSender renewal() {
         return context().services().redis().hashFieldRenewal();

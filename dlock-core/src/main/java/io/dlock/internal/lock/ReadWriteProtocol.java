@@ -33,6 +33,11 @@ interface ReadWriteProtocol extends LockProtocol {
         return side().withdrawMark(holdField(ownerId));
     }
 
+    @Override
+    default String otherSideField(long ownerId) {
+        return side().side == ReadWriteSide.Side.READ ? side().writerField(ownerId) : side().readerField(ownerId);
+    }
+
     /** Readers and writers wait on one channel, {@code redisson_rwlock:{NAME}}. */
     @Override
     default String wakeupChannel(long ownerId) {

@@ -151,8 +151,16 @@ final class RedisLock {
             loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
         }
         services.register(loop);
-        // after what an abandoned acquisition of the same owner leaves to clean up (HoldTable#trackCleanup)
-        services.holds().runAfterCleanups(() -> holdId(ownerId), loop::start);
+        // after what an abandoned acquisition of the same owner leaves to clean up (HoldTable#trackCleanup), on either
+        // side of a read-write lock (LockProtocol#otherSideField)
+        services.holds().runAfterCleanups(() -> holdId(ownerId), () -> {
+            String other = protocol.otherSideField(ownerId);
+            if (other == null) {
+                loop.start();
+            } else {
+                services.holds().runAfterCleanups(() -> new HoldId(protocol.holdKey(), other), loop::start);
+            }
+        });
         return loop;
     }
 
