@@ -56,17 +56,17 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean trySetCount(long count) {
-        return join(trySetCountAsync(count));
+        return join(trySet(count, 0));
     }
 
     @Override
     public boolean trySetCount(long count, Duration ttl) {
-        return join(trySetCountAsync(count, ttl));
+        return join(trySet(count, ttlMillis(ttl)));
     }
 
     @Override
     public void countDown() {
-        join(countDownAsync());
+        join(countDownInternal());
     }
 
     @Override
@@ -81,7 +81,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean delete() {
-        return join(deleteAsync());
+        return join(deleteInternal());
     }
 
     @Override
@@ -108,19 +108,24 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public CompletableFuture<Boolean> trySetCountAsync(long count) {
-        return trySet(count, 0);
+        return handOff(trySet(count, 0), "trySetCount");
     }
 
     @Override
     public CompletableFuture<Boolean> trySetCountAsync(long count, Duration ttl) {
+        return handOff(trySet(count, ttlMillis(ttl)), "trySetCount");
+    }
+
+    private long ttlMillis(Duration ttl) {
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.compareTo(Duration.ofMillis(1)) < 0 || ttl.compareTo(MAX_TTL) > 0) {
             throw new IllegalArgumentException(describe(getName()) + ": ttl must be between 1 ms and "
                     + MAX_TTL.toDays() + " days, was " + ttl);
         }
-        return trySet(count, ttl.toMillis());
+        return ttl.toMillis();
     }
 
+    /** The calls behind the sync and async methods complete on the thread that brings the answer: see {@link #run}. */
     private CompletableFuture<Boolean> trySet(long count, long ttlMs) {
         if (count < 1) {
             throw new IllegalArgumentException(describe(getName()) + ": count must be at least 1, was "
@@ -140,6 +145,10 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public CompletableFuture<Void> countDownAsync() {
+        return handOff(countDownInternal(), "countDown");
+    }
+
+    private CompletableFuture<Void> countDownInternal() {
         return this.<Long>run("countDown", LatchScripts.COUNT_DOWN, ScriptOutputType.INTEGER,
                 channel.publishCommand(), channel.channel()).thenApply(left -> {
                     lastKnownClosed = left > 0;
@@ -160,6 +169,10 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public CompletableFuture<Boolean> deleteAsync() {
+        return handOff(deleteInternal(), "delete");
+    }
+
+    private CompletableFuture<Boolean> deleteInternal() {
         return this.<Long>run("delete", LatchScripts.DELETE, ScriptOutputType.INTEGER, channel.publishCommand(),
                 channel.channel()).thenApply(deleted -> deleted == 1L);
     }
@@ -283,9 +296,16 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
                 channel.publishCommand(), channel.channel()));
     }
 
+    /**
+     * Runs one script on the latch's key, failures named after the latch and {@code operation}, completing on the
+     * thread that brings the answer (a Redis I/O thread): the sync methods wait on it as it is, the async ones hand it
+     * to the client's executor ({@link #handOff}), as the lock wing's sync and async methods do. A sync
+     * {@code countDown()} or {@code trySetCount()} so wakes its caller once, not after a hop through the executor.
+     */
     private <T> CompletableFuture<T> run(String operation, io.dlock.internal.script.LuaScript script,
                                          ScriptOutputType type, String... args) {
-        return published(operation, send(() -> services.scripts.run(script, type, new String[]{getName()}, args)));
+        return SyncWaits.mapped(send(() -> services.scripts.run(script, type, new String[]{getName()}, args)), KIND,
+                getName(), operation);
     }
 
     private <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> call) {
