@@ -58,7 +58,8 @@ class ReadWriteStaleAttemptIT {
 
     /**
      * Repeated: the owner's read is sent the moment the timed write returns, so it also catches the race of a cleanup
-     * recorded after the caller heard of the deadline (1 run in 6 failed that way once the sides waited for each other).
+     * recorded after the caller heard of the deadline (1 run in 6 failed that way once the sides waited for each
+     * other). The pauses below are windows for the wrong order to happen in, not assertions of timing.
      */
     @RepeatedTest(6)
     void aWriteAttemptLeftUnansweredRunsBeforeTheOwnersNextReadIsSent(
@@ -88,7 +89,8 @@ class ReadWriteStaleAttemptIT {
                     return;
                 }
                 try {
-                    // the stale write attempt has run by the time its acquisition's cleanup ended; look past it
+                    // with the fix the stale write attempt ran before the read was sent; without it, this is the time
+                    // it gets to run after the read grant (its EVAL follows NOSCRIPT within a round trip or two)
                     Thread.sleep(300);
                     String field = RawRedis.field(owner.getId(), Thread.currentThread().getId());
                     boolean present = raw.sync().hexists(name, field);

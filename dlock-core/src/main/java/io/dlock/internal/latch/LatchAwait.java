@@ -104,7 +104,8 @@ final class LatchAwait implements Waiter {
      */
     private void armDeadline() {
         DeadlineRule.arm(services.acquisitions.waiting().outage(), Math.max(0, leftMs(services.nanoTime.getAsLong())),
-                result, () -> closedRun != null || answered, RedisCountDownLatch.KIND, name(), "await", () -> { }, () -> { });
+                result, () -> closedRun != null || answered, RedisCountDownLatch.KIND, name(), "await", () -> { },
+                () -> { });
     }
 
     /**

@@ -97,9 +97,8 @@ final class LatchGroup {
      * Adds {@code member}, inside the services' map lock. The first member of a group whose latch this client last
      * knew closed ({@link RedisCountDownLatch#lastKnownClosed}), and that waits long ({@link LatchAwait#waitsLong}),
      * subscribes first and sends no check until Redis confirms: a check sent before would most likely read the latch
-     * closed, which settles nobody before
-     * the subscription is confirmed (a count-down between the two would have published to nobody here), so it would
-     * have to be repeated. One round trip and one check fewer on the way to sleeping; the hint wrong (the latch opened
+     * closed, which settles nobody before the subscription is confirmed (a count-down between the two would have
+     * published to nobody here), so it would have to be repeated. One round trip and one check fewer on the way to sleeping; the hint wrong (the latch opened
      * since), the await costs a SUBSCRIBE and an UNSUBSCRIBE more.
      *
      * @return the number of a check the caller sends with {@link #send} once out of the map lock, 0 when the member

@@ -44,8 +44,8 @@ final class AttemptsAtOnce {
      *         answered); fails when an attempt failed, with the first failed member's own exception (in the global
      *         order), after every member these attempts took was given back (a failed give-back attached as
      *         suppressed). Never completes before every attempt was answered. Completes on whatever thread brings
-     *         the last answer, a Redis I/O thread included ({@link RedisLocks#acquireForMultiLock}): a caller that hands a
-     *         result to users hands it to the client's executor first.
+     *         the last answer, a Redis I/O thread included ({@link RedisLocks#acquireForMultiLock}): a caller that
+     *         hands a result to users hands it to the client's executor first.
      */
     static CompletableFuture<Integer> attempt(String name, List<DistributedLock> owned, int from, long leaseMs) {
         int count = owned.size() - from;

@@ -25,11 +25,12 @@ import java.util.function.LongSupplier;
  * internal: {@link AttemptsAtOnce}), so {@link #start()}'s result may complete on one: {@link RedisMultiLock} hands
  * it to the client's executor before a user sees it.
  *
- * <p>Invariant: when {@link #result()} ends otherwise than with {@code true} (false, failed, cancelled), every member
- * it took has been released, or a release failure is attached to the result (then a {@code false} becomes a
- * {@link LockException}) — except for a timed acquisition, which answers by its deadline and gives the members back
- * in the background (the owner's next acquisition of each waits for its release; a failure is logged). A cancellation cancels the member acquisition under way (which gives back a hold it got
- * just then), or is seen once attempts at once are answered, and releases the members already taken.
+ * <p>Invariant: when {@link #start()}'s result ends otherwise than with {@code true} (false, failed, cancelled),
+ * every member it took has been released, or a release failure is attached to the result (then a {@code false}
+ * becomes a {@link LockException}) — except for a timed acquisition, which answers by its deadline and gives the
+ * members back in the background (the owner's next acquisition of each waits for its release; a failure is logged).
+ * A cancellation cancels the member acquisition under way (which gives back a hold it got just then), or is seen once
+ * attempts at once are answered, and releases the members already taken; {@link #abandon} tells when that is done.
  */
 final class MultiLockAsync {
     private final String name;
@@ -140,6 +141,7 @@ final class MultiLockAsync {
         }
         DistributedLock member = members.get(index);
         long memberLease = RedisMultiLock.leaseWhileTaking(index, members.size(), leaseMs);
+        // whole ms left, as the public tryLockAsync took them: under 1 ms left is a single attempt
         long waitNanos = deadlineNanos == Long.MAX_VALUE ? DistributedLock.WAIT_FOREVER
                 : TimeUnit.MILLISECONDS.toNanos(Math.max(0,
                         TimeUnit.NANOSECONDS.toMillis(deadlineNanos - nanoTime.getAsLong())));

@@ -30,8 +30,9 @@ import java.util.function.Function;
  * members not held yet at once ({@link AttemptsAtOnce}), then a wait for the first one refused, and so on, each one
  * {@link MultiLockAsync}: the async methods hand its result to the client's executor, the sync ones wait for it
  * through the client's {@link SyncWaits} (blocking, interrupts and outages as on one member: every member wait is the
- * member's own acquisition, and an interrupt gives the acquisition up before the caller hears of it). A sync release sends every member's release at once and blocks until all are answered
- * (through the client's {@link SyncWaits}, uninterruptibly as a member's own release).
+ * member's own acquisition, and an interrupt gives the acquisition up before the caller hears of it). A sync release
+ * sends every member's release at once and blocks until all are answered (through the client's {@link SyncWaits},
+ * uninterruptibly as a member's own release).
  */
 public final class RedisMultiLock extends MultiLockQueries implements MultiLock {
 
