@@ -280,7 +280,9 @@ class LatchSharedCheckIT {
     /**
      * The checks (each a GET and a PTTL, no script) and script calls of K awaiters of one client: joining all at once
      * costs a few checks whatever K and no script, and a count-down that opens the latch costs itself (the one
-     * script) and one check, for 1 awaiter as for 64.
+     * script) and no check, for 1 awaiter as for 64: its "0" reaches the group after the answer to a flush point sent
+     * after they all joined (the group's {@code SUBSCRIBE}, or one sent beside a check), so it releases them as it is
+     * (a standalone server: the pub/sub connection and the scripts share it).
      */
     @Test
     void checksDoNotGrowWithTheNumberOfAwaiters(
@@ -292,10 +294,46 @@ class LatchSharedCheckIT {
         assertThat(one[0]).as("joining, 1 awaiter: check, subscribe, check").isEqualTo(2);
         assertThat(many[0]).as("joining, 64 awaiters at once").isLessThanOrEqualTo(6);
         assertThat(one[1] + many[1]).as("joining sends no script").isZero();
-        assertThat(one[2]).as("after the count-down: one check").isEqualTo(1);
-        assertThat(many[2]).as("after the count-down: one check, for 64").isEqualTo(1);
+        assertThat(one[2]).as("after the count-down: no check, its \"0\" releases the awaiter").isZero();
+        assertThat(many[2]).as("after the count-down: no check, for 64").isZero();
         assertThat(one[3]).as("the count-down alone: nothing announced").isEqualTo(1);
         assertThat(many[3]).as("the count-down alone, for 64").isEqualTo(1);
+    }
+
+    /**
+     * An opening closed again at once (a count-down to zero and a new count in one script, so that every check after
+     * it reads the latch closed) still releases the awaiters that waited through it: its "0" reached their group after
+     * the answer to a flush point sent after they joined, so it was published while they waited. A group that checked
+     * again on the "0" would read the new count and keep them waiting (Redisson's awaiters do). An awaiter that joins
+     * after the opening waits for the new count.
+     */
+    @Test
+    void anOpeningClosedAgainAtOnceReleasesTheAwaitersThatWaitedThroughIt(
+            @ClientSettings(watchdogTimeoutMillis = 30_000) LockClient a, LockClient b) throws Exception {
+        DistributedCountDownLatch latch = a.getCountDownLatch(name);
+        assertThat(b.getCountDownLatch(name).trySetCount(1)).isTrue();
+        List<CompletableFuture<Void>> through = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            through.add(latch.awaitAsync());
+        }
+        CompletableFuture<Boolean> timed = latch.awaitAsync(30, SECONDS);
+        awaitQuiet(a);
+        assertThat(through).noneMatch(CompletableFuture::isDone);
+
+        raw.sync().eval("redis.call('del', KEYS[1]); redis.call('publish', ARGV[1], '0'); "
+                + "redis.call('set', KEYS[1], '1'); return 1", io.lettuce.core.ScriptOutputType.INTEGER,
+                new String[]{name}, channel(name));
+        for (CompletableFuture<Void> await : through) {
+            await.get(WAKE_UP_MS, MILLISECONDS);
+        }
+        assertThat(timed.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
+        assertThat(latch.getCount()).as("closed again").isEqualTo(1);
+
+        CompletableFuture<Boolean> after = latch.awaitAsync(30, SECONDS);
+        Thread.sleep(300);
+        assertThat(after).as("joined after the opening: waits for the new count").isNotDone();
+        b.getCountDownLatch(name).countDown();
+        assertThat(after.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
     }
 
     /**

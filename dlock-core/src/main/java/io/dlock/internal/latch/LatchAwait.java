@@ -149,6 +149,15 @@ final class LatchAwait implements Waiter {
     }
 
     /**
+     * A {@code 0} on the latch's channel was handled after the answer to a flush point sent after this awaiter joined
+     * ({@link FlushMarks}): it was published after the join, by an opening (only an opening publishes it), so the
+     * latch opened while this awaiter waited. Returns {@code true} whatever the run (an opening is no loss).
+     */
+    void heardOpening() {
+        result.complete(true);
+    }
+
+    /**
      * A check sent after this awaiter joined found the latch closed, answering at {@code nowNanos}.
      *
      * @param run the run id known before the check was sent

@@ -26,6 +26,10 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Then the group sleeps until a message or the bounded re-check ({@link LatchServices#recheckMs}, the latch's
  *       remaining TTL + 1 ms, or the earliest deadline of a timed member, whichever is shortest), and checks again.
  *       A join while it sleeps checks at once; the sleep is then stale and its end is ignored.</li>
+ *   <li>Where the pub/sub connection and the scripts share one server ({@link WakeupHub#sameServerAsScripts}), a
+ *       {@code 0} heard releases, {@code true} and without a check, the members that a flush point sent after their
+ *       join witnessed ({@link FlushMarks}): the group's first {@code SUBSCRIBE}, or an idempotent one sent beside a
+ *       check when members joined since the last ({@link #send}). The others wait for the check it causes.</li>
  * </ol>
  * A check that finds the latch open when the group last read it closed, with no message since, runs
  * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or of an opening
@@ -52,12 +56,17 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
  * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
- * map lock (join, leave) and never held while sending a check or completing a member.
+ * map lock (join, leave) and never held while sending a check or completing a member; the channel's
+ * {@code SUBSCRIBE}s (the group's first, the flush points) are issued under it, which never blocks, so that none is
+ * sent after the group's {@code UNSUBSCRIBE}.
  */
 final class LatchGroup {
     private final LatchServices services;
     private final RedisCountDownLatch latch;
     private final CheckRounds<LatchAwait> rounds = new CheckRounds<>();
+    private final FlushMarks<LatchAwait> flushes = new FlushMarks<>();
+    /** A heard "0" releases the members a flush point witnessed ({@link FlushMarks}): pub/sub from the scripts' server. */
+    private final boolean zeroReleases;
     /** Joined at the first closed answer (an open latch costs no subscription); dropped by {@link #release}. */
     private WakeupHub.Subscription subscription;
     /** A check is due as soon as Redis confirms the subscription: joiners meanwhile ride it. */
@@ -88,6 +97,7 @@ final class LatchGroup {
     LatchGroup(LatchServices services, RedisCountDownLatch latch) {
         this.services = services;
         this.latch = latch;
+        this.zeroReleases = services.wakeups.sameServerAsScripts();
     }
 
     /** {@link #add}'s answer when the group subscribes first: the caller then runs {@link #checkOnceSubscribed}. */
@@ -107,6 +117,7 @@ final class LatchGroup {
     synchronized long add(LatchAwait member) {
         boolean first = rounds.isEmpty() && subscription == null && !rounds.isInFlight();
         rounds.join(member);
+        flushes.join(member);
         if (awaitingReady) {
             return 0; // the check sent once the subscription is confirmed answers for it
         }
@@ -138,6 +149,7 @@ final class LatchGroup {
      */
     synchronized boolean remove(LatchAwait member) {
         rounds.leave(member);
+        flushes.leave(member);
         if (!rounds.isEmpty()) {
             return false;
         }
@@ -151,8 +163,28 @@ final class LatchGroup {
      * answer, or about then; an open answer is then an opening even on another run of the server (a failover to a
      * replica that had the latch, counted down there), not a loss.
      */
-    synchronized void zeroHeard() {
-        zeroSinceClosed = true;
+    void zeroHeard() {
+        List<LatchAwait> released;
+        synchronized (this) {
+            zeroSinceClosed = true;
+            released = zeroReleases && !dropped ? flushes.witnessed() : List.of();
+        }
+        // published after they joined (FlushMarks): the latch opened while they waited, whatever a check reads now
+        released.forEach(LatchAwait::heardOpening);
+    }
+
+    /** Redis answered flush point {@code number} (on Lettuce's thread, before any message that came after it). */
+    private synchronized void flushed(long number) {
+        flushes.confirmed(number);
+    }
+
+    /** Records that flush point {@code number} is answered once {@code sent}, its {@code SUBSCRIBE}, completes. */
+    private void confirmOn(CompletableFuture<Void> sent, long number) {
+        sent.whenComplete((ok, error) -> {
+            if (error == null) {
+                flushed(number);
+            }
+        });
     }
 
     private synchronized boolean zeroHeardSinceClosed() {
@@ -184,6 +216,12 @@ final class LatchGroup {
                 return;
             }
             subscribed = subscription != null && subscription.ready().isDone();
+            if (zeroReleases && subscription != null && flushes.isDue()) {
+                // members joined since the last flush point: one sent beside the check witnesses them. Sent under
+                // this lock, as join()'s SUBSCRIBE: no member joins between its number and its sending, and the
+                // group's UNSUBSCRIBE (release, which takes the subscription under this lock) cannot overtake it
+                confirmOn(subscription.flush(), flushes.sending());
+            }
         }
         String name = latch.getName();
         // the run id after the read is asked for every open answer but one that a "0" heard explains (an opening
@@ -381,6 +419,10 @@ final class LatchGroup {
     private WakeupHub.Subscription join() {
         if (subscription == null) {
             subscription = services.wakeups.join(latch.channel().channel(), true);
+            if (zeroReleases && subscription.sentSubscribe()) {
+                // its SUBSCRIBE was sent just now, after every member so far joined (they join under this lock)
+                confirmOn(subscription.ready(), flushes.sending());
+            }
         }
         return subscription;
     }

@@ -10,7 +10,9 @@
  *   <li>{@code LatchGroup}: the awaiters of one latch in one client, which share everything but their outcome: one
  *       check of the state per event (a join, a message, the bounded re-check), one subscription, one sleep. An answer
  *       holds only for members that joined before its check was sent; a closed one from before the subscription was
- *       confirmed holds for nobody. {@code CheckRounds} keeps that bookkeeping, apart from any I/O.</li>
+ *       confirmed holds for nobody. {@code CheckRounds} keeps that bookkeeping, apart from any I/O. On a standalone
+ *       server a {@code 0} heard after the answer to a flush point (a {@code SUBSCRIBE} of the channel) sent after a
+ *       member joined releases that member without a check ({@code FlushMarks}: which members it witnesses).</li>
  *   <li>{@code LatchAwait}: one wait, holding no thread: a group member with its own deadline, interrupt and
  *       outcome; it fails with {@link io.dlock.LockLostException} when it knew the latch on one run of the server
  *       (read it closed there, or began waiting there) and the key is gone on another

@@ -50,11 +50,14 @@ final class NodeTransport implements RedisTransport {
     /** One master at a time: one run id; {@code INFO} goes where the commands go (the master Sentinel names). */
     private final ServerRuns runs;
     private final Runnable runEvents;
+    /** A standalone server, no Sentinel: commands and pub/sub reach that one server ({@link PubSubPort}). */
+    private final boolean standalone;
 
     private NodeTransport(String description, ClientResources resources, RedisClient client,
                           StatefulRedisConnection<String, String> connection,
-                          StatefulRedisPubSubConnection<String, String> pubSub) {
+                          StatefulRedisPubSubConnection<String, String> pubSub, boolean standalone) {
         this.description = description;
+        this.standalone = standalone;
         this.resources = resources;
         this.client = client;
         this.connection = connection;
@@ -80,7 +83,8 @@ final class NodeTransport implements RedisTransport {
             connection = uri.getSentinels().isEmpty() ? client.connect(StringCodec.UTF8, uri)
                     : MasterReplica.connect(client, StringCodec.UTF8, uri);
             StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub(StringCodec.UTF8, uri);
-            return new NodeTransport(endpoint.description(), resources, client, connection, pubSub);
+            return new NodeTransport(endpoint.description(), resources, client, connection, pubSub,
+                    uri.getSentinels().isEmpty());
         } catch (RuntimeException e) {
             if (connection != null) {
                 connection.closeAsync();
@@ -106,6 +110,11 @@ final class NodeTransport implements RedisTransport {
             @Override
             public CompletableFuture<Void> unsubscribe(String channel) {
                 return pubSub.async().unsubscribe(channel).toCompletableFuture();
+            }
+
+            @Override
+            public boolean sameServerAsScripts() {
+                return standalone;
             }
         };
     }

@@ -134,7 +134,9 @@ public final class WakeupHub {
     }
 
     private Subscription join(String channel, boolean everyMessageWakesAll, boolean counting, boolean lingers) {
+        boolean[] subscribed = new boolean[1];
         WakeupChannel joined = channels.compute(channel, (name, existing) -> {
+            subscribed[0] = existing == null;
             WakeupChannel c = existing != null ? existing : new WakeupChannel(name, port.subscribe(name), scheduler, steps);
             c.refs++;
             if (lingers) {
@@ -148,7 +150,7 @@ public final class WakeupHub {
             }
             return c;
         });
-        return new Subscription(this, joined);
+        return new Subscription(this, List.of(joined), false, subscribed[0]);
     }
 
     void leave(WakeupChannel channel) {
@@ -263,6 +265,11 @@ public final class WakeupHub {
         return true;
     }
 
+    /** @return {@link PubSubPort#sameServerAsScripts()} of this hub's port */
+    public boolean sameServerAsScripts() {
+        return port.sameServerAsScripts();
+    }
+
     /** @return channels currently subscribed */
     public int subscriptionCount() {
         return channels.size();
@@ -281,6 +288,8 @@ public final class WakeupHub {
         private final List<WakeupChannel.Seen> seen;
         /** A {@link #keep}: holds the subscription, is no waiter. */
         private final boolean keeping;
+        /** Joining sent the channel's {@code SUBSCRIBE}: see {@link #sentSubscribe()}. */
+        private final boolean sentSubscribe;
         private boolean closed;
 
         Subscription(WakeupHub hub, WakeupChannel channel) {
@@ -292,10 +301,41 @@ public final class WakeupHub {
         }
 
         Subscription(WakeupHub hub, List<WakeupChannel> channels, boolean keeping) {
+            this(hub, channels, keeping, false);
+        }
+
+        Subscription(WakeupHub hub, List<WakeupChannel> channels, boolean keeping, boolean sentSubscribe) {
             this.hub = hub;
             this.channels = List.copyOf(channels);
             this.seen = this.channels.stream().map(WakeupChannel::newSeen).toList();
             this.keeping = keeping;
+            this.sentSubscribe = sentSubscribe;
+        }
+
+        /**
+         * @return whether joining this single channel sent its {@code SUBSCRIBE} (nobody in this client listened to
+         *         it before): {@link #ready()} is then a {@linkplain #flush() flush point} sent at the join
+         */
+        public boolean sentSubscribe() {
+            return sentSubscribe;
+        }
+
+        /**
+         * Sends a flush point: an idempotent {@code SUBSCRIBE} of each channel on the pub/sub connection. Redis answers
+         * it after every message it had published on the channel before the command reached it, and Lettuce hands that
+         * answer and the messages over in the order they came, on its I/O thread. So a message handled after the
+         * returned future completed (and its callbacks, added before it completed, ran) was published after the
+         * command ran. Call it while this subscription is open: it keeps the channels subscribed, so no
+         * {@code UNSUBSCRIBE} overtakes it. Never blocks.
+         *
+         * @return completes once Redis answered for every channel; fails when a {@code SUBSCRIBE} failed
+         */
+        public CompletableFuture<Void> flush() {
+            if (channels.size() == 1) {
+                return hub.port.subscribe(channels.get(0).name);
+            }
+            return CompletableFuture.allOf(channels.stream().map(c -> hub.port.subscribe(c.name))
+                    .toArray(CompletableFuture<?>[]::new));
         }
 
         /** Completes when Redis has confirmed the subscription (at once if it already had); of every channel. */
@@ -357,9 +397,7 @@ public final class WakeupHub {
          * keeps the channels subscribed, so no {@code UNSUBSCRIBE} overtakes it.
          */
         public CompletableFuture<Boolean> heardAfterFlush() {
-            CompletableFuture<?>[] flushed = channels.stream().map(c -> hub.port.subscribe(c.name))
-                    .toArray(CompletableFuture<?>[]::new);
-            return CompletableFuture.allOf(flushed).handle((ok, error) -> {
+            return flush().handle((ok, error) -> {
                 if (error != null) {
                     return false;
                 }
