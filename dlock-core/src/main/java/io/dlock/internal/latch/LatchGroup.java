@@ -89,8 +89,15 @@ final class LatchGroup {
      * published its "0" before the group listened, as subscribed awaiters (Redisson's too) heard it.
      */
     private boolean closedOpeningUnheard;
-    /** A "0" was heard on the channel since the last closed answer: an opening was published, whatever the run. */
+    /**
+     * A "0" was heard on the channel since the check that last read the latch closed was sent: an opening was
+     * published, whatever the run. Counted from the sending, not the answer: the "0" and the answer come on two
+     * connections, and a "0" handled just before the closed answer is, but for a stale one (an opening and a new
+     * count both within that check's flight), the opening after the closed read, which needs no announcement.
+     */
     private boolean zeroSinceClosed;
+    /** The "0"s heard in the group's life; a check records the number at its sending. */
+    private long zerosHeard;
     private long outagePauseMs;
     private boolean dropped;
 
@@ -167,6 +174,7 @@ final class LatchGroup {
         List<LatchAwait> released;
         synchronized (this) {
             zeroSinceClosed = true;
+            zerosHeard++;
             released = zeroReleases && !dropped ? flushes.witnessed() : List.of();
         }
         // published after they joined (FlushMarks): the latch opened while they waited, whatever a check reads now
@@ -211,11 +219,13 @@ final class LatchGroup {
      */
     void send(long number) {
         boolean subscribed;
+        long zerosBefore;
         synchronized (this) {
             if (dropped) {
                 return;
             }
             subscribed = subscription != null && subscription.ready().isDone();
+            zerosBefore = zerosHeard;
             if (zeroReleases && subscription != null && flushes.isDue()) {
                 // members joined since the last flush point: one sent beside the check witnesses them. Sent under
                 // this lock, as join()'s SUBSCRIBE: no member joins between its number and its sending, and the
@@ -231,7 +241,7 @@ final class LatchGroup {
                                 ? CompletableFuture.completedFuture(new Check(before, state, null, null))
                                 : services.runs.current(name).thenApply(after -> new Check(before, state, after, null)))
                         .exceptionally(error -> new Check(before, null, null, error)))
-                .whenComplete((check, error) -> answered(number, subscribed, check,
+                .whenComplete((check, error) -> answered(number, subscribed, zerosBefore, check,
                         error != null ? error : check.error()));
     }
 
@@ -246,8 +256,11 @@ final class LatchGroup {
     private record Check(String before, RedisCountDownLatch.State state, String after, Throwable error) {
     }
 
-    /** @param subscribed whether Redis had confirmed the subscription when the check was sent */
-    private void answered(long number, boolean subscribed, Check check, Throwable error) {
+    /**
+     * @param subscribed  whether Redis had confirmed the subscription when the check was sent
+     * @param zerosBefore {@link #zerosHeard} when the check was sent
+     */
+    private void answered(long number, boolean subscribed, long zerosBefore, Check check, Throwable error) {
         String before = check == null ? null : check.before();
         boolean open = error == null && check.state().isOpen();
         WakeupHub.Subscription announcer = null;
@@ -283,7 +296,7 @@ final class LatchGroup {
                     sawClosed = true;
                     messageSinceClosed = false;
                     closedRun = check.before();
-                    zeroSinceClosed = false;
+                    zeroSinceClosed = zerosHeard > zerosBefore;
                     closedOpeningUnheard = subscribed || check.state().pttl() > 0;
                 }
             }
