@@ -2,7 +2,9 @@ package io.dlock.it;
 
 import io.dlock.DistributedCountDownLatch;
 import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
 import io.dlock.internal.client.RedisLockClient;
+import io.dlock.it.support.PubSubHoldingProxy;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
 import io.dlock.redisprocess.Await;
@@ -334,6 +336,42 @@ class LatchSharedCheckIT {
         assertThat(after).as("joined after the opening: waits for the new count").isNotDone();
         b.getCountDownLatch(name).countDown();
         assertThat(after.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
+    }
+
+    /**
+     * A "0" releases only the awaiters that a flush point sent after their join witnessed. Here the "0" of an opening
+     * closed again at once reaches the group late (a proxy holds Redis's bytes to the pub/sub connection), after a
+     * second awaiter joined: it releases the first, which waited through the opening, and not the second, which
+     * joined after it (the flush point sent for the second is answered after the "0"). Released on any "0" heard after
+     * any answered flush point, the second would return {@code true} for an opening that ended before it began.
+     */
+    @Test
+    void aZeroPublishedBeforeAnAwaiterJoinedDoesNotReleaseIt(RedisServer server, LockClient b) throws Exception {
+        try (PubSubHoldingProxy proxy = PubSubHoldingProxy.start(server.port());
+             LockClient a = LockClient.create(LockClientConfig.builder().redisUri(proxy.uri())
+                     .watchdogTimeout(Duration.ofSeconds(30)).build())) {
+            DistributedCountDownLatch latch = a.getCountDownLatch(name);
+            assertThat(b.getCountDownLatch(name).trySetCount(1)).isTrue();
+            CompletableFuture<Boolean> through = latch.awaitAsync(30, SECONDS);
+            awaitQuiet(a);
+
+            proxy.hold();
+            raw.sync().eval("redis.call('del', KEYS[1]); redis.call('publish', ARGV[1], '0'); "
+                    + "redis.call('set', KEYS[1], '1'); return 1", io.lettuce.core.ScriptOutputType.INTEGER,
+                    new String[]{name}, channel(name));
+            long checks = raw.commandCalls("pttl");
+            CompletableFuture<Boolean> joinedAfter = latch.awaitAsync(30, SECONDS);
+            Await.until(Duration.ofSeconds(5), () -> raw.commandCalls("pttl") > checks, "the joiner's check");
+            Thread.sleep(100); // its answer (closed) is in; the "0" and the flush point's answer are still held
+            assertThat(through).isNotDone();
+            proxy.release();
+
+            assertThat(through.get(WAKE_UP_MS, MILLISECONDS)).as("waited through the opening").isTrue();
+            Thread.sleep(300);
+            assertThat(joinedAfter).as("joined after the opening's \"0\" was published").isNotDone();
+            b.getCountDownLatch(name).countDown();
+            assertThat(joinedAfter.get(WAKE_UP_MS, MILLISECONDS)).isTrue();
+        }
     }
 
     /**
