@@ -123,16 +123,18 @@ public final class RedisLocks {
     }
 
     /**
-     * Releases one hold of the member's owner without waiting for Redis: a timed multi-lock acquisition gives back
-     * what it took this way, so that its caller hears by its deadline even while Redis is silent. The owner's next
-     * acquisition of the member starts after this release ({@link io.dlock.internal.lease.HoldTable#trackCleanup}); a
-     * release that fails ends as any failed release does (the client stops renewing the hold, which ends in Redis with
-     * its lease).
+     * Releases one hold of the member's owner as the cleanup of a multi-lock acquisition (a give-back of what it
+     * took): the owner's next acquisition of the member starts after this release
+     * ({@link io.dlock.internal.lease.HoldTable#trackCleanup}, the rule of one attempt of an owner in flight per
+     * lock), whether the acquisition waits for it (untimed) or answers its caller by its deadline meanwhile (timed,
+     * while Redis is silent). A release that fails ends as any failed release does (the client stops renewing the
+     * hold, which ends in Redis with its lease).
      *
      * @param member a lock object of a dlock client, acting for the owner
-     * @return completes when Redis answered the release (or it failed); never needed by the caller
+     * @return completes, on the thread that brings Redis's answer, when Redis answered the release; exceptionally
+     *         with {@link IllegalMonitorStateException} when the hold was gone already, or with the failure
      */
-    public static CompletableFuture<Void> releaseInBackground(DistributedLock member) {
+    public static CompletableFuture<Void> releaseAsCleanup(DistributedLock member) {
         LockApi api = (LockApi) member;
         RedisLock core = api.core();
         long owner = api.owner();

@@ -167,7 +167,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * is silent). The grace is the acquisition's, not one more: the member wait that just ended by the rule may have
      * used it up already (a multi-lock's wait answered 1,051 ms into a 1,000 ms wait when both were spent one after
      * the other). A release that fails is logged naming the member and ends as any failed release does ({@link
-     * RedisLocks#releaseInBackground}).
+     * RedisLocks#releaseAsCleanup}).
      *
      * @param deadlineNanos the acquisition's deadline on {@link System#nanoTime}, or {@link Long#MAX_VALUE} (no
      *                      deadline: one grace from now)
@@ -180,7 +180,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         CompletableFuture<?>[] each = new CompletableFuture<?>[taken.size()];
         for (int i = taken.size() - 1; i >= 0; i--) {
             DistributedLock member = taken.get(i);
-            each[i] = RedisLocks.releaseInBackground(member).handle((ok, error) -> {
+            each[i] = RedisLocks.releaseAsCleanup(member).handle((ok, error) -> {
                 Throwable cause = error == null ? null : Errors.unwrap(error);
                 if (cause != null && !(cause instanceof IllegalMonitorStateException)) {
                     LOG.warn("{}: giving back member '{}' failed: {}", name, member.getName(), cause.getMessage());
@@ -203,8 +203,10 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * still held and sleeping again (bench S12S: about two needless attempts per acquisition when each release waited
      * for the one before).
      *
-     * @param goneIsGivenBack whether a member whose hold is gone already ({@link IllegalMonitorStateException}) had
-     *                        nothing to give back (a give-back), rather than a failure (an unlock)
+     * @param goneIsGivenBack whether this is an acquisition's give-back, each release then its cleanup
+     *                        ({@link RedisLocks#releaseAsCleanup}) and a member whose hold is gone already
+     *                        ({@link IllegalMonitorStateException}) one with nothing to give back, rather than the
+     *                        caller's unlock (the public {@code unlockAsync}), where that is a failure
      * @return completes, never exceptionally, with null or the one exception naming every failure in the members'
      *         reverse order ({@link Failures})
      */
@@ -215,7 +217,10 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         CompletableFuture<?>[] each = new CompletableFuture<?>[count];
         for (int i = count - 1; i >= 0; i--) {
             int at = i;
-            each[i] = Errors.call(() -> held.get(at).unlockAsync()).handle((ok, error) -> {
+            // a give-back is the acquisition's cleanup, which the owner's next acquisition of the member waits for;
+            // an unlock is the caller's, with the public unlock's checks
+            each[i] = Errors.call(() -> goneIsGivenBack ? RedisLocks.releaseAsCleanup(held.get(at))
+                    : held.get(at).unlockAsync()).handle((ok, error) -> {
                 errors[at] = error == null ? null : Errors.unwrap(error);
                 return null;
             });
