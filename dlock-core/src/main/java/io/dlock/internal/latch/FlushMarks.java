@@ -52,7 +52,11 @@ final class FlushMarks<T> {
         return false;
     }
 
-    /** A flush point is being sent now. @return its number, to pass to {@link #confirmed(long)} once Redis answered it */
+    /**
+     * A flush point is being sent now.
+     *
+     * @return its number, to pass to {@link #confirmed(long)} once Redis answered it
+     */
     long sending() {
         return ++sent;
     }
@@ -62,7 +66,7 @@ final class FlushMarks<T> {
         confirmed = Math.max(confirmed, number);
     }
 
-    /** @return the members a {@code 0} handled now releases: those witnessed by a confirmed flush point, in join order */
+    /** @return the members a {@code 0} handled now releases: those a confirmed flush point witnessed, in join order */
     List<T> witnessed() {
         List<T> released = new ArrayList<>();
         marks.forEach((member, mark) -> {

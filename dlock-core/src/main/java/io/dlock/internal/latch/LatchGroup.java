@@ -65,7 +65,10 @@ final class LatchGroup {
     private final RedisCountDownLatch latch;
     private final CheckRounds<LatchAwait> rounds = new CheckRounds<>();
     private final FlushMarks<LatchAwait> flushes = new FlushMarks<>();
-    /** A heard "0" releases the members a flush point witnessed ({@link FlushMarks}): pub/sub from the scripts' server. */
+    /**
+     * A heard "0" releases the members a flush point witnessed ({@link FlushMarks}): the pub/sub connection is to the
+     * server that runs the scripts ({@link WakeupHub#sameServerAsScripts}).
+     */
     private final boolean zeroReleases;
     /** Joined at the first closed answer (an open latch costs no subscription); dropped by {@link #release}. */
     private WakeupHub.Subscription subscription;
@@ -166,9 +169,10 @@ final class LatchGroup {
     }
 
     /**
-     * A "0" was heard on the latch's channel (on Lettuce's thread): an opening was published since the last closed
-     * answer, or about then; an open answer is then an opening even on another run of the server (a failover to a
-     * replica that had the latch, counted down there), not a loss.
+     * A "0" was heard on the latch's channel (on Lettuce's thread, before the wake-up it causes): an opening was
+     * published since the last closed check was sent, or about then; an open answer is then an opening even on
+     * another run of the server (a failover to a replica that had the latch, counted down there), not a loss. The
+     * members a confirmed flush point witnessed return {@code true} now, without a check ({@link FlushMarks}).
      */
     void zeroHeard() {
         List<LatchAwait> released;

@@ -49,7 +49,7 @@ public final class PubSubHoldingProxy implements AutoCloseable {
         return "redis://127.0.0.1:" + listener.getLocalPort();
     }
 
-    /** From now on, Redis's bytes to pub/sub connections wait (read by the proxy, not forwarded) until {@link #release}. */
+    /** From now on, Redis's bytes to pub/sub connections wait, in order, until {@link #release}. */
     public void hold() {
         synchronized (gate) {
             holding = true;
