@@ -39,6 +39,13 @@ import java.util.concurrent.TimeUnit;
  * latch's TTL runs out, whichever is sooner, so a lost message delays a wake-up by at most that long and never hangs
  * it. A waiting awaiter holds no thread in the async forms.
  *
+ * <p><b>An opening closed again at once (dlock differs on purpose).</b> On a standalone server, the zero message
+ * itself releases the awaiters that provably waited through the opening (it was published after they joined), with
+ * no check: they return even when a new {@link #trySetCount(long)} closed the latch again before they could read it,
+ * as {@link java.util.concurrent.CountDownLatch}'s awaiters return once the count reached zero. Redisson's awaiters,
+ * and dlock's on a Cluster or under Sentinel (where the message's path does not prove that order), check the count on
+ * the message, read the new one, and keep waiting for it. See {@code docs/protocol.md} §11.3.
+ *
  * <p><b>Cluster.</b> Every name works on a Redis Cluster, hash-tagged ones ({@code {batch}:done}) included. (Redisson
  * fails there with {@code CROSSSLOT} for such names, because its channel hashes to another slot; dlock then publishes
  * with {@code PUBLISH}, which needs no slot.)
