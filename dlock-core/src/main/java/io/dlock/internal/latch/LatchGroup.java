@@ -78,7 +78,7 @@ final class LatchGroup {
     private CompletableFuture<Boolean> sleep;
     /**
      * An answer found the latch closed; {@link #messageSinceClosed}: a message woke the group's current sleep since
-     * the last (a "0" that woke only a sleep a join had made stale is in {@link #zeroSinceClosed} instead).
+     * the last (a "0" that woke only a sleep a join had made stale counts in {@link #zeroSinceClosed()} instead).
      */
     private boolean sawClosed;
     private boolean messageSinceClosed;
@@ -92,15 +92,10 @@ final class LatchGroup {
      * published its "0" before the group listened, as subscribed awaiters (Redisson's too) heard it.
      */
     private boolean closedOpeningUnheard;
-    /**
-     * A "0" was heard on the channel since the check that last read the latch closed was sent: an opening was
-     * published, whatever the run. Counted from the sending, not the answer: the "0" and the answer come on two
-     * connections, and a "0" handled just before the closed answer is, but for a stale one (an opening and a new
-     * count both within that check's flight), the opening after the closed read, which needs no announcement.
-     */
-    private boolean zeroSinceClosed;
     /** The "0"s heard in the group's life; a check records the number at its sending. */
     private long zerosHeard;
+    /** {@link #zerosHeard} when the check that last read the latch closed was sent; 0 before such a read. */
+    private long zerosAtClosedRead;
     private long outagePauseMs;
     private boolean dropped;
 
@@ -177,7 +172,6 @@ final class LatchGroup {
     void zeroHeard() {
         List<LatchAwait> released;
         synchronized (this) {
-            zeroSinceClosed = true;
             zerosHeard++;
             released = zeroReleases && !dropped ? flushes.witnessed() : List.of();
         }
@@ -200,7 +194,18 @@ final class LatchGroup {
     }
 
     private synchronized boolean zeroHeardSinceClosed() {
-        return zeroSinceClosed;
+        return zeroSinceClosed();
+    }
+
+    /**
+     * Guarded by this. A "0" was heard on the channel since the check that last read the latch closed was sent (or,
+     * before such a read, at all): an opening was published, whatever the run. Counted from the sending, not the
+     * answer: the "0" and the answer come on two connections, and a "0" handled just before the closed answer is, but
+     * for a stale one (an opening and a new count both within that check's flight), the opening after the closed
+     * read, which needs no announcement.
+     */
+    private boolean zeroSinceClosed() {
+        return zerosHeard > zerosAtClosedRead;
     }
 
     /** Drops the subscription of a dropped group (outside the map lock). */
@@ -280,12 +285,12 @@ final class LatchGroup {
                 if (open) {
                     latch.learned(false);
                     // gone after a restart or failover is no opening: nothing to announce, and nothing read closed
-                    opened = zeroSinceClosed;
+                    opened = zeroSinceClosed();
                     boolean lost = !opened && (ServerRuns.changed(closedRun, check.after())
                             || ServerRuns.changed(check.before(), check.after()));
                     // a "0" heard since the closed answer was the opening's own message, also when it woke only a
                     // sleep that a join had made stale (messageSinceClosed missed it then): nothing to announce
-                    boolean announce = sawClosed && !messageSinceClosed && !zeroSinceClosed && !lost
+                    boolean announce = sawClosed && !messageSinceClosed && !opened && !lost
                             && closedOpeningUnheard;
                     if (announce) {
                         // under the lock that zeroHeard takes: a "0" not heard by now is counted by the announcer
@@ -300,7 +305,7 @@ final class LatchGroup {
                     sawClosed = true;
                     messageSinceClosed = false;
                     closedRun = check.before();
-                    zeroSinceClosed = zerosHeard > zerosBefore;
+                    zerosAtClosedRead = zerosBefore;
                     closedOpeningUnheard = subscribed || check.state().pttl() > 0;
                 }
             }
