@@ -5,6 +5,7 @@ import io.dlock.redisprocess.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,12 +27,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * Also with no awaiters at all (the round's floor: the harness and the count-downs). Means over the rounds, then the
  * means of the slowest quarter of rounds: whether a slow round is slow in one phase or in all (a busy machine).
  *
- * <p>Usage: {@code java -cp ... io.dlock.bench.LatchRoundPhases [rounds [libraries]]} (default 10,000 rounds per
- * library and sitting, after 10,000 unmeasured: on the 2-core machines of the project, both libraries' rounds run
- * about a third faster for the first few thousand rounds of a JVM than ever after, with the same CPU per round; two sittings, the libraries' order flipped in the second; libraries
- * {@code dlock,redisson}: naming one alone opens no client of the other in the JVM). Starts its own
- * {@code redis-server} as {@link Bench} does. A diagnostic, not a benchmark: it prints, and checks nothing but that
- * no awaiter returned early.
+ * <p>Usage: {@code java -cp ... io.dlock.bench.LatchRoundPhases [rounds [libraries]]}.
+ * <ul>
+ *   <li>{@code rounds}: measured per line, default 10,000, after {@value #WARMUP} unmeasured. On the project's 2-core
+ *       machines both libraries run the round about a third faster in a JVM's first few thousand rounds than ever
+ *       after, with the same CPU per round: the warm-up keeps that out of every line.</li>
+ *   <li>{@code libraries}: {@code dlock,redisson} (the default); naming one opens no client of the other.</li>
+ * </ul>
+ * Two sittings, the libraries' order flipped in the second. Starts its own {@code redis-server} as {@link Bench} does.
+ * A diagnostic, not a benchmark: it prints, and checks nothing but that no awaiter returned early.
  */
 public final class LatchRoundPhases {
     private static final String[] PHASES = {"set", "joined", "counted", "first out", "last out", "round"};
@@ -56,7 +60,7 @@ public final class LatchRoundPhases {
                 for (int sitting = 0; sitting < 2; sitting++) {
                     List<Library> order = new ArrayList<>(libraries);
                     if (sitting == 1) {
-                        java.util.Collections.reverse(order);
+                        Collections.reverse(order);
                     }
                     for (Library library : order) {
                         for (int awaiters : new int[] {FamilyScenarios.AWAITERS, 0}) {
