@@ -1,12 +1,9 @@
 package io.dlock.bench;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
@@ -90,11 +87,7 @@ final class FamilyScenarios {
         return failed(load, occupancy.verdict());
     }
 
-    /**
-     * One thread runs rounds; in each, {@link #AWAITERS} awaiters and {@link #COUNT} count-downs run at once on a
-     * pool. A count-down notes itself before it calls {@code countDown()}, so an awaiter that returns must see all
-     * {@link #COUNT} noted: one that sees fewer was let out early.
-     */
+    /** One thread runs {@link LatchRound}s on a pool; an awaiter let out early fails the check. */
     private static Scenario.Outcome latchRounds(Library library, Duration duration, String name) throws Exception {
         Family.Latch latch = Family.latch(library, name);
         AtomicInteger early = new AtomicInteger();
@@ -103,29 +96,8 @@ final class FamilyScenarios {
         Load.Result load;
         try {
             load = Load.run(1, duration, t -> {
-                if (!latch.trySetCount(COUNT)) {
+                if (LatchRound.run(latch, pool, AWAITERS, early) == null) {
                     refused.incrementAndGet();
-                    return true;
-                }
-                AtomicInteger counted = new AtomicInteger();
-                List<Future<?>> round = new ArrayList<>();
-                for (int i = 0; i < AWAITERS; i++) {
-                    round.add(pool.submit(() -> {
-                        latch.await();
-                        if (counted.get() < COUNT) {
-                            early.incrementAndGet();
-                        }
-                        return null;
-                    }));
-                }
-                for (int i = 0; i < COUNT; i++) {
-                    round.add(pool.submit(() -> {
-                        counted.incrementAndGet();
-                        latch.countDown();
-                    }));
-                }
-                for (Future<?> f : round) {
-                    f.get(30, TimeUnit.SECONDS);
                 }
                 return true;
             });

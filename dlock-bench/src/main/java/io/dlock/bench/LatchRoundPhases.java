@@ -9,14 +9,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where S11's latch round spends its time, per library: the round of {@link FamilyScenarios} (a {@code trySetCount},
- * then {@value FamilyScenarios#AWAITERS} awaiters and {@value FamilyScenarios#COUNT} count-downs at once on a pool),
- * with the moment each phase ended, measured from the round's start on the main thread:
+ * Where S11's latch round spends its time, per library: S11's own {@link LatchRound} (a {@code trySetCount}, then
+ * {@value FamilyScenarios#AWAITERS} awaiters and {@value FamilyScenarios#COUNT} count-downs at once on a pool), with
+ * the moment each phase ended, measured from the round's start on the main thread:
  * <ol>
  *   <li>{@code set}: {@code trySetCount} returned;</li>
  *   <li>{@code joined}: the last awaiter called {@code await()};</li>
@@ -38,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A diagnostic, not a benchmark: it prints, and checks nothing but that no awaiter returned early.
  */
 public final class LatchRoundPhases {
-    private static final String[] PHASES = {"set", "joined", "counted", "first out", "last out", "round"};
+    private static final String[] PHASES = LatchRound.PHASES;
     private static final int WARMUP = 10_000;
 
     private LatchRoundPhases() {
@@ -77,51 +75,17 @@ public final class LatchRoundPhases {
         }
     }
 
-    /** @return per round, the end of each of {@link #PHASES} in ns from the round's start */
+    /** @return per round, the end of each of {@link LatchRound#PHASES} in ns from the round's start */
     private static long[][] run(Family.Latch latch, int awaiters, int rounds) throws Exception {
         long[][] ends = new long[rounds][];
-        AtomicLong early = new AtomicLong();
+        AtomicInteger early = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(FamilyScenarios.COUNT + FamilyScenarios.AWAITERS);
         try {
             for (int r = 0; r < rounds; r++) {
-                long start = System.nanoTime();
-                if (!latch.trySetCount(FamilyScenarios.COUNT)) {
+                ends[r] = LatchRound.run(latch, pool, awaiters, early);
+                if (ends[r] == null) {
                     throw new IllegalStateException("trySetCount refused: the latch is not at 0 after a round");
                 }
-                long set = System.nanoTime();
-                AtomicLong joined = new AtomicLong(start);
-                AtomicLong counted = new AtomicLong(start);
-                AtomicLong firstOut = new AtomicLong(Long.MAX_VALUE);
-                AtomicLong lastOut = new AtomicLong(start);
-                AtomicLong countDowns = new AtomicLong();
-                List<Future<?>> tasks = new ArrayList<>();
-                for (int i = 0; i < awaiters; i++) {
-                    tasks.add(pool.submit(() -> {
-                        joined.accumulateAndGet(System.nanoTime(), Math::max);
-                        latch.await();
-                        long out = System.nanoTime();
-                        if (countDowns.get() < FamilyScenarios.COUNT) {
-                            early.incrementAndGet();
-                        }
-                        firstOut.accumulateAndGet(out, Math::min);
-                        lastOut.accumulateAndGet(out, Math::max);
-                        return null;
-                    }));
-                }
-                for (int i = 0; i < FamilyScenarios.COUNT; i++) {
-                    tasks.add(pool.submit(() -> {
-                        countDowns.incrementAndGet();
-                        latch.countDown();
-                        counted.accumulateAndGet(System.nanoTime(), Math::max);
-                    }));
-                }
-                for (Future<?> task : tasks) {
-                    task.get(30, TimeUnit.SECONDS);
-                }
-                long end = System.nanoTime();
-                long first = awaiters == 0 ? start : firstOut.get();
-                ends[r] = new long[] {set - start, joined.get() - start, counted.get() - start, first - start,
-                        lastOut.get() - start, end - start};
             }
         } finally {
             pool.shutdownNow();
