@@ -1,6 +1,7 @@
 package io.dlock.cli;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -15,13 +16,19 @@ final class Demo {
             new SemaphoreScenario(), new LatchScenario(), new MultiLockScenario());
 
     private final String externalUri;
+    private final Path serverBinary;
     private final DemoReport report;
     private final DemoRedis redis = new DemoRedis();
     private final ScenarioContext context;
 
-    /** @param externalUri the {@code --redis} to use, or null to start a Redis */
-    Demo(String externalUri, PrintStream out) {
+    /**
+     * @param externalUri  the {@code --redis} to use, or null to start a Redis
+     * @param serverBinary the {@code --server} to start, or null for the test kit's choice ({@code $REDIS_SERVER},
+     *                     {@code PATH}, the embedded binary); used only without {@code externalUri}
+     */
+    Demo(String externalUri, Path serverBinary, PrintStream out) {
         this.externalUri = externalUri;
+        this.serverBinary = serverBinary;
         this.report = new DemoReport(out);
         this.context = new ScenarioContext(redis, report);
     }
@@ -31,7 +38,7 @@ final class Demo {
         Thread hook = new Thread(this::cleanUp, "dlock-demo-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            report.line(redis.start(externalUri));
+            report.line(redis.start(externalUri, serverBinary));
             report.line("Holders are shown as <client id>:<owner id>, client ids cut to 8 characters.");
             for (int i = 0; i < SCENARIOS.size(); i++) {
                 run(i + 1, SCENARIOS.get(i));

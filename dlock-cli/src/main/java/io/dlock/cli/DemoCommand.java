@@ -1,6 +1,10 @@
 package io.dlock.cli;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
  * {@code dlock demo}: a tour of the lock kinds, a semaphore, a count-down latch and a multi-lock, with checks;
@@ -10,9 +14,11 @@ import picocli.CommandLine.Command;
         header = "Show the locks, semaphores and latches at work, in under a minute, with checks.",
         description = {
             "",
-            "Without --redis, starts its own redis-server on a free loopback port (the one on PATH, $REDIS_SERVER, "
-                    + "or the binary shipped in the embedded-redis jar) and stops it on exit; $DLOCK_REDIS is "
-                    + "ignored here. With --redis it uses that Redis, under keys dlock-demo:<random>:*.",
+            "Without --redis, starts its own redis-server on a free loopback port (the one --server names, else "
+                    + "$REDIS_SERVER, the one on PATH, or the binary shipped in the embedded-redis jar) and stops it "
+                    + "on exit; $DLOCK_REDIS is ignored here. With --redis it uses that Redis, under keys "
+                    + "dlock-demo:<random>:*. Any server line dlock is tested on runs the demo: Redis 6.2, 7.x and "
+                    + "8.0, and Valkey 8.1 (.ci/server-lines fetches the last two).",
             "",
             "Scenarios: workers in two JVMs contending on one lock (exact counter total); reentrancy; the watchdog "
                     + "keeping a long hold alive; a holder process killed with SIGKILL and its lock recovered after "
@@ -24,6 +30,11 @@ import picocli.CommandLine.Command;
         optionListHeading = "%nOptions:%n")
 final class DemoCommand extends BaseCommand {
 
+    @Option(names = "--server", paramLabel = "PATH",
+            description = "The redis-server (or valkey-server, or a launcher of either) to start for the demo, "
+                    + "instead of $REDIS_SERVER or the one on PATH. Not with --redis.")
+    private Path server;
+
     @Override
     public Integer call() throws Exception {
         if (connectionOptions().isAnySet()) {
@@ -32,6 +43,15 @@ final class DemoCommand extends BaseCommand {
                     + "--password-file, --probe-lock-name or --tls-* options)");
         }
         String redis = redisOption();
-        return new Demo(redis, out()).run();
+        if (server != null) {
+            if (redis != null) {
+                throw CliException.usage("dlock demo takes --server or --redis, not both (--server starts a server, "
+                        + "--redis uses a running one)");
+            }
+            if (!Files.isRegularFile(server) || !Files.isExecutable(server)) {
+                throw CliException.usage("--server " + server + " is not an executable file");
+            }
+        }
+        return new Demo(redis, server, out()).run();
     }
 }

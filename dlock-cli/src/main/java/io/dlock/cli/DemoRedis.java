@@ -6,6 +6,7 @@ import io.dlock.redisprocess.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -25,10 +26,11 @@ final class DemoRedis implements AutoCloseable {
      * Starts a redis-server (after killing those that demos whose JVM was killed left behind), or checks that the
      * given Redis answers.
      *
-     * @param externalUri the {@code --redis} to use, or null to start a Redis
+     * @param externalUri  the {@code --redis} to use, or null to start a Redis
+     * @param serverBinary the server to start, or null for {@link RedisServer#start()}'s choice
      * @return what the demo runs against, a line for the report
      */
-    String start(String externalUri) {
+    String start(String externalUri, Path serverBinary) {
         String description;
         if (externalUri == null) {
             RedisServer started;
@@ -36,14 +38,15 @@ final class DemoRedis implements AutoCloseable {
                 // servers that earlier demos left behind when their JVM was killed (kill -9): the same clean-up as
                 // the test kit's; it never touches servers of running JVMs
                 RedisServer.reapOrphans();
-                started = RedisServer.start();
+                started = serverBinary == null ? RedisServer.start()
+                        : RedisServer.builder().binary(serverBinary).start();
                 server = started;
             } catch (RuntimeException e) {
                 throw new CliException(ExitCodes.UNAVAILABLE, "cannot start a redis-server for the demo: "
                         + e.getMessage() + " (install redis-server, set $REDIS_SERVER, or pass --redis URI)", e);
             }
             uri = started.uri();
-            description = "dlock demo: started redis-server " + started.version() + " at " + uri
+            description = "dlock demo: started " + started.product() + " at " + uri
                     + " (stopped when the demo ends)";
         } else {
             uri = externalUri;

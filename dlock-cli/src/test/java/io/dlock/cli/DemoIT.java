@@ -1,6 +1,7 @@
 package io.dlock.cli;
 
 import io.dlock.redisprocess.Await;
+import io.dlock.redisprocess.RedisBinary;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,12 +26,18 @@ class DemoIT {
         DlockProcess.killAll();
     }
 
+    /**
+     * The whole demo on the server line of the run (CI runs this class on each: Redis 6.2, 7.x, 8.0 and Valkey 8.1),
+     * named with {@code --server} as a user who fetched one with {@code .ci/server-lines} would.
+     */
     @Test
     void runsToCompletionAndExitsZero() {
         long start = System.nanoTime();
-        DlockProcess demo = DlockProcess.run(Duration.ofSeconds(100), "demo");
+        DlockProcess demo = DlockProcess.run(Duration.ofSeconds(100), "demo", "--server",
+                RedisBinary.resolve().toString());
         String out = demo.stdout();
         assertThat(demo.exitCode()).as(demo.describe()).isZero();
+        assertThat(out).containsPattern("dlock demo: started (Redis|Valkey) \\d+\\.\\d+\\.\\d+ at redis://");
         assertThat(Await.millisSince(start)).as("demo time, ms").isLessThan(60_000);
         assertThat(out).contains("1. Mutual exclusion", "counter = 400 (expected 400)", "2. Reentrancy",
                 "3. Watchdog", "4. Crash", "5. Fair lock", "6. Read-write lock", "7. Semaphore", "8. Count-down latch",
@@ -47,6 +54,17 @@ class DemoIT {
         for (int scenario = 1; scenario <= 9; scenario++) {
             assertThat(verdict(out, scenario)).as("scenario %d of\n%s", scenario, out).isEqualTo("PASS");
         }
+    }
+
+    @Test
+    void serverMustBeAnExecutableAndExcludesRedis() {
+        DlockProcess missing = DlockProcess.run(Duration.ofSeconds(30), "demo", "--server", "/nonexistent/redis-server");
+        assertThat(missing.exitCode()).as(missing.describe()).isEqualTo(2);
+        assertThat(missing.stderr()).contains("--server /nonexistent/redis-server is not an executable file");
+        DlockProcess both = DlockProcess.run(Duration.ofSeconds(30), "demo", "--server",
+                RedisBinary.resolve().toString(), "--redis", "redis://127.0.0.1:1");
+        assertThat(both.exitCode()).as(both.describe()).isEqualTo(2);
+        assertThat(both.stderr()).contains("dlock demo takes --server or --redis, not both");
     }
 
     /** The "=> …" verdict that ends scenario {@code n}. */

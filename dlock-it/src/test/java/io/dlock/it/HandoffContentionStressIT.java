@@ -6,6 +6,7 @@ import io.dlock.LockClientConfig;
 import io.dlock.it.support.RawRedis;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.StressShare;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -36,6 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * check nobody else is inside, {@code INCR} a Redis counter, yield, leave, {@code unlock()}. A run fails on an overlap,
  * on an {@code unlock()} that finds the hold gone ({@link IllegalMonitorStateException}), or on a counter that does not
  * match. {@value #RUNS} runs catch a defect that shows in 1 run of 25 with probability 1 - (24/25)^170 > 99.9%.
+ *
+ * <p>CI splits the runs of each shape across its four server lines ({@link StressShare}: each leg runs its part, run
+ * indices {@code [from, to)} of the same numbering), so the suite keeps its power without repeating it per line; a
+ * plain {@code mvn verify} runs them all.
  */
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 12, unit = MINUTES)
@@ -82,8 +87,9 @@ class HandoffContentionStressIT {
     private static void stress(RedisServer server, String shape, int clients, int threads, int runs, int iterations,
                                BiFunction<LockClient, String, DistributedLock> lockOf) throws Exception {
         List<String> defects = new ArrayList<>();
+        StressShare share = StressShare.current();
         try (RawRedis raw = RawRedis.connect(server.uri())) {
-            for (int run = 0; run < runs; run++) {
+            for (int run = share.from(runs); run < share.to(runs); run++) {
                 String lockName = "it:handoff-stress:" + shape + ":" + run;
                 String defect = oneRun(server, raw, lockName, clients, threads, iterations, lockOf);
                 if (defect != null) {
@@ -92,7 +98,8 @@ class HandoffContentionStressIT {
                 raw.sync().del(lockName + ":counter");
             }
         }
-        assertThat(defects).as("runs with a defect out of %d (%s)", runs, shape).isEmpty();
+        assertThat(defects).as("runs with a defect out of %d (%s, share %s of %d runs)", share.count(runs), shape,
+                share, runs).isEmpty();
     }
 
     /** @return what went wrong in this run, or null */

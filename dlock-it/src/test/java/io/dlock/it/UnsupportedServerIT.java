@@ -35,7 +35,7 @@ class UnsupportedServerIT {
             assertThat(old.version()).isEqualTo("2.8.19");
             assertThatThrownBy(() -> LockClient.connect(old.uri()))
                     .isInstanceOf(LockException.class)
-                    .hasMessageContaining("version 2.8.19")
+                    .hasMessageContaining("is Redis 2.8.19")
                     .hasMessageContaining("older than 6.2.0")
                     .hasMessageContaining("127.0.0.1:" + old.port());
             // nothing was written, and the refused client closed its connections

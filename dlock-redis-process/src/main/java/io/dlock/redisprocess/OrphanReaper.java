@@ -79,7 +79,8 @@ final class OrphanReaper {
 
     /**
      * Kills the redis-server processes listed in {@code pidDir} whose owner JVM is no longer alive, and deletes their
-     * files. A listed process is killed only if its command line still names redis-server (or the recorded binary)
+     * files. A listed process is killed only if its command line still names redis-server or valkey-server (or the
+     * recorded binary)
      * and, where the OS tells, its start time matches.
      *
      * @return how many processes were killed
@@ -162,12 +163,14 @@ final class OrphanReaper {
     private static boolean isOurRedis(ProcessHandle handle, String recordedBinary, String recordedStartMillis) {
         ProcessHandle.Info info = handle.info();
         // redis-server rewrites its argv ("redis-server 127.0.0.1:6379"), and its executable may be a symlink
-        // (Debian: redis-server -> redis-check-rdb), so look at /proc/<pid>/cmdline as well as at what Java reports
+        // (Debian: redis-server -> redis-check-rdb), so look at /proc/<pid>/cmdline as well as at what Java reports.
+        // Valkey calls itself valkey-server, and a launcher that runs it through its own dynamic loader
+        // (.ci/server-lines) leaves the loader as the process's executable, the server's path among its arguments
         String procCmdline = ServerFiles.readQuietly(Paths.get("/proc", Long.toString(handle.pid()), "cmdline"), 0)
                 .replace('\0', ' ');
         String commandLine = procCmdline + " " + info.commandLine().orElse("") + " " + info.command().orElse("")
                 + " " + String.join(" ", info.arguments().orElse(new String[0]));
-        boolean looksLikeRedis = commandLine.contains("redis-server");
+        boolean looksLikeRedis = commandLine.contains("redis-server") || commandLine.contains("valkey-server");
         if (!looksLikeRedis && recordedBinary != null) {
             String recordedExecutable = info.command().orElse(null);
             looksLikeRedis = recordedExecutable != null && recordedExecutable.equals(realPath(recordedBinary));

@@ -179,19 +179,43 @@ public final class RedisBinary {
             p.getOutputStream().close();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor();
-            Matcher m = Pattern.compile("v=(\\d+)\\.(\\d+)").matcher(out);
-            if (!m.find()) {
-                return true;
-            }
-            int major = Integer.parseInt(m.group(1));
-            int minor = Integer.parseInt(m.group(2));
-            return major > 3 || (major == 3 && minor >= 2);
+            return versionLine(out).map(v -> v.isValkey() || v.atLeast(3, 2)).orElse(true);
         } catch (IOException e) {
             return true; // starting it will fail with the real reason
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return true;
         }
+    }
+
+    /**
+     * What a server binary says of itself in its {@code --version} line: {@code Redis server v=7.0.15 sha=…} or
+     * {@code Valkey server v=8.1.1 sha=…}. The major and minor numbers are the server's own: a Valkey binary reports
+     * its Valkey version here (8.1), not the Redis line it is compatible with, which only {@code INFO} tells
+     * ({@code redis_version:7.2.4}).
+     *
+     * @param server "Redis" or "Valkey" (as the line spells it; "Redis" for a line that names no server)
+     */
+    record VersionLine(String server, int major, int minor) {
+        boolean isValkey() {
+            return server.equalsIgnoreCase("valkey");
+        }
+
+        boolean atLeast(int wantMajor, int wantMinor) {
+            return major > wantMajor || (major == wantMajor && minor >= wantMinor);
+        }
+    }
+
+    private static final Pattern VERSION_LINE = Pattern.compile("(?:(\\w+) server )?v=(\\d+)\\.(\\d+)");
+
+    /** @return the first {@code [<Server> server ]v=MAJOR.MINOR} of {@code --version} output, if any */
+    static Optional<VersionLine> versionLine(String versionOutput) {
+        Matcher m = VERSION_LINE.matcher(versionOutput == null ? "" : versionOutput);
+        if (!m.find()) {
+            return Optional.empty();
+        }
+        return Optional.of(new VersionLine(m.group(1) == null ? "Redis" : m.group(1),
+                Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3))));
     }
 
     /**

@@ -181,10 +181,30 @@ public final class RedisServer implements RedisTopology {
         return p.pid();
     }
 
-    /** @return the server's version as it reports it in {@code INFO} (e.g. {@code 7.0.15}) */
+    /**
+     * @return the server's {@code redis_version} as it reports it in {@code INFO} (e.g. {@code 7.0.15}): the Redis
+     *         line whose commands it speaks. Valkey reports the line it is compatible with (7.2.4 for Valkey 8);
+     *         {@link #product()} names the server itself. Null while stopped, and when {@code INFO} is disabled
+     */
     public String version() {
         ServerProcess p = process;
         return p == null ? null : p.version();
+    }
+
+    /**
+     * @return the server's own name and version from {@code INFO}, such as {@code "Redis 7.0.15"} or
+     *         {@code "Valkey 8.1.1"}, for reports and skip reasons; null while stopped, and when {@code INFO} is
+     *         disabled
+     */
+    public String product() {
+        ServerProcess p = process;
+        return p == null ? null : p.product();
+    }
+
+    /** @return whether this server is Valkey (its {@code INFO} says {@code server_name:valkey}) */
+    public boolean isValkey() {
+        String name = product();
+        return name != null && name.startsWith("Valkey ");
     }
 
     /** @return the {@code redis-server} executable this server runs */
@@ -395,6 +415,6 @@ public final class RedisServer implements RedisTopology {
                 extraArgs);
         port = onPort;
         process = ServerProcess.start(binary, command, d, onPort, tlsSockets, startupTimeout);
-        LOG.debug("started redis-server {} pid {} on {}", version(), pid(), uri());
+        LOG.debug("started {} pid {} on {}", product(), pid(), uri());
     }
 }

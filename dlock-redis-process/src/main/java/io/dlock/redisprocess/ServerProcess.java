@@ -31,6 +31,7 @@ final class ServerProcess {
     private volatile Path pidFile;
     private volatile boolean paused;
     private volatile String version;
+    private volatile String product;
 
     private ServerProcess(Process process, Path dir) {
         this.process = process;
@@ -96,6 +97,7 @@ final class ServerProcess {
                 // a stranger may own the port while our process is about to fail with "Address already in use"
                 if (info != null && info.contains(marker)) {
                     version = Resp.infoField(info, "redis_version");
+                    product = product(info);
                     return null;
                 }
             } catch (Resp.ErrorReplyException e) {
@@ -146,6 +148,23 @@ final class ServerProcess {
     /** @return {@code redis_version} from {@code INFO}, as it answered when ready; null when INFO is disabled */
     String version() {
         return version;
+    }
+
+    /** @return the server's own name and version from {@code INFO} (see {@link #product(String)}); null likewise */
+    String product() {
+        return product;
+    }
+
+    /**
+     * The server's own name and version: {@code "Valkey 8.1.1"} for a server whose {@code INFO} has
+     * {@code server_name:valkey} (Valkey keeps {@code redis_version} at the Redis line it is compatible with, 7.2.4,
+     * and reports its own in {@code valkey_version}), else {@code "Redis <redis_version>"}.
+     */
+    static String product(String info) {
+        if (Resp.infoField(info, "server_name").equalsIgnoreCase("valkey")) {
+            return "Valkey " + Resp.infoField(info, "valkey_version");
+        }
+        return "Redis " + Resp.infoField(info, "redis_version");
     }
 
     /** SIGCONT if paused, SIGTERM, SIGKILL after 5 s; blocks until exited. Interrupted: SIGKILL at once (flag kept). */

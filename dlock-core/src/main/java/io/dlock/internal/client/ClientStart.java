@@ -106,9 +106,10 @@ final class ClientStart {
                 "Redis at " + where + " reports no redis_version in INFO; dlock needs Redis "
                         + ServerVersion.MINIMUM_TEXT + " or later"));
         if (!version.isSupported()) {
-            throw new UnsupportedServerException("Redis at " + where + " is version " + version + ", older than "
-                    + ServerVersion.MINIMUM_TEXT + ", the oldest that dlock supports (its lock scripts need "
+            throw new UnsupportedServerException("Redis at " + where + " is " + ServerVersion.serverName(info)
+                    + ", older than " + ServerVersion.MINIMUM_TEXT + ", the oldest that dlock supports (its lock scripts need "
                     + "commands that older servers lack)");
         }
+        log.debug("connected to {} at {}", ServerVersion.serverName(info), where);
     }
 }

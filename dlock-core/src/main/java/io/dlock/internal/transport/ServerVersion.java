@@ -11,7 +11,9 @@ import java.util.Optional;
  * 6.0. 6.2 is the oldest line the test suite runs on (the embedded binary of the test kit), so it is the oldest one
  * dlock accepts. Sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}) is 7.0+: on older clusters dlock uses plain
  * pub/sub only (see {@link ClusterTransport}). Servers that speak the protocol and report a compatible
- * {@code redis_version} (Valkey reports 7.2.4) pass the same check.
+ * {@code redis_version} pass the same check: Valkey keeps that field at the Redis line whose commands it speaks (7.2.4
+ * for Valkey 8.x) and reports its own version in {@code valkey_version}, so the check, which is about commands, reads
+ * {@code redis_version} on every server; {@link #serverName(String)} names the server for messages.
  */
 public record ServerVersion(int major, int minor, int patch) implements Comparable<ServerVersion> {
 
@@ -25,15 +27,35 @@ public record ServerVersion(int major, int minor, int patch) implements Comparab
      * @return empty when the reply has no such field, or it is not {@code MAJOR.MINOR[.PATCH…]} numbers
      */
     public static Optional<ServerVersion> fromInfo(String info) {
+        String version = field(info, "redis_version");
+        return version == null ? Optional.empty() : parse(version);
+    }
+
+    /**
+     * The server's own name and version for messages and logs, from an {@code INFO server} reply:
+     * {@code "Valkey 8.1.1 (redis_version 7.2.4)"} when it says {@code server_name:valkey}, else
+     * {@code "Redis 7.0.15"}; {@code "Redis (version unknown)"} when the reply has neither.
+     */
+    public static String serverName(String info) {
+        String redis = field(info, "redis_version");
+        if ("valkey".equalsIgnoreCase(field(info, "server_name"))) {
+            String own = field(info, "valkey_version");
+            return "Valkey " + (own == null ? "(version unknown)" : own)
+                    + (redis == null ? "" : " (redis_version " + redis + ")");
+        }
+        return "Redis " + (redis == null ? "(version unknown)" : redis);
+    }
+
+    private static String field(String info, String name) {
         if (info == null) {
-            return Optional.empty();
+            return null;
         }
         for (String line : info.split("\r?\n")) {
-            if (line.startsWith("redis_version:")) {
-                return parse(line.substring("redis_version:".length()).trim());
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1).trim();
             }
         }
-        return Optional.empty();
+        return null;
     }
 
     /** @return {@code MAJOR.MINOR[.PATCH]} (extra parts and suffixes ignored), or empty if it is not that */

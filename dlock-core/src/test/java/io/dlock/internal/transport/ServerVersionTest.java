@@ -37,4 +37,14 @@ class ServerVersionTest {
         assertThat(new ServerVersion(5, 9, 0).isSupported()).isFalse();
         assertThat(new ServerVersion(2, 8, 19).isSupported()).isFalse();
     }
+
+    @Test
+    void valkeyIsCheckedByItsCompatibleRedisLineAndNamedByItsOwn() {
+        String info = "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.1.1\r\n";
+        assertThat(ServerVersion.fromInfo(info)).contains(new ServerVersion(7, 2, 4));
+        assertThat(ServerVersion.serverName(info)).isEqualTo("Valkey 8.1.1 (redis_version 7.2.4)");
+        assertThat(ServerVersion.serverName("redis_version:8.0.2\n")).isEqualTo("Redis 8.0.2");
+        assertThat(ServerVersion.serverName("# Server\n")).isEqualTo("Redis (version unknown)");
+        assertThat(ServerVersion.serverName(null)).isEqualTo("Redis (version unknown)");
+    }
 }
