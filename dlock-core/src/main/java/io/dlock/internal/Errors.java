@@ -155,10 +155,33 @@ public final class Errors {
             return "Redis unreachable (" + t.getMessage() + ")";
         }
         if (t instanceof RedisCommandExecutionException) {
-            return "Redis error: " + t.getMessage();
+            return "Redis error: " + t.getMessage() + aclHint(t.getMessage());
         }
         String message = t.getMessage();
         return t.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    /**
+     * What an ACL refusal inside a script means for a dlock object, where the server's text does not say it: Redis
+     * 7.0 names the command ("can't publish to the channel mentioned in the command"), while Redis 7.2 and later and
+     * Valkey say "ACL failure in script: No permissions to access a channel" (or "a key"). A dlock script touches
+     * channels only to publish its wake-ups, so the channel case is a missing channel pattern in the user's rule.
+     *
+     * @return the hint, starting with a space, or "" for any other message
+     */
+    static String aclHint(String message) {
+        if (message == null) {
+            return "";
+        }
+        if (message.contains("No permissions to access a channel")) {
+            return " (the Redis user may not publish on this object's channel: its ACL rule lacks the channel's "
+                    + "pattern; see the README, \"Redis ACL\")";
+        }
+        if (message.contains("No permissions to access a key")) {
+            return " (the Redis user may not use one of this object's keys: its ACL rule lacks the key's pattern; see "
+                    + "the README, \"Redis ACL\")";
+        }
+        return "";
     }
 
     /**

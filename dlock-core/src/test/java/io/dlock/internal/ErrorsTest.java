@@ -41,4 +41,21 @@ class ErrorsTest {
         assertThat(Errors.isUnavailable(new LockException("the lock client is closed"))).isFalse();
         assertThat(Errors.isUnavailable(new IllegalMonitorStateException("not held"))).isFalse();
     }
+
+    /** Redis 7.2+, 8.0 and Valkey word a script's ACL refusal without naming the command; 7.0 names it. */
+    @Test
+    void anAclRefusalInAScriptSaysWhatTheUserLacksOnEveryServerLine() {
+        String valkeyAndRedis8 = "ERR ACL failure in script: No permissions to access a channel script: fd7c9f39, "
+                + "on @user_script:84.";
+        assertThat(Errors.toApi(new RedisCommandExecutionException(valkeyAndRedis8), "semaphore", "cart",
+                "trySetPermits").getMessage())
+                .startsWith("semaphore 'cart': trySetPermits failed: Redis error: ERR ACL failure in script")
+                .contains("may not publish on this object's channel", "Redis ACL");
+        assertThat(Errors.describe(new RedisCommandExecutionException(
+                "ERR ACL failure in script: No permissions to access a key script: 4f9a, on @user_script:3.")))
+                .contains("may not use one of this object's keys");
+        String redis70 = "ERR Error running script (call to f_4f9a): @user_script:32: The user executing the script "
+                + "can't publish to the channel mentioned in the command";
+        assertThat(Errors.describe(new RedisCommandExecutionException(redis70))).isEqualTo("Redis error: " + redis70);
+    }
 }
