@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -38,8 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 43 #2, for every kind: an acquisition whose caller cancels its future as the grant arrives leaves nothing
- * held. Client two holds the object, client one's async acquisition waits for it, client two lets go, and client one
- * cancels ({@code cancel(false)}) at one of two moments:
+ * held. Client two holds the object, client one's async acquisition waits for it (every other round with a wait
+ * limit, the deadline rule's path), client two lets go, and client one cancels ({@code cancel(false)}) at one of two
+ * moments:
  * <ul>
  *   <li>{@link Moment#GRANTED_NOT_HANDED_OVER}: the grant has completed the acquisition inside client one, and its
  *       hand-over to the caller's future waits in client one's executor ({@link HeldHandOvers}): every round crosses
@@ -51,9 +53,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * count back at 1 and the permit table empty) and client one must hold nothing ({@code heldLocks()}, leased permits):
  * waited for with a bounded poll, a round failing when the state is not reached in time. A cancel that lost the race
  * (the caller's future completed first) leaves the hold with the caller, who gives it back; such rounds are counted
- * apart. Rounds: 200 per kind and moment ({@code -Dcancel.rounds}; {@code -Dcancel.kinds=MULTI,FAIR}
- * runs only the kinds named so); after {@value #MAX_FAILURES} failed
- * rounds the kind stops (each failed round waits out the bound).
+ * apart. Rounds: 200 per kind and moment ({@code -Dcancel.rounds}; {@code -Dcancel.kinds=MULTI,FAIR} runs only the
+ * kinds named so); after {@value #MAX_FAILURES} failed rounds the kind stops (each failed round waits out the bound).
  */
 @ExtendWith(RedisExtension.class)
 @Timeout(value = 600, unit = SECONDS)
@@ -65,6 +66,8 @@ class CancelledAcquisitionIT {
     /** The swept cancel's delays after the release was sent: 0 to 3 ms in steps of 150 us (a grant's journey). */
     static final long SWEEP_STEP_NANOS = 150_000;
     static final int SWEEP_STEPS = 21;
+    /** The wait of the timed acquisitions (every other round): far longer than a round. */
+    static final Duration TIMED_WAIT = Duration.ofSeconds(30);
 
     enum Moment { GRANTED_NOT_HANDED_OVER, SWEPT }
 
@@ -110,7 +113,8 @@ class CancelledAcquisitionIT {
             rounds++;
             int round = rounds;
             subject.block();
-            CompletableFuture<?> acquisition = subject.start();
+            boolean timed = rounds % 2 == 0;
+            CompletableFuture<?> acquisition = subject.start(timed);
             Await.until(Subscribers.SETTLE, () -> acquisition.isDone() || Leaks.diagnostics(one).waiters() >= 1
                     && Subscribers.count(raw, subject.awaited()) >= 1, () -> "round " + round + ": client one waits"
                     + " for " + subject.awaited() + " (" + Leaks.diagnostics(one) + ", subscribers "
@@ -140,10 +144,14 @@ class CancelledAcquisitionIT {
             }
             if (!cancelled) {
                 lostTheRace++;
-                subject.giveBack(acquisition.get(10, SECONDS));
+                Object outcome = acquisition.get(10, SECONDS);
+                if (!Boolean.FALSE.equals(outcome) && !Optional.empty().equals(outcome)) {
+                    subject.giveBack(outcome);
+                }
             }
             if (!quietWithin(subject)) {
-                failures.add("round " + rounds + " (cancel " + (cancelled ? "won" : "lost") + "): " + subject.state()
+                failures.add("round " + rounds + (timed ? " timed" : "") + " (cancel " + (cancelled ? "won" : "lost")
+                        + "): " + subject.state()
                         + ", client one holds " + one.heldLocks() + ", leased permits "
                         + SemaphoreProbe.heldPermits(one));
                 subject.reset();
@@ -182,8 +190,11 @@ class CancelledAcquisitionIT {
         /** Client two lets go: the release sent. */
         CompletableFuture<?> unblockAsync();
 
-        /** Client one's async acquisition, from the test's thread. */
-        CompletableFuture<?> start();
+        /**
+         * Client one's async acquisition, from the test's thread: without a wait limit, or {@code timed} with a wait
+         * of {@link #TIMED_WAIT} (the path of the deadline rule).
+         */
+        CompletableFuture<?> start(boolean timed);
 
         /** The name whose channel client one waits on. */
         String awaited();
@@ -240,8 +251,8 @@ class CancelledAcquisitionIT {
         }
 
         @Override
-        public CompletableFuture<?> start() {
-            return mine.lockAsync();
+        public CompletableFuture<?> start(boolean timed) {
+            return timed ? mine.tryLockAsync(TIMED_WAIT.toMillis(), TimeUnit.MILLISECONDS) : mine.lockAsync();
         }
 
         @Override
@@ -280,8 +291,9 @@ class CancelledAcquisitionIT {
         MultiLock multi = one.getMultiLock(one.getLock(a), one.getLock(b));
         return new LockSubject(b, null, two.getLock(b)) {
             @Override
-            public CompletableFuture<?> start() {
-                return multi.lockAsync();
+            public CompletableFuture<?> start(boolean timed) {
+                return timed ? multi.tryLockAsync(TIMED_WAIT.toMillis(), DistributedLock.LEASE_WATCHDOG,
+                        TimeUnit.MILLISECONDS) : multi.lockAsync();
             }
 
             @Override
@@ -319,8 +331,8 @@ class CancelledAcquisitionIT {
             }
 
             @Override
-            public CompletableFuture<?> start() {
-                return mine.acquireAsync();
+            public CompletableFuture<?> start(boolean timed) {
+                return timed ? mine.tryAcquireAsync(1, TIMED_WAIT) : mine.acquireAsync();
             }
 
             @Override
@@ -369,8 +381,8 @@ class CancelledAcquisitionIT {
             }
 
             @Override
-            public CompletableFuture<?> start() {
-                return mine.acquireAsync();
+            public CompletableFuture<?> start(boolean timed) {
+                return timed ? mine.tryAcquireAsync(TIMED_WAIT) : mine.acquireAsync();
             }
 
             @Override
@@ -380,7 +392,7 @@ class CancelledAcquisitionIT {
 
             @Override
             public void giveBack(Object acquired) {
-                ((Permit) acquired).release();
+                (acquired instanceof Optional<?> some ? (Permit) some.orElseThrow() : (Permit) acquired).release();
             }
 
             @Override
