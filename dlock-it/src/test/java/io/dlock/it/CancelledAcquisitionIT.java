@@ -38,10 +38,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 43 #2, for every kind: an acquisition whose caller cancels its future as the grant arrives leaves nothing
- * held. Client two holds the object, client one's async acquisition waits for it (every other round with a wait
- * limit, the deadline rule's path), client two lets go, and client one cancels ({@code cancel(false)}) at one of two
- * moments:
+ * Issue 43 #2, for every kind (each lock kind, the multi-lock on two slots and on one, both semaphores): an
+ * acquisition whose caller cancels its future as the grant arrives leaves nothing held. Client two holds the object,
+ * client one's async acquisition waits for it (every other round with a wait limit, the deadline rule's path), client
+ * two lets go, and client one cancels ({@code cancel(false)}) at one of two moments:
  * <ul>
  *   <li>{@link Moment#GRANTED_NOT_HANDED_OVER}: the grant has completed the acquisition inside client one, and its
  *       hand-over to the caller's future waits in client one's executor ({@link HeldHandOvers}): every round crosses
@@ -71,7 +71,7 @@ class CancelledAcquisitionIT {
 
     enum Moment { GRANTED_NOT_HANDED_OVER, SWEPT }
 
-    enum Kind { PLAIN, FAIR, MULTI_TWO_SLOTS, MULTI_ONE_SLOT, SEMAPHORE, LEASED_SEMAPHORE }
+    enum Kind { PLAIN, FAIR, READ, WRITE, FENCED, MULTI_TWO_SLOTS, MULTI_ONE_SLOT, SEMAPHORE, LEASED_SEMAPHORE }
 
     RawRedis raw;
     HeldHandOvers handOvers;
@@ -221,6 +221,10 @@ class CancelledAcquisitionIT {
                     return super.quiet() && !raw.exists(RawRedis.fairQueue(base));
                 }
             };
+            // a reader waits for client two's writer; so does a writer
+            case READ -> readWrite(base, one.getReadWriteLock(base).readLock(), two);
+            case WRITE -> readWrite(base, one.getReadWriteLock(base).writeLock(), two);
+            case FENCED -> new LockSubject(base, one.getFencedLock(base), two.getFencedLock(base));
             case MULTI_TWO_SLOTS -> multi(base + ":a", base + ":b", two);
             case MULTI_ONE_SLOT -> multi("{" + base + "}:a", "{" + base + "}:b", two);
             case SEMAPHORE -> semaphore(base, two);
@@ -283,6 +287,21 @@ class CancelledAcquisitionIT {
             }
             theirs.forceUnlock();
         }
+    }
+
+    /** A side of a read-write lock that client two's writer holds: no key of the lock is left at quiescence. */
+    private Subject readWrite(String name, DistributedLock mine, LockClient two) {
+        return new LockSubject(name, mine, two.getReadWriteLock(name).writeLock()) {
+            @Override
+            public boolean quiet() {
+                return raw.keys().stream().noneMatch(key -> key.contains(name));
+            }
+
+            @Override
+            public String state() {
+                return super.state() + ", keys " + raw.keys().stream().filter(key -> key.contains(name)).toList();
+            }
+        };
     }
 
     /** A multi-lock of {@code a} and {@code b}: client two holds {@code b}, so client one takes {@code a} and waits. */
