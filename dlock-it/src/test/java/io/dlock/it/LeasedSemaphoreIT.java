@@ -224,6 +224,11 @@ class LeasedSemaphoreIT {
                 .hasMessageContaining("leased semaphore '" + name + "'").hasMessageContaining("permit table");
         assertThat(raw.sync().get(table)).as("the table's refusal changed nothing").isEqualTo("x");
         assertThat(raw.sync().get(name)).as("no permit taken without its id").isEqualTo("1");
+        assertThatThrownBy(semaphore::delete).as("a delete over a table of the wrong type removes neither key")
+                .isInstanceOf(NotALockException.class).hasMessageContaining("leased semaphore '" + name + "'")
+                .hasMessageContaining("permit table");
+        assertThat(raw.sync().get(table)).isEqualTo("x");
+        assertThat(raw.sync().get(name)).isEqualTo("1");
         raw.sync().del(table);
 
         // a release that meets a count which is no permit count gives nothing back and changes nothing
@@ -233,10 +238,22 @@ class LeasedSemaphoreIT {
                 .hasMessageContaining("leased semaphore '" + name + "'").hasMessageContaining("not a permit count");
         assertThat(raw.sync().zcard(table)).as("the permit stays in the table").isEqualTo(1);
         assertThat(raw.sync().get(name)).isEqualTo("many");
+        assertThatThrownBy(semaphore::delete).as("a delete over a string that is no permit count removes nothing")
+                .isInstanceOf(NotALockException.class).hasMessageContaining("leased semaphore '" + name + "'")
+                .hasMessageContaining("not a permit count");
+        assertThat(raw.sync().get(name)).isEqualTo("many");
+        assertThat(raw.sync().zcard(table)).isEqualTo(1);
         raw.sync().del(name, table);
         raw.sync().lpush(name + ":l", "a");
-        assertThatThrownBy(() -> client.getLeasedSemaphore(name + ":l").availablePermits())
-                .isInstanceOf(NotALockException.class).hasMessageContaining("list");
+        LeasedSemaphore onList = client.getLeasedSemaphore(name + ":l");
+        for (Runnable call : new Runnable[] {onList::availablePermits, onList::delete,
+                () -> onList.deleteAsync().join()}) {
+            assertThatThrownBy(call::run).satisfiesAnyOf(
+                    e -> assertThat(e).isInstanceOf(NotALockException.class),
+                    e -> assertThat(e).hasCauseInstanceOf(NotALockException.class))
+                    .hasMessageContaining("leased semaphore '" + name + ":l'").hasMessageContaining("list");
+        }
+        assertThat(raw.sync().lrange(name + ":l", 0, -1)).as("the list is left as it was").containsExactly("a");
         SemaphoreProbe.assertIdle(client);
     }
 

@@ -5,6 +5,7 @@ import io.dlock.LockClient;
 import io.dlock.LockException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
+import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Redissons;
 import io.dlock.it.support.Subscribers;
@@ -285,7 +286,8 @@ class MultiLockIT {
             }
             return held;
         });
-        awaitScriptCallsSettle("the waiter's attempts");
+        awaitWaiting(client, a, "the other owner waits in line for the multi-lock");
+        assertThat(waiter).as("waiting").isNotDone();
         long start = System.nanoTime();
         assertThat(workers.call(Duration.ofSeconds(10), () -> holder.tryLock(2, SECONDS))).isTrue();
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("tryLock re-entered at once")
@@ -303,6 +305,18 @@ class MultiLockIT {
         }
         assertThat(Workers.get(waiter, Duration.ofSeconds(20))).isTrue();
         assertThat(raw.exists(a) || raw.exists(b)).isFalse();
+    }
+
+    /**
+     * Waits until an owner of {@code client} is in line for {@code member}: the client has an acquisition waiting
+     * and listens on the member's channel (as the server says), which it does once it waits, whether behind an owner
+     * of its own (the local queue of a member, or the client's line for a group of members) or in Redis. A waiter
+     * that has not started yet fails this, where a quiet spell of script calls would pass.
+     */
+    void awaitWaiting(LockClient client, String member, String what) {
+        Await.until(Subscribers.SETTLE, () -> Leaks.diagnostics(client).waiters() >= 1
+                && Subscribers.count(raw, member) >= 1, () -> what + ": " + Leaks.diagnostics(client)
+                + ", subscribers of " + member + ": " + Subscribers.count(raw, member));
     }
 
     /** Waits until no script call was counted for 100 ms: whoever was attempting now sleeps in Redis. */

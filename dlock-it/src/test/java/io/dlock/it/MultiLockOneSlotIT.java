@@ -167,6 +167,7 @@ class MultiLockOneSlotIT extends MultiLockIT {
             }
             return held;
         });
+        awaitWaiting(client, a, "the first owner waits");
         awaitScriptCallsSettle("the first owner's attempts"); // it waits in Redis now
         long before = raw.scriptCalls();
         assertThat(workers.call(Duration.ofSeconds(10), () -> multi.tryLock(300, MILLISECONDS)))

@@ -129,18 +129,28 @@ class SemaphoreIT {
         raw.sync().hset(name, "cart", "3 apples");
         DistributedSemaphore semaphore = client.getSemaphore(name);
         for (Runnable call : new Runnable[] {semaphore::tryAcquire, semaphore::release, () -> semaphore.addPermits(2),
-                semaphore::drainPermits, () -> semaphore.trySetPermits(1), semaphore::availablePermits}) {
+                semaphore::drainPermits, () -> semaphore.trySetPermits(1), semaphore::availablePermits,
+                semaphore::delete}) {
             assertThatThrownBy(call::run).isInstanceOf(NotALockException.class)
                     .hasMessageContaining("semaphore '" + name + "'").hasMessageNotContaining("apples");
         }
         assertThatThrownBy(() -> semaphore.tryAcquire(1, Duration.ofSeconds(5)))
                 .as("a waiting acquisition is refused at once, not left waiting").isInstanceOf(NotALockException.class);
+        assertThatThrownBy(() -> semaphore.deleteAsync().join()).as("the async delete is refused in its future")
+                .hasCauseInstanceOf(NotALockException.class);
         assertThat(raw.hgetall(name)).containsExactlyEntriesOf(java.util.Map.of("cart", "3 apples"));
 
         raw.sync().set(name + ":s", "hello");
-        assertThatThrownBy(() -> client.getSemaphore(name + ":s").release()).isInstanceOf(NotALockException.class)
-                .hasMessageContaining("not a permit count");
+        DistributedSemaphore onString = client.getSemaphore(name + ":s");
+        for (Runnable call : new Runnable[] {onString::release, onString::delete}) {
+            assertThatThrownBy(call::run).isInstanceOf(NotALockException.class)
+                    .hasMessageContaining("semaphore '" + name + ":s'").hasMessageContaining("not a permit count");
+        }
         assertThat(raw.sync().get(name + ":s")).isEqualTo("hello");
+        raw.sync().rpush(name + ":l", "a", "b");
+        assertThatThrownBy(client.getSemaphore(name + ":l")::delete).isInstanceOf(NotALockException.class)
+                .hasMessageContaining("semaphore '" + name + ":l'").hasMessageContaining("list");
+        assertThat(raw.sync().lrange(name + ":l", 0, -1)).as("the list is left as it was").containsExactly("a", "b");
         SemaphoreProbe.assertIdle(client);
     }
 

@@ -17,7 +17,16 @@ public final class Callers {
      * by the abandon ({@link AcquireLoop#abandon}), and the owner's next acquisition waits for that cleanup
      * ({@code trackCleanup}, given the cleanup's future).
      *
-     * @param abandon abandons the acquisition, or null for an operation that is no acquisition
+     * <p>The cancel rule, for every kind: a cancelled acquisition leaves nothing held. The caller's future may be
+     * cancelled after {@code internal} completed with a grant and before the hand-over to the executor ran, so
+     * {@code abandon} must give back what a completed acquisition holds, not only cancel a pending one (as
+     * {@link AcquireLoop#abandon} and the multi-lock's do); and the future returned here is the caller's own: a value
+     * of the caller's type is mapped inside {@code internal}, never in a future derived from this one, whose cancel
+     * would no longer reach the acquisition once the hand-over ran (issue 43 #2: both left a multi-lock's members
+     * held and renewed by the watchdog).
+     *
+     * @param abandon abandons the acquisition, giving back what it holds if it completed with a grant; or null for
+     *                an operation that is no acquisition
      */
     public static <T> CompletableFuture<T> toCaller(Executor executor, Supplier<CompletableFuture<?>> abandon,
                                                     Consumer<CompletableFuture<?>> trackCleanup,

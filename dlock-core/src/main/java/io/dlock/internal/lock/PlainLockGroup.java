@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Plain locks of one client whose names share one hash slot, taken by one owner all at once or not at all: every
@@ -102,14 +103,16 @@ public final class PlainLockGroup {
     }
 
     /**
-     * Takes every member for {@code ownerId}, without blocking: the future completes on the client's executor;
-     * cancelling it abandons the acquisition.
+     * Takes every member for {@code ownerId}, without blocking: the future completes on the client's executor with
+     * {@code map} of whether every member is held (the caller's own value, mapped before the hand-over: see
+     * {@link Callers#toCaller}); cancelling it abandons the acquisition.
      */
-    public CompletableFuture<Boolean> acquireAsync(long waitNanos, long leaseMs, long ownerId) {
+    public <T> CompletableFuture<T> acquireAsync(long waitNanos, long leaseMs, long ownerId,
+                                                 Function<Boolean, T> map) {
         try {
             Turn turn = start(waitNanos, leaseMs, ownerId);
-            return Callers.toCaller(services.acquisitions().executor(), turn::abandon, cleanup -> trackCleanup(ownerId, cleanup),
-                    turn.result, Errors::unwrap);
+            return Callers.toCaller(services.acquisitions().executor(), turn::abandon,
+                    cleanup -> trackCleanup(ownerId, cleanup), turn.result.thenApply(map), Errors::unwrap);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

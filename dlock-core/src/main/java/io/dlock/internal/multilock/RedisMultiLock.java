@@ -14,7 +14,6 @@ import io.dlock.internal.lock.RedisLocks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -364,14 +363,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
     private CompletableFuture<Void> lockAsyncFor(long leaseTime, TimeUnit unit, long ownerId) {
         long leaseMs = leaseMillis(leaseTime, unit);
         checkLease(leaseMs);
-        CompletableFuture<Boolean> acquired = startAsync(WAIT_FOREVER, leaseMs, ownerId);
-        CompletableFuture<Void> user = acquired.thenApply(v -> (Void) null);
-        user.whenComplete((v, error) -> {
-            if (error instanceof CancellationException) {
-                acquired.cancel(false);
-            }
-        });
-        return user;
+        return startAsync(WAIT_FOREVER, leaseMs, ownerId, held -> (Void) null);
     }
 
     @Override
@@ -400,24 +392,24 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         if (waitMs < 0 && waitTime != WAIT_FOREVER) {
             throw new IllegalArgumentException(name + ": waitTime must be >= 0 or WAIT_FOREVER, was " + waitTime);
         }
-        return startAsync(waitMs, leaseMs, ownerId);
+        return startAsync(waitMs, leaseMs, ownerId, Function.identity());
     }
 
     /**
      * An async acquisition: of the group in one script, or member after member ({@link MultiLockAsync}, whose steps
-     * run on the threads that bring Redis's answers). Either way the caller's future completes on the client's
-     * executor, never on a Redis I/O thread ({@link Callers}); cancelling it cancels the acquisition.
+     * run on the threads that bring Redis's answers). Either way the caller's future is the one {@link Callers}
+     * hands over, with {@code map} of the outcome applied before (so a cancel of the caller's future always reaches
+     * the acquisition): it completes on the client's executor, never on a Redis I/O thread, and cancelling it gives
+     * the acquisition up ({@link MultiLockAsync#abandon}: members taken, the last one included, are given back).
      */
-    private CompletableFuture<Boolean> startAsync(long waitMs, long leaseMs, long ownerId) {
+    private <T> CompletableFuture<T> startAsync(long waitMs, long leaseMs, long ownerId, Function<Boolean, T> map) {
         if (group != null) {
-            return group.acquireAsync(PlainLockGroup.waitNanos(waitMs), leaseMs, ownerId);
+            return group.acquireAsync(PlainLockGroup.waitNanos(waitMs), leaseMs, ownerId, map);
         }
-        CompletableFuture<Boolean> acquisition = new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs,
-                leaseMs).start();
-        return Callers.toCaller(executor, () -> {
-            acquisition.cancel(false); // MultiLockAsync gives back what it took (its invariant)
-            return CompletableFuture.completedFuture(null);
-        }, cleanup -> { }, acquisition, Errors::unwrap);
+        MultiLockAsync acquisition = new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs);
+        // each member's give-back is recorded as its own cleanup (RedisLocks#releaseAsCleanup)
+        return Callers.toCaller(executor, acquisition::abandon, cleanup -> { }, acquisition.start().thenApply(map),
+                Errors::unwrap);
     }
 
     @Override
