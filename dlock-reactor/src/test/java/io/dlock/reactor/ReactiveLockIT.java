@@ -6,7 +6,6 @@ import io.dlock.LockInfo;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -32,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The reactive locks against a real Redis, under BlockHound: exclusion between subscriptions and clients, one owner
  * per subscription, cancellation that leaves nothing held, {@code withLock} releasing on complete, error and cancel.
  */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({NoBlocking.class, RedisExtension.class})
 @Timeout(value = 60, unit = SECONDS)
 class ReactiveLockIT {
     private static final Duration SETTLE = Duration.ofSeconds(5);
@@ -44,11 +43,6 @@ class ReactiveLockIT {
     private static final int ROUNDS = 120;
 
     private String name;
-
-    @BeforeAll
-    static void noBlocking() {
-        NoBlocking.install();
-    }
 
     @BeforeEach
     void name(TestInfo info) {
@@ -80,6 +74,7 @@ class ReactiveLockIT {
                 .expectError(BlockingOperationError.class)
                 .verify(VERIFY);
         StepVerifier.create(lock.forceUnlock()).expectNext(true).expectComplete().verify(VERIFY);
+        assertThat(NoBlocking.drain()).as("both blocking calls collected, for the check after each test").hasSize(2);
     }
 
     @Test

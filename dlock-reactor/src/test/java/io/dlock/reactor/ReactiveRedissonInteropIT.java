@@ -4,7 +4,6 @@ import io.dlock.LockClient;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -28,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * dlock's reactive lock and Redisson 4.7.0's reactive lock ({@code RLockReactive}) on one name: they exclude each
  * other and each one's release wakes the other's waiter (the wire of protocol.md §2).
  */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({NoBlocking.class, RedisExtension.class})
 @Timeout(value = 60, unit = SECONDS)
 class ReactiveRedissonInteropIT {
     private static final Duration VERIFY = Duration.ofSeconds(15);
@@ -37,11 +36,6 @@ class ReactiveRedissonInteropIT {
 
     private String name;
     private RedissonReactiveClient redisson;
-
-    @BeforeAll
-    static void noBlocking() {
-        NoBlocking.install();
-    }
 
     @BeforeEach
     void setUp(RedisServer redis, TestInfo info) {

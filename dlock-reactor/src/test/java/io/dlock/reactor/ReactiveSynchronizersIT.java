@@ -4,7 +4,6 @@ import io.dlock.LockClient;
 import io.dlock.Permit;
 import io.dlock.redisprocess.Await;
 import io.dlock.testkit.RedisExtension;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -25,18 +24,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The reactive semaphores and latch against a real Redis, under BlockHound. */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({NoBlocking.class, RedisExtension.class})
 @Timeout(value = 60, unit = SECONDS)
 class ReactiveSynchronizersIT {
     private static final Duration VERIFY = Duration.ofSeconds(15);
     private static final Duration SETTLE = Duration.ofSeconds(5);
 
     private String name;
-
-    @BeforeAll
-    static void noBlocking() {
-        NoBlocking.install();
-    }
 
     @BeforeEach
     void name(TestInfo info) {
