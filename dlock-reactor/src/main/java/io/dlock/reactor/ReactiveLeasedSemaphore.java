@@ -29,13 +29,13 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     private final LeasedSemaphore semaphore;
 
     ReactiveLeasedSemaphore(LockClient client, LeasedSemaphore semaphore) {
-        super(client, semaphore);
+        super(client, semaphore, KIND, 0);
         this.semaphore = semaphore;
     }
 
     /** @return emits a watchdog-renewed permit once one is free, waiting as long as it takes */
     public Mono<Permit> acquire() {
-        return one(() -> Grants.Started.of(semaphore.acquireAsync(), permit -> permit));
+        return one(() -> Grants.Started.of(semaphore.acquireAsync(), this::watched));
     }
 
     /**
@@ -45,7 +45,7 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      */
     public Mono<Permit> acquire(Duration lease) {
         Checks.lease(KIND, getName(), "leaseTime", lease);
-        return one(() -> Grants.Started.of(semaphore.acquireAsync(lease), permit -> permit));
+        return one(() -> Grants.Started.of(semaphore.acquireAsync(lease), this::watched));
     }
 
     /**
@@ -55,7 +55,8 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      */
     public Mono<Permit> tryAcquire(Duration wait) {
         Checks.waitTime(KIND, getName(), "waitTime", wait);
-        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait), found -> found.orElse(null)));
+        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait),
+                found -> found.map(this::watched).orElse(null)));
     }
 
     /**
@@ -65,7 +66,8 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     public Mono<Permit> tryAcquire(Duration wait, Duration lease) {
         Checks.waitTime(KIND, getName(), "waitTime", wait);
         Checks.lease(KIND, getName(), "leaseTime", lease);
-        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait, lease), found -> found.orElse(null)));
+        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait, lease),
+                found -> found.map(this::watched).orElse(null)));
     }
 
     /**
@@ -76,9 +78,9 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      * @throws IllegalArgumentException when {@code permits} is out of range
      */
     public Mono<List<Permit>> acquire(int permits) {
-        Checks.permits(KIND, getName(), permits);
-        return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits), Permits::new),
-                Permits::giveBack).map(Permits::list);
+        Checks.within(KIND, getName(), "permits", permits, 1, LeasedSemaphore.MAX_PERMITS_AT_ONCE);
+        return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits),
+                taken -> new Permits(taken.stream().map(this::watched).toList())), Permits::giveBack).map(Permits::list);
     }
 
     /**
@@ -100,7 +102,7 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      */
     public <T> Flux<T> withPermit(Function<? super Permit, ? extends Publisher<T>> work) {
         Checks.notNull(work, "work");
-        return Holding.using(acquire(), work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
+        return using(acquire(), work);
     }
 
     /**
@@ -115,12 +117,17 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
                                     Function<? super Permit, ? extends Publisher<T>> work) {
         Checks.notNull(acquisition, "acquisition");
         Checks.notNull(work, "work");
-        return Holding.using(acquisition, work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
+        return Holding.using(acquisition, work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack,
+                permit -> permit instanceof WatchedPermit watched ? watched.lost() : null);
     }
 
     /** @return emits the permits held now, by any client */
     public Mono<Integer> acquiredPermits() {
         return Grants.call(semaphore::acquiredPermitsAsync);
+    }
+
+    private Permit watched(Permit permit) {
+        return new WatchedPermit(client(), permit);
     }
 
     private Mono<Permit> one(Supplier<Grants.Started<Permit>> start) {

@@ -168,7 +168,7 @@ public final class ReactiveLock {
                                     Function<? super ReactiveHold, ? extends Publisher<T>> work) {
         Checks.notNull(acquisition, "acquisition");
         Checks.notNull(work, "work");
-        return Holding.using(acquisition, work, ReactiveHold::unlock, ReactiveHold::giveBack);
+        return Holding.using(acquisition, work, ReactiveHold::unlock, ReactiveHold::giveBack, ReactiveHold::lost);
     }
 
     /** @return emits whether any owner of any client holds the lock ({@link DistributedLock#isLocked()}) */
@@ -216,15 +216,15 @@ public final class ReactiveLock {
                 CompletableFuture<Long> token = waitMs == DistributedLock.WAIT_FOREVER
                         ? view.lockAndGetTokenAsync(leaseMs, TimeUnit.MILLISECONDS)
                         : view.tryLockAndGetTokenAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS);
-                return Grants.Started.of(token, t -> t == null ? null : ReactiveHold.fenced(view, owner, t));
+                return Grants.Started.of(token, t -> t == null ? null : ReactiveHold.fenced(client, view, owner, t));
             }
             DistributedLock view = lock.as(owner);
             if (waitMs == DistributedLock.WAIT_FOREVER) {
                 return Grants.Started.of(view.lockAsync(leaseMs, TimeUnit.MILLISECONDS),
-                        done -> ReactiveHold.of(view, owner));
+                        done -> ReactiveHold.of(client, view, owner));
             }
             return Grants.Started.of(view.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS),
-                    held -> held ? ReactiveHold.of(view, owner) : null);
+                    held -> held ? ReactiveHold.of(client, view, owner) : null);
         }, ReactiveHold::giveBack);
     }
 

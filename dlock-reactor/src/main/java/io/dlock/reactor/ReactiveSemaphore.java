@@ -26,7 +26,7 @@ public final class ReactiveSemaphore extends ReactivePermitCounter {
     private final DistributedSemaphore semaphore;
 
     ReactiveSemaphore(LockClient client, DistributedSemaphore semaphore) {
-        super(client, semaphore);
+        super(client, semaphore, KIND, Integer.MIN_VALUE);
         this.semaphore = semaphore;
     }
 
@@ -97,7 +97,8 @@ public final class ReactiveSemaphore extends ReactivePermitCounter {
      */
     public <T> Flux<T> withPermits(int permits, Supplier<? extends Publisher<T>> work) {
         Checks.notNull(work, "work");
-        return Holding.using(taken(permits, null), taken -> work.get(), Taken::release, Taken::giveBack);
+        return Holding.using(taken(permits, null), taken -> work.get(), Taken::release, Taken::giveBack,
+                taken -> null); // counted permits have no lease to lose
     }
 
     /** @return emits how many permits were taken: all those available ({@link DistributedSemaphore#drainPermits()}) */
