@@ -2,9 +2,11 @@ package io.dlock.reactor;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
+import io.dlock.LockLostException;
 import io.dlock.Permit;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
+import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,11 +14,14 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -84,6 +89,51 @@ class ReactiveHoldScopeIT {
             }
             return took;
         }, () -> theirs.availablePermits() == 2);
+    }
+
+    @Test
+    void aHoldLostWhileTheWorkRunsCancelsTheWorkThenFailsWithLockLostException(
+            @ClientSettings(watchdogTimeoutMillis = 600) LockClient a, LockClient b, RedisServer redis) {
+        ReactiveLock lock = ReactiveLockClient.of(a).getLock(name);
+        Sinks.One<ReactiveHold> entered = Sinks.one();
+        AtomicBoolean workCancelled = new AtomicBoolean();
+        StepVerifier.create(lock.withLock(hold -> Flux.<String>never()
+                        .doOnSubscribe(s -> entered.tryEmitValue(hold))
+                        .doOnCancel(() -> workCancelled.set(true))))
+                .expectSubscription()
+                .then(() -> {
+                    entered.asMono().block(SETTLE);
+                    assertThat(b.getLock(name).forceUnlock()).as("another client removes the hold").isTrue();
+                })
+                .expectErrorSatisfies(error -> {
+                    assertThat(error).isInstanceOf(LockLostException.class).hasMessageContaining(name)
+                            .hasMessageContaining("REMOVED");
+                    assertThat(workCancelled).as("the work was cancelled before the error").isTrue();
+                })
+                .verify(SETTLE);
+        assertThat(a.heldLocks()).isEmpty();
+        assertThat(ReactiveLockIT.exists(redis, name)).isFalse();
+    }
+
+    @Test
+    void aPermitLostWhileTheWorkRunsCancelsTheWorkThenFailsWithLockLostException(
+            @ClientSettings(watchdogTimeoutMillis = 600) LockClient a, LockClient b) {
+        ReactiveLeasedSemaphore semaphore = ReactiveLockClient.of(a).getLeasedSemaphore(name);
+        semaphore.trySetPermits(1).block(SETTLE);
+        Sinks.One<Permit> entered = Sinks.one();
+        AtomicBoolean workCancelled = new AtomicBoolean();
+        StepVerifier.create(semaphore.withPermit(permit -> Flux.<String>never()
+                        .doOnSubscribe(s -> entered.tryEmitValue(permit))
+                        .doOnCancel(() -> workCancelled.set(true))))
+                .expectSubscription()
+                .then(() -> assertThat(b.getLeasedSemaphore(name).tryRelease(entered.asMono().block(SETTLE).id()))
+                        .as("another client releases the permit's id").isTrue())
+                .expectErrorSatisfies(error -> {
+                    assertThat(error).isInstanceOf(LockLostException.class).hasMessageContaining(name);
+                    assertThat(workCancelled).as("the work was cancelled before the error").isTrue();
+                })
+                .verify(SETTLE);
+        StepVerifier.create(semaphore.availablePermits()).expectNext(1).expectComplete().verify(SETTLE);
     }
 
     /**

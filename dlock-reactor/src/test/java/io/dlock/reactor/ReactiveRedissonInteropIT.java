@@ -89,9 +89,10 @@ class ReactiveRedissonInteropIT {
 
         long[] releasedAt = new long[1];
         ReactiveHold[] received = new ReactiveHold[1];
+        long listening = Subscribers.count(redis, name);
         StepVerifier.create(ours.lock().publishOn(Schedulers.parallel()))
                 .expectSubscription()
-                .expectNoEvent(Duration.ofMillis(300))
+                .then(() -> Subscribers.awaitMoreThan(redis, name, listening))
                 .then(() -> {
                     releasedAt[0] = System.nanoTime();
                     theirs.unlock(REDISSON_OWNER).subscribe();
@@ -105,9 +106,10 @@ class ReactiveRedissonInteropIT {
         StepVerifier.create(theirs.tryLock(0, -1, MILLISECONDS, REDISSON_OWNER)).expectNext(false)
                 .expectComplete().verify(VERIFY);
         // Redisson waits; dlock's release wakes it
+        long redissonListening = Subscribers.count(redis, name);
         StepVerifier.create(theirs.tryLock(10_000, 60_000, MILLISECONDS, REDISSON_OWNER))
                 .expectSubscription()
-                .expectNoEvent(Duration.ofMillis(200))
+                .then(() -> Subscribers.awaitMoreThan(redis, name, redissonListening))
                 .then(() -> hold.unlock().subscribeOn(Schedulers.parallel()).subscribe())
                 .expectNext(true)
                 .expectComplete()
@@ -122,7 +124,8 @@ class ReactiveRedissonInteropIT {
         RLockReactive theirs = redisson.getLock(name);
         ReactiveLock ours = ReactiveLockClient.of(client).getLock(name);
         StepVerifier.create(theirs.lock(60_000, MILLISECONDS, REDISSON_OWNER)).expectComplete().verify(VERIFY);
-        StepVerifier.create(ours.lock()).expectSubscription().expectNoEvent(Duration.ofMillis(200)).thenCancel()
+        long listening = Subscribers.count(redis, name);
+        StepVerifier.create(ours.lock()).expectSubscription().then(() -> Subscribers.awaitMoreThan(redis, name, listening)).thenCancel()
                 .verify(VERIFY);
         StepVerifier.create(theirs.unlock(REDISSON_OWNER)).expectComplete().verify(VERIFY);
         StepVerifier.create(theirs.tryLock(1000, 60_000, MILLISECONDS, REDISSON_OWNER + 1)).expectNext(true)
