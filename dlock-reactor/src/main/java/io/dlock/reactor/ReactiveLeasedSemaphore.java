@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 /**
  * A semaphore of leased permits for Reactor pipelines, over {@link LeasedSemaphore} (Redisson's
  * {@code RPermitExpirableSemaphore} wire): each permit has an id and a lease, and comes back by itself when its
- * holder dies. The emitted {@link Permit}s are the core's handles: release one with {@link #release(Permit)} (or its
- * own {@code releaseAsync()}); {@link #withPermit(Function)} does it around a publisher.
+ * holder dies. The emitted {@link Permit}s act as the core's handles (each method is the core permit's): release one
+ * with {@link #release(Permit)} (or its own {@code releaseAsync()}); {@link #withPermit(Function)} does it around a
+ * publisher.
  *
  * <p>Same contract as {@link ReactiveLock}: lazy (each subscription acquires anew), cancellation leaves no permit
  * held (one granted as the cancel came is released), nothing blocks, signals on the client's executor, bad arguments
@@ -80,7 +81,8 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     public Mono<List<Permit>> acquire(int permits) {
         Checks.within(KIND, getName(), "permits", permits, 1, LeasedSemaphore.MAX_PERMITS_AT_ONCE);
         return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits),
-                taken -> new Permits(taken.stream().map(this::watched).toList())), Permits::giveBack).map(Permits::list);
+                        taken -> new Permits(taken.stream().map(this::watched).toList())), Permits::giveBack)
+                .map(Permits::list);
     }
 
     /**
@@ -96,7 +98,11 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
 
     /**
      * Holds one watchdog-renewed permit exactly while the publisher from {@code work} runs: takes it when
-     * subscribed, subscribes to the work, releases it when the work completes, fails or is cancelled.
+     * subscribed, subscribes to the work, releases it when the work completes, fails or is cancelled. The rules of
+     * {@link ReactiveLock#withLock(Function)} hold: a cancel goes through the work before the permit is released (and
+     * a cancel while waiting never calls the work), and a permit lost while the work runs (its id released by another
+     * client, its lease run out, the semaphore deleted) cancels the work, then fails the Flux with
+     * {@link io.dlock.LockLostException} naming the semaphore.
      *
      * @throws NullPointerException when {@code work} is null
      */
@@ -108,8 +114,10 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     /**
      * The work of {@link #withPermit(Function)} over any acquisition of one permit of this class, such as
      * {@code tryAcquire(wait, lease)}: the permit is held exactly while the work runs, and released when it completes,
-     * fails or is cancelled (also when the cancel crosses the grant). When the acquisition completes empty, the work
-     * is not run and the Flux completes empty.
+     * fails or is cancelled (also when the cancel crosses the grant), with {@code withPermit}'s rules for a cancel and
+     * a lost permit (a fixed lease that runs out before the work ends is a lost permit). When the acquisition
+     * completes empty, the work is not run and the Flux completes empty. A permit that no method of this class
+     * emitted is held and released the same way, but not watched for loss.
      *
      * @throws NullPointerException when an argument is null
      */

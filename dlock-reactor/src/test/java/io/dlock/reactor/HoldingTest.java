@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link Holding}'s order of events without Redis: the work's cancellation runs before the give-back, a lost grant
- * cancels the work before it is given back and then fails downstream, and a cancel that wins over the work's start never
- * calls the work.
+ * cancels the work before it is given back and then fails downstream, and a cancel that wins over the work's start
+ * never calls the work.
  */
 class HoldingTest {
     private static final Duration VERIFY = Duration.ofSeconds(10);

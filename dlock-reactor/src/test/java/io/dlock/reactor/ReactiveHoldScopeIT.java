@@ -93,7 +93,7 @@ class ReactiveHoldScopeIT {
 
     @Test
     void aHoldLostWhileTheWorkRunsCancelsTheWorkThenFailsWithLockLostException(
-            @ClientSettings(watchdogTimeoutMillis = 600) LockClient a, LockClient b, RedisServer redis) {
+            @ClientSettings(watchdogTimeoutMillis = 3000) LockClient a, LockClient b, RedisServer redis) {
         ReactiveLock lock = ReactiveLockClient.of(a).getLock(name);
         Sinks.One<ReactiveHold> entered = Sinks.one();
         AtomicBoolean workCancelled = new AtomicBoolean();
@@ -117,7 +117,7 @@ class ReactiveHoldScopeIT {
 
     @Test
     void aPermitLostWhileTheWorkRunsCancelsTheWorkThenFailsWithLockLostException(
-            @ClientSettings(watchdogTimeoutMillis = 600) LockClient a, LockClient b) {
+            @ClientSettings(watchdogTimeoutMillis = 3000) LockClient a, LockClient b) {
         ReactiveLeasedSemaphore semaphore = ReactiveLockClient.of(a).getLeasedSemaphore(name);
         semaphore.trySetPermits(1).block(SETTLE);
         Sinks.One<Permit> entered = Sinks.one();

@@ -125,7 +125,8 @@ class ReactiveRedissonInteropIT {
         ReactiveLock ours = ReactiveLockClient.of(client).getLock(name);
         StepVerifier.create(theirs.lock(60_000, MILLISECONDS, REDISSON_OWNER)).expectComplete().verify(VERIFY);
         long listening = Subscribers.count(redis, name);
-        StepVerifier.create(ours.lock()).expectSubscription().then(() -> Subscribers.awaitMoreThan(redis, name, listening)).thenCancel()
+        StepVerifier.create(ours.lock()).expectSubscription()
+                .then(() -> Subscribers.awaitMoreThan(redis, name, listening)).thenCancel()
                 .verify(VERIFY);
         StepVerifier.create(theirs.unlock(REDISSON_OWNER)).expectComplete().verify(VERIFY);
         StepVerifier.create(theirs.tryLock(1000, 60_000, MILLISECONDS, REDISSON_OWNER + 1)).expectNext(true)
