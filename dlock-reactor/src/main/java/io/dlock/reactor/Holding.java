@@ -29,7 +29,8 @@ import java.util.function.Function;
  *       rounds); one further down that runs after the cancel still misses a cancel that overtakes the work's
  *       subscription (the operators between hand it on only when the work's subscription arrives);</li>
  *   <li>the grant is lost while the work runs ({@code lost}): the work is cancelled (and its cancellation runs),
- *       then the grant is released, then downstream fails with the watch's {@link io.dlock.LockLostException}.</li>
+ *       then the grant is given back without waiting for an answer (a lost hold has nothing left to wait for), then
+ *       downstream fails with the watch's {@link io.dlock.LockLostException}.</li>
  * </ul>
  * Clean-up that the work hands to another thread (a {@code usingWhen}'s asynchronous cancel, a {@code cancelOn}) is
  * not waited for: a cancel has no completion signal in Reactive Streams.
