@@ -31,18 +31,25 @@ public final class ReactiveCountDownLatch {
         return latch.getName();
     }
 
-    /** @return emits whether the count was set: only when the latch was not set (or had reached zero) */
+    /**
+     * @param count the count, from 1 to {@link DistributedCountDownLatch#MAX_COUNT}
+     * @return emits whether the count was set: only when the latch was not set (or had reached zero)
+     * @throws IllegalArgumentException when {@code count} is out of range
+     */
     public Mono<Boolean> trySetCount(long count) {
+        count(count);
         return Grants.call(() -> latch.trySetCountAsync(count));
     }
 
     /**
      * {@link #trySetCount(long)} with a time to live for the latch's key.
      *
-     * @throws IllegalArgumentException when {@code ttl} is shorter than 1 ms or longer than
-     *                                  {@link DistributedCountDownLatch#MAX_TTL}
+     * @throws IllegalArgumentException when {@code count} is out of range, or {@code ttl} is shorter than 1 ms or
+     *                                  longer than {@link DistributedCountDownLatch#MAX_TTL}
+     * @throws NullPointerException     when {@code ttl} is null
      */
     public Mono<Boolean> trySetCount(long count, Duration ttl) {
+        count(count);
         Checks.lease(KIND, getName(), "ttl", ttl);
         return Grants.call(() -> latch.trySetCountAsync(count, ttl));
     }
@@ -85,6 +92,10 @@ public final class ReactiveCountDownLatch {
     /** @return emits a read-only snapshot of the latch ({@link LockClient#inspectCountDownLatch(String)}) */
     public Mono<LatchInfo> inspect() {
         return Grants.call(() -> client.inspectCountDownLatchAsync(getName()));
+    }
+
+    private void count(long count) {
+        Checks.within(KIND, getName(), "count", count, 1, DistributedCountDownLatch.MAX_COUNT);
     }
 
     @Override

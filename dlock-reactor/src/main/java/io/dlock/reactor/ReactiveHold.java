@@ -2,6 +2,7 @@ package io.dlock.reactor;
 
 import io.dlock.DistributedLock;
 import io.dlock.FencedLock;
+import io.dlock.LockClient;
 import io.dlock.LockOwner;
 import reactor.core.publisher.Mono;
 
@@ -18,12 +19,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * their work when subscribed, and the other methods answer from memory.
  */
 public final class ReactiveHold {
+    private final LockClient client;
     private final DistributedLock view;
     private final LockOwner owner;
     private final Long token;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    ReactiveHold(DistributedLock view, LockOwner owner, Long token) {
+    private ReactiveHold(LockClient client, DistributedLock view, LockOwner owner, Long token) {
+        this.client = client;
         this.view = view;
         this.owner = owner;
         this.token = token;
@@ -99,12 +102,21 @@ public final class ReactiveHold {
         }
     }
 
-    static ReactiveHold of(DistributedLock view, LockOwner owner) {
-        return new ReactiveHold(view, owner, null);
+    /**
+     * Fails with {@link io.dlock.LockLostException} when the client reports this hold lost ({@link LossWatch}): any
+     * hold of this owner, which only this subscription has.
+     */
+    Mono<Void> lost() {
+        return LossWatch.watch(client, event -> event.ownerId() == owner.id(), () -> view.leaseValidFor().isZero(),
+                lockName(), "lock '" + lockName() + "': the hold of " + owner);
     }
 
-    static ReactiveHold fenced(FencedLock view, LockOwner owner, long token) {
-        return new ReactiveHold(view, owner, token);
+    static ReactiveHold of(LockClient client, DistributedLock view, LockOwner owner) {
+        return new ReactiveHold(client, view, owner, null);
+    }
+
+    static ReactiveHold fenced(LockClient client, FencedLock view, LockOwner owner, long token) {
+        return new ReactiveHold(client, view, owner, token);
     }
 
     @Override

@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 /**
  * A semaphore of leased permits for Reactor pipelines, over {@link LeasedSemaphore} (Redisson's
  * {@code RPermitExpirableSemaphore} wire): each permit has an id and a lease, and comes back by itself when its
- * holder dies. The emitted {@link Permit}s are the core's handles: release one with {@link #release(Permit)} (or its
- * own {@code releaseAsync()}); {@link #withPermit(Function)} does it around a publisher.
+ * holder dies. The emitted {@link Permit}s act as the core's handles (each method is the core permit's): release one
+ * with {@link #release(Permit)} (or its own {@code releaseAsync()}); {@link #withPermit(Function)} does it around a
+ * publisher.
  *
  * <p>Same contract as {@link ReactiveLock}: lazy (each subscription acquires anew), cancellation leaves no permit
  * held (one granted as the cancel came is released), nothing blocks, signals on the client's executor, bad arguments
@@ -29,13 +30,13 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     private final LeasedSemaphore semaphore;
 
     ReactiveLeasedSemaphore(LockClient client, LeasedSemaphore semaphore) {
-        super(client, semaphore);
+        super(client, semaphore, KIND, 0);
         this.semaphore = semaphore;
     }
 
     /** @return emits a watchdog-renewed permit once one is free, waiting as long as it takes */
     public Mono<Permit> acquire() {
-        return one(() -> Grants.Started.of(semaphore.acquireAsync(), permit -> permit));
+        return one(() -> Grants.Started.of(semaphore.acquireAsync(), this::watched));
     }
 
     /**
@@ -45,7 +46,7 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      */
     public Mono<Permit> acquire(Duration lease) {
         Checks.lease(KIND, getName(), "leaseTime", lease);
-        return one(() -> Grants.Started.of(semaphore.acquireAsync(lease), permit -> permit));
+        return one(() -> Grants.Started.of(semaphore.acquireAsync(lease), this::watched));
     }
 
     /**
@@ -55,7 +56,8 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      */
     public Mono<Permit> tryAcquire(Duration wait) {
         Checks.waitTime(KIND, getName(), "waitTime", wait);
-        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait), found -> found.orElse(null)));
+        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait),
+                found -> found.map(this::watched).orElse(null)));
     }
 
     /**
@@ -65,7 +67,8 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     public Mono<Permit> tryAcquire(Duration wait, Duration lease) {
         Checks.waitTime(KIND, getName(), "waitTime", wait);
         Checks.lease(KIND, getName(), "leaseTime", lease);
-        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait, lease), found -> found.orElse(null)));
+        return one(() -> Grants.Started.of(semaphore.tryAcquireAsync(wait, lease),
+                found -> found.map(this::watched).orElse(null)));
     }
 
     /**
@@ -76,9 +79,10 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
      * @throws IllegalArgumentException when {@code permits} is out of range
      */
     public Mono<List<Permit>> acquire(int permits) {
-        Checks.permits(KIND, getName(), permits);
-        return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits), Permits::new),
-                Permits::giveBack).map(Permits::list);
+        Checks.within(KIND, getName(), "permits", permits, 1, LeasedSemaphore.MAX_PERMITS_AT_ONCE);
+        return Grants.acquire(() -> Grants.Started.of(semaphore.acquireAsync(permits),
+                        taken -> new Permits(taken.stream().map(this::watched).toList())), Permits::giveBack)
+                .map(Permits::list);
     }
 
     /**
@@ -94,20 +98,26 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
 
     /**
      * Holds one watchdog-renewed permit exactly while the publisher from {@code work} runs: takes it when
-     * subscribed, subscribes to the work, releases it when the work completes, fails or is cancelled.
+     * subscribed, subscribes to the work, releases it when the work completes, fails or is cancelled. The rules of
+     * {@link ReactiveLock#withLock(Function)} hold: a cancel goes through the work before the permit is released (and
+     * a cancel while waiting never calls the work), and a permit lost while the work runs (its id released by another
+     * client, its lease run out, the semaphore deleted) cancels the work, then fails the Flux with
+     * {@link io.dlock.LockLostException} naming the semaphore.
      *
      * @throws NullPointerException when {@code work} is null
      */
     public <T> Flux<T> withPermit(Function<? super Permit, ? extends Publisher<T>> work) {
         Checks.notNull(work, "work");
-        return Holding.using(acquire(), work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
+        return using(acquire(), work);
     }
 
     /**
      * The work of {@link #withPermit(Function)} over any acquisition of one permit of this class, such as
      * {@code tryAcquire(wait, lease)}: the permit is held exactly while the work runs, and released when it completes,
-     * fails or is cancelled (also when the cancel crosses the grant). When the acquisition completes empty, the work
-     * is not run and the Flux completes empty.
+     * fails or is cancelled (also when the cancel crosses the grant), with {@code withPermit}'s rules for a cancel and
+     * a lost permit (a fixed lease that runs out before the work ends is a lost permit). When the acquisition
+     * completes empty, the work is not run and the Flux completes empty. A permit that no method of this class
+     * emitted is held and released the same way, but not watched for loss.
      *
      * @throws NullPointerException when an argument is null
      */
@@ -115,12 +125,17 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
                                     Function<? super Permit, ? extends Publisher<T>> work) {
         Checks.notNull(acquisition, "acquisition");
         Checks.notNull(work, "work");
-        return Holding.using(acquisition, work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack);
+        return Holding.using(acquisition, work, ReactiveLeasedSemaphore::releaseOnce, ReactiveLeasedSemaphore::giveBack,
+                permit -> permit instanceof WatchedPermit watched ? watched.lost() : null);
     }
 
     /** @return emits the permits held now, by any client */
     public Mono<Integer> acquiredPermits() {
         return Grants.call(semaphore::acquiredPermitsAsync);
+    }
+
+    private Permit watched(Permit permit) {
+        return new WatchedPermit(client(), permit);
     }
 
     private Mono<Permit> one(Supplier<Grants.Started<Permit>> start) {

@@ -30,7 +30,8 @@ import java.util.function.Function;
  *       (the core's lost-reply rule). Cancelling after the hold was emitted does not release it: the hold belongs to
  *       whoever received it. A cancel that crosses the emission is the subscriber's to settle (Reactor's own
  *       operators may drop a value that arrives after their cancel); {@link #withLock(Function)} and
- *       {@link #using(Mono, Function)} settle it, releasing on every path.</li>
+ *       {@link #using(Mono, Function)} settle it, releasing on every path, and release only after a cancel has gone
+ *       through their work.</li>
  *   <li><b>Never blocks.</b> No method blocks the calling thread or a subscriber's thread; signals are emitted on
  *       the client's executor ({@link io.dlock.LockClientConfig.Builder#executor}), never on a Redis I/O thread.
  *       Use {@code publishOn} to continue elsewhere.</li>
@@ -135,6 +136,19 @@ public final class ReactiveLock {
      * fails or is cancelled, and the returned Flux terminates after the release. A cancel while waiting for the lock
      * leaves nothing held and never calls {@code work}.
      *
+     * <p><b>A cancel stops the work before the hold ends.</b> A cancel of the returned Flux ({@code dispose()},
+     * {@code timeout}, {@code take(n)}, a {@code switchMap} switch) goes to the work first, and the lock is released
+     * only once that cancel has returned from the work: what the work's cancel path does on the cancelling thread
+     * ({@code doOnCancel}, {@code doFinally}, cancelling a call in flight) has ended before another owner can get in.
+     * Clean-up the work hands to another thread is not waited for (a cancel has no completion signal). Unlike
+     * {@code Flux.usingWhen}, whose cancel hook runs beside the cancel of the work.
+     *
+     * <p><b>A lost hold fails the Flux.</b> When the client finds the hold gone while the work runs (another client's
+     * {@code forceUnlock}, the key deleted, Redis restarted without it, renewals failing until the lease ran out, the
+     * client closed), the work is cancelled first, then the Flux fails with {@link io.dlock.LockLostException}
+     * naming the lock: the reactive form of {@link LockClient#addLeaseLostListener}. The client finds a loss at its
+     * next renewal, every third of the watchdog timeout.
+     *
      * <p>A failed release is the Flux's error after a completed work (the hold then ends with its lease), and is
      * added to the work's own error as suppressed; after a cancel nobody hears of it but Reactor's dropped-error hook.
      *
@@ -148,8 +162,10 @@ public final class ReactiveLock {
     }
 
     /**
-     * {@link #withLock(Function)} with a fixed lease: the hold ends when the work ends or when the lease runs out,
-     * whichever comes first.
+     * {@link #withLock(Function)} with a fixed lease, which bounds the work: when the lease runs out before the work
+     * ends, the hold is lost, so the work is cancelled and the Flux fails with {@link io.dlock.LockLostException}
+     * (the client counts the lease out a little before Redis does, so the work is cancelled before another owner can
+     * get in, unless the clocks drift apart by more than that margin).
      *
      * @throws NullPointerException     when an argument is null
      * @throws IllegalArgumentException when {@code lease} is out of range
@@ -160,7 +176,8 @@ public final class ReactiveLock {
 
     /**
      * The work of {@link #withLock(Function)} over any acquisition of this package's locks, such as
-     * {@code tryLock(wait)}: when the acquisition completes empty, the work is not run and the Flux completes empty.
+     * {@code tryLock(wait)}, with its rules for a cancel and a lost hold: when the acquisition completes empty, the
+     * work is not run and the Flux completes empty.
      *
      * @throws NullPointerException when an argument is null
      */
@@ -168,7 +185,7 @@ public final class ReactiveLock {
                                     Function<? super ReactiveHold, ? extends Publisher<T>> work) {
         Checks.notNull(acquisition, "acquisition");
         Checks.notNull(work, "work");
-        return Holding.using(acquisition, work, ReactiveHold::unlock, ReactiveHold::giveBack);
+        return Holding.using(acquisition, work, ReactiveHold::unlock, ReactiveHold::giveBack, ReactiveHold::lost);
     }
 
     /** @return emits whether any owner of any client holds the lock ({@link DistributedLock#isLocked()}) */
@@ -216,15 +233,15 @@ public final class ReactiveLock {
                 CompletableFuture<Long> token = waitMs == DistributedLock.WAIT_FOREVER
                         ? view.lockAndGetTokenAsync(leaseMs, TimeUnit.MILLISECONDS)
                         : view.tryLockAndGetTokenAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS);
-                return Grants.Started.of(token, t -> t == null ? null : ReactiveHold.fenced(view, owner, t));
+                return Grants.Started.of(token, t -> t == null ? null : ReactiveHold.fenced(client, view, owner, t));
             }
             DistributedLock view = lock.as(owner);
             if (waitMs == DistributedLock.WAIT_FOREVER) {
                 return Grants.Started.of(view.lockAsync(leaseMs, TimeUnit.MILLISECONDS),
-                        done -> ReactiveHold.of(view, owner));
+                        done -> ReactiveHold.of(client, view, owner));
             }
             return Grants.Started.of(view.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS),
-                    held -> held ? ReactiveHold.of(view, owner) : null);
+                    held -> held ? ReactiveHold.of(client, view, owner) : null);
         }, ReactiveHold::giveBack);
     }
 

@@ -109,9 +109,11 @@ public final class ReactiveLockClient {
 
     /**
      * @return emits a read-only snapshot of the lock {@code name} ({@link LockClient#inspect(String)})
-     * @throws IllegalArgumentException when {@code name} is not a valid lock name
+     * @throws NullPointerException     when {@code name} is null
+     * @throws IllegalArgumentException when {@code name} is blank (not a valid lock name)
      */
     public reactor.core.publisher.Mono<LockInfo> inspect(String name) {
+        Checks.name(name);
         return Grants.call(() -> client.inspectAsync(name));
     }
 

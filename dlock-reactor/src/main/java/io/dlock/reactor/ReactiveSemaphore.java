@@ -26,7 +26,7 @@ public final class ReactiveSemaphore extends ReactivePermitCounter {
     private final DistributedSemaphore semaphore;
 
     ReactiveSemaphore(LockClient client, DistributedSemaphore semaphore) {
-        super(client, semaphore);
+        super(client, semaphore, KIND, Integer.MIN_VALUE);
         this.semaphore = semaphore;
     }
 
@@ -90,14 +90,17 @@ public final class ReactiveSemaphore extends ReactivePermitCounter {
     /**
      * Holds {@code permits} permits exactly while the publisher from {@code work} runs: takes them when subscribed
      * (waiting as long as it takes), subscribes to the work, and gives them back when it completes, fails or is
-     * cancelled. A cancel while waiting for the permits leaves none taken and never calls {@code work}.
+     * cancelled. A cancel while waiting for the permits leaves none taken and never calls {@code work}; a cancel
+     * while it runs goes through the work before the permits are given back (the rule of
+     * {@link ReactiveLock#withLock(Function)}). Counted permits have no lease, so none is ever lost.
      *
      * @throws NullPointerException     when {@code work} is null
      * @throws IllegalArgumentException when {@code permits} is below 1
      */
     public <T> Flux<T> withPermits(int permits, Supplier<? extends Publisher<T>> work) {
         Checks.notNull(work, "work");
-        return Holding.using(taken(permits, null), taken -> work.get(), Taken::release, Taken::giveBack);
+        return Holding.using(taken(permits, null), taken -> work.get(), Taken::release, Taken::giveBack,
+                taken -> null); // counted permits have no lease to lose
     }
 
     /** @return emits how many permits were taken: all those available ({@link DistributedSemaphore#drainPermits()}) */

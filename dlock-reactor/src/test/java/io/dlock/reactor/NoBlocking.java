@@ -1,12 +1,22 @@
 package io.dlock.reactor;
 
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
 /**
- * BlockHound for the reactive tests: a blocking call on a thread that must never block fails the call with
- * {@code BlockingOperationError}, which the StepVerifiers of the tests then see as an error. Each one is also printed
- * with its stack, since an error thrown deep inside a library callback may never reach a test.
+ * BlockHound for the reactive tests, as a JUnit extension ({@code @ExtendWith(NoBlocking.class)}): a blocking call on a
+ * thread that must never block fails the call with {@code BlockingOperationError}, which the StepVerifiers of the
+ * tests may see as an error. Each one is also <b>collected</b>, since an error thrown deep inside a library callback or
+ * on a Redis I/O thread may never reach a test, and after each test the extension fails the test when any was
+ * collected during it ({@link #assertNone()}). A test that provokes them on purpose takes them with {@link #drain()}.
  *
  * <p>Threads checked: Reactor's non-blocking schedulers (BlockHound's Reactor integration) and Netty's event loops,
  * that is Lettuce's I/O threads (Netty's integration). The tests subscribe on, and move signals to,
@@ -25,14 +35,24 @@ import reactor.blockhound.BlockingOperationError;
  *       while another thread holds the connection's exclusive writer lock; Lettuce's own wait, for every user.</li>
  * </ul>
  */
-final class NoBlocking {
-    private NoBlocking() {
+final class NoBlocking implements BeforeAllCallback, AfterEachCallback {
+    /** The blocking calls seen since the last {@link #drain()}, on whatever thread. */
+    private static final Queue<BlockingOperationError> SEEN = new ConcurrentLinkedQueue<>();
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        install();
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        assertNone();
     }
 
     /**
-     * Installs the check once per JVM; later calls do nothing. Every test class calls it in {@code @BeforeAll}: it
-     * must come before the JVM first uses Reactor's schedulers, or errors thrown on their workers escape the
-     * operators (seen when a class without it ran first).
+     * Installs the check once per JVM; later calls do nothing. It must come before the JVM first uses Reactor's
+     * schedulers, or errors thrown on their workers escape the operators (seen when a class without it ran first):
+     * the extension installs it before the test class's own {@code @BeforeAll} methods.
      */
     static void install() {
         BlockHound.install(builder -> builder
@@ -40,9 +60,29 @@ final class NoBlocking {
                 .allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
                 .blockingMethodCallback(method -> {
                     BlockingOperationError error = new BlockingOperationError(method);
-                    System.err.println("BLOCKING CALL on " + Thread.currentThread().getName() + ": " + method);
-                    error.printStackTrace();
+                    error.addSuppressed(new IllegalStateException("on thread " + Thread.currentThread().getName()));
+                    SEEN.add(error);
                     throw error;
                 }));
+    }
+
+    /** @return the blocking calls seen since the last drain, oldest first; forgets them */
+    static List<BlockingOperationError> drain() {
+        List<BlockingOperationError> seen = new ArrayList<>();
+        for (BlockingOperationError error = SEEN.poll(); error != null; error = SEEN.poll()) {
+            seen.add(error);
+        }
+        return seen;
+    }
+
+    /** @throws AssertionError when a blocking call was seen since the last drain, with each one as suppressed */
+    static void assertNone() {
+        List<BlockingOperationError> seen = drain();
+        if (!seen.isEmpty()) {
+            AssertionError failure = new AssertionError(seen.size() + " blocking call(s) on threads that must never "
+                    + "block, the first: " + seen.get(0).getMessage());
+            seen.forEach(failure::addSuppressed);
+            throw failure;
+        }
     }
 }

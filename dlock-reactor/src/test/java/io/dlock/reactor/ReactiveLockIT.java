@@ -6,7 +6,6 @@ import io.dlock.LockInfo;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.blockhound.BlockingOperationError;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The reactive locks against a real Redis, under BlockHound: exclusion between subscriptions and clients, one owner
  * per subscription, cancellation that leaves nothing held, {@code withLock} releasing on complete, error and cancel.
  */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({NoBlocking.class, RedisExtension.class})
 @Timeout(value = 60, unit = SECONDS)
 class ReactiveLockIT {
     private static final Duration SETTLE = Duration.ofSeconds(5);
@@ -44,11 +44,6 @@ class ReactiveLockIT {
     private static final int ROUNDS = 120;
 
     private String name;
-
-    @BeforeAll
-    static void noBlocking() {
-        NoBlocking.install();
-    }
 
     @BeforeEach
     void name(TestInfo info) {
@@ -80,6 +75,7 @@ class ReactiveLockIT {
                 .expectError(BlockingOperationError.class)
                 .verify(VERIFY);
         StepVerifier.create(lock.forceUnlock()).expectNext(true).expectComplete().verify(VERIFY);
+        assertThat(NoBlocking.drain()).as("both blocking calls collected, for the check after each test").hasSize(2);
     }
 
     @Test
@@ -160,9 +156,10 @@ class ReactiveLockIT {
         ReactiveLock ours = ReactiveLockClient.of(a).getLock(name);
         ReactiveHold held = theirs.lock().block(VERIFY);
 
+        long listening = Subscribers.count(redis, name);
         StepVerifier.create(ours.lock())
                 .expectSubscription()
-                .expectNoEvent(Duration.ofMillis(300))
+                .then(() -> Subscribers.awaitMoreThan(redis, name, listening))
                 .thenCancel()
                 .verify(VERIFY);
         StepVerifier.create(held.unlock()).expectComplete().verify(VERIFY);
@@ -176,22 +173,31 @@ class ReactiveLockIT {
     @Test
     void aCancelRacingTheGrantNeverLeavesTheLockHeld(LockClient a, LockClient b, RedisServer redis) {
         // withLock subscriptions cancelled at random moments around the release that grants them the lock: before
-        // the grant, as it arrives, or while the work runs; each time the lock must end up free
+        // the grant, as it arrives, or while the work runs; each time the lock must end up free. Every fourth round
+        // cancels once the work runs, so that the cancels inside the work are sure to be there.
         ReactiveLock theirs = ReactiveLockClient.of(b).getLock(name);
         ReactiveLock ours = ReactiveLockClient.of(a).getLock(name);
-        AtomicInteger entered = new AtomicInteger();
+        AtomicInteger called = new AtomicInteger();
+        AtomicInteger cancelledInside = new AtomicInteger();
         for (int i = 0; i < ROUNDS; i++) {
             ReactiveHold held = theirs.lock().block(VERIFY);
-            var waiting = ours.withLock(hold -> Mono.fromRunnable(entered::incrementAndGet).then(Mono.never()))
+            Sinks.Empty<Void> running = Sinks.empty();
+            var waiting = ours.withLock(hold -> {
+                        called.incrementAndGet();
+                        return Mono.fromRunnable(running::tryEmitEmpty).then(Mono.never())
+                                .doOnCancel(cancelledInside::incrementAndGet);
+                    })
                     .subscribeOn(Schedulers.parallel())
                     .subscribe();
-            long cancelAfterMicros = ThreadLocalRandom.current().nextLong(0, 3000);
             held.unlock().subscribeOn(Schedulers.parallel()).subscribe();
-            Mono.delay(Duration.ofNanos(cancelAfterMicros * 1000)).doOnNext(t -> waiting.dispose()).block(VERIFY);
+            Mono<?> cancelWhen = i % 4 == 0 ? running.asMono()
+                    : Mono.delay(Duration.ofNanos(ThreadLocalRandom.current().nextLong(0, 3000) * 1000));
+            cancelWhen.then(Mono.fromRunnable(waiting::dispose)).block(VERIFY);
             Await.until(SETTLE, () -> a.heldLocks().isEmpty() && !exists(redis, name),
                     () -> "lock free after a cancel; held: " + a.heldLocks());
         }
-        assertThat(entered.get()).as("cancelled inside the work").isBetween(0, ROUNDS);
+        assertThat(cancelledInside.get()).as("every work called was cancelled inside").isEqualTo(called.get());
+        assertThat(cancelledInside.get()).as("cancels that landed inside the work").isGreaterThanOrEqualTo(ROUNDS / 4);
     }
 
     @Test
@@ -244,12 +250,13 @@ class ReactiveLockIT {
     }
 
     @Test
-    void aWaiterOfAnotherClientGetsTheLockWhenItIsReleased(LockClient a, LockClient b) {
+    void aWaiterOfAnotherClientGetsTheLockWhenItIsReleased(LockClient a, LockClient b, RedisServer redis) {
         ReactiveHold held = ReactiveLockClient.of(b).getLock(name).lock().block(VERIFY);
         ReactiveLock ours = ReactiveLockClient.of(a).getLock(name);
+        long listening = Subscribers.count(redis, name);
         StepVerifier.create(ours.lock().flatMap(hold -> hold.unlock().thenReturn("acquired")))
                 .expectSubscription()
-                .expectNoEvent(Duration.ofMillis(200))
+                .then(() -> Subscribers.awaitMoreThan(redis, name, listening))
                 .then(() -> held.unlock().subscribe())
                 .expectNext("acquired")
                 .expectComplete()

@@ -4,7 +4,6 @@ import io.dlock.LockClient;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -28,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * dlock's reactive lock and Redisson 4.7.0's reactive lock ({@code RLockReactive}) on one name: they exclude each
  * other and each one's release wakes the other's waiter (the wire of protocol.md §2).
  */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({NoBlocking.class, RedisExtension.class})
 @Timeout(value = 60, unit = SECONDS)
 class ReactiveRedissonInteropIT {
     private static final Duration VERIFY = Duration.ofSeconds(15);
@@ -37,11 +36,6 @@ class ReactiveRedissonInteropIT {
 
     private String name;
     private RedissonReactiveClient redisson;
-
-    @BeforeAll
-    static void noBlocking() {
-        NoBlocking.install();
-    }
 
     @BeforeEach
     void setUp(RedisServer redis, TestInfo info) {
@@ -95,9 +89,10 @@ class ReactiveRedissonInteropIT {
 
         long[] releasedAt = new long[1];
         ReactiveHold[] received = new ReactiveHold[1];
+        long listening = Subscribers.count(redis, name);
         StepVerifier.create(ours.lock().publishOn(Schedulers.parallel()))
                 .expectSubscription()
-                .expectNoEvent(Duration.ofMillis(300))
+                .then(() -> Subscribers.awaitMoreThan(redis, name, listening))
                 .then(() -> {
                     releasedAt[0] = System.nanoTime();
                     theirs.unlock(REDISSON_OWNER).subscribe();
@@ -111,9 +106,10 @@ class ReactiveRedissonInteropIT {
         StepVerifier.create(theirs.tryLock(0, -1, MILLISECONDS, REDISSON_OWNER)).expectNext(false)
                 .expectComplete().verify(VERIFY);
         // Redisson waits; dlock's release wakes it
+        long redissonListening = Subscribers.count(redis, name);
         StepVerifier.create(theirs.tryLock(10_000, 60_000, MILLISECONDS, REDISSON_OWNER))
                 .expectSubscription()
-                .expectNoEvent(Duration.ofMillis(200))
+                .then(() -> Subscribers.awaitMoreThan(redis, name, redissonListening))
                 .then(() -> hold.unlock().subscribeOn(Schedulers.parallel()).subscribe())
                 .expectNext(true)
                 .expectComplete()
@@ -128,7 +124,9 @@ class ReactiveRedissonInteropIT {
         RLockReactive theirs = redisson.getLock(name);
         ReactiveLock ours = ReactiveLockClient.of(client).getLock(name);
         StepVerifier.create(theirs.lock(60_000, MILLISECONDS, REDISSON_OWNER)).expectComplete().verify(VERIFY);
-        StepVerifier.create(ours.lock()).expectSubscription().expectNoEvent(Duration.ofMillis(200)).thenCancel()
+        long listening = Subscribers.count(redis, name);
+        StepVerifier.create(ours.lock()).expectSubscription()
+                .then(() -> Subscribers.awaitMoreThan(redis, name, listening)).thenCancel()
                 .verify(VERIFY);
         StepVerifier.create(theirs.unlock(REDISSON_OWNER)).expectComplete().verify(VERIFY);
         StepVerifier.create(theirs.tryLock(1000, 60_000, MILLISECONDS, REDISSON_OWNER + 1)).expectNext(true)

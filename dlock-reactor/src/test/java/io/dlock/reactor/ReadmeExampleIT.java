@@ -2,7 +2,6 @@ package io.dlock.reactor;
 
 import io.dlock.LockClient;
 import io.dlock.testkit.RedisExtension;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
@@ -14,13 +13,8 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The README's example ("Project Reactor"), compiled and run: keep the two in step. */
-@ExtendWith(RedisExtension.class)
+@ExtendWith({NoBlocking.class, RedisExtension.class})
 class ReadmeExampleIT {
-
-    @BeforeAll
-    static void noBlocking() {
-        NoBlocking.install();
-    }
 
     static class NightlyReport {
         Flux<String> run(LockClient client) {

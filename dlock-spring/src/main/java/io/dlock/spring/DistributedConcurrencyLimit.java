@@ -60,8 +60,11 @@ import java.lang.annotation.Target;
  * asynchronous or lazy results, which would run after the permit is given back, except a declared {@code Mono} or
  * {@code Flux} (with {@code io.dlock:dlock-reactor} on the class path): each subscription holds one permit from the
  * subscription until the publisher completes, fails or is cancelled, {@link ConcurrencyLimitReachedException} being
- * the error signal under {@link WhenBusy#THROW} and an empty completion the result under {@link WhenBusy#SKIP}.
- * Subscriptions do not nest in each other's permits, and a permit whose lease ended is not reported there.
+ * the error signal under {@link WhenBusy#THROW} and an empty completion the result under {@link WhenBusy#SKIP}. A
+ * cancel goes through the method's publisher before the permit is given back, and a permit lost while it runs (its
+ * lease ended, its id released elsewhere) cancels it and fails the call with {@link io.dlock.LockLostException} (the
+ * rules of dlock-reactor's {@code ReactiveLeasedSemaphore.withPermit}). Subscriptions do not nest in each other's
+ * permits.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

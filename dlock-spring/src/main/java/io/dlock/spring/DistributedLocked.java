@@ -56,8 +56,10 @@ import java.lang.annotation.Target;
  * {@code Flux} is locked per subscription, when {@code io.dlock:dlock-reactor} is on the class path (refused at
  * start-up otherwise): the call returns a deferred publisher of the same type at once, and each subscription to it
  * acquires the lock for an owner of its own, calls the method, subscribes to the publisher it returned, and releases
- * when that publisher completes, fails or is cancelled. A method subscribed twice acquires twice; subscriptions never
- * re-enter each other's holds (nor a synchronous call's). {@link #waitTime()} and {@link #leaseTime()} are the
+ * when that publisher completes, fails or is cancelled; a cancel goes through the method's publisher before the
+ * release, and a hold lost while it runs cancels it and fails the call with {@link io.dlock.LockLostException} (the
+ * rules of dlock-reactor's {@code ReactiveLock.withLock}). A method subscribed twice acquires twice; subscriptions
+ * never re-enter each other's holds (nor a synchronous call's). {@link #waitTime()} and {@link #leaseTime()} are the
  * acquisition's; a lock still busy is the error signal {@link LockBusyException} under {@link WhenBusy#THROW} and an
  * empty completion under {@link WhenBusy#SKIP}. A {@code Mono} emits its value after the release, a {@code Flux} its
  * elements while the lock is held. {@link #minHoldTime()} other than {@code "0"} is refused at start-up, and

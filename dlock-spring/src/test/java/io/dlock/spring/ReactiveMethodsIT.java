@@ -1,5 +1,7 @@
 package io.dlock.spring;
 
+import io.dlock.DistributedLock;
+import io.dlock.LeasedSemaphore;
 import io.dlock.LockClient;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
@@ -39,6 +41,12 @@ class ReactiveMethodsIT {
         final AtomicInteger maxRunning = new AtomicInteger();
         final AtomicInteger runs = new AtomicInteger();
         volatile Sinks.Empty<Void> gate = Sinks.empty();
+        /** The cancel clean-up of {@link Jobs#cleansUpOnCancel}: runs on the cancelling thread. */
+        volatile Runnable cleanUp = () -> { };
+
+        Mono<String> cleansUpOnCancel() {
+            return Mono.<String>never().doOnSubscribe(s -> runs.incrementAndGet()).doOnCancel(() -> cleanUp.run());
+        }
 
         <T> Flux<T> tracked(Publisher<T> work) {
             return Flux.defer(() -> {
@@ -112,6 +120,16 @@ class ReactiveMethodsIT {
         @DistributedConcurrencyLimit(name = "rx:limit", permits = 2, waitTime = "forever")
         public Mono<Integer> limited() {
             return Mono.from(shared.tracked(Mono.delay(Duration.ofMillis(20)).thenReturn(1)));
+        }
+
+        @DistributedLocked(name = "rx:cleanup")
+        public Mono<String> cleansUpOnCancel() {
+            return shared.cleansUpOnCancel();
+        }
+
+        @DistributedConcurrencyLimit(name = "rx:limit-cleanup", permits = 1)
+        public Mono<String> limitedCleansUpOnCancel() {
+            return shared.cleansUpOnCancel();
         }
 
         @DistributedConcurrencyLimit(name = "rx:limit-gate", permits = 1)
@@ -205,6 +223,43 @@ class ReactiveMethodsIT {
         subscription.dispose();
         Await.until(TIMEOUT, () -> !observer.getLock("rx:cancel").isLocked(), "released on cancel");
         assertThat(b.tryOnce("cancel").block(TIMEOUT)).isEqualTo("ran");
+    }
+
+    /**
+     * The method's Mono is cancelled first and its cancel clean-up runs to its end, then the lock (the permit) is
+     * released: another client's attempt made inside that clean-up never gets in. Before dlock-reactor's hold scope
+     * ran the release after the cancel, it got in 5 of 5 times for the lock.
+     */
+    @Test
+    void aCancelReleasesOnlyAfterTheMethodsPublisherCleanedUp(LockClient observer) {
+        int rounds = 5;
+        AtomicInteger gotIn = new AtomicInteger();
+        DistributedLock theirs = observer.getLock("rx:cleanup");
+        LeasedSemaphore theirPermits = observer.getLeasedSemaphore("rx:limit-cleanup");
+        for (int i = 0; i < rounds; i++) {
+            int round = i;
+            shared.cleanUp = () -> {
+                if (theirs.tryLock()) {
+                    gotIn.incrementAndGet();
+                    theirs.unlock();
+                }
+            };
+            Disposable locked = a.cleansUpOnCancel().subscribe();
+            Await.until(TIMEOUT, () -> shared.runs.get() == 2 * round + 1, "the locked method runs");
+            locked.dispose();
+            Await.until(TIMEOUT, () -> !theirs.isLocked(), "released after the cancel");
+
+            shared.cleanUp = () -> theirPermits.tryAcquire().ifPresent(permit -> {
+                gotIn.incrementAndGet();
+                permit.release();
+            });
+            Disposable limited = a.limitedCleansUpOnCancel().subscribe();
+            Await.until(TIMEOUT, () -> shared.runs.get() == 2 * round + 2, "the limited method runs");
+            limited.dispose();
+            Await.until(TIMEOUT, () -> theirPermits.availablePermits() == 1, "the permit back after the cancel");
+        }
+        assertThat(gotIn).as("attempts that got in during the cancel clean-up of " + rounds + " locked and "
+                + rounds + " limited calls").hasValue(0);
     }
 
     @Test
