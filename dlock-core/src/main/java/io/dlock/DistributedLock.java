@@ -321,9 +321,15 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      * a 30 s watchdog lease is counted as 30 s − 302 ms, a 2 s lease as 2 s − 22 ms. Since Redis starts the TTL no
      * earlier than the request was sent, the result never runs past the hold's expiry in Redis unless the clocks
      * drift apart by more than the margin. For a read hold of a read-write lock, whose acquisitions each expire on
-     * their own, it is the longest of them. It does not notice that Redis lost the hold early (a restart without
-     * persistence, a failover, {@code forceUnlock}); the client's {@link LeaseLostListener}s are told of those at
-     * the next renewal.
+     * their own, it is the longest of them.
+     *
+     * <p>A change that another client makes (a {@code PEXPIRE} that shortens the TTL, a {@code forceUnlock}, a
+     * restart without persistence, a failover) is seen at the latest at the client's next watchdog round, every third
+     * of the watchdog timeout, for holds with a fixed lease and watchdog holds alike, and not before: the round reads
+     * a fixed-lease hold's TTL back (no longer counted past it from then on; a longer TTL is not adopted), and renews a
+     * watchdog hold, which sets its TTL back to at least the watchdog timeout (so a foreign shortening lasts until
+     * then). A hold found gone reads {@link Duration#ZERO} from then on, and the client's {@link LeaseLostListener}s
+     * are told ({@code REMOVED}).
      *
      * @return a positive duration, or {@link Duration#ZERO} when the calling thread holds nothing, the hold was found
      * lost, or the counted lease has run out

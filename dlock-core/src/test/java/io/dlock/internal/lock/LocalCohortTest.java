@@ -56,7 +56,7 @@ class LocalCohortTest {
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
     /** Never called: the renewer is not started, so no renewal round runs. */
     private final RenewalSender renewal = (holds, leaseMs) ->
-            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
 
     private LocalCohort cohort(int maxHandoffs) {
         return new LocalCohort(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs, HEAD_START_MS * MS);
