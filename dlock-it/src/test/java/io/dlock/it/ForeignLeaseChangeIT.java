@@ -146,7 +146,8 @@ class ForeignLeaseChangeIT {
     /** @return the ms the permit's lease has left by the server's clock, 0 when it is not in the table */
     private long permitKeptMs(String id) {
         Long left = raw.sync().eval("local id = ARGV[1]:gsub('..', function(h)"
-                + " return string.char(tonumber(h, 16)) end) local score = redis.call('zscore', KEYS[1], id) if not score then return 0 end"
+                + " return string.char(tonumber(h, 16)) end)"
+                + " local score = redis.call('zscore', KEYS[1], id) if not score then return 0 end"
                 + " local t = redis.call('time') return math.max(0, math.floor(tonumber(score)"
                 + " - (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))))",
                 ScriptOutputType.INTEGER, new String[] {"{" + name + "}:timeout"}, id);

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * command timeout (a short wait under a long command timeout tells the two apart). What it leaves is cleaned up once
  * Redis answers again, and the owner's next acquisition works. The wait ends 100 ms into a silence, short of a
  * command timeout: Redis is not yet known unavailable, so it answers {@code false}, a slow answer (a
- * {@link io.dlock.LockException} before issue 43; {@code SlowAnswerIT} checks the failure once the silence lasted a command
- * timeout).
+ * {@link io.dlock.LockException} before issue 43; {@code SlowAnswerIT} checks the failure once the silence lasted a
+ * command timeout).
  */
 @ExtendWith(RedisExtension.class)
 @ClientSettings(commandTimeoutMillis = WaitLimitDuringOutageIT.COMMAND_TIMEOUT_MS, watchdogTimeoutMillis = 9_000)

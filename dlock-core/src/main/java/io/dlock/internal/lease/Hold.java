@@ -188,10 +188,10 @@ public final class Hold implements LockEventListener.Hold {
     }
 
     /**
-     * Redis keeps the hold at most {@code leaseMs} from {@code sentAtNanos} (a check sent then read its TTL back: another
-     * client may have shortened it): the validity becomes the sooner of what it was and that, never later. A request
-     * sent after the check that sets the TTL again (a re-entry, an extension, a partial release) is answered after it
-     * (one connection answers in order), so its own record comes last.
+     * Redis keeps the hold at most {@code leaseMs} from {@code sentAtNanos} (a check sent then read its TTL back:
+     * another client may have shortened it): the validity becomes the sooner of what it was and that, never later. A
+     * request sent after the check that sets the TTL again (a re-entry, an extension, a partial release) is answered
+     * after it (one connection answers in order), so its own record comes last.
      */
     synchronized void keptAtMost(long sentAtNanos, long leaseMs) {
         if (leaseMs > MAX_LEASE_MS) {

@@ -239,8 +239,9 @@ public final class LeaseRenewer implements AutoCloseable {
 
     /**
      * One round: report holds that ran out, then renew the watchdog holds and read back the fixed-lease ones, unless
-     * the previous round is still waiting for Redis. The next round is scheduled first, so a renewal that hangs (Redis paused, network gone) never delays
-     * the check of deadlines: a hold whose lease runs out meanwhile is reported at the next round.
+     * the previous round is still waiting for Redis. The next round is scheduled first, so a renewal that hangs (Redis
+     * paused, network gone) never delays the check of deadlines: a hold whose lease runs out meanwhile is reported at
+     * the next round.
      */
     void tick() {
         if (closed) {

@@ -139,7 +139,7 @@ final class PermitWatchdog {
         });
     }
 
-    /** Sends each semaphore's permits in chunks of {@link #BATCH_SIZE}: renewed to {@code leaseMs}, or read back (0). */
+    /** Sends each semaphore's permits in chunks of {@link #BATCH_SIZE}: renewed to {@code leaseMs}, or read (0). */
     private void sendInBatches(Map<SemaphoreKeys, List<LeasedPermit>> bySemaphore, long leaseMs,
                                List<CompletableFuture<Boolean>> calls) {
         for (Map.Entry<SemaphoreKeys, List<LeasedPermit>> entry : bySemaphore.entrySet()) {

@@ -672,8 +672,8 @@ class LocalCohortTest {
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
-                WakeMode.ONE, gate, cleanup -> { }), new LoopWaiting(hub, clock, WATCHDOG_MS, new Outage(time, () -> false)),
-                deadlineNanos, false);
+                WakeMode.ONE, gate, cleanup -> { }),
+                new LoopWaiting(hub, clock, WATCHDOG_MS, new Outage(time, () -> false)), deadlineNanos, false);
     }
 
     /**
