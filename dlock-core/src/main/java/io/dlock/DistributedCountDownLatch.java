@@ -56,9 +56,11 @@ import java.util.concurrent.TimeUnit;
  * (the message names the parameter and the latch), and {@link LockException} when Redis fails or does not answer
  * within the command timeout, when the client is closed, or when the latch's key holds something that is not a latch
  * count ({@link NotALockException}: another type, or a string that is no integer; the message names the latch and the
- * key's type, and nothing is changed). A timed await returns by its deadline plus 20 ms even while Redis is silent:
- * {@code false} when a check had found the latch closed, a {@link LockException} when none was answered. Async methods never throw for Redis failures; their futures fail with the same exceptions, and
- * complete on the client's executor.
+ * key's type, and nothing is changed). A timed await returns by its deadline plus 20 ms even while Redis is silent,
+ * by the locks' rule (<a href="DistributedLock.html#slow-answer">a slow answer is a "no"</a>): {@code false} when a
+ * check had found the latch closed, or when its check is unanswered while Redis is healthy; a {@link LockException}
+ * only when Redis is unavailable (connection down, or no answer for a command timeout). Async methods never throw
+ * for Redis failures; their futures fail with the same exceptions, and complete on the client's executor.
  */
 public interface DistributedCountDownLatch {
 
@@ -137,10 +139,12 @@ public interface DistributedCountDownLatch {
      *
      * @param timeout how long to wait; 0 (or less) means one check
      * @param unit    the unit of {@code timeout}; a timeout longer than {@link #MAX_TTL} means no limit
-     * @return {@code true} when the latch is open, {@code false} when the time ran out first
+     * @return {@code true} when the latch is open, {@code false} when the time ran out first (also when the last check
+     *         was still unanswered while Redis is healthy: a slow answer is a "no")
      * @throws InterruptedException if interrupted while waiting
      * @throws LockLostException    when Redis lost the latch during this await (see the class comment)
-     * @throws LockException        when Redis fails or does not answer by the deadline (a timed wait is not retried)
+     * @throws LockException        when Redis fails, or is unavailable at the deadline (connection down, or no answer
+     *                              for a command timeout; a timed wait is not retried)
      */
     @Blocking
     boolean await(long timeout, TimeUnit unit) throws InterruptedException;
@@ -188,7 +192,8 @@ public interface DistributedCountDownLatch {
 
     /**
      * Async {@link #await(long, TimeUnit)}: completes with {@code true} when the latch is open, {@code false} when the
-     * time ran out first. Cancellable as {@link #awaitAsync()}.
+     * time ran out first (also for a slow answer), with a {@link LockException} when Redis is unavailable, as there.
+     * Cancellable as {@link #awaitAsync()}.
      */
     CompletableFuture<Boolean> awaitAsync(long timeout, TimeUnit unit);
 

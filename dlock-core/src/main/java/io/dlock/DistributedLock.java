@@ -70,6 +70,17 @@ import java.util.concurrent.locks.Lock;
  *       {@code tryLock()}, {@code unlock}, {@code forceUnlock}, the queries and their async twins — fails with
  *       {@link LockException} within about the command timeout; nothing is retried behind the caller's back.</li>
  * </ul>
+ * <p id="slow-answer"><b>A slow answer is a "no", an unavailable Redis an exception</b> (every timed wait of every
+ * kind: {@code tryLock} with a wait time, the semaphores' timed {@code tryAcquire}, the latch's timed {@code await},
+ * blocking, async and reactive). A timed wait returns by its deadline plus 20 ms, whether or not Redis answered its
+ * last attempt. If that attempt is still unanswered while Redis is healthy — its connection up, and no command of the
+ * client left without an answer for a whole command timeout — the wait answers {@code false} (empty, not opened), as
+ * {@code java.util.concurrent} and Redisson do, so {@code if (lock.tryLock(wait))} needs no {@code catch} for a loaded
+ * server; what the late answer grants is given back as soon as it arrives, so nothing stays held (the lost-reply
+ * rule). Only when Redis is unavailable — the connection down, or no answer for a command timeout — does the wait
+ * fail with {@link LockException} ("Redis did not answer in time"), so an outage is not reported as a busy lock. The
+ * first command timeout of a silence cannot be told from a slow answer: a wait that ends within it answers
+ * {@code false}. A wait that Redis answered before (the lock was busy) answers {@code false} in any case.
  * A failure that Redis will not get over by itself ({@code WRONGTYPE} on the lock's key, a script error) ends every
  * acquisition at once with {@link LockException}. With {@link LockClientConfig.Builder#syncReplicas(int,
  * java.time.Duration) syncReplicas}, an acquisition that too few replicas confirmed counts as unavailable (it is
@@ -180,8 +191,12 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      * Tries to acquire the lock with a watchdog lease, waiting at most {@code waitTime}.
      *
      * @param waitTime how long to wait; {@code 0} means one attempt, {@link #WAIT_FOREVER} no limit
-     * @return whether the lock is now held by the current thread
+     * @return whether the lock is now held by the current thread; {@code false} also when the wait ended with Redis's
+     *         answer still on its way while Redis is healthy (<a href="#slow-answer">a slow answer is a "no"</a>;
+     *         a late grant is given back)
      * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
+     * @throws LockException        when Redis is unavailable (connection down, or no answer for a command timeout)
+     *                              or fails; nothing is held then
      */
     @Override
     @Blocking
@@ -192,8 +207,10 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      *
      * @param waitTime  how long to wait; {@code 0} means one attempt, {@link #WAIT_FOREVER} no limit
      * @param leaseTime the lease, or {@link #LEASE_WATCHDOG}
-     * @return whether the lock is now held by the current thread
+     * @return whether the lock is now held by the current thread; {@code false} also for a slow answer, as
+     *         {@link #tryLock(long, TimeUnit)}
      * @throws InterruptedException if interrupted while waiting; nothing is left behind in Redis
+     * @throws LockException        when Redis is unavailable or fails, as {@link #tryLock(long, TimeUnit)}
      */
     @Blocking
     boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
@@ -304,9 +321,15 @@ public interface DistributedLock extends Lock, DistributedLockAsync {
      * a 30 s watchdog lease is counted as 30 s − 302 ms, a 2 s lease as 2 s − 22 ms. Since Redis starts the TTL no
      * earlier than the request was sent, the result never runs past the hold's expiry in Redis unless the clocks
      * drift apart by more than the margin. For a read hold of a read-write lock, whose acquisitions each expire on
-     * their own, it is the longest of them. It does not notice that Redis lost the hold early (a restart without
-     * persistence, a failover, {@code forceUnlock}); the client's {@link LeaseLostListener}s are told of those at
-     * the next renewal.
+     * their own, it is the longest of them.
+     *
+     * <p>A change that another client makes (a {@code PEXPIRE} that shortens the TTL, a {@code forceUnlock}, a
+     * restart without persistence, a failover) is seen at the latest at the client's next watchdog round, every third
+     * of the watchdog timeout, for holds with a fixed lease and watchdog holds alike, and not before: the round reads
+     * a fixed-lease hold's TTL back (no longer counted past it from then on; a longer TTL is not adopted), and renews a
+     * watchdog hold, which sets its TTL back to at least the watchdog timeout (so a foreign shortening lasts until
+     * then). A hold found gone reads {@link Duration#ZERO} from then on, and the client's {@link LeaseLostListener}s
+     * are told ({@code REMOVED}).
      *
      * @return a positive duration, or {@link Duration#ZERO} when the calling thread holds nothing, the hold was found
      * lost, or the counted lease has run out

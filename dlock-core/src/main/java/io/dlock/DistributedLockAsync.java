@@ -49,7 +49,12 @@ public interface DistributedLockAsync {
     /** Async {@link DistributedLock#tryLock()} for the current thread (on a view: its owner). */
     CompletableFuture<Boolean> tryLockAsync();
 
-    /** Async {@link DistributedLock#tryLock(long, TimeUnit)} for the current thread (on a view: its owner): a watchdog lease. */
+    /**
+     * Async {@link DistributedLock#tryLock(long, TimeUnit)} for the current thread (on a view: its owner): a watchdog
+     * lease. The same rule for a slow answer: the future completes with {@code false} when the wait ends with Redis's
+     * answer still on its way while Redis is healthy (a late grant is given back), exceptionally with a
+     * {@link LockException} only when Redis is unavailable ({@link DistributedLock}, "a slow answer is a no").
+     */
     default CompletableFuture<Boolean> tryLockAsync(long waitTime, TimeUnit unit) {
         return tryLockAsync(waitTime, DistributedLock.LEASE_WATCHDOG, unit);
     }
@@ -73,7 +78,11 @@ public interface DistributedLockAsync {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** Async {@link DistributedLock#tryLock(long, long, TimeUnit)} for the current thread (on a view: its owner); cancellable. */
+    /**
+     * Async {@link DistributedLock#tryLock(long, long, TimeUnit)} for the current thread (on a view: its owner);
+     * cancellable. A slow answer completes it with {@code false}, an unavailable Redis with a {@link LockException}, as
+     * {@link #tryLockAsync(long, TimeUnit)}.
+     */
     CompletableFuture<Boolean> tryLockAsync(long waitTime, long leaseTime, TimeUnit unit);
 
     /**

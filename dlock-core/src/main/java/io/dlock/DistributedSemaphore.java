@@ -55,9 +55,11 @@ import java.util.concurrent.CompletableFuture;
  * where Redisson's may keep them. A change that would take the count outside a Java {@code int} is refused with
  * {@link IllegalArgumentException}, nothing written.
  *
- * <p><b>Timed waits</b> return by their deadline (plus 20 ms) even while Redis is silent: {@code false} when Redis had
- * answered, a {@link LockException} when it never had. {@code close()} waits until what an acquisition in flight took
- * is given back.
+ * <p><b>Timed waits</b> return by their deadline (plus 20 ms) even while Redis is silent, by the locks' rule
+ * (<a href="DistributedLock.html#slow-answer">a slow answer is a "no"</a>): {@code false} when Redis had answered, or
+ * when the last attempt is unanswered while Redis is healthy (what it takes late is given back); a
+ * {@link LockException} only when Redis is unavailable (connection down, or no answer for a command timeout).
+ * {@code close()} waits until what an acquisition in flight took is given back.
  *
  * <p><b>When Redis is unavailable</b> (unreachable, timing out, failing over), acquisitions without a wait limit
  * ({@link #acquire()}, {@link #acquire(int)}, {@link #acquireAsync()}…) keep trying with a growing pause (0.1 s
@@ -129,12 +131,18 @@ public interface DistributedSemaphore extends PermitCounter {
      *
      * @param permits  {@code >= 1}
      * @param waitTime how long to wait, {@link Duration#ZERO} for one attempt; not negative
-     * @return whether they were taken
+     * @return whether they were taken; {@code false} also when the wait ended with Redis's answer still on its way
+     *         while Redis is healthy (what it takes late is given back; see the class comment)
      * @throws InterruptedException when interrupted while waiting; no permit is then taken
+     * @throws LockException        when Redis is unavailable (connection down, or no answer for a command timeout) or
+     *                              fails; no permit is then taken
      */
     boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException;
 
-    /** Async {@link #tryAcquire(int, Duration)}. */
+    /**
+     * Async {@link #tryAcquire(int, Duration)}: {@code false} for a slow answer, a {@link LockException} only when
+     * Redis is unavailable, as there.
+     */
     CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime);
 
     /** Gives one permit back and wakes a waiter. */

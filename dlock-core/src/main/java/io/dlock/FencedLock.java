@@ -76,7 +76,9 @@ public interface FencedLock extends DistributedLock {
     /**
      * As {@link #tryLock(long, long, TimeUnit)}.
      *
-     * @return the token, or null when the lock was not acquired within {@code waitTime}
+     * @return the token, or null when the lock was not acquired within {@code waitTime} (also for a slow answer from
+     *         a healthy Redis, as {@link #tryLock(long, long, TimeUnit)}: a late grant is given back)
+     * @throws LockException when Redis is unavailable or fails, as {@link #tryLock(long, long, TimeUnit)}
      */
     @Blocking
     Long tryLockAndGetToken(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
@@ -120,7 +122,8 @@ public interface FencedLock extends DistributedLock {
 
     /**
      * Async {@link #tryLockAndGetToken(long, long, TimeUnit)} for the current thread: completes with the token, or
-     * null when not acquired within {@code waitTime}; cancelling as {@link #lockAndGetTokenAsync()}.
+     * null when not acquired within {@code waitTime} (a slow answer included), exceptionally with a
+     * {@link LockException} when Redis is unavailable; cancelling as {@link #lockAndGetTokenAsync()}.
      */
     CompletableFuture<Long> tryLockAndGetTokenAsync(long waitTime, long leaseTime, TimeUnit unit);
 }

@@ -68,8 +68,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link LockException} naming the semaphore. When an attempt's reply is lost, the client gives back the permits it
  * may have taken (it knows the ids it asked for) before it sends anything else, so an acquisition takes exactly its
  * permits however Redis stalls; {@code close()} waits for those give-backs. A timed acquisition returns by its
- * deadline plus 20 ms even while Redis is silent ({@code Optional.empty()} when Redis had answered, a
- * {@link LockException} when it never had). A name that is one whole hash tag, {@code {x}}, is refused
+ * deadline plus 20 ms even while Redis is silent, by the locks' rule (<a href="DistributedLock.html#slow-answer">a
+ * slow answer is a "no"</a>): empty when Redis had answered, or when the last attempt is unanswered while Redis is
+ * healthy (the permits it takes late are given back); a {@link LockException} only when Redis is unavailable
+ * (connection down, or no answer for a command timeout). A name that is one whole hash tag, {@code {x}}, is refused
  * ({@link IllegalArgumentException}): its permit table would be that of {@code x}.
  */
 public interface LeasedSemaphore extends PermitCounter {
@@ -147,12 +149,15 @@ public interface LeasedSemaphore extends PermitCounter {
      * {@code tryAcquire(waitTime, null)}.
      *
      * @param waitTime how long to wait, {@link Duration#ZERO} for one attempt; not negative
-     * @return the permit, or empty when none came in time
+     * @return the permit, or empty when none came in time (also when Redis's answer was still on its way while Redis
+     *         is healthy: a permit it grants late is given back)
      * @throws InterruptedException when interrupted while waiting
+     * @throws LockException        when Redis is unavailable (connection down, or no answer for a command timeout) or
+     *                              fails; no permit is then held
      */
     Optional<Permit> tryAcquire(Duration waitTime) throws InterruptedException;
 
-    /** Async {@link #tryAcquire(Duration)}. */
+    /** Async {@link #tryAcquire(Duration)}: empty for a slow answer, a {@link LockException} only when unavailable. */
     CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime);
 
     /**
@@ -160,12 +165,16 @@ public interface LeasedSemaphore extends PermitCounter {
      *
      * @param waitTime  how long to wait, {@link Duration#ZERO} for one attempt; not negative
      * @param leaseTime the permit's lease, or null for a watchdog lease
-     * @return the permit, or empty when none came in time
+     * @return the permit, or empty when none came in time (also for a slow answer, as {@link #tryAcquire(Duration)})
      * @throws InterruptedException when interrupted while waiting
+     * @throws LockException        when Redis is unavailable or fails, as {@link #tryAcquire(Duration)}
      */
     Optional<Permit> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
 
-    /** Async {@link #tryAcquire(Duration, Duration)}. */
+    /**
+     * Async {@link #tryAcquire(Duration, Duration)}: empty for a slow answer, a {@link LockException} only when
+     * unavailable.
+     */
     CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime, Duration leaseTime);
 
     // ---- several permits at once
@@ -218,12 +227,17 @@ public interface LeasedSemaphore extends PermitCounter {
      * @param permits   from 1 to {@link #MAX_PERMITS_AT_ONCE}
      * @param waitTime  how long to wait, {@link Duration#ZERO} for one attempt; not negative
      * @param leaseTime the permits' lease, or null for watchdog leases
-     * @return the permits, or an empty list when they did not come in time (none is then taken)
+     * @return the permits, or an empty list when they did not come in time (none is then taken; also for a slow
+     *         answer, as {@link #tryAcquire(Duration)})
      * @throws InterruptedException when interrupted while waiting; no permit is then held
+     * @throws LockException        when Redis is unavailable or fails, as {@link #tryAcquire(Duration)}
      */
     List<Permit> tryAcquire(int permits, Duration waitTime, Duration leaseTime) throws InterruptedException;
 
-    /** Async {@link #tryAcquire(int, Duration, Duration)}. */
+    /**
+     * Async {@link #tryAcquire(int, Duration, Duration)}: an empty list for a slow answer, a {@link LockException}
+     * only when unavailable.
+     */
     CompletableFuture<List<Permit>> tryAcquireAsync(int permits, Duration waitTime, Duration leaseTime);
 
     // ---- releases by id

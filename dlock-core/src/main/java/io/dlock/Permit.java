@@ -39,6 +39,13 @@ public interface Permit extends AutoCloseable {
      * minus a small margin, so it never runs past the expiry Redis judges by its own clock unless the two clocks
      * drift apart by more than the margin.
      *
+     * <p>A change that another client makes (Redisson's {@code updateLeaseTime} on this id, a release of it, a
+     * restart without persistence) is seen at the latest at the client's next watchdog round, every third of the
+     * watchdog timeout, and not before: the round reads a fixed lease back (no longer counted past it from then on; a
+     * longer one is not adopted), and renews a watchdog permit, which sets its lease back to the watchdog timeout (so
+     * a foreign shortening lasts until then). A permit found gone reads {@link Duration#ZERO} from then on, and the
+     * client's {@link LeaseLostListener}s are told.
+     *
      * @return the time left; {@link Duration#ZERO} once released, lost or expired
      */
     Duration leaseValidFor();

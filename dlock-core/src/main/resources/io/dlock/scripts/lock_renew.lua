@@ -1,11 +1,12 @@
--- Watchdog: renew many holds in one call.
+-- Watchdog: renew many holds in one call, or read them back (fixed-lease holds, whose TTL another client may have
+-- changed: a PEXPIRE).
 --
 -- KEYS[i]    a lock hash
--- ARGV[1]    the new lease in ms
+-- ARGV[1]    the new lease in ms; 0 to change nothing and only read
 -- ARGV[i+1]  the owner field whose hold in KEYS[i] is renewed
 --
--- Returns  a list with, for each i, 1 when the hold existed and the hash now lives at least ARGV[1] ms more,
---          0 when the hold is gone (or the key is no longer a hash): the owner has lost it.
+-- Returns  a list with, for each i, when the hold exists, the hash's PTTL after the call (at least ARGV[1]; -1 when
+--          the hash has no TTL), 0 when the hold is gone (or the key is no longer a hash): the owner has lost it.
 --
 -- Invariants: a hold that is gone is never brought back; only hashes holding the owner's field are extended; a TTL
 -- is never shortened (a watchdog hold re-entered with a longer fixed lease keeps that lease: the client's view of
@@ -17,10 +18,12 @@ local renewed = {}
 for i = 1, #KEYS do
     local present = redis.pcall('hexists', KEYS[i], ARGV[i + 1])
     if present == 1 then
-        if redis.call('pttl', KEYS[i]) < lease then
+        local pttl = redis.call('pttl', KEYS[i])
+        if lease > 0 and pttl < lease then
             redis.call('pexpire', KEYS[i], lease)
+            pttl = lease
         end
-        renewed[i] = 1
+        renewed[i] = pttl == -1 and -1 or math.max(pttl, 1)
     else
         renewed[i] = 0
     end

@@ -1,12 +1,14 @@
--- Watchdog: renew many read holds of this client in one call.
+-- Watchdog: renew many read holds of this client in one call, or read them back (fixed-lease holds, whose timeout
+-- keys another client may have changed: a PEXPIRE).
 --
 -- KEYS[2i-1]  the lock hash of hold i
 -- KEYS[2i]    the root of its per-hold timeout keys: "{NAME}", or "NAME" when NAME carries its own hash tag
--- ARGV[1]     the watchdog lease in ms
+-- ARGV[1]     the watchdog lease in ms; 0 to change nothing and only read
 -- ARGV[i+1]   the reader field of hold i, "<client id>:<owner id>" (always one of this client's)
 --
--- Returns  a list with, for each i, 1 when at least one timeout key of the field was still live (each live one now
---          lasts at least ARGV[1] more ms), 0 when none was: the owner has lost its read holds.
+-- Returns  a list with, for each i, when at least one timeout key of the field was still live, the longest PTTL among
+--          them after the call (each live one now lasts at least ARGV[1] more ms; -1 when one has no TTL), 0 when none
+--          was: the owner has lost its read holds.
 --
 -- Invariants: only this client's holds are extended, never shortened, never brought back; afterwards each touched
 -- hash's TTL is the longest PTTL of its live read holds (all owners), or the hash's own PTTL if that is longer while
@@ -28,15 +30,18 @@ for i = 1, #KEYS / 2 do
     for n = count, 1, -1 do
         local key = root .. ':' .. field .. ':rwlock_timeout:' .. n
         local pttl = redis.call('pttl', key)
-        if pttl > 0 or pttl == -1 then
-            alive = 1
-            if pttl > 0 and pttl < lease then
-                redis.call('pexpire', key, lease)
-            end
+        if pttl > 0 and pttl < lease then
+            redis.call('pexpire', key, lease)
+            pttl = lease
+        end
+        if pttl == -1 or alive == -1 then
+            alive = -1
+        elseif pttl > alive then
+            alive = pttl
         end
     end
     renewed[i] = alive
-    if alive == 1 and not seen[hash] then
+    if alive ~= 0 and lease > 0 and not seen[hash] then
         seen[hash] = true
         touched[#touched + 1] = i
     end

@@ -3,7 +3,6 @@ package io.dlock.it;
 import io.dlock.DistributedLock;
 import io.dlock.FencedLock;
 import io.dlock.LockClient;
-import io.dlock.LockException;
 import io.dlock.LockKind;
 import io.dlock.LockOwner;
 import io.dlock.it.support.Leaks;
@@ -30,7 +29,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Replies that never reach the client: the server is frozen (SIGSTOP) while an acquire is on its way, the client's
@@ -141,7 +139,9 @@ class LostReplyIT {
         DistributedLock lock = a.getLock(kind, name).as(OWNER);
         AtomicReference<CompletableFuture<Boolean>> trying = new AtomicReference<>();
         frozen(server, 3L * COMMAND_MS, () -> trying.set(lock.tryLockAsync(100, 60_000, MILLISECONDS)));
-        assertThatThrownBy(() -> trying.get().get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
+        // the wait ends 100 ms into a silence shorter than a command timeout: a slow answer, so false (DistributedLock,
+        // "a slow answer is a no"); a LockException before issue 43
+        assertThat(trying.get().get(10, SECONDS)).as("what the wait answered").isFalse();
         Await.until(Duration.ofSeconds(3), () -> !raw.exists(name),
                 () -> "the hold of the lost attempt should be dropped: " + raw.hgetall(name) + ", PTTL "
                         + raw.pttl(name));

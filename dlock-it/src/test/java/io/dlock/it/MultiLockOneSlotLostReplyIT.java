@@ -2,7 +2,6 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
-import io.dlock.LockException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.it.support.Leaks;
@@ -25,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The lost-reply rule (docs/protocol.md §1.7) for a multi-lock taken in one script: the server is frozen while the
@@ -102,7 +100,9 @@ class MultiLockOneSlotLostReplyIT {
                                                              LockClient other) throws Exception {
         CompletableFuture<Boolean> trying = sentWhileFrozen(server,
                 () -> multi(client).as(LockOwner.of(OWNER)).tryLockAsync(100, 60_000, MILLISECONDS));
-        assertThatThrownBy(() -> trying.get(10, SECONDS)).hasCauseInstanceOf(LockException.class);
+        // the wait ends 100 ms into a silence shorter than a command timeout: a slow answer, so false (DistributedLock,
+        // "a slow answer is a no"); a LockException before issue 43
+        assertThat(trying.get(10, SECONDS)).as("what the wait answered").isFalse();
         Await.until(Duration.ofSeconds(3), () -> !raw.exists(a) && !raw.exists(b),
                 () -> "the lost attempt's holds should be dropped: " + raw.hgetall(a) + " " + raw.hgetall(b));
         assertThat(multi(other).tryLockAsync().get(5, SECONDS)).as("another client gets both").isTrue();

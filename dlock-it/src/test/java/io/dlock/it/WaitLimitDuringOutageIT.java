@@ -2,7 +2,6 @@ package io.dlock.it;
 
 import io.dlock.DistributedLock;
 import io.dlock.LockClient;
-import io.dlock.LockException;
 import io.dlock.LockKind;
 import io.dlock.it.support.RawRedis;
 import io.dlock.redisprocess.Await;
@@ -21,12 +20,15 @@ import java.time.Duration;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A call with a wait limit returns within that limit plus one command timeout while Redis does not answer (paused
  * with SIGSTOP), on every lock kind: the acquisition's give-up, sent to the same silent Redis, does not add a second
- * command timeout (a short wait under a long command timeout tells the two apart). What it leaves is cleaned up once Redis answers again, and the owner's next acquisition works.
+ * command timeout (a short wait under a long command timeout tells the two apart). What it leaves is cleaned up once
+ * Redis answers again, and the owner's next acquisition works. The wait ends 100 ms into a silence, short of a
+ * command timeout: Redis is not yet known unavailable, so it answers {@code false}, a slow answer (a
+ * {@link io.dlock.LockException} before issue 43; {@code SlowAnswerIT} checks the failure once the silence lasted a
+ * command timeout).
  */
 @ExtendWith(RedisExtension.class)
 @ClientSettings(commandTimeoutMillis = WaitLimitDuringOutageIT.COMMAND_TIMEOUT_MS, watchdogTimeoutMillis = 9_000)
@@ -60,8 +62,8 @@ class WaitLimitDuringOutageIT {
         server.pause();
         long start = System.nanoTime();
         try {
-            assertThatThrownBy(() -> lock.tryLock(WAIT_MS, MILLISECONDS)).isInstanceOf(LockException.class)
-                    .hasMessageContaining("'" + name + "'");
+            assertThat(lock.tryLock(WAIT_MS, MILLISECONDS)).as("a try ending within the first command timeout of a"
+                    + " silence").isFalse();
             assertThat(Await.millisSince(start)).as("ms until tryLock(%d ms) returned", WAIT_MS)
                     .isLessThan(WAIT_MS + COMMAND_TIMEOUT_MS + SLACK_MS);
         } finally {

@@ -76,7 +76,10 @@ public final class ReactiveCountDownLatch {
 
     /**
      * @param timeout how long to wait; zero checks once
-     * @return emits true when the latch opened within {@code timeout}, false when the time ran out
+     * @return emits true when the latch opened within {@code timeout}, false when the time ran out (also with the
+     *         last check still unanswered while Redis is healthy); fails with {@link io.dlock.LockException} when
+     *         Redis fails or is unavailable (connection down, or no answer for a command timeout), the rule of
+     *         {@link io.dlock.DistributedCountDownLatch#await(long, java.util.concurrent.TimeUnit)}
      * @throws IllegalArgumentException when {@code timeout} is negative
      */
     public Mono<Boolean> await(Duration timeout) {

@@ -51,7 +51,10 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
 
     /**
      * @param wait how long to wait: zero is one attempt
-     * @return emits a watchdog-renewed permit, or completes empty when none came within {@code wait}
+     * @return emits a watchdog-renewed permit, or completes empty when none came within {@code wait}, also when Redis's
+     *         answer was still on its way while Redis is healthy (a late permit is given back); fails with
+     *         {@link io.dlock.LockException} when Redis fails or is unavailable (connection down, or no answer for a
+     *         command timeout), the rule of {@link io.dlock.LeasedSemaphore#tryAcquire(Duration)}
      * @throws IllegalArgumentException when {@code wait} is negative
      */
     public Mono<Permit> tryAcquire(Duration wait) {
@@ -61,7 +64,8 @@ public final class ReactiveLeasedSemaphore extends ReactivePermitCounter {
     }
 
     /**
-     * @return emits a permit with {@code lease}, or completes empty when none came within {@code wait}
+     * @return emits a permit with {@code lease}, or completes empty when none came within {@code wait} (a slow
+     *         answer included), as {@link #tryAcquire(Duration)}
      * @throws IllegalArgumentException when {@code wait} is negative or {@code lease} out of range
      */
     public Mono<Permit> tryAcquire(Duration wait, Duration lease) {

@@ -109,8 +109,10 @@ public final class ReactiveLock {
      * Waits at most {@code wait} for the lock, with a watchdog lease ({@link DistributedLock#tryLock(Duration)}).
      *
      * @param wait how long to wait: zero is one attempt, longer than {@link DistributedLock#MAX_LEASE} is no limit
-     * @return emits the hold, or completes empty when the wait ran out; fails with {@link io.dlock.LockException}
-     *         when Redis fails or does not answer within the wait
+     * @return emits the hold, or completes empty when the wait ran out, also when it ran out with Redis's answer still
+     *         on its way while Redis is healthy (a slow answer is a "no": a late grant is given back; the rule of
+     *         {@link DistributedLock}'s timed waits); fails with {@link io.dlock.LockException} when Redis fails or is
+     *         unavailable (connection down, or no answer for a command timeout)
      * @throws NullPointerException     when {@code wait} is null
      * @throws IllegalArgumentException when it is negative
      */

@@ -67,7 +67,10 @@ public final class ReactiveSemaphore extends ReactivePermitCounter {
     /**
      * Takes {@code permits} permits, waiting at most {@code wait}.
      *
-     * @return emits whether they were taken (false when the wait ran out: none is then taken)
+     * @return emits whether they were taken (false when the wait ran out, also with Redis's answer still on its way
+     *         while Redis is healthy: none is then taken, a late grant is given back); fails with
+     *         {@link io.dlock.LockException} when Redis fails or is unavailable (connection down, or no answer for a
+     *         command timeout), the rule of {@link io.dlock.DistributedSemaphore#tryAcquire(int, Duration)}
      * @throws NullPointerException     when {@code wait} is null
      * @throws IllegalArgumentException when {@code permits} is below 1 or {@code wait} negative
      */

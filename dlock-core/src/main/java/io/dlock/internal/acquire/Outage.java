@@ -8,11 +8,13 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * How acquisitions without a wait limit ride out Redis being unavailable ({@link Errors#isUnavailable}): they retry
  * with back-off instead of failing. One per client: it logs the start of an outage once (not once per attempt or per
- * waiter) and its end once, and paces the retries on the client's timer.
+ * waiter) and its end once, and paces the retries on the client's timer. It also tells the deadline rule whether Redis
+ * is unavailable now ({@link #unavailable()}), or only slow.
  *
  * <p>Thread-safe; never blocks.
  */
@@ -24,10 +26,21 @@ public final class Outage {
     private static final Logger log = LoggerFactory.getLogger(Outage.class);
 
     private final TaskScheduler scheduler;
+    private final BooleanSupplier unavailable;
     private final AtomicBoolean down = new AtomicBoolean();
 
-    public Outage(TaskScheduler scheduler) {
+    /**
+     * @param unavailable whether Redis is unavailable now: the command connection down, or no answer for a command
+     *                    timeout ({@code io.dlock.internal.transport.AnswerWatch#unavailable})
+     */
+    public Outage(TaskScheduler scheduler, BooleanSupplier unavailable) {
         this.scheduler = scheduler;
+        this.unavailable = unavailable;
+    }
+
+    /** @return whether Redis is unavailable now (connection down, or silent for a command timeout), not only slow */
+    boolean unavailable() {
+        return unavailable.getAsBoolean();
     }
 
     /** @return the pause after a failure that followed a pause of {@code previousMs} (0: the first failure) */

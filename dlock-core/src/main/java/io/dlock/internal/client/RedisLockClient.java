@@ -40,6 +40,7 @@ import io.dlock.internal.semaphore.RedisLeasedSemaphore;
 import io.dlock.internal.semaphore.RedisSemaphore;
 import io.dlock.internal.semaphore.SemaphoreInspector;
 import io.dlock.internal.semaphore.SemaphoreServices;
+import io.dlock.internal.transport.AnswerWatch;
 import io.dlock.internal.transport.RedisTransport;
 import io.dlock.internal.wakeup.WakeupHub;
 import org.slf4j.Logger;
@@ -106,16 +107,18 @@ public final class RedisLockClient implements LockClient {
         this.executor = config.executor().orElse(ownedExecutor);
         TaskScheduler scheduler = timer;
         this.wakeups = new WakeupHub(transport.pubSub(), scheduler);
-        ScriptRunner scripts = new ScriptRunner(transport.commands());
         long watchdogMs = config.watchdogTimeout().toMillis();
         LockClock clock = new LockClock(System::nanoTime, Clock.systemUTC());
+        AnswerWatch answers = new AnswerWatch(clock.monotonic(), config.commandTimeout(), transport::connected);
+        ScriptRunner scripts = new ScriptRunner(transport.commands(), answers);
         LeaseRenewer renewer = new LeaseRenewer(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
                 this::dispatchLeaseLost, transport::slot);
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
         this.acquisitions = new Acquisitions(new LoopWaiting(wakeups, clock.monotonic(), watchdogMs,
-                new Outage(scheduler)), new SyncWaits(config.tuning().spinWait().toNanos()), executor);
+                new Outage(scheduler, answers::unavailable)), new SyncWaits(config.tuning().spinWait().toNanos()),
+                executor);
         LockSettings settings = new LockSettings(id, watchdogMs, config.fairLockWaitTimeout().toMillis(),
                 transport.publishCommand(),
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path

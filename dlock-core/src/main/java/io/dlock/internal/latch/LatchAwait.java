@@ -99,8 +99,8 @@ final class LatchAwait implements Waiter {
 
     /**
      * The deadline rule of every timed wait ({@link DeadlineRule}): the await ends by its deadline plus the grace even
-     * while Redis is silent — {@code false} when a check had found the latch closed, a {@link io.dlock.LockException}
-     * saying Redis did not answer when none had.
+     * while Redis is silent — {@code false} when a check had found the latch closed or Redis is only slow, a
+     * {@link io.dlock.LockException} saying Redis did not answer when it is unavailable.
      */
     private void armDeadline() {
         DeadlineRule.arm(services.acquisitions.waiting().outage(), Math.max(0, leftMs(services.nanoTime.getAsLong())),

@@ -1,5 +1,6 @@
 package io.dlock.internal.lease;
 
+import io.dlock.DistributedLock;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
 
@@ -20,6 +21,7 @@ import java.util.Iterator;
 public final class Hold implements LockEventListener.Hold {
     /** Lease value meaning "renewed by the watchdog". */
     public static final long WATCHDOG = -1L;
+    private static final long MAX_LEASE_MS = DistributedLock.MAX_LEASE.toMillis();
 
     enum State { ACTIVE, RELEASED, LOST }
 
@@ -182,6 +184,19 @@ public final class Hold implements LockEventListener.Hold {
      * sooner of what it was and {@code leaseMs} from the send, which Redis keeps either way. Nothing else changes.
      */
     synchronized void extensionUnknown(long sentAtNanos, long leaseMs) {
+        keptAtMost(sentAtNanos, leaseMs);
+    }
+
+    /**
+     * Redis keeps the hold at most {@code leaseMs} from {@code sentAtNanos} (a check sent then read its TTL back:
+     * another client may have shortened it): the validity becomes the sooner of what it was and that, never later. A
+     * request sent after the check that sets the TTL again (a re-entry, an extension, a partial release) is answered
+     * after it (one connection answers in order), so its own record comes last.
+     */
+    synchronized void keptAtMost(long sentAtNanos, long leaseMs) {
+        if (leaseMs > MAX_LEASE_MS) {
+            return; // longer than any lease this client grants: caps nothing (and its nanoseconds could overflow)
+        }
         long until = sentAtNanos + leaseMs * 1_000_000L;
         long margin = margin(leaseMs);
         if (acquisitionExpiries != null) {

@@ -39,6 +39,11 @@ import java.util.function.ToIntFunction;
  *       renewal failed, else {@code EXPIRED};</li>
  *   <li>a fixed-lease hold reaches the end of its lease without being released: {@code EXPIRED}.</li>
  * </ul>
+ * Each round also reads back the TTL of the fixed-lease holds (the same scripts with a lease of 0, which change
+ * nothing): one found gone is lost as above, one whose TTL another client shortened (a {@code PEXPIRE}) is known valid
+ * no longer than Redis keeps it. So a foreign change is seen at the latest at the next round, for every hold: a
+ * watchdog hold's renewal sets its TTL back to at least the watchdog timeout (a foreign shortening lasts until then),
+ * or finds it gone.
  * A lost hold is dropped (never renewed again) and reported exactly once to the lost-hold sink. Validity is counted
  * on the monotonic clock from the moment the acquiring or renewing request was sent, which is never later than when
  * Redis set the TTL.
@@ -233,9 +238,10 @@ public final class LeaseRenewer implements AutoCloseable {
     }
 
     /**
-     * One round: report holds that ran out, then renew the rest unless the previous renewal is still waiting for
-     * Redis. The next round is scheduled first, so a renewal that hangs (Redis paused, network gone) never delays
-     * the check of deadlines: a hold whose lease runs out meanwhile is reported at the next round.
+     * One round: report holds that ran out, then renew the watchdog holds and read back the fixed-lease ones, unless
+     * the previous round is still waiting for Redis. The next round is scheduled first, so a renewal that hangs (Redis
+     * paused, network gone) never delays the check of deadlines: a hold whose lease runs out meanwhile is reported at
+     * the next round.
      */
     void tick() {
         if (closed) {
@@ -245,6 +251,7 @@ public final class LeaseRenewer implements AutoCloseable {
         scheduleTick(struggling ? periodNanos / 3 : periodNanos);
         long now = nanoTime.getAsLong();
         List<Hold> due = new ArrayList<>();
+        List<Hold> fixed = new ArrayList<>();
         for (Hold hold : holds.records()) {
             if (!hold.isActive() || hold.hasPendingRelease()) {
                 continue;
@@ -259,24 +266,17 @@ public final class LeaseRenewer implements AutoCloseable {
                 }
             } else if (ranOut) {
                 lose(hold, LeaseLostEvent.Reason.EXPIRED);
+            } else {
+                fixed.add(hold);
             }
         }
-        if (due.isEmpty() || renewalInFlight) {
+        if ((due.isEmpty() && fixed.isEmpty()) || renewalInFlight) {
             return;
         }
         renewalInFlight = true;
-        Map<RenewalSender, Map<Integer, List<Hold>>> byKindAndSlot = new IdentityHashMap<>();
-        for (Hold hold : due) {
-            byKindAndSlot.computeIfAbsent(hold.renewal(), k -> new HashMap<>())
-                    .computeIfAbsent(slotOf.applyAsInt(hold.key()), k -> new ArrayList<>()).add(hold);
-        }
         List<CompletableFuture<Boolean>> batches = new ArrayList<>();
-        byKindAndSlot.forEach((renewal, bySlot) -> bySlot.values().forEach(group -> {
-            for (int from = 0; from < group.size(); from += BATCH_SIZE) {
-                batches.add(renewBatch(renewal, group.subList(from, Math.min(group.size(), from + BATCH_SIZE)),
-                        now));
-            }
-        }));
+        sendInBatches(due, watchdogMs, now, batches);
+        sendInBatches(fixed, 0, now, batches);
         CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).whenComplete((ignored, error) -> {
             boolean failed = batches.stream().anyMatch(b -> !b.join());
             lastRoundFailed = failed;
@@ -287,10 +287,61 @@ public final class LeaseRenewer implements AutoCloseable {
         });
     }
 
+    /**
+     * Sends {@code holds} by kind, slot and chunk of {@link #BATCH_SIZE}: renewed to {@code leaseMs}, or with 0 only
+     * read back (fixed-lease holds); adds each call's outcome to {@code batches}.
+     */
+    private void sendInBatches(List<Hold> holds, long leaseMs, long sentAtNanos,
+                               List<CompletableFuture<Boolean>> batches) {
+        Map<RenewalSender, Map<Integer, List<Hold>>> byKindAndSlot = new IdentityHashMap<>();
+        for (Hold hold : holds) {
+            byKindAndSlot.computeIfAbsent(hold.renewal(), k -> new HashMap<>())
+                    .computeIfAbsent(slotOf.applyAsInt(hold.key()), k -> new ArrayList<>()).add(hold);
+        }
+        byKindAndSlot.forEach((renewal, bySlot) -> bySlot.values().forEach(group -> {
+            for (int from = 0; from < group.size(); from += BATCH_SIZE) {
+                List<Hold> batch = group.subList(from, Math.min(group.size(), from + BATCH_SIZE));
+                batches.add(leaseMs > 0 ? renewBatch(renewal, batch, sentAtNanos)
+                        : checkBatch(renewal, batch, sentAtNanos));
+            }
+        }));
+    }
+
+    /**
+     * Reads back how long Redis keeps each fixed-lease hold of {@code batch}: the validity of each is capped by it,
+     * one gone is lost (unless a release of it is in flight). A failed check changes nothing (each hold's own count
+     * stands) and does not count as a failed round.
+     *
+     * @return a future of true; never fails
+     */
+    private CompletableFuture<Boolean> checkBatch(RenewalSender sender, List<Hold> batch, long sentAtNanos) {
+        List<Hold> holdsOfBatch = List.copyOf(batch);
+        CompletableFuture<List<Long>> reply = Errors.call(() -> sender.renew(holdsOfBatch, 0));
+        return reply.handle((left, error) -> {
+            if (error != null || left == null || left.size() != holdsOfBatch.size()) {
+                log.debug("lease check of {} lock(s) failed: {}", holdsOfBatch.size(),
+                        error != null ? error.toString() : "unexpected reply " + left);
+                return true;
+            }
+            long now = nanoTime.getAsLong();
+            for (int i = 0; i < holdsOfBatch.size(); i++) {
+                Hold hold = holdsOfBatch.get(i);
+                long ms = left.get(i);
+                if (ms > 0) {
+                    hold.keptAtMost(sentAtNanos, ms);
+                } else if (ms == 0 && !hold.hasPendingRelease()) {
+                    lose(hold, now - hold.validUntilNanos() >= 0
+                            ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+                }
+            }
+            return true;
+        });
+    }
+
     /** @return a future of whether the batch succeeded; never fails */
     private CompletableFuture<Boolean> renewBatch(RenewalSender sender, List<Hold> batch, long sentAtNanos) {
         List<Hold> holdsOfBatch = List.copyOf(batch);
-        CompletableFuture<List<Boolean>> reply = Errors.call(() -> sender.renew(holdsOfBatch, watchdogMs));
+        CompletableFuture<List<Long>> reply = Errors.call(() -> sender.renew(holdsOfBatch, watchdogMs));
         return reply.handle((alive, error) -> {
             LockEventListener report = events.get();
             if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {
@@ -307,7 +358,7 @@ public final class LeaseRenewer implements AutoCloseable {
             long now = nanoTime.getAsLong();
             for (int i = 0; i < holdsOfBatch.size(); i++) {
                 Hold hold = holdsOfBatch.get(i);
-                if (alive.get(i)) {
+                if (alive.get(i) != 0) {
                     hold.renewed(sentAtNanos, watchdogMs);
                     report.holdRenewed(hold, true);
                 } else if (!hold.hasPendingRelease()) {

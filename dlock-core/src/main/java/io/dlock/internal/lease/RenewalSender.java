@@ -11,11 +11,14 @@ import java.util.concurrent.CompletableFuture;
 public interface RenewalSender {
 
     /**
-     * Resets the TTL of every hold in {@code holds} whose owner field still exists to {@code leaseMs}.
+     * Resets the TTL of every hold in {@code holds} whose owner field still exists to at least {@code leaseMs}, or,
+     * with {@code leaseMs} 0, changes nothing and reads back how long Redis keeps each (the check of fixed-lease holds,
+     * whose TTL another client may have changed).
      *
-     * @return for each hold, in order, whether it still existed; a failed future when Redis failed
+     * @return for each hold, in order, the ms Redis keeps it after the call ({@code -1}: no TTL), or 0 when it is
+     *         gone; a failed future when Redis failed
      */
-    CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs);
+    CompletableFuture<List<Long>> renew(List<Hold> holds, long leaseMs);
 
     /**
      * Whether each acquisition of a hold of this kind expires on its own (read holds: one timeout key per

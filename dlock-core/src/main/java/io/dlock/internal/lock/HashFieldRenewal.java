@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Renews holds that are a field of a lock hash (plain, fair and write locks): one {@code lock_renew} call resets
- * the TTL of every hash whose owner field still exists.
+ * the TTL of every hash whose owner field still exists (or, with a lease of 0, reads it back).
  */
 public final class HashFieldRenewal implements RenewalSender {
     private final ScriptRunner scripts;
@@ -22,7 +22,7 @@ public final class HashFieldRenewal implements RenewalSender {
     }
 
     @Override
-    public CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs) {
+    public CompletableFuture<List<Long>> renew(List<Hold> holds, long leaseMs) {
         String[] keys = new String[holds.size()];
         String[] args = new String[holds.size() + 1];
         args[0] = Long.toString(leaseMs);
@@ -31,15 +31,15 @@ public final class HashFieldRenewal implements RenewalSender {
             args[i + 1] = holds.get(i).field();
         }
         CompletableFuture<List<Object>> reply = scripts.run(Scripts.LOCK_RENEW, ScriptOutputType.MULTI, keys, args);
-        return reply.thenApply(HashFieldRenewal::toBooleans);
+        return reply.thenApply(HashFieldRenewal::toLongs);
     }
 
-    /** Reads a script's list of 1/0 integers. */
-    static List<Boolean> toBooleans(List<Object> values) {
-        List<Boolean> alive = new ArrayList<>(values.size());
+    /** Reads a script's list of integers (anything else as 0: gone). */
+    static List<Long> toLongs(List<Object> values) {
+        List<Long> left = new ArrayList<>(values.size());
         for (Object v : values) {
-            alive.add(v instanceof Long n && n == 1L);
+            left.add(v instanceof Long n ? n : 0L);
         }
-        return alive;
+        return left;
     }
 }

@@ -22,7 +22,7 @@ public final class ReadHoldRenewal implements RenewalSender {
     }
 
     @Override
-    public CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs) {
+    public CompletableFuture<List<Long>> renew(List<Hold> holds, long leaseMs) {
         String[] keys = new String[holds.size() * 2];
         String[] args = new String[holds.size() + 1];
         args[0] = Long.toString(leaseMs);
@@ -34,7 +34,7 @@ public final class ReadHoldRenewal implements RenewalSender {
         }
         CompletableFuture<List<Object>> reply = scripts.run(Scripts.RWLOCK_READ_RENEW, ScriptOutputType.MULTI, keys,
                 args);
-        return reply.thenApply(HashFieldRenewal::toBooleans);
+        return reply.thenApply(HashFieldRenewal::toLongs);
     }
 
     /** Each read acquisition has its own timeout key: the hold lasts as long as the longest of them. */

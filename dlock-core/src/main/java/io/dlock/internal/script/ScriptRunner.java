@@ -1,5 +1,6 @@
 package io.dlock.internal.script;
 
+import io.dlock.internal.transport.AnswerWatch;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -10,13 +11,17 @@ import java.util.concurrent.CompletionException;
 /**
  * Runs {@link LuaScript}s by SHA ({@code EVALSHA}); when Redis answers {@code NOSCRIPT} (first use, restart,
  * {@code SCRIPT FLUSH}) it sends the text once with {@code EVAL}, which also caches it. Never blocks; the returned
- * futures complete on Lettuce's I/O thread, so callers must keep their continuations non-blocking.
+ * futures complete on Lettuce's I/O thread, so callers must keep their continuations non-blocking. Every call is
+ * reported to the client's {@link AnswerWatch} (sent, answered or not), by which a timed wait tells a slow Redis from
+ * an unavailable one.
  */
 public final class ScriptRunner {
     private final RedisScriptingAsyncCommands<String, String> redis;
+    private final AnswerWatch answers;
 
-    public ScriptRunner(RedisScriptingAsyncCommands<String, String> redis) {
+    public ScriptRunner(RedisScriptingAsyncCommands<String, String> redis, AnswerWatch answers) {
         this.redis = redis;
+        this.answers = answers;
     }
 
     /**
@@ -24,10 +29,11 @@ public final class ScriptRunner {
      * @return the reply, or a future failed with Lettuce's exception (mapped to {@code LockException} by callers)
      */
     public <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<T> bySha = redis.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+        answers.sending();
+        CompletableFuture<T> bySha = watched(redis.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture());
         return bySha.exceptionallyCompose(error -> {
             if (unwrap(error) instanceof RedisNoScriptException) {
-                return redis.<T>eval(script.text(), type, keys, args).toCompletableFuture();
+                return runByText(script, type, keys, args);
             }
             return CompletableFuture.failedFuture(error);
         });
@@ -40,7 +46,14 @@ public final class ScriptRunner {
      */
     public <T> CompletableFuture<T> runByText(LuaScript script, ScriptOutputType type, String[] keys,
                                               String... args) {
-        return redis.<T>eval(script.text(), type, keys, args).toCompletableFuture();
+        answers.sending();
+        return watched(redis.<T>eval(script.text(), type, keys, args).toCompletableFuture());
+    }
+
+    /** @return {@code reply}, its end reported to the answer watch */
+    private <T> CompletableFuture<T> watched(CompletableFuture<T> reply) {
+        reply.whenComplete((ok, error) -> answers.ended(error));
+        return reply;
     }
 
     private static Throwable unwrap(Throwable error) {

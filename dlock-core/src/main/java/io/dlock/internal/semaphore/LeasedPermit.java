@@ -148,6 +148,20 @@ final class LeasedPermit implements Permit {
         return lastRenewalFailed;
     }
 
+    /**
+     * A check sent at {@code sentAtNanos} read the permit's lease back: Redis keeps it at most {@code leftMs} from then
+     * (another client may have shortened it: Redisson's {@code updateLeaseTime}). The validity becomes the sooner of
+     * what it was and that, never later; an extension sent after the check is answered after it (one connection
+     * answers in order) and sets its own.
+     */
+    synchronized void keptAtMost(long sentAtNanos, long leftMs) {
+        // a lease left at least as long as the permit's own runs past the validity counted from an earlier send (and
+        // Redisson's "no lease" score would overflow the nanoseconds)
+        if (state == State.HELD && leftMs < leaseMs && sentAtNanos >= lastExtensionSentAtNanos) {
+            validUntilNanos = Math.min(validUntilNanos, validUntil(sentAtNanos, leftMs));
+        }
+    }
+
     /** A renewal sent at {@code sentAtNanos} found the permit live and set its lease again. */
     synchronized void renewed(long sentAtNanos) {
         if (state == State.HELD && watchdog) {

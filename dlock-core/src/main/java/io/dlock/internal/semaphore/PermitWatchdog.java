@@ -24,8 +24,12 @@ import java.util.function.Consumer;
  * before the lease runs out): first it reports held permits whose known validity ended ({@code RENEWAL_FAILED} when
  * the last renewal of a renewed permit failed, else {@code EXPIRED}); then, unless the previous renewal is still
  * waiting for Redis, it renews the renewed permits with one {@code pes_renew} call per semaphore and chunk of 1,000
- * ids (the keys of one semaphore share a Cluster slot). A renewal that finds a permit gone reports it
- * ({@code REMOVED}, or {@code EXPIRED} if its validity had ended), unless a release of it is under way.
+ * ids (the keys of one semaphore share a Cluster slot), and reads back the leases of the permits with a fixed lease
+ * (the same script with a lease of 0, which changes nothing). A renewal or check that finds a permit gone reports it
+ * ({@code REMOVED}, or {@code EXPIRED} if its validity had ended), unless a release of it is under way; a check that
+ * finds a fixed lease shortened by another client (Redisson's {@code updateLeaseTime}) caps the permit's validity by
+ * it. So a foreign change is seen at the latest at the next round, for every permit: a watchdog permit's renewal sets
+ * its lease back to the watchdog timeout (a foreign shortening lasts until then), or finds it gone.
  *
  * <p>Why not the locks' {@code LeaseRenewer}: its records are lock holds with a {@code LockKind}, listed by
  * {@code heldLocks()} and counted by lock metrics; a permit is none of these. This class keeps the same rules
@@ -109,6 +113,7 @@ final class PermitWatchdog {
         schedule(lastRoundFailed ? periodNanos / 3 : periodNanos);
         long now = services.nanoTime.getAsLong();
         Map<SemaphoreKeys, List<LeasedPermit>> due = new LinkedHashMap<>();
+        Map<SemaphoreKeys, List<LeasedPermit>> fixed = new LinkedHashMap<>();
         for (LeasedPermit permit : permits) {
             if (!permit.isHeld()) {
                 continue;
@@ -116,31 +121,44 @@ final class PermitWatchdog {
             if (permit.validForNanos(now) <= 0) {
                 lost(permit, permit.isWatchdogRenewed() && permit.lastRenewalFailed()
                         ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
-            } else if (permit.isWatchdogRenewed()) {
-                due.computeIfAbsent(permit.keys(), k -> new ArrayList<>()).add(permit);
+            } else {
+                (permit.isWatchdogRenewed() ? due : fixed).computeIfAbsent(permit.keys(), k -> new ArrayList<>())
+                        .add(permit);
             }
         }
-        if (renewalInFlight || due.isEmpty()) {
+        if (renewalInFlight || (due.isEmpty() && fixed.isEmpty())) {
             return;
         }
         renewalInFlight = true;
         List<CompletableFuture<Boolean>> calls = new ArrayList<>();
-        for (Map.Entry<SemaphoreKeys, List<LeasedPermit>> entry : due.entrySet()) {
-            List<LeasedPermit> all = entry.getValue();
-            for (int from = 0; from < all.size(); from += BATCH_SIZE) {
-                calls.add(renew(entry.getKey(), all.subList(from, Math.min(all.size(), from + BATCH_SIZE))));
-            }
-        }
+        sendInBatches(due, watchdogMs, calls);
+        sendInBatches(fixed, 0, calls);
         CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
             lastRoundFailed = calls.stream().anyMatch(c -> !c.join());
             renewalInFlight = false;
         });
     }
 
-    /** @return completes with whether the call succeeded (never fails) */
-    private CompletableFuture<Boolean> renew(SemaphoreKeys keys, List<LeasedPermit> batch) {
+    /** Sends each semaphore's permits in chunks of {@link #BATCH_SIZE}: renewed to {@code leaseMs}, or read (0). */
+    private void sendInBatches(Map<SemaphoreKeys, List<LeasedPermit>> bySemaphore, long leaseMs,
+                               List<CompletableFuture<Boolean>> calls) {
+        for (Map.Entry<SemaphoreKeys, List<LeasedPermit>> entry : bySemaphore.entrySet()) {
+            List<LeasedPermit> all = entry.getValue();
+            for (int from = 0; from < all.size(); from += BATCH_SIZE) {
+                calls.add(renew(entry.getKey(), all.subList(from, Math.min(all.size(), from + BATCH_SIZE)), leaseMs));
+            }
+        }
+    }
+
+    /**
+     * Renews {@code batch} to {@code leaseMs}, or with 0 reads their leases back (fixed-lease permits: a failed check
+     * changes nothing and does not count as a failed round).
+     *
+     * @return completes with whether the call succeeded (never fails)
+     */
+    private CompletableFuture<Boolean> renew(SemaphoreKeys keys, List<LeasedPermit> batch, long leaseMs) {
         String[] args = new String[batch.size() + 1];
-        args[0] = Long.toString(watchdogMs);
+        args[0] = Long.toString(leaseMs);
         for (int i = 0; i < batch.size(); i++) {
             args[i + 1] = batch.get(i).id();
         }
@@ -149,15 +167,22 @@ final class PermitWatchdog {
                 keys.both(), args);
         return reply.handle((alive, error) -> {
             if (error != null) {
-                log.debug("renewing {} permits of semaphore '{}' failed: {}", batch.size(), keys.name(),
-                        error.toString());
+                log.debug("{} {} permits of semaphore '{}' failed: {}", leaseMs > 0 ? "renewing" : "checking",
+                        batch.size(), keys.name(), error.toString());
+                if (leaseMs == 0) {
+                    return true;
+                }
                 batch.forEach(LeasedPermit::renewalFailed);
                 return false;
             }
             for (int i = 0; i < batch.size(); i++) {
                 LeasedPermit permit = batch.get(i);
-                if (alive.get(i) instanceof Long n && n == 1L) {
-                    permit.renewed(sentAt);
+                if (alive.get(i) instanceof Long left && left > 0) {
+                    if (leaseMs > 0) {
+                        permit.renewed(sentAt);
+                    } else {
+                        permit.keptAtMost(sentAt, left);
+                    }
                 } else if (permit.isHeld()) {
                     lost(permit, permit.validForNanos(services.nanoTime.getAsLong()) <= 0
                             ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);

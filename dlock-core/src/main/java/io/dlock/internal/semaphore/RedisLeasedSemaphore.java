@@ -378,7 +378,7 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
         CompletableFuture<List<Object>> reply = services.run(SemaphoreScripts.PES_RENEW, ScriptOutputType.MULTI,
                 keys.both(), Long.toString(leaseMs), permit.id());
         return reply.thenApply(r -> {
-            if (!(r.get(0) instanceof Long n && n == 1L)) {
+            if (!(r.get(0) instanceof Long n && n > 0)) {
                 return false; // gone, or its lease had ended: the watchdog reports it at its validity's end
             }
             if (permit.extended(sentAt, leaseMs)) {

@@ -162,6 +162,11 @@ final class ClusterTransport implements RedisTransport {
     }
 
     @Override
+    public boolean connected() {
+        return connection.isOpen();
+    }
+
+    @Override
     public PubSubPort pubSub() {
         return new PubSubPort() {
             @Override

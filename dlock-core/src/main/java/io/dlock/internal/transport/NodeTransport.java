@@ -100,6 +100,11 @@ final class NodeTransport implements RedisTransport {
     }
 
     @Override
+    public boolean connected() {
+        return connection.isOpen();
+    }
+
+    @Override
     public PubSubPort pubSub() {
         return new PubSubPort() {
             @Override

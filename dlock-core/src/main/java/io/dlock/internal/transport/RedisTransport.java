@@ -59,6 +59,9 @@ public interface RedisTransport extends AutoCloseable {
      */
     RedisClusterAsyncCommands<String, String> commands();
 
+    /** @return whether the command connection is up now (not closed, not reconnecting) */
+    boolean connected();
+
     /** Subscribes channels for the {@link io.dlock.internal.wakeup.WakeupHub}. */
     PubSubPort pubSub();
 

@@ -30,7 +30,7 @@ class AcquireLoopOutageTest {
             return CompletableFuture.completedFuture(null);
         }
     }, time);
-    private final Outage outage = new Outage(time);
+    private final Outage outage = new Outage(time, () -> false);
     /** Replies of the next attempts: an exception, a TTL, or {@link #ACQUIRED}. */
     private final Deque<Object> replies = new ArrayDeque<>();
     private final AtomicInteger attempts = new AtomicInteger();

@@ -30,7 +30,7 @@ class HoldTableTest {
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
     private final HoldTable table = renewer.holds();
     private final RenewalSender renewal = (holds, leaseMs) ->
-            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
 
     private Hold grant(long leaseMs) {
         return renewer.acquired(LockKind.PLAIN, "orders", ID.key(), ID.field(), 1, leaseMs, time.nanoTime(), renewal);

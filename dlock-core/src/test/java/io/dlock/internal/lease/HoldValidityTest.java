@@ -26,7 +26,7 @@ class HoldValidityTest {
 
     private final ManualScheduler time = new ManualScheduler();
     private LeaseRenewer renewer;
-    private final List<CompletableFuture<List<Boolean>>> renewals = new ArrayList<>();
+    private final List<CompletableFuture<List<Long>>> renewals = new ArrayList<>();
 
     /** Plain, fair, write and fenced holds: every acquisition resets the one TTL of the hash. */
     private final RenewalSender hashField = this::record;
@@ -34,7 +34,7 @@ class HoldValidityTest {
     /** Read holds: one timeout key per acquisition. */
     private final RenewalSender perAcquisition = new RenewalSender() {
         @Override
-        public CompletableFuture<List<Boolean>> renew(List<Hold> holds, long leaseMs) {
+        public CompletableFuture<List<Long>> renew(List<Hold> holds, long leaseMs) {
             return record(holds, leaseMs);
         }
 
@@ -44,8 +44,8 @@ class HoldValidityTest {
         }
     };
 
-    private CompletableFuture<List<Boolean>> record(List<Hold> holds, long leaseMs) {
-        CompletableFuture<List<Boolean>> reply = new CompletableFuture<>();
+    private CompletableFuture<List<Long>> record(List<Hold> holds, long leaseMs) {
+        CompletableFuture<List<Long>> reply = new CompletableFuture<>();
         renewals.add(reply);
         return reply;
     }
@@ -158,7 +158,7 @@ class HoldValidityTest {
         acquire(Hold.WATCHDOG, perAcquisition);
         time.advanceMillis(WATCHDOG_MS / 3);           // renewal round
         assertThat(renewals).hasSize(1);
-        renewals.get(0).complete(new ArrayList<>(Collections.nCopies(1, true)));
+        renewals.get(0).complete(new ArrayList<>(Collections.nCopies(1, 1L)));
         assertThat(validMs(hold)).isEqualTo(WATCHDOG_MS - margin(WATCHDOG_MS));
 
         partialRelease(hold);                          // the watchdog key goes; the 500 ms one expired long ago
@@ -188,7 +188,7 @@ class HoldValidityTest {
         assertThat(renewals).hasSize(1);
         time.advanceMillis(10);
         renewer.extended(hold, time.nanoTime(), 1_000); // ... an extension to 1 s is sent and answered first ...
-        renewals.get(0).complete(List.of(true));        // ... and the renewal's late reply changes nothing
+        renewals.get(0).complete(List.of(1L));        // ... and the renewal's late reply changes nothing
         assertThat(validMs(hold)).isEqualTo(1_000 - margin(1_000));
     }
 

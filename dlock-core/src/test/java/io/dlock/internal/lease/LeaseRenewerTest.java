@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,17 +29,17 @@ class LeaseRenewerTest {
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
     private LeaseRenewer renewer;
 
-    private record RenewalCall(List<Hold> holds, long leaseMs, CompletableFuture<List<Boolean>> reply) {
+    private record RenewalCall(List<Hold> holds, long leaseMs, CompletableFuture<List<Long>> reply) {
         void answer(boolean... alive) {
-            List<Boolean> values = new ArrayList<>();
+            List<Long> values = new ArrayList<>();
             for (boolean a : alive) {
-                values.add(a);
+                values.add(a ? 1L : 0L);
             }
             reply.complete(values);
         }
 
         void answerAll(boolean alive) {
-            reply.complete(new ArrayList<>(Collections.nCopies(holds.size(), alive)));
+            reply.complete(new ArrayList<>(Collections.nCopies(holds.size(), alive ? 1L : 0L)));
         }
     }
 
@@ -118,7 +119,7 @@ class LeaseRenewerTest {
         List<List<Hold>> otherCalls = new CopyOnWriteArrayList<>();
         RenewalSender other = (holds, leaseMs) -> {
             otherCalls.add(holds);
-            return CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+            return CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
         };
         watchdogHold("plain", 1);
         renewer.acquired(LockKind.READ, "rw", "rw", "client:1", 1, Hold.WATCHDOG, time.nanoTime(), other);
@@ -130,12 +131,38 @@ class LeaseRenewerTest {
     }
 
     @Test
-    void doesNotRenewFixedLeaseHolds() {
-        acquire(renewer, "leased", 1, 60_000);
-        time.advanceMillis(PERIOD_MS * 2);
-        assertThat(calls).isEmpty();
+    void doesNotRenewFixedLeaseHoldsButReadsTheirTtlBack() {
+        Hold hold = acquire(renewer, "leased", 1, 60_000);
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).singleElement().satisfies(c -> assertThat(c.leaseMs()).as("read only").isZero());
+        calls.get(0).reply().complete(List.of(50_000L)); // Redis keeps it as long as the client counts: no change
+        assertThat(hold.validForNanos(time.nanoTime())).isGreaterThan(TimeUnit.SECONDS.toNanos(49));
         assertThat(renewer.renewedCount()).isZero();
         assertThat(renewer.trackedCount()).isEqualTo(1);
+    }
+
+    /** Another client shortened a fixed-lease hold's TTL (a PEXPIRE): the next round's read-back caps its validity. */
+    @Test
+    void aFixedLeaseShortenedInRedisIsCountedNoLongerThanRedisKeepsItFromTheNextRound() {
+        Hold hold = acquire(renewer, "leased", 1, 60_000);
+        time.advanceMillis(PERIOD_MS);
+        long sentAt = time.nanoTime();
+        time.advanceMillis(5);
+        calls.get(0).reply().complete(List.of(2_000L));
+        assertThat(hold.validForNanos(time.nanoTime())).as("2 s from the check's send, minus the margin")
+                .isEqualTo(sentAt + TimeUnit.MILLISECONDS.toNanos(2_000 - 22) - time.nanoTime());
+        time.advanceMillis(PERIOD_MS);
+        assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
+    }
+
+    /** Another client removed a fixed-lease hold (a forceUnlock): the next round's read-back finds it gone. */
+    @Test
+    void aFixedLeaseHoldGoneFromRedisIsReportedRemovedByTheNextRound() {
+        acquire(renewer, "leased", 1, 60_000);
+        time.advanceMillis(PERIOD_MS);
+        calls.get(0).answer(false);
+        assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.REMOVED));
+        assertThat(renewer.trackedCount()).isZero();
     }
 
     @Test

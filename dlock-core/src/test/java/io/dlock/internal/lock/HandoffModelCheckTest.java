@@ -221,7 +221,7 @@ class HandoffModelCheckTest {
         final LeaseRenewer renewer = new LeaseRenewer(30_000, time, time::nanoTime,
                 Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
         final RenewalSender renewal = (holds, leaseMs) ->
-                CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+                CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
         final Map<String, Integer> redis = new TreeMap<>();
         /**
          * Prepared by the client under test (arguments computed) but not yet written to the connection: a thread may

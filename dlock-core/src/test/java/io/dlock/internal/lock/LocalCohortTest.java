@@ -56,7 +56,7 @@ class LocalCohortTest {
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
     /** Never called: the renewer is not started, so no renewal round runs. */
     private final RenewalSender renewal = (holds, leaseMs) ->
-            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), true)));
+            CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
 
     private LocalCohort cohort(int maxHandoffs) {
         return new LocalCohort(time, time::nanoTime, RECHECK_MS * MS, maxHandoffs, HEAD_START_MS * MS);
@@ -672,7 +672,8 @@ class LocalCohortTest {
             cohort.acquired(owner, grant(owner, Hold.WATCHDOG));
             return CompletableFuture.completedFuture(null);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
-                WakeMode.ONE, gate, cleanup -> { }), new LoopWaiting(hub, clock, WATCHDOG_MS, new Outage(time)), deadlineNanos, false);
+                WakeMode.ONE, gate, cleanup -> { }),
+                new LoopWaiting(hub, clock, WATCHDOG_MS, new Outage(time, () -> false)), deadlineNanos, false);
     }
 
     /**
@@ -828,7 +829,7 @@ class LocalCohortTest {
             return CompletableFuture.completedFuture(1_000L);
         }, () -> CompletableFuture.completedFuture(null), () -> CompletableFuture.completedFuture(null), List.of("channel"),
                 WakeMode.ONE, loopGate(cohort, 2), cleanup -> { }), new LoopWaiting(null, time::nanoTime, WATCHDOG_MS,
-                new Outage(time)), time.nanoTime(), true);
+                new Outage(time, () -> false)), time.nanoTime(), true);
         once.start();
         assertThat(once.result()).isCompletedWithValue(false);
         assertThat(attempts).hasValue(0);
