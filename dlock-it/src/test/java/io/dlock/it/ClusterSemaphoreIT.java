@@ -53,13 +53,13 @@ class ClusterSemaphoreIT extends SemaphoreIT {
         SemaphoreProbe.awaitWaiters(client, 1);
         cluster.nodes().forEach(RedisServer::pause);
         try {
-            // a wait past the command timeout (300 ms): its attempt times out, the Cluster is unavailable. A wait
+            // a wait of several command timeouts (300 ms): its attempts time out, the Cluster is unavailable. A wait
             // ending within the first command timeout of the silence would answer false: a slow answer (issue 43)
-            assertThatThrownBy(() -> semaphore.tryAcquire(1, Duration.ofMillis(450)))
+            assertThatThrownBy(() -> semaphore.tryAcquire(1, Duration.ofMillis(1000)))
                     .isInstanceOf(LockException.class).hasMessageContaining(name);
-            // past a re-check interval (1 s) plus a command timeout (300 ms): an attempt fails meanwhile; the whole
-            // stall (about 1.65 s) stays below cluster-node-timeout
-            Await.during(Duration.ofMillis(1200), () -> !unlimited.isDone(),
+            // past a re-check interval (1 s) plus a command timeout (300 ms) since the pause: an attempt of the
+            // unlimited acquisition failed meanwhile; the whole stall (about 1.45 s) stays below cluster-node-timeout
+            Await.during(Duration.ofMillis(400), () -> !unlimited.isDone(),
                     "the unlimited acquisition keeps waiting while the Cluster is stalled");
         } finally {
             cluster.nodes().forEach(RedisServer::resume);
