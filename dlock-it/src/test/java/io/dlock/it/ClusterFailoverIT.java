@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 
@@ -157,6 +158,37 @@ class ClusterFailoverIT {
         Leaks.assertClientIdle(b);
         Leaks.assertNoSubscriptions(raw);
         assertThat(raw.keys()).isEmpty();
+    }
+
+    /**
+     * A waiter's shard subscription follows its slot through a coordinated failover onto the promoted master, and
+     * nowhere else once there: the demoted master drops it (a SUNSUBSCRIBE it sends), the client makes it again where
+     * its topology still shows the slot (mostly the demoted master, which as a replica takes SSUBSCRIBE for its
+     * master's slots), then on the promoted master once its topology shows it, unsubscribing the demoted one. Redis
+     * 8.0 answers a SUNSUBSCRIBE on a replica with MOVED (Redis 7.0 and Valkey 8.1 unsubscribe): the copy left there
+     * outlived every waiter.
+     */
+    @Test
+    void aWaitersShardSubscriptionFollowsAFailoverOntoThePromotedMasterOnly(ClusterTopology cluster, LockClient a,
+                                                                            LockClient b) throws Exception {
+        DistributedLock held = a.getLock(name);
+        held.lock(Duration.ofSeconds(60)); // no renewal: a failover slower than the watchdog's lease loses nothing here
+        Future<Long> waiter = waitFor(b, name);
+        Leaks.awaitWaiters(b, 1);
+        String channel = RawRedis.lockChannel(name);
+        RedisServer promoted = cluster.failover(ClusterTopology.slot(name));
+        Set<String> expected = raw.hasShardedPubSub() ? Set.of(promoted.host() + ":" + promoted.port()) : Set.of();
+
+        // the client's topology refresh (every 5 s at most) shows the promoted master; the subscription moves there
+        Await.untilAsserted(Duration.ofSeconds(15), () -> assertThat(raw.shardSubscribedNodes(channel))
+                .as("nodes with a shard subscription to %s", channel).isEqualTo(expected));
+        long released = System.nanoTime();
+        unlockOnceReachable(held);
+        long acquiredAt = Workers.get(waiter, Duration.ofSeconds(10));
+        assertThat(Duration.ofNanos(acquiredAt - released).toMillis()).as("ms until the waiter had the lock")
+                .isLessThan(WAKE_UP_MS);
+        Leaks.assertClientIdle(b);
+        Leaks.assertNoSubscriptions(raw);
     }
 
     @Test

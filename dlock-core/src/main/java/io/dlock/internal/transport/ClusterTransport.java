@@ -3,6 +3,7 @@ package io.dlock.internal.transport;
 import io.dlock.LockClientConfig;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -18,6 +19,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -60,7 +64,8 @@ import java.util.concurrent.TimeUnit;
  * waiter of the client for one extra attempt. A shard subscription follows its slot: when the owning node drops it
  * (the slot moved, the master became a replica) or a topology refresh shows another owner, it is made again on the
  * current owner and every waiter is woken, since messages may have been missed meanwhile. Every wait is bounded by the
- * lock's TTL in any case.
+ * lock's TTL in any case. A shard subscription is dropped on the node it was made on, a replica by then or not (Redis
+ * 8.0 takes SUNSUBSCRIBE on a replica only from a {@code READONLY} connection: {@link #sunsubscribe}).
  */
 final class ClusterTransport implements RedisTransport {
     static final long TOPOLOGY_REFRESH_SECONDS = 5;
@@ -201,25 +206,49 @@ final class ClusterTransport implements RedisTransport {
         return pubSub.async().ssubscribe(channel).toCompletableFuture();
     }
 
-    /** SUNSUBSCRIBE on the node the subscription was made on, wherever the slot is now. Best effort. */
+    /**
+     * SUNSUBSCRIBE on the node the subscription was made on, wherever the slot is now, through that node's pub/sub
+     * connection (the one Lettuce routed the SSUBSCRIBE through). Best effort.
+     */
     private void shardUnsubscribe(String channel, String node) {
-        RedisClusterNode owner = pubSub.getPartitions().getMasterBySlot(SlotHash.getSlot(channel));
+        int colon = node.lastIndexOf(':');
         CompletableFuture<?> done;
-        if (owner != null && node.equals(address(owner))) {
-            done = pubSub.async().sunsubscribe(channel).toCompletableFuture();
-        } else {
-            int colon = node.lastIndexOf(':');
-            try {
-                done = pubSub.getConnectionAsync(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)))
-                        .thenCompose(c -> c.async().sunsubscribe(channel));
-            } catch (RuntimeException e) {
-                done = CompletableFuture.failedFuture(e);
-            }
+        try {
+            done = pubSub.getConnectionAsync(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)))
+                    .thenCompose(c -> sunsubscribe(c.async(), channel));
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
         }
         done.whenComplete((ok, error) -> {
             if (error != null) {
                 log.debug("SUNSUBSCRIBE {} on {} failed: {}", channel, node, error.toString());
             }
+        });
+    }
+
+    /**
+     * SUNSUBSCRIBE on one node, which may be a replica by now: a failover demoted it, or the subscription was made
+     * again on it while this client's topology still showed it as the slot's master (a replica takes SSUBSCRIBE for
+     * its master's slots on every server line). Redis 7.0 and Valkey 8.1 take SUNSUBSCRIBE there too; Redis 8.0
+     * answers it with {@code MOVED} unless the connection is {@code READONLY} (a side effect of redis/redis#13276, on
+     * the redirection of sharded pub/sub in transactions), and the subscription would stay for the connection's life,
+     * made again by Lettuce on each reconnect. So a {@code MOVED} answer makes the connection {@code READONLY} and the
+     * SUNSUBSCRIBE is sent again; for a connection that only subscribes, READONLY changes nothing else.
+     */
+    private static CompletionStage<Void> sunsubscribe(RedisPubSubAsyncCommands<String, String> node, String channel) {
+        return node.sunsubscribe(channel).handle((ok, error) -> error).thenCompose(error -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            String message = cause.getMessage();
+            if (!(cause instanceof RedisCommandExecutionException) || message == null
+                    || !message.startsWith("MOVED")) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            node.readOnly();
+            return node.sunsubscribe(channel);
         });
     }
 

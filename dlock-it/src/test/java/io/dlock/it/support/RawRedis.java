@@ -182,6 +182,27 @@ public final class RawRedis implements AutoCloseable {
         return total;
     }
 
+    /**
+     * The nodes ({@code host:port}, replicas included) where somebody is subscribed to shard channel {@code channel}
+     * ({@code PUBSUB SHARDCHANNELS} of each); empty where the server has no sharded pub/sub and outside a cluster.
+     */
+    public Set<String> shardSubscribedNodes(String channel) {
+        Set<String> holding = new HashSet<>();
+        if (cluster != null) {
+            everyNode().forEach((address, node) -> {
+                if (hasShardedPubSub(node) && node.pubsubShardChannels().contains(channel)) {
+                    holding.add(address);
+                }
+            });
+        }
+        return holding;
+    }
+
+    /** Whether the server is a cluster with sharded pub/sub (Redis 7.0 and later, Valkey). */
+    public boolean hasShardedPubSub() {
+        return cluster != null && hasShardedPubSub(cluster.sync());
+    }
+
     /** Closes every pub/sub connection of every client ({@code CLIENT KILL TYPE pubsub}, on every node). */
     public void killPubSubConnections() {
         for (RedisClusterCommands<String, String> node : everyNode().values()) {
