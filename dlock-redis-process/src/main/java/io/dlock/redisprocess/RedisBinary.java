@@ -179,7 +179,7 @@ public final class RedisBinary {
             p.getOutputStream().close();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             p.waitFor();
-            return versionLine(out).map(v -> v.isValkey() || v.atLeast(3, 2)).orElse(true);
+            return versionLine(out).map(v -> v.atLeast(3, 2)).orElse(true);
         } catch (IOException e) {
             return true; // starting it will fail with the real reason
         } catch (InterruptedException e) {
@@ -197,10 +197,6 @@ public final class RedisBinary {
      * @param server "Redis" or "Valkey" (as the line spells it; "Redis" for a line that names no server)
      */
     record VersionLine(String server, int major, int minor) {
-        boolean isValkey() {
-            return server.equalsIgnoreCase("valkey");
-        }
-
         boolean atLeast(int wantMajor, int wantMinor) {
             return major > wantMajor || (major == wantMajor && minor >= wantMinor);
         }

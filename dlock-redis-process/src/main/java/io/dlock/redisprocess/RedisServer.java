@@ -201,12 +201,6 @@ public final class RedisServer implements RedisTopology {
         return p == null ? null : p.product();
     }
 
-    /** @return whether this server is Valkey (its {@code INFO} says {@code server_name:valkey}) */
-    public boolean isValkey() {
-        String name = product();
-        return name != null && name.startsWith("Valkey ");
-    }
-
     /** @return the {@code redis-server} executable this server runs */
     public Path binary() {
         return binary;

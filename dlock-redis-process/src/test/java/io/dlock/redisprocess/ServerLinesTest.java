@@ -18,7 +18,6 @@ class ServerLinesTest {
         // Valkey's binary names itself and its own version (INFO's redis_version says 7.2.4)
         assertThat(RedisBinary.versionLine("Valkey server v=8.1.1 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64"))
                 .hasValueSatisfying(v -> {
-                    assertThat(v.isValkey()).isTrue();
                     assertThat(v.atLeast(3, 2)).isTrue();
                     assertThat(v).isEqualTo(new RedisBinary.VersionLine("Valkey", 8, 1));
                 });
