@@ -5,6 +5,7 @@ import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 import io.dlock.LockClientConfig;
 import io.dlock.LockException;
+import io.dlock.MultiLock;
 import io.dlock.it.support.Leaks;
 import io.dlock.it.support.RawRedis;
 import io.dlock.it.support.Workers;
@@ -98,5 +99,61 @@ class ClientCloseIT {
         b.getLock(held).unlock();
         b.getFairLock(fair).unlock();
         Leaks.assertClientIdle(b);
+    }
+
+    /**
+     * The front door's close rule for every kind at once: a multi-lock taken member after member that holds its first
+     * member and waits for the second, a semaphore waiter and a latch awaiter. Close fails each waiter with
+     * {@link LockException}, and by the time it returns nothing the closed client took is left in Redis (the
+     * multi-lock's first member was given back before the connections closed, not left to its lease).
+     */
+    @Test
+    void closeFailsAWaitingMultiLockAndEveryOtherKindAndLeavesNothingHeld(LockClient b) throws Exception {
+        LockClient a = LockClient.create(LockClientConfig.builder().redisUri(server.uri())
+                .watchdogTimeout(Duration.ofSeconds(30)).commandTimeout(COMMAND_TIMEOUT).build());
+        String first = "{" + name + "-a}"; // first in the global order (by name)
+        String second = "{" + name + "-b}"; // another slot: taken member after member, not in one script
+        String sem = name + ":sem";
+        String latch = name + ":latch";
+        b.getLock(second).lock(60, SECONDS);
+        b.getSemaphore(sem).trySetPermits(0);
+        b.getCountDownLatch(latch).trySetCount(1);
+        MultiLock multi = a.getMultiLock(a.getLock(first), a.getLock(second));
+        Future<Throwable> multiWaiter = workers.submit(() -> failureOf(multi::lock));
+        Future<Throwable> semWaiter = workers.submit(() -> failureOf(() -> a.getSemaphore(sem).acquire()));
+        Future<Throwable> latchWaiter = workers.submit(() -> failureOf(() -> a.getCountDownLatch(latch).await()));
+        Await.until(Duration.ofSeconds(5), () -> raw.exists(first), "a's multi-lock should take its first member");
+        Leaks.awaitWaiters(a, 4); // the multi-lock, its member's wait, the semaphore's, the latch's
+
+        long start = System.nanoTime();
+        a.close();
+        assertThat(Await.millisSince(start)).as("close returns within about the command timeout")
+                .isLessThan(COMMAND_TIMEOUT.toMillis() + 1500);
+        assertThat(raw.exists(first)).as("the multi-lock's first member was given back before close returned")
+                .isFalse();
+        for (Future<Throwable> waiter : List.of(multiWaiter, semWaiter, latchWaiter)) {
+            assertThat(Workers.get(waiter, Duration.ofSeconds(5))).isInstanceOf(LockException.class)
+                    .hasMessageContaining("closed");
+        }
+        assertThat(b.getSemaphore(sem).availablePermits()).as("nothing taken from the semaphore").isZero();
+        assertThatThrownBy(multi::lock).isInstanceOf(LockException.class).hasMessageContaining("closed");
+        assertThat(multi.lockAsync()).failsWithin(Duration.ofSeconds(1)).withThrowableThat()
+                .withCauseInstanceOf(LockException.class);
+        b.getLock(second).unlock();
+        b.getCountDownLatch(latch).countDown();
+        Leaks.assertClientIdle(b);
+    }
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static Throwable failureOf(Call call) {
+        try {
+            call.run();
+            return null;
+        } catch (Exception e) {
+            return e;
+        }
     }
 }

@@ -5,6 +5,7 @@ import io.dlock.internal.Errors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -25,10 +26,16 @@ public final class SyncWaits {
     private static final boolean MULTI_CORE = Runtime.getRuntime().availableProcessors() > 1;
 
     private final long spinNanos;
+    /** The client's monotonic clock (ns), which bounds the spin. */
+    private final LongSupplier nanoTime;
 
-    /** @param spinNanos the busy-wait budget per call (0 = never spin) */
-    public SyncWaits(long spinNanos) {
+    /**
+     * @param spinNanos the busy-wait budget per call (0 = never spin)
+     * @param nanoTime  the client's monotonic clock, ns
+     */
+    public SyncWaits(long spinNanos, LongSupplier nanoTime) {
         this.spinNanos = MULTI_CORE ? Math.max(0, spinNanos) : 0;
+        this.nanoTime = nanoTime;
     }
 
     /**
@@ -37,7 +44,7 @@ public final class SyncWaits {
      *         a core spent spinning is one that the parties and Redis need (measured: bench S11, 0.6x with the spin)
      */
     public SyncWaits neverSpinning() {
-        return spinNanos == 0 ? this : new SyncWaits(0);
+        return spinNanos == 0 ? this : new SyncWaits(0, nanoTime);
     }
 
     /** Waits, ignoring interrupts until done, then restores the interrupt flag; rethrows the failure unwrapped. */
@@ -123,8 +130,8 @@ public final class SyncWaits {
         if (spinNanos == 0 || BLOCKED.get() != 1) {
             return;
         }
-        long end = System.nanoTime() + spinNanos;
-        while (!future.isDone() && BLOCKED.get() == 1 && System.nanoTime() - end < 0) {
+        long end = nanoTime.getAsLong() + spinNanos;
+        while (!future.isDone() && BLOCKED.get() == 1 && nanoTime.getAsLong() - end < 0) {
             Thread.onSpinWait();
         }
     }

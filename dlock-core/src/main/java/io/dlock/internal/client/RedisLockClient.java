@@ -23,18 +23,20 @@ import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
+import io.dlock.internal.events.EventSink;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.NonBlockingTimer;
 import io.dlock.internal.lease.TaskScheduler;
-import io.dlock.internal.lock.LockClock;
+import io.dlock.internal.parts.ClientClock;
 import io.dlock.internal.lock.LockRedis;
 import io.dlock.internal.lock.LockServices;
 import io.dlock.internal.lock.LockSettings;
 import io.dlock.internal.lock.RedisLocks;
 import io.dlock.internal.lock.ReplicaSync;
 import io.dlock.internal.multilock.RedisMultiLock;
+import io.dlock.internal.parts.ClientParts;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.semaphore.RedisLeasedSemaphore;
 import io.dlock.internal.semaphore.RedisSemaphore;
@@ -46,7 +48,6 @@ import io.dlock.internal.wakeup.WakeupHub;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,19 +97,18 @@ public final class RedisLockClient implements LockClient {
     private final Snapshots snapshots;
     private final LatchServices latches;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
-    private volatile boolean closed;
 
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
         this.transport = transport;
-        this.timer = new NonBlockingTimer(daemonThreads("dlock-timer"));
+        ClientClock clock = ClientClock.system();
+        this.timer = new NonBlockingTimer(daemonThreads("dlock-timer"), clock.monotonic());
         this.ownedExecutor = config.executor().isPresent() ? null
                 : Executors.newCachedThreadPool(daemonThreads("dlock-callback"));
         this.executor = config.executor().orElse(ownedExecutor);
         TaskScheduler scheduler = timer;
         this.wakeups = new WakeupHub(transport.pubSub(), scheduler);
         long watchdogMs = config.watchdogTimeout().toMillis();
-        LockClock clock = new LockClock(System::nanoTime, Clock.systemUTC());
         AnswerWatch answers = new AnswerWatch(clock.monotonic(), config.commandTimeout(), transport::connected);
         ScriptRunner scripts = new ScriptRunner(transport.commands(), answers);
         LeaseRenewer renewer = new LeaseRenewer(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
@@ -117,24 +117,21 @@ public final class RedisLockClient implements LockClient {
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
         this.acquisitions = new Acquisitions(new LoopWaiting(wakeups, clock.monotonic(), watchdogMs,
-                new Outage(scheduler, answers::unavailable)), new SyncWaits(config.tuning().spinWait().toNanos()),
-                executor);
-        LockSettings settings = new LockSettings(id, watchdogMs, config.fairLockWaitTimeout().toMillis(),
-                transport.publishCommand(),
-                // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
-                config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
-        this.services = LockServices.create(settings, clock,
-                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), renewer.holds(), renewer,
-                acquisitions, scheduler);
-        this.latches = new LatchServices(scripts, transport.commands(), wakeups, executor, clock.monotonic(),
-                transport.publishCommand(), transport::slot, watchdogMs / 3, services.events()::get,
-                transport.serverRuns(), acquisitions);
-        this.semaphores = new SemaphoreServices(transport.commands(), scripts, acquisitions, scheduler, executor,
-                transport.publishCommand(), DistributedSemaphore.RECHECK_INTERVAL.toMillis(),
-                config.commandTimeout().toMillis(), watchdogMs, clock.wall(),
-                this::dispatchLeaseLost, services.events()::get, settings.maxLocalHandoffs());
+                new Outage(scheduler, answers::unavailable)),
+                new SyncWaits(config.tuning().spinWait().toNanos(), clock.monotonic()), executor, new EventSink());
+        // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
+        int localHandoffs = config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs();
+        ClientParts parts = new ClientParts(
+                new ClientParts.Settings(id, watchdogMs, config.commandTimeout().toMillis(), localHandoffs),
+                acquisitions, new ClientParts.Redis(transport.commands(), scripts, wakeups, transport.publishCommand(),
+                        transport::slot, transport.serverRuns()), scheduler, clock);
+        this.services = new LockServices(parts, new LockSettings(id, watchdogMs,
+                config.fairLockWaitTimeout().toMillis(), transport.publishCommand(), localHandoffs),
+                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), renewer);
+        this.latches = new LatchServices(parts);
+        this.semaphores = new SemaphoreServices(parts, this::dispatchLeaseLost);
         this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
-                acquisitions.waits(), this::checkOpen, () -> closed, this::checkSlots);
+                acquisitions.waits(), this::checkOpen, acquisitions::isClosed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -197,7 +194,7 @@ public final class RedisLockClient implements LockClient {
     }
 
     private void checkOpen() {
-        if (closed) {
+        if (acquisitions.isClosed()) {
             throw new LockException("the lock client is closed");
         }
     }
@@ -242,7 +239,7 @@ public final class RedisLockClient implements LockClient {
     public MultiLock getMultiLock(java.util.Collection<? extends DistributedLock> locks) {
         checkOpen();
         java.util.Objects.requireNonNull(locks, "locks");
-        return RedisMultiLock.of(id, new ArrayList<>(locks), acquisitions.waits(), acquisitions.executor());
+        return RedisMultiLock.of(id, new ArrayList<>(locks), acquisitions);
     }
 
     @Override
@@ -318,7 +315,7 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public List<HeldLock> heldLocks() {
-        if (closed) {
+        if (acquisitions.isClosed()) {
             return List.of();
         }
         List<HeldLock> held = new ArrayList<>();
@@ -362,10 +359,9 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public void close() {
-        if (closed) {
+        if (!acquisitions.closeDoor()) {
             return;
         }
-        closed = true;
         services.renewer().close();
         semaphores.close();
         services.close();

@@ -1,11 +1,13 @@
 package io.dlock.internal.latch;
 
-import io.dlock.LockEventListener;
+import io.dlock.DistributedLock;
+import io.dlock.LockException;
 import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Admission;
 import io.dlock.internal.acquire.DeadlineRule;
+import io.dlock.internal.acquire.Subject;
 import io.dlock.internal.acquire.Waiter;
-import io.dlock.internal.events.EventSink;
 import io.dlock.internal.transport.ServerRuns;
 
 import java.util.concurrent.CompletableFuture;
@@ -26,8 +28,9 @@ import java.util.concurrent.TimeUnit;
 final class LatchAwait implements Waiter {
     private final LatchServices services;
     private final RedisCountDownLatch latch;
-    /** Absolute deadline on {@link LatchServices#nanoTime}; ignored when {@link #forever}. */
-    private final long deadlineNanos;
+    /** Absolute deadline on the client's clock, set by {@link #start}; ignored when {@link #forever}. */
+    private volatile long deadlineNanos;
+    private final long timeoutMs;
     private final boolean forever;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     /** The run id known before the last check that found the latch closed for this awaiter; null before one. */
@@ -45,7 +48,7 @@ final class LatchAwait implements Waiter {
         this.services = services;
         this.latch = latch;
         this.forever = timeoutMs < 0;
-        this.deadlineNanos = services.nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+        this.timeoutMs = timeoutMs;
     }
 
     @Override
@@ -69,21 +72,21 @@ final class LatchAwait implements Waiter {
         return result;
     }
 
+    /** Starts the wait through the client's front door; a closed client fails it at once. */
     LatchAwait start() {
-        long startedAt = services.nanoTime.getAsLong();
-        // the start on the caller's thread (a listener's trace span gets the caller's as its parent); the end on the
-        // completing thread, at about the time the caller learns the outcome (maybe just after)
-        LockEventListener.Acquisition followed = services.events.get().latchAwaitStarted(latch.getName());
-        result.whenComplete((open, error) -> {
-            if (followed != LockEventListener.Acquisition.IGNORED) {
-                EventSink.ended(followed, open, error);
-            }
-            services.events.get().latchAwaitEnded(latch.getName(), EventSink.outcome(open, error),
-                    services.nanoTime.getAsLong() - startedAt);
-        });
+        Admission admission;
+        try {
+            admission = services.acquisitions.begin(Subject.latchAwait(latch.getName()),
+                    forever ? DistributedLock.WAIT_FOREVER : TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        } catch (LockException closed) {
+            result.completeExceptionally(closed);
+            return this;
+        }
+        deadlineNanos = admission.deadline();
+        admission.endsWith(result);
         // the run the client knows now, if any, is one on which (or after which) the await began
         begunOn(services.runs.known(latch.getName()));
-        services.register(this); // fails it at once when the client is closed
+        admission.enter(this); // fails it at once when the client closed meanwhile
         if (!forever) {
             armDeadline();
         }

@@ -8,6 +8,7 @@ import io.dlock.NotALockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.SyncWaits;
+import io.dlock.internal.parts.ClientParts;
 import io.lettuce.core.ScriptOutputType;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.script.ScriptRunner;
@@ -17,7 +18,6 @@ import io.dlock.internal.wakeup.WakeupHub;
 
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -56,31 +56,20 @@ public final class LatchServices {
     /** The client's event listeners (one volatile read per event; a no-op while nobody listens). */
     final Supplier<LockEventListener> events;
 
-    /**
-     * @param commands       the transport's plain commands
-     * @param publishCommand the client's publish command for scripts ({@code publish} or {@code both})
-     * @param slot           the transport's key-to-slot function
-     * @param recheckMs      the bounded re-check of awaiters, at least 1 ms
-     * @param events         the client's event listeners now
-     * @param runs           the transport's run ids of the servers
-     * @param acquisitions   the client's registry of what is in flight
-     */
-    public LatchServices(ScriptRunner scripts, RedisClusterAsyncCommands<String, String> commands, WakeupHub wakeups,
-                         Executor executor, LongSupplier nanoTime,
-                         String publishCommand, ToIntFunction<String> slot, long recheckMs,
-                         Supplier<LockEventListener> events, ServerRuns runs, Acquisitions acquisitions) {
-        this.acquisitions = acquisitions;
+    /** @param parts the client's shared parts; an awaiter re-checks at least every third of the watchdog timeout */
+    public LatchServices(ClientParts parts) {
+        this.acquisitions = parts.acquisitions();
         this.waits = acquisitions.waits().neverSpinning();
-        this.events = events;
-        this.runs = runs;
-        this.scripts = scripts;
-        this.commands = commands;
-        this.wakeups = wakeups;
-        this.executor = executor;
-        this.nanoTime = nanoTime;
-        this.publishCommand = publishCommand;
-        this.slot = slot;
-        this.recheckMs = Math.max(1, recheckMs);
+        this.events = acquisitions.events()::get;
+        this.runs = parts.redis().runs();
+        this.scripts = parts.redis().scripts();
+        this.commands = parts.redis().commands();
+        this.wakeups = parts.redis().wakeups();
+        this.executor = acquisitions.executor();
+        this.nanoTime = acquisitions::nanoTime;
+        this.publishCommand = parts.redis().publishCommand();
+        this.slot = parts.redis().slot();
+        this.recheckMs = Math.max(1, parts.settings().watchdogMs() / 3);
     }
 
     /**
@@ -116,11 +105,6 @@ public final class LatchServices {
 
     boolean isClosed() {
         return acquisitions.isClosed();
-    }
-
-    /** Tracks {@code wait} until it ends (the one close rule); fails it at once when the client is closed. */
-    void register(LatchAwait wait) {
-        acquisitions.register(wait);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +57,17 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
     private volatile int heapSize;
     private final AtomicLong order = new AtomicLong();
 
-    /** Starts the timer thread, made by {@code threads}. */
-    public NonBlockingTimer(ThreadFactory threads) {
+    /** The client's monotonic clock (ns): the timer's deadlines are on the clock every wait is counted on. */
+    private final LongSupplier nanoTime;
+
+    /**
+     * Starts the timer thread, made by {@code threads}.
+     *
+     * @param nanoTime the client's monotonic clock, ns; it must advance at the rate of {@link LockSupport#parkNanos}
+     *                 (the real clock outside tests)
+     */
+    public NonBlockingTimer(ThreadFactory threads, LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
         this.thread = threads.newThread(this::loop);
         this.thread.start();
     }
@@ -67,7 +77,7 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
         if (closed) {
             throw new RejectedExecutionException("the dlock timer is closed");
         }
-        Entry entry = new Entry(task, System.nanoTime() + Math.max(0, delayNanos), order.getAndIncrement());
+        Entry entry = new Entry(task, nanoTime.getAsLong() + Math.max(0, delayNanos), order.getAndIncrement());
         incoming.add(entry);
         if (parked && entry.deadline - wakeAt < 0) {
             LockSupport.unpark(thread);
@@ -99,16 +109,16 @@ public final class NonBlockingTimer implements TaskScheduler, AutoCloseable {
     private void loop() {
         while (!closed) {
             drainIncoming();
-            long now = System.nanoTime();
+            long now = nanoTime.getAsLong();
             runDue(now);
             purgeIfMostlyCancelled();
             heapSize = heap.size();
             Entry first = heap.peek();
-            long sleep = first == null ? IDLE_PARK_NANOS : first.deadline - System.nanoTime();
+            long sleep = first == null ? IDLE_PARK_NANOS : first.deadline - nanoTime.getAsLong();
             if (sleep <= 0) {
                 continue;
             }
-            wakeAt = System.nanoTime() + sleep;
+            wakeAt = nanoTime.getAsLong() + sleep;
             parked = true;
             // a task added before parked was set is seen here; one added after sees parked and unparks if earlier
             if (incoming.isEmpty() && !closed) {

@@ -1,50 +1,97 @@
 package io.dlock.internal.lock;
 
-import io.dlock.internal.acquire.AcquireLoop;
-import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.PendingAcquisitions;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
-import io.dlock.internal.lease.TaskScheduler;
+import io.dlock.internal.parts.ClientClock;
+import io.dlock.internal.parts.ClientParts;
 
 import java.util.concurrent.TimeUnit;
 
 /**
- * What every lock of one client shares, in eight named parts. Locks are small objects composed over these; they hold
- * no state of their own besides their name.
- *
- * @param settings     the client's id and the settings the kinds read
- * @param clock        the monotonic and the wall clock
- * @param redis        commands, scripts, wake-ups, replica confirmation, renewal senders
- * @param holds        everything this client knows about its holds and waits (the table the renewer walks)
- * @param renewer      the watchdog: renews holds and reports the lost ones; it only renews (it is not asked for the
- *                     time, the settings or a hold)
- * @param acquisitions everything in flight of the client, every kind: registered loops, how they wait, the sync waits,
- *                     the callers' executor, close (the one close rule)
- * @param local        what the client knows of its own owners' exclusive holds and waits
- * @param events       where locks and the renewer report events: the client's lock event listeners
+ * What every lock of one client shares: the client's shared parts ({@link ClientParts}: the front door, the clock,
+ * Redis, the timer) plus the locks' own: their settings, their Redis calls (replica confirmation, renewal senders),
+ * the watchdog and its hold table, and the local owners. Locks are small objects composed over these; they hold no
+ * state of their own besides their name. Thread-safe; every accessor is a plain field read.
  */
-public record LockServices(LockSettings settings, LockClock clock, LockRedis redis, HoldTable holds,
-                           LeaseRenewer renewer, Acquisitions acquisitions, LocalOwners local, EventSink events) {
+public final class LockServices {
+    private final LockSettings settings;
+    private final ClientClock clock;
+    private final LockRedis redis;
+    private final HoldTable holds;
+    private final LeaseRenewer renewer;
+    private final Acquisitions acquisitions;
+    private final LocalOwners local;
+
     /**
-     * The services of one client: its local cohorts started on {@code timer}, its renewer reporting to the new event
-     * sink.
+     * The services of one client: its local cohorts started on the parts' timer, its renewer reporting to the
+     * client's event sink.
      *
-     * @param holds the renewer's table
+     * @param parts    the client's shared parts
+     * @param settings the client's id and the settings the lock kinds read
+     * @param redis    commands, scripts, wake-ups, replica confirmation, renewal senders
+     * @param renewer  the watchdog, over its hold table
      */
-    public static LockServices create(LockSettings settings, LockClock clock, LockRedis redis, HoldTable holds,
-                                      LeaseRenewer renewer, Acquisitions acquisitions, TaskScheduler timer) {
-        LocalCohorts cohorts = new LocalCohorts(timer, clock.monotonic(),
+    public LockServices(ClientParts parts, LockSettings settings, LockRedis redis, LeaseRenewer renewer) {
+        this.settings = settings;
+        this.clock = parts.clock();
+        this.redis = redis;
+        this.holds = renewer.holds();
+        this.renewer = renewer;
+        this.acquisitions = parts.acquisitions();
+        LocalCohorts cohorts = new LocalCohorts(parts.timer(), clock.monotonic(),
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, settings.watchdogMs() / 3)), settings.maxLocalHandoffs(),
                 HeadStart.OTHER_CLIENTS_NANOS,
                 (key, field) -> redis.commands().hexists(key, field).toCompletableFuture());
         cohorts.start();
-        EventSink events = new EventSink();
-        renewer.reportTo(events);
-        return new LockServices(settings, clock, redis, holds, renewer, acquisitions,
-                new LocalOwners(cohorts, new GroupTurns(redis.wakeups()), timer), events);
+        renewer.reportTo(acquisitions.events());
+        this.local = new LocalOwners(cohorts, new GroupTurns(redis.wakeups()), parts.timer());
+    }
+
+    /** @return the client's id and the settings the kinds read */
+    public LockSettings settings() {
+        return settings;
+    }
+
+    /** @return the client's one clock: monotonic (every wait and lease) and wall */
+    public ClientClock clock() {
+        return clock;
+    }
+
+    /** @return commands, scripts, wake-ups, replica confirmation, renewal senders */
+    public LockRedis redis() {
+        return redis;
+    }
+
+    /** @return everything this client knows about its holds and waits (the table the renewer walks) */
+    public HoldTable holds() {
+        return holds;
+    }
+
+    /** @return the watchdog: renews holds and reports the lost ones */
+    public LeaseRenewer renewer() {
+        return renewer;
+    }
+
+    /**
+     * @return the front door of every acquisition (every kind of the client): the closed flag, the registered
+     *         loops, how they wait, the sync waits, the callers' executor, the event listeners, close
+     */
+    public Acquisitions acquisitions() {
+        return acquisitions;
+    }
+
+    /** @return what the client knows of its own owners' exclusive holds and waits */
+    public LocalOwners local() {
+        return local;
+    }
+
+    /** @return where locks and the renewer report events: the client's lock event listeners */
+    public EventSink events() {
+        return acquisitions.events();
     }
 
     /** @return the lost-reply rule over {@link #holds}, for every lock kind (stateless: the books are the table's) */
@@ -57,10 +104,7 @@ public record LockServices(LockSettings settings, LockClock clock, LockRedis red
         return local.cohorts();
     }
 
-    void register(AcquireLoop loop) {
-        acquisitions.register(loop);
-    }
-
+    /** @throws io.dlock.LockException naming the lock when the client is closed */
     void checkOpen(String lockName) {
         acquisitions.checkOpen("lock", lockName);
     }

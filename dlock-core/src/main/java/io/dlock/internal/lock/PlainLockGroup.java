@@ -1,14 +1,14 @@
 package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
-import io.dlock.LockEventListener;
 import io.dlock.LockKind;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.Admission;
 import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.acquire.Subject;
 import io.dlock.internal.acquire.WakeMode;
-import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.script.Scripts;
@@ -119,10 +119,9 @@ public final class PlainLockGroup {
     }
 
     private Turn start(long waitNanos, long leaseMs, long ownerId) {
-        services.checkOpen(name);
-        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
-                : services.clock().nanoTime() + waitNanos;
-        return new Turn(deadline, waitNanos == 0, leaseMs, ownerId);
+        Admission admission = services.acquisitions().begin(Subject.lockGroup(name,
+                members.stream().map(m -> m.name).toList(), ownerId), waitNanos);
+        return new Turn(admission, waitNanos == 0, leaseMs, ownerId);
     }
 
     /**
@@ -134,6 +133,7 @@ public final class PlainLockGroup {
      */
     private final class Turn {
         final CompletableFuture<Boolean> result = new CompletableFuture<>();
+        private final Admission admission;
         private final long deadline;
         private final boolean singleAttempt;
         private final long leaseMs;
@@ -146,8 +146,9 @@ public final class PlainLockGroup {
         private boolean endedInLine;
         private volatile Runnable cancelTimer = () -> { };
 
-        Turn(long deadline, boolean singleAttempt, long leaseMs, long ownerId) {
-            this.deadline = deadline;
+        Turn(Admission admission, boolean singleAttempt, long leaseMs, long ownerId) {
+            this.admission = admission.endsWith(result);
+            this.deadline = admission.deadline();
             this.singleAttempt = singleAttempt;
             this.leaseMs = leaseMs;
             this.ownerId = ownerId;
@@ -168,7 +169,7 @@ public final class PlainLockGroup {
                     return;
                 }
                 try {
-                    loop = newLoop(deadline, singleAttempt, leaseMs, ownerId);
+                    loop = newLoop(admission, singleAttempt, leaseMs, ownerId);
                 } catch (RuntimeException e) {
                     endedInLine = true;
                     leaveLine();
@@ -240,18 +241,13 @@ public final class PlainLockGroup {
         return false;
     }
 
-    private AcquireLoop newLoop(long deadline, boolean singleAttempt, long leaseMs, long ownerId) {
-        services.checkOpen(name);
-        // each member's acquisition is reported to the lock event listeners as if taken alone (metrics, tracing)
-        List<LockEventListener.Acquisition> followed = members.stream()
-                .map(m -> services.events().get().acquisitionStarted(LockKind.PLAIN, m.name, ownerId)).toList();
-        AcquireSteps steps = new AcquireSteps("lock", name, () -> attempt(ownerId, leaseMs, followed),
+    /** The one loop of an acquisition whose turn came, let in for close by its {@code admission}. */
+    private AcquireLoop newLoop(Admission admission, boolean singleAttempt, long leaseMs, long ownerId) {
+        AcquireSteps steps = new AcquireSteps("lock", name, () -> attempt(ownerId, leaseMs, admission),
                 () -> releaseAll(ownerId), () -> giveUp(ownerId), channels, WakeMode.ALL, null,
                 cleanup -> trackCleanup(ownerId, cleanup));
-        AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), deadline, singleAttempt);
-        loop.result().whenComplete((acquired, error) -> followed.forEach(f -> EventSink.ended(f, acquired, error)));
-        services.register(loop);
-        return loop;
+        return admission.enter(new AcquireLoop(steps, services.acquisitions().waiting(), admission.deadline(),
+                singleAttempt));
     }
 
     /** Starts {@code loop} once what abandoned acquisitions of the owner left on members {@code from..} is cleaned up. */
@@ -272,8 +268,8 @@ public final class PlainLockGroup {
      * One attempt at every member: null when all are held (each grant recorded as the member's own hold), else the
      * PTTL of the member found held.
      */
-    private CompletableFuture<Long> attempt(long ownerId, long leaseMs, List<LockEventListener.Acquisition> followed) {
-        followed.forEach(LockEventListener.Acquisition::attempted);
+    private CompletableFuture<Long> attempt(long ownerId, long leaseMs, Admission followed) {
+        followed.attempted();
         List<HoldId> ids = members.stream().map(member -> member.holdId(ownerId)).toList();
         String[] held = new String[ids.size()];
         for (int i = 0; i < held.length; i++) {
@@ -294,7 +290,7 @@ public final class PlainLockGroup {
             if (reply == null) {
                 for (int i = 0; i < ids.size(); i++) {
                     Hold hold = members.get(i).recordAttemptGrant(ownerId, leaseMs, sentAt);
-                    followed.get(i).granted(hold);
+                    followed.granted(i, hold);
                 }
                 return null;
             }

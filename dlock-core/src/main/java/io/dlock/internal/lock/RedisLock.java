@@ -1,15 +1,15 @@
 package io.dlock.internal.lock;
 
 import io.dlock.DistributedLock;
-import io.dlock.LockEventListener;
 import io.dlock.LockException;
 import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.Admission;
 import io.dlock.internal.acquire.LocalGate;
+import io.dlock.internal.acquire.Subject;
 import io.dlock.internal.acquire.WakeMode;
-import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
@@ -133,24 +133,20 @@ final class RedisLock {
      * @param waitNanos 0 = one attempt, {@link #DistributedLock.WAIT_FOREVER}, or a wait in ns
      */
     AcquireLoop startAcquire(long waitNanos, long leaseMs, long ownerId) {
-        services.checkOpen(name);
-        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE : services.clock().nanoTime() + waitNanos;
+        Admission admission = services.acquisitions().begin(Subject.lock(protocol.context().kind(), name, ownerId),
+                waitNanos);
         long waitMillis = waitNanos == DistributedLock.WAIT_FOREVER ? DistributedLock.WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
-        LockEventListener.Acquisition followed = services.events().get().acquisitionStarted(protocol.context().kind(),
-                name, ownerId);
-        AcquireLoop.Attempt attempt = followed == LockEventListener.Acquisition.IGNORED
-                ? () -> confirmedAttempt(ownerId, leaseMs, waitMillis)
-                : () -> followedAttempt(followed, ownerId, leaseMs, waitMillis);
+        AcquireLoop.Attempt attempt = admission.followed()
+                ? () -> followedAttempt(admission, ownerId, leaseMs, waitMillis)
+                : () -> confirmedAttempt(ownerId, leaseMs, waitMillis);
         AcquireSteps steps = new AcquireSteps("lock", name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
                 protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, localGate(ownerId, leaseMs),
                 cleanup -> services.holds().trackCleanup(holdId(ownerId), cleanup), protocol.channelPerOwner());
-        AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), deadline, waitNanos == 0);
-        if (followed != LockEventListener.Acquisition.IGNORED) {
-            loop.result().whenComplete((acquired, error) -> EventSink.ended(followed, acquired, error));
-        }
-        services.register(loop);
+        AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), admission.deadline(),
+                waitNanos == 0);
+        admission.enter(loop, loop.result());
         // after what an abandoned acquisition of the same owner leaves to clean up (HoldTable#trackCleanup), on either
         // side of a read-write lock (LockProtocol#otherSideField)
         services.holds().runAfterCleanups(() -> holdId(ownerId), () -> {
@@ -168,14 +164,13 @@ final class RedisLock {
      * {@link #confirmedAttempt} for an acquisition that a lock event listener follows: reports the attempt, and a
      * grant before the loop (and so the caller) learns of it.
      */
-    private CompletableFuture<Long> followedAttempt(LockEventListener.Acquisition followed, long ownerId, long leaseMs,
-                                                    long waitMillis) {
+    private CompletableFuture<Long> followedAttempt(Admission followed, long ownerId, long leaseMs, long waitMillis) {
         followed.attempted();
         return confirmedAttempt(ownerId, leaseMs, waitMillis).thenApply(ttl -> {
             if (ttl == null) {
                 Hold hold = hold(ownerId);
                 if (hold != null) {
-                    followed.granted(hold);
+                    followed.granted(0, hold);
                 }
             }
             return ttl;

@@ -29,7 +29,7 @@
  *       tracked in the client's {@link io.dlock.internal.lease.HoldTable}, so that the scripts get the hold count the
  *       client knows, and the drop after a give-up that followed an unanswered attempt).</li>
  *   <li>{@link io.dlock.internal.lock.LockServices}: what every lock of one client shares, a record of eight named
- *       parts: {@link io.dlock.internal.lock.LockSettings}, {@link io.dlock.internal.lock.LockClock} (monotonic and
+ *       parts: {@link io.dlock.internal.lock.LockSettings}, {@link io.dlock.internal.parts.ClientClock} (monotonic and
  *       wall), {@link io.dlock.internal.lock.LockRedis} (commands, scripts, wake-ups,
  *       {@link io.dlock.internal.lock.ReplicaSync}, the renewal senders {@link io.dlock.internal.lock.HashFieldRenewal}
  *       and {@link io.dlock.internal.lock.ReadHoldRenewal}), the hold table, the renewer (which only renews), the

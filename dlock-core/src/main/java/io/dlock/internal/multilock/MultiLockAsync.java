@@ -4,6 +4,12 @@ import io.dlock.DistributedLock;
 import io.dlock.LockException;
 import io.dlock.LockOwner;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.Acquisitions;
+import io.dlock.internal.acquire.Admission;
+import io.dlock.internal.acquire.DeadlineRule;
+import io.dlock.internal.acquire.Subject;
+import io.dlock.internal.acquire.Waiter;
 import io.dlock.internal.lock.RedisLocks;
 
 import java.util.ArrayList;
@@ -32,13 +38,16 @@ import java.util.function.LongSupplier;
  * A cancellation cancels the member acquisition under way (which gives back a hold it got just then), or is seen once
  * attempts at once are answered, and releases the members already taken; {@link #abandon} tells when that is done.
  */
-final class MultiLockAsync {
+final class MultiLockAsync implements Waiter {
     private final String name;
     private final List<DistributedLock> members;
     private final long leaseMs;
     /** Absolute deadline in nanos, or {@link Long#MAX_VALUE} when waiting without a limit. */
     private final long deadlineNanos;
+    /** The client's monotonic clock (ns). */
     private final LongSupplier nanoTime;
+    /** Let in by the client's front door: registered for close (which fails it and waits for its give-back). */
+    private final Admission admission;
     private final CompletableFuture<Boolean> result = new CompletableFuture<>();
     private final List<DistributedLock> taken = new ArrayList<>();
     /** The member acquisition under way that may wait, or null: abandoned when the result is cancelled. */
@@ -54,12 +63,15 @@ final class MultiLockAsync {
      * @param waitMs  the wait for the whole multi-lock, or {@link DistributedLock#WAIT_FOREVER}
      * @param leaseMs each member's lease, or {@link DistributedLock#LEASE_WATCHDOG}
      */
-    MultiLockAsync(String name, List<DistributedLock> members, LockOwner owner, long waitMs, long leaseMs) {
+    MultiLockAsync(String name, List<DistributedLock> members, LockOwner owner, long waitMs, long leaseMs,
+                   Acquisitions acquisitions) {
         this.name = name;
         this.members = members.stream().map(m -> m.as(owner)).toList();
         this.leaseMs = leaseMs;
-        this.nanoTime = System::nanoTime;
-        this.deadlineNanos = waitMs < 0 ? Long.MAX_VALUE : nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+        this.nanoTime = acquisitions::nanoTime;
+        this.admission = acquisitions.begin(Subject.multiLock(name),
+                waitMs < 0 ? DistributedLock.WAIT_FOREVER : TimeUnit.MILLISECONDS.toNanos(waitMs));
+        this.deadlineNanos = admission.deadline() == AcquireLoop.NO_DEADLINE ? Long.MAX_VALUE : admission.deadline();
         result.whenComplete((ok, error) -> {
             RedisLocks.MemberAcquisition running = current;
             if (error instanceof CancellationException && running != null && running.result().cancel(false)) {
@@ -75,8 +87,32 @@ final class MultiLockAsync {
      *         thread included); cancelling it gives the acquisition up ({@link #abandon})
      */
     CompletableFuture<Boolean> start() {
+        admission.enter(this, result);
         waitFor(0); // the first member alone: see AttemptsAtOnce
         return result;
+    }
+
+    @Override
+    public String kind() {
+        return "multi-lock";
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Fails the acquisition (the client is closing); what it took is given back as after any failure. */
+    @Override
+    public void fail(RuntimeException error) {
+        result.completeExceptionally(error);
+    }
+
+    /** Completes once the acquisition ended holding every member, or ended otherwise and gave back what it took. */
+    @Override
+    public CompletableFuture<Void> finished() {
+        return result.handle((held, error) -> error == null && held)
+                .thenCompose(held -> held ? CompletableFuture.completedFuture(null) : givenBack);
     }
 
     /**
@@ -206,7 +242,9 @@ final class MultiLockAsync {
         }
         if (deadlineNanos != Long.MAX_VALUE && !again) {
             // the deadline rule: a timed acquisition answers within the grace, and gives back in the background
-            RedisMultiLock.giveBackInBackground(name, toRelease, deadlineNanos).thenRun(() -> {
+            long graceNanos = TimeUnit.MILLISECONDS.toNanos(DeadlineRule.GRACE_MS);
+            RedisMultiLock.giveBackInBackground(name, toRelease,
+                    Math.max(0, deadlineNanos + graceNanos - nanoTime.getAsLong())).thenRun(() -> {
                 if (error != null) {
                     result.completeExceptionally(error);
                 } else if (timedOut) {

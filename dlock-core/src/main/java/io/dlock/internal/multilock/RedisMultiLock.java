@@ -5,6 +5,7 @@ import io.dlock.LockLostException;
 import io.dlock.LockOwner;
 import io.dlock.MultiLock;
 import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.DeadlineRule;
 import io.dlock.internal.acquire.SyncWaits;
@@ -40,32 +41,34 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * @param locks    the members in any order
      * @throws IllegalArgumentException see {@link MemberOrder#sorted}
      */
-    public static MultiLock of(String clientId, List<? extends DistributedLock> locks, SyncWaits waits,
-                               Executor executor) {
+    public static MultiLock of(String clientId, List<? extends DistributedLock> locks, Acquisitions acquisitions) {
         List<MemberOrder.Member> members = MemberOrder.sorted(clientId, locks);
         String name = MemberOrder.describe(members);
         List<DistributedLock> ordered = members.stream().map(MemberOrder.Member::lock).toList();
-        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered), waits, executor);
+        return new RedisMultiLock(name, ordered, null, PlainLockGroup.of(name, ordered), acquisitions);
     }
 
     /** Takes every member in one script, or null: one after another. */
     private final PlainLockGroup group;
+    /** The client's front door: acquisitions start there, and close fails them and waits for their give-backs. */
+    private final Acquisitions acquisitions;
     /** The client's one way of blocking a caller on a future (releases and give-backs wait through it). */
     private final SyncWaits waits;
     /** The client's executor: async acquisitions complete their caller's future there ({@link Callers}). */
     private final Executor executor;
 
     private RedisMultiLock(String name, List<DistributedLock> members, LockOwner owner, PlainLockGroup group,
-                           SyncWaits waits, Executor executor) {
+                           Acquisitions acquisitions) {
         super(name, members, owner);
         this.group = group;
-        this.waits = waits;
-        this.executor = executor;
+        this.acquisitions = acquisitions;
+        this.waits = acquisitions.waits();
+        this.executor = acquisitions.executor();
     }
 
     @Override
     public MultiLock as(LockOwner owner) {
-        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group, waits, executor);
+        return new RedisMultiLock(name, members, Objects.requireNonNull(owner, "owner"), group, acquisitions);
     }
 
     // --- sync acquisition -------------------------------------------------------------------------------------
@@ -92,7 +95,7 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
             throw new InterruptedException(name + ": interrupted before acquiring");
         }
         MultiLockAsync acquisition = new MultiLockAsync(name, members, ownerNow(),
-                mode == Mode.TRY ? waitMs : WAIT_FOREVER, leaseMs);
+                mode == Mode.TRY ? waitMs : WAIT_FOREVER, leaseMs, acquisitions);
         CompletableFuture<Boolean> held = acquisition.start();
         return mode == Mode.UNINTERRUPTIBLE ? waits.awaitUninterruptibly(held)
                 : waits.awaitOrAbandon(held, acquisition::abandon);
@@ -168,14 +171,12 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
      * the other). A release that fails is logged naming the member and ends as any failed release does ({@link
      * RedisLocks#releaseAsCleanup}).
      *
-     * @param deadlineNanos the acquisition's deadline on {@link System#nanoTime}, or {@link Long#MAX_VALUE} (no
-     *                      deadline: one grace from now)
+     * @param leftNanos how long the caller may still wait: to the acquisition's deadline plus the grace
      * @return completes (never exceptionally) when Redis answered every release, or at the deadline plus the grace,
      *         whichever is first: while Redis answers in time, the members are free again when the acquisition
      *         reports its outcome
      */
-    static CompletableFuture<Void> giveBackInBackground(String name, List<DistributedLock> taken,
-                                                        long deadlineNanos) {
+    static CompletableFuture<Void> giveBackInBackground(String name, List<DistributedLock> taken, long leftNanos) {
         CompletableFuture<?>[] each = new CompletableFuture<?>[taken.size()];
         for (int i = taken.size() - 1; i >= 0; i--) {
             DistributedLock member = taken.get(i);
@@ -187,9 +188,6 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
                 return null;
             });
         }
-        long graceNanos = TimeUnit.MILLISECONDS.toNanos(DeadlineRule.GRACE_MS);
-        long leftNanos = deadlineNanos == Long.MAX_VALUE ? graceNanos
-                : Math.max(0, deadlineNanos + graceNanos - System.nanoTime());
         return CompletableFuture.allOf(each).completeOnTimeout(null, leftNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -406,10 +404,16 @@ public final class RedisMultiLock extends MultiLockQueries implements MultiLock 
         if (group != null) {
             return group.acquireAsync(PlainLockGroup.waitNanos(waitMs), leaseMs, ownerId, map);
         }
-        MultiLockAsync acquisition = new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs);
-        // each member's give-back is recorded as its own cleanup (RedisLocks#releaseAsCleanup)
-        return Callers.toCaller(executor, acquisition::abandon, cleanup -> { }, acquisition.start().thenApply(map),
-                Errors::unwrap);
+        MultiLockAsync acquisition;
+        try {
+            acquisition = new MultiLockAsync(name, members, LockOwner.of(ownerId), waitMs, leaseMs, acquisitions);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        // each member's give-back is also recorded as its own cleanup (RedisLocks#releaseAsCleanup); the whole
+        // give-back is tracked so that close waits for it
+        return Callers.toCaller(executor, acquisition::abandon, acquisitions::track,
+                acquisition.start().thenApply(map), Errors::unwrap);
     }
 
     @Override

@@ -1,15 +1,15 @@
 package io.dlock.internal.semaphore;
 
-import io.dlock.internal.acquire.AcquireSteps;
 import io.dlock.DistributedLock;
-import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.AcquireLoop;
+import io.dlock.internal.acquire.AcquireSteps;
+import io.dlock.internal.acquire.Admission;
 import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.Outage;
+import io.dlock.internal.acquire.Subject;
 import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.acquire.WakeMode;
-import io.dlock.internal.events.EventSink;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -76,9 +76,10 @@ final class PermitAcquisition<T> {
     private final SemaphoreServices services;
     private final String kind;
     private final String name;
-    private final boolean leased;
     private final Grants<T> grants;
     private final AcquireLoop loop;
+    /** Reported the start (on the caller's thread, so that a listener's trace span has the caller's as its parent). */
+    private final Admission admission;
     /** Null for kinds whose permits are not handed on within the client. */
     private final PermitGate gate;
     private volatile T granted;
@@ -89,37 +90,24 @@ final class PermitAcquisition<T> {
      */
     PermitAcquisition(SemaphoreServices services, String kind, String name, boolean leased, String channel,
                       Grants<T> grants, PermitGate gate, long waitNanos) {
-        services.acquisitions.checkOpen(kind, name);
+        this.admission = services.acquisitions.begin(Subject.permits(kind, name, leased), waitNanos);
         this.services = services;
         this.kind = kind;
         this.name = name;
-        this.leased = leased;
         this.grants = grants;
         this.gate = gate;
         if (gate != null) {
             gate.whenHanded(ticket -> granted = grants.handedOver(ticket));
         }
-        long deadline = waitNanos == DistributedLock.WAIT_FOREVER ? AcquireLoop.NO_DEADLINE
-                : services.acquisitions.nanoTime() + waitNanos;
         AcquireSteps steps = new AcquireSteps(kind, name, this::attempt, this::undo,
                 () -> CompletableFuture.completedFuture(null), List.of(channel), WakeMode.COUNTING, gate,
                 services.acquisitions::track);
-        this.loop = new AcquireLoop(steps, services.acquisitions.waiting(), deadline, waitNanos == 0);
+        this.loop = new AcquireLoop(steps, services.acquisitions.waiting(), admission.deadline(), waitNanos == 0);
     }
 
     /** @return completes with the grant, null when out of time, or the failure (in the API's exceptions) */
     CompletableFuture<T> start() {
-        long startedAt = services.acquisitions.nanoTime();
-        // on the caller's thread, so that a listener's trace span has the caller's as its parent
-        LockEventListener.Acquisition followed = services.events.get().permitAcquisitionStarted(name, leased);
-        loop.result().whenComplete((acquired, error) -> {
-            if (followed != LockEventListener.Acquisition.IGNORED) {
-                EventSink.ended(followed, acquired, error);
-            }
-            services.events.get().permitAcquisitionEnded(name, leased, EventSink.outcome(acquired, error),
-                    services.acquisitions.nanoTime() - startedAt);
-        });
-        services.acquisitions.register(loop);
+        admission.enter(loop, loop.result());
         return loop.start().thenApply(acquired -> acquired ? granted : null);
     }
 

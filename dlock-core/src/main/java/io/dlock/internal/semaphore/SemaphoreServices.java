@@ -1,5 +1,6 @@
 package io.dlock.internal.semaphore;
 
+import io.dlock.DistributedSemaphore;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockEventListener;
 import io.dlock.internal.Errors;
@@ -7,12 +8,12 @@ import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.lease.TaskScheduler;
+import io.dlock.internal.parts.ClientParts;
 import io.dlock.internal.script.LuaScript;
 import io.dlock.internal.script.ScriptRunner;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -45,33 +46,25 @@ public final class SemaphoreServices {
     final LocalPermitLines localPermits;
 
     /**
-     * @param publishCommand the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
-     * @param commandTimeoutMs the client's command timeout: a grant mark outlives the give-back of an attempt whose
-     *                         reply was lost ({@link #grantMarkMillis})
-     * @param watchdogMs     the lease of a permit taken without one; renewed every third of it
-     * @param lostSink       told of each lost permit once (hands off to the lease-lost listeners' executor)
-     * @param events         the client's event listeners now
-     * @param localHandoffs  the most releases of a semaphore in a row handed on to waiters of this client
-     *                       (0: none)
+     * @param parts    the client's shared parts: a permit taken without a lease gets the watchdog timeout, renewed
+     *                 every third of it; a grant mark outlives the give-back of an attempt whose reply was lost
+     *                 ({@link #grantMarkMillis})
+     * @param lostSink told of each lost permit once (hands off to the lease-lost listeners' executor)
      */
-    public SemaphoreServices(RedisClusterAsyncCommands<String, String> redis, ScriptRunner scripts,
-                             Acquisitions acquisitions, TaskScheduler scheduler, Executor executor,
-                             String publishCommand, long recheckMs, long commandTimeoutMs, long watchdogMs, Clock clock,
-                             Consumer<LeaseLostEvent> lostSink, Supplier<LockEventListener> events,
-                             int localHandoffs) {
-        this.redis = redis;
-        this.scripts = scripts;
-        this.acquisitions = acquisitions;
-        this.scheduler = scheduler;
+    public SemaphoreServices(ClientParts parts, Consumer<LeaseLostEvent> lostSink) {
+        this.redis = parts.redis().commands();
+        this.scripts = parts.redis().scripts();
+        this.acquisitions = parts.acquisitions();
+        this.scheduler = parts.timer();
         this.nanoTime = acquisitions::nanoTime;
-        this.executor = executor;
-        this.publishCommand = publishCommand;
-        this.recheckMs = recheckMs;
-        this.grantMarkMs = grantMarkMillis(commandTimeoutMs);
-        this.events = events;
-        this.watchdog = new PermitWatchdog(this, watchdogMs, clock, lostSink);
+        this.executor = acquisitions.executor();
+        this.publishCommand = parts.redis().publishCommand();
+        this.recheckMs = DistributedSemaphore.RECHECK_INTERVAL.toMillis();
+        this.grantMarkMs = grantMarkMillis(parts.settings().commandTimeoutMs());
+        this.events = acquisitions.events()::get;
+        this.watchdog = new PermitWatchdog(this, parts.settings().watchdogMs(), parts.clock().wall(), lostSink);
         this.localPermits = new LocalPermitLines(scheduler, nanoTime, TimeUnit.MILLISECONDS.toNanos(recheckMs),
-                localHandoffs, HeadStart.OTHER_CLIENTS_NANOS);
+                parts.settings().localHandoffs(), HeadStart.OTHER_CLIENTS_NANOS);
     }
 
     /**

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class NonBlockingTimerTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
-    private final NonBlockingTimer timer = new NonBlockingTimer(task -> new Thread(task, "timer-under-test"));
+    private final NonBlockingTimer timer = new NonBlockingTimer(task -> new Thread(task, "timer-under-test"), System::nanoTime);
 
     @AfterEach
     void close() {
