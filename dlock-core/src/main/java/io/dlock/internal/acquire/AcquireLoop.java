@@ -114,12 +114,12 @@ public final class AcquireLoop implements Waiter {
     /**
      * The deadline rule ({@link DeadlineRule}); when it settles the result, a grant that the unanswered attempt brings
      * later is given back ({@code undo}), and if it never answers, the give-up brings Redis back to what the client
-     * knows (the lost-reply rule). The owner's next acquisition starts after that cleanup ({@code laterCleanup}).
+     * knows (the lost-reply rule). The owner's next acquisition starts after that cleanup ({@code nextAfter}).
      */
     private void armDeadline() {
         long waitMs = TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - waiting.nanoTime().getAsLong()));
         DeadlineRule.arm(waiting.outage(), waitMs, result, () -> answeredOnce, steps.kind(), steps.name(), "acquire",
-                () -> steps.laterCleanup().accept(finished), this::wakeFromWaits);
+                () -> steps.nextAfter().accept(finished), this::wakeFromWaits);
     }
 
     /**
@@ -360,13 +360,13 @@ public final class AcquireLoop implements Waiter {
     /**
      * Ends the loop with {@code failure} because Redis is unavailable: the caller hears of it now, and the give-up runs
      * after, since its own command would most likely wait a whole command timeout more (a wait limit holds within one
-     * command timeout). The give-up is recorded first ({@code laterCleanup}), so that a caller who retries at once with
+     * command timeout). The give-up is recorded first ({@code nextAfter}), so that a caller who retries at once with
      * the same owner still starts only after it.
      */
     private void failThenGiveUp(RuntimeException failure) {
         closeSubscription();
         CompletableFuture<Void> cleanup = new CompletableFuture<>();
-        steps.laterCleanup().accept(cleanup);
+        steps.nextAfter().accept(cleanup);
         result.completeExceptionally(failure);
         CompletableFuture<?> done = Errors.call(() -> steps.giveUp().get());
         done.whenComplete((ok, error) -> {

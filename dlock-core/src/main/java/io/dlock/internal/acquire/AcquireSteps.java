@@ -23,15 +23,18 @@ import java.util.function.Supplier;
  * @param wakeMode     how a message wakes this client's waiters on the channel; always {@link WakeMode#ALL} with
  *                     several channels
  * @param gate         waits behind local holders and takes hand-offs; null for kinds without
- * @param laterCleanup records a cleanup that finishes after the result completed, so that the owner's next
- *                     acquisition of the object starts after it
- *                     ({@link io.dlock.internal.lease.HoldTable#trackCleanup})
+ * @param nextAfter    told of a cleanup that finishes after the result completed (a give-back or give-up after the
+ *                     deadline rule answered), so that the owner's next acquisition of the object starts after it
+ *                     ({@link io.dlock.internal.lease.HoldTable#trackCleanup}); a no-op for kinds whose attempts
+ *                     cannot meet an earlier one's cleanup (permits: an id per attempt). Close waits for the cleanup
+ *                     whatever this does: the loop stays registered with {@link Acquisitions} until it
+ *                     {@linkplain AcquireLoop#finished() finished}, which includes it
  * @param ownChannel   the one channel is this owner's alone (a fair waiter's): it stays subscribed a while after the
  *                     wait ({@link WakeupHub#joinLingering}), for the owner's next wait
  */
 public record AcquireSteps(String kind, String name, AcquireLoop.Attempt attempt, Supplier<CompletableFuture<?>> undo,
                     Supplier<CompletableFuture<?>> giveUp, List<String> channels, WakeMode wakeMode,
-                    LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup, boolean ownChannel) {
+                    LocalGate gate, Consumer<CompletableFuture<?>> nextAfter, boolean ownChannel) {
     public AcquireSteps {
         if (ownChannel && (channels.size() != 1 || wakeMode == WakeMode.COUNTING)) {
             throw new IllegalArgumentException("an owner's own channel is one lock channel: " + channels);
@@ -41,8 +44,8 @@ public record AcquireSteps(String kind, String name, AcquireLoop.Attempt attempt
     /** Steps whose channels are shared by the object's waiters (every kind but the fair lock). */
     public AcquireSteps(String kind, String name, AcquireLoop.Attempt attempt, Supplier<CompletableFuture<?>> undo,
                         Supplier<CompletableFuture<?>> giveUp, List<String> channels, WakeMode wakeMode,
-                        LocalGate gate, Consumer<CompletableFuture<?>> laterCleanup) {
-        this(kind, name, attempt, undo, giveUp, channels, wakeMode, gate, laterCleanup, false);
+                        LocalGate gate, Consumer<CompletableFuture<?>> nextAfter) {
+        this(kind, name, attempt, undo, giveUp, channels, wakeMode, gate, nextAfter, false);
     }
 
     /** @return this waiter's membership of its channels, as its wake mode asks (several channels: any wakes it) */

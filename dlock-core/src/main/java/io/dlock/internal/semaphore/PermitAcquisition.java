@@ -101,7 +101,7 @@ final class PermitAcquisition<T> {
         }
         AcquireSteps steps = new AcquireSteps(kind, name, this::attempt, this::undo,
                 () -> CompletableFuture.completedFuture(null), List.of(channel), WakeMode.COUNTING, gate,
-                services.acquisitions::track);
+                cleanup -> { }); // an id per attempt: no later attempt meets this one's give-back
         this.loop = new AcquireLoop(steps, services.acquisitions.waiting(), admission.deadline(), waitNanos == 0);
     }
 

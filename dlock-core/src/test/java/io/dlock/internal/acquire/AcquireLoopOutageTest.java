@@ -35,7 +35,7 @@ class AcquireLoopOutageTest {
     private final Deque<Object> replies = new ArrayDeque<>();
     private final AtomicInteger attempts = new AtomicInteger();
     /** Cleanups the loop recorded as finishing after its result. */
-    private final java.util.List<CompletableFuture<?>> laterCleanups = new java.util.ArrayList<>();
+    private final java.util.List<CompletableFuture<?>> nextAfterCleanups = new java.util.ArrayList<>();
     /** The reply of the give-up script. */
     private CompletableFuture<Void> giveUpReply = CompletableFuture.completedFuture(null);
 
@@ -46,7 +46,7 @@ class AcquireLoopOutageTest {
             return reply instanceof Throwable t ? CompletableFuture.failedFuture(t)
                     : CompletableFuture.completedFuture(reply == ACQUIRED ? null : (Long) reply);
         }, () -> CompletableFuture.completedFuture(null), () -> giveUpReply, List.of("channel"),
-                WakeMode.ONE, null, laterCleanups::add), new LoopWaiting(hub, time::nanoTime, 30_000, outage),
+                WakeMode.ONE, null, nextAfterCleanups::add), new LoopWaiting(hub, time::nanoTime, 30_000, outage),
                 deadlineNanos, false);
     }
 
@@ -118,11 +118,11 @@ class AcquireLoopOutageTest {
         AcquireLoop loop = loop(time.nanoTime() + 60_000_000_000L);
         loop.start();
         assertThat(loop.result()).isCompletedExceptionally();
-        assertThat(laterCleanups).singleElement().satisfies(cleanup -> assertThat(cleanup).isNotDone());
+        assertThat(nextAfterCleanups).singleElement().satisfies(cleanup -> assertThat(cleanup).isNotDone());
         assertThat(loop.finished()).isNotDone();
 
         giveUpReply.complete(null);
-        assertThat(laterCleanups.get(0)).isDone();
+        assertThat(nextAfterCleanups.get(0)).isDone();
         assertThat(loop.finished()).isDone();
     }
 
