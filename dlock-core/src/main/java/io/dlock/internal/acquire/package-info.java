@@ -15,8 +15,13 @@
  *   <li>{@link io.dlock.internal.acquire.SyncWaits}: the one sync waiter, with the one interrupt rule
  *       ({@code awaitOrAbandon}: an interrupted caller holds nothing); {@link io.dlock.internal.acquire.Callers}: how
  *       a future reaches its caller (on the client's executor, errors mapped, a cancel abandons).</li>
- *   <li>{@link io.dlock.internal.acquire.Acquisitions}: the one close rule — every loop and stray give-back in flight
- *       is registered, {@code close()} fails the loops and waits until each has cleaned up.</li>
+ *   <li>{@link io.dlock.internal.acquire.Acquisitions}: the front door and the one close rule. Every acquisition and
+ *       wait of every wing starts with {@code begin(subject, wait)}: the one closed flag is checked, the start is
+ *       reported to the event listeners ({@link io.dlock.internal.acquire.Subject}, the one place that maps a kind to
+ *       its start and end events) and stamped on the client's one clock; the
+ *       {@link io.dlock.internal.acquire.Admission} it returns reports the end once and registers the waiter. Every
+ *       waiter and stray give-back in flight is registered, and {@code close()} fails the waiters and waits until
+ *       each has cleaned up.</li>
  *   <li>{@link io.dlock.internal.acquire.PendingAcquisitions}: the locks' lost-reply bookkeeping over the hold table
  *       (the permits' is an id per attempt, {@code io.dlock.internal.semaphore.PermitAcquisition});
  *       {@link io.dlock.internal.acquire.Args}: the one argument rule (durations, waits, counts), checked before

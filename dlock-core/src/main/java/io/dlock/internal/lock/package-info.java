@@ -28,12 +28,16 @@
  *   <li>{@link io.dlock.internal.acquire.PendingAcquisitions}: the lost-reply rule of every lock kind (attempts
  *       tracked in the client's {@link io.dlock.internal.lease.HoldTable}, so that the scripts get the hold count the
  *       client knows, and the drop after a give-up that followed an unanswered attempt).</li>
- *   <li>{@link io.dlock.internal.lock.LockServices}: what every lock of one client shares, a record of eight named
- *       parts: {@link io.dlock.internal.lock.LockSettings}, {@link io.dlock.internal.parts.ClientClock} (monotonic and
- *       wall), {@link io.dlock.internal.lock.LockRedis} (commands, scripts, wake-ups,
- *       {@link io.dlock.internal.lock.ReplicaSync}, the renewal senders {@link io.dlock.internal.lock.HashFieldRenewal}
- *       and {@link io.dlock.internal.lock.ReadHoldRenewal}), the hold table, the renewer (which only renews), the
- *       acquisitions, {@code LocalOwners} (cohorts, group turns, timer) and the event sink.</li>
+ *   <li>{@link io.dlock.internal.lock.LockServices}: what every lock of one client shares: the client's
+ *       {@link io.dlock.internal.parts.ClientParts} (the front door {@link io.dlock.internal.acquire.Acquisitions}, the
+ *       one {@link io.dlock.internal.parts.ClientClock}, the timer, the event sink) plus the locks' own:
+ *       {@link io.dlock.internal.lock.LockSettings}, {@link io.dlock.internal.lock.LockRedis} (commands, scripts,
+ *       wake-ups, {@link io.dlock.internal.lock.ReplicaSync}, the renewal senders
+ *       {@link io.dlock.internal.lock.HashFieldRenewal} and {@link io.dlock.internal.lock.ReadHoldRenewal}), the
+ *       renewer and its hold table, and {@code LocalOwners} (cohorts, group turns, timer).</li>
+ *   <li>Every acquisition enters through the client's front door,
+ *       {@link io.dlock.internal.acquire.Acquisitions#begin}: {@code RedisLock.startAcquire} for one lock,
+ *       {@code PlainLockGroup} for plain locks on one slot taken in one script.</li>
  * </ul>
  *
  * <p>Threads: script replies and pub/sub wake-ups complete the futures of this package on Lettuce's I/O threads and
