@@ -98,6 +98,27 @@ public interface LockClient extends AutoCloseable {
     FencedLock getFencedLock(String name);
 
     /**
+     * A candidate in the leader election {@code name}, with the {@linkplain LeaderElectionSettings#defaults() default
+     * timing}: see {@link LeaderElection}. Cheap, no round trip; the candidate competes once {@link
+     * LeaderElection#start() started}. Each call makes a new candidate with an owner of its own; closing the client
+     * closes it.
+     *
+     * @throws NullPointerException     when {@code name} is null
+     * @throws IllegalArgumentException when it is blank (or cannot be used on a Redis Cluster, as for {@link #getLock})
+     * @throws LockException            when the client is closed
+     */
+    default LeaderElection getLeaderElection(String name) {
+        return getLeaderElection(name, LeaderElectionSettings.defaults());
+    }
+
+    /**
+     * A candidate in the leader election {@code name} with the given timing; as {@link #getLeaderElection(String)}.
+     *
+     * @throws NullPointerException when {@code settings} is null
+     */
+    LeaderElection getLeaderElection(String name, LeaderElectionSettings settings);
+
+    /**
      * A count-down latch, wire-compatible with Redisson's {@code RCountDownLatch} (dlock and Redisson clients of one
      * name count down and await together), usable on a Redis Cluster under every name, hash-tagged ones included.
      * Cheap; no round trip.

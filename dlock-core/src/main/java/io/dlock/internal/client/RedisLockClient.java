@@ -7,6 +7,8 @@ import io.dlock.DistributedSemaphore;
 import io.dlock.FencedLock;
 import io.dlock.HeldLock;
 import io.dlock.LatchInfo;
+import io.dlock.LeaderElection;
+import io.dlock.LeaderElectionSettings;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LeaseLostListener;
 import io.dlock.LeasedSemaphore;
@@ -23,6 +25,7 @@ import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
+import io.dlock.internal.election.FencedLeaderElection;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
@@ -97,6 +100,8 @@ public final class RedisLockClient implements LockClient {
     private final Snapshots snapshots;
     private final LatchServices latches;
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
+    /** The leader elections made by this client and not closed: closing the client closes them first. */
+    private final java.util.Set<FencedLeaderElection> elections = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
@@ -230,6 +235,17 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public LeaderElection getLeaderElection(String name, LeaderElectionSettings settings) {
+        java.util.Objects.requireNonNull(settings, "settings");
+        FencedLock lock = getFencedLock(name).as(newOwner());
+        FencedLeaderElection[] made = new FencedLeaderElection[1];
+        made[0] = new FencedLeaderElection(name, lock, settings, services.clock().monotonic(), services.clock().wall(),
+                config.commandTimeout(), () -> elections.remove(made[0]));
+        elections.add(made[0]);
+        return made[0];
+    }
+
+    @Override
     public DistributedCountDownLatch getCountDownLatch(String name) {
         checkOpen();
         return latches.latch(name);
@@ -359,6 +375,10 @@ public final class RedisLockClient implements LockClient {
 
     @Override
     public void close() {
+        // elections first: each ends its term, stops its task and releases its lock while the connections are open
+        for (FencedLeaderElection election : List.copyOf(elections)) {
+            election.close();
+        }
         if (!acquisitions.closeDoor()) {
             return;
         }

@@ -1,0 +1,20 @@
+package io.dlock;
+
+/**
+ * Told when a {@link LeaderElection}'s candidate becomes leader and when its term ends. Both calls come on the
+ * election's own event thread, one at a time, {@code revoked} after the {@code elected} of the same term and exactly
+ * once per term. A listener that throws is logged and does not stop the others.
+ */
+public interface LeaderListener {
+
+    /** This candidate won {@code term}; its task (if any) starts beside this call. */
+    default void elected(LeaderTerm term) {
+    }
+
+    /**
+     * {@code term} ended for {@code cause}: it is no longer valid. Called before the task is stopped and the lock
+     * released.
+     */
+    default void revoked(LeaderTerm term, LeaderTerm.Cause cause) {
+    }
+}
