@@ -10,7 +10,6 @@ import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.ClientSettings;
 import io.dlock.testkit.RedisExtension;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -230,8 +229,6 @@ class ReactiveFaultsIT {
      * client's waiting {@code tryLock} got in 2.4 s before the work was cancelled (the permit the same).
      */
     @Test
-    @Disabled("issue 43, found by ReactiveFaultsIT: a fixed lease's end is found at the next renewal round, after "
-            + "another owner got in; enable once the loss is reported at the lease's end")
     void aFixedLeaseThatRunsOutCancelsTheWorkBeforeAnotherOwnerGetsIn(LockClient a, LockClient b, RedisServer redis)
             throws Exception {
         long[] cancelledBeforeOtherGotIn = fixedLeaseRunsOut(a, b, redis);

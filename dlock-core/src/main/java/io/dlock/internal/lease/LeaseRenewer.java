@@ -37,7 +37,9 @@ import java.util.function.ToIntFunction;
  *       {@code EXPIRED} if its known validity had already ended (the client was paused past its lease);</li>
  *   <li>a watchdog hold's known validity ends without a successful renewal: {@code RENEWAL_FAILED} when the last
  *       renewal failed, else {@code EXPIRED};</li>
- *   <li>a fixed-lease hold reaches the end of its lease without being released: {@code EXPIRED}.</li>
+ *   <li>a fixed-lease hold reaches the end of its known validity (its {@code leaseValidFor()} reaches zero) without
+ *       being released: {@code EXPIRED}, reported then by its alarm ({@link LeaseEnds}, the rule leased permits
+ *       share), not at the next round.</li>
  * </ul>
  * Each round also reads back the TTL of the fixed-lease holds (the same scripts with a lease of 0, which change
  * nothing): one found gone is lost as above, one whose TTL another client shortened (a {@code PEXPIRE}) is known valid
@@ -66,6 +68,8 @@ public final class LeaseRenewer implements AutoCloseable {
     private final ToIntFunction<String> slotOf;
     /** This client's holds: the renewer's records, and what the lock kinds keep beside them. */
     private final HoldTable holds;
+    /** Reports each fixed-lease hold when its known validity ends (the rule shared with leased permits). */
+    private final LeaseEnds leaseEnds;
 
     private final Object tickLock = new Object();
     private volatile boolean closed;
@@ -98,6 +102,7 @@ public final class LeaseRenewer implements AutoCloseable {
         this.clock = clock;
         this.lostSink = lostSink;
         this.holds = new HoldTable(nanoTime, watchdogMs, this::ranOut);
+        this.leaseEnds = new LeaseEnds(scheduler, nanoTime);
     }
 
     /** @return this client's hold table, which this renewer walks */
@@ -130,11 +135,16 @@ public final class LeaseRenewer implements AutoCloseable {
         long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
         while (true) {
             Hold hold = holds.recordOrCreate(id, () -> new Hold(kind, lockName, key, field, ownerId, renewal));
+            boolean granted;
             synchronized (hold) {
-                if (hold.isActive() && !ranOut(hold)) {
+                granted = hold.isActive() && !ranOut(hold);
+                if (granted) {
                     hold.granted(leaseMs, effective, sentAtNanos);
-                    return hold;
                 }
+            }
+            if (granted) {
+                watchEnd(hold);
+                return hold;
             }
             holds.removeRecord(hold);
         }
@@ -160,13 +170,17 @@ public final class LeaseRenewer implements AutoCloseable {
     /** A release failed (Redis error or not held); the hold stays as it was. */
     public void releaseFailed(Hold hold) {
         hold.releaseFailed();
+        watchEnd(hold);
     }
 
     /** A release finished: the last hold ({@code full}) or one of several. */
     public void releaseDone(Hold hold, boolean full) {
         if (hold.releaseDone(full, watchdogMs)) {
+            leaseEnds.forget(hold);
             holds.removeRecord(hold);
             events.get().holdReleased(hold);
+        } else {
+            watchEnd(hold);
         }
     }
 
@@ -177,11 +191,13 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public void stopRenewing(Hold hold) {
         hold.stopRenewal();
+        watchEnd(hold);
     }
 
     /** Redis says the owner holds nothing: forget the record without a loss report (the caller gets an exception). */
     public void discard(Hold hold) {
         hold.discard();
+        leaseEnds.forget(hold);
         holds.removeRecord(hold);
         events.get().holdDiscarded(hold);
     }
@@ -192,6 +208,7 @@ public final class LeaseRenewer implements AutoCloseable {
      */
     public void extended(Hold hold, long sentAtNanos, long leaseMs) {
         hold.extended(sentAtNanos, leaseMs);
+        watchEnd(hold);
     }
 
     /**
@@ -205,6 +222,7 @@ public final class LeaseRenewer implements AutoCloseable {
     /** A lease extension of {@code hold} got no reply: its validity ends no later than {@code leaseMs} after it. */
     public void extensionUnknown(Hold hold, long sentAtNanos, long leaseMs) {
         hold.extensionUnknown(sentAtNanos, leaseMs);
+        watchEnd(hold);
     }
 
     /**
@@ -264,10 +282,8 @@ public final class LeaseRenewer implements AutoCloseable {
                 } else {
                     due.add(hold);
                 }
-            } else if (ranOut) {
-                lose(hold, LeaseLostEvent.Reason.EXPIRED);
-            } else {
-                fixed.add(hold);
+            } else if (hold.validForNanos(now) > 0) {
+                fixed.add(hold); // one whose validity ended is reported by its alarm (LeaseEnds)
             }
         }
         if ((due.isEmpty() && fixed.isEmpty()) || renewalInFlight) {
@@ -329,6 +345,7 @@ public final class LeaseRenewer implements AutoCloseable {
                 long ms = left.get(i);
                 if (ms > 0) {
                     hold.keptAtMost(sentAtNanos, ms);
+                    watchEnd(hold);
                 } else if (ms == 0 && !hold.hasPendingRelease()) {
                     lose(hold, now - hold.validUntilNanos() >= 0
                             ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
@@ -374,6 +391,7 @@ public final class LeaseRenewer implements AutoCloseable {
         if (!hold.markLost()) {
             return;
         }
+        leaseEnds.forget(hold);
         holds.removeRecord(hold);
         events.get().holdLost(hold, reason);
         log.warn("lock '{}': hold of owner {} lost ({})", hold.lockName(), hold.field(), reason);
@@ -382,6 +400,11 @@ public final class LeaseRenewer implements AutoCloseable {
         } catch (RuntimeException e) {
             log.error("lease-lost sink failed", e);
         }
+    }
+
+    /** Has {@code hold} reported when its known validity ends, if it has a fixed lease now ({@link LeaseEnds}). */
+    private void watchEnd(Hold hold) {
+        leaseEnds.watch(hold, () -> ranOut(hold));
     }
 
     /** Replaces the pending round by one {@code delayNanos} from now. */

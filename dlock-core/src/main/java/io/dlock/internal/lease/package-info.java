@@ -11,6 +11,8 @@
  *   <li>{@link io.dlock.internal.lease.LeaseRenewer}: the watchdog over the hold table: renews
  *       watchdog holds in batches every third of the watchdog timeout, and reports each hold that is lost (removed,
  *       expired, renewal failed) exactly once.</li>
+ *   <li>{@link io.dlock.internal.lease.LeaseEnds}: the rule for a fixed lease's end, shared by lock holds and leased
+ *       permits: the grant is reported lost when its known validity ends, not at the next renewal round.</li>
  *   <li>{@link io.dlock.internal.lease.RenewalSender}: how one kind of hold is renewed (implemented in
  *       {@code io.dlock.internal.lock}).</li>
  *   <li>{@link io.dlock.internal.lease.TaskScheduler}: the injectable timer, so that renewal logic is tested without

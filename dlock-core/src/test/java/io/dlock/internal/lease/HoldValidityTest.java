@@ -162,7 +162,8 @@ class HoldValidityTest {
         assertThat(validMs(hold)).isEqualTo(WATCHDOG_MS - margin(WATCHDOG_MS));
 
         partialRelease(hold);                          // the watchdog key goes; the 500 ms one expired long ago
-        assertThat(hold.validForNanos(time.nanoTime())).isNegative();
+        assertThat(hold.validForNanos(time.nanoTime())).as("ran out: lost at once").isNotPositive();
+        assertThat(hold.acquisitions()).isZero();
     }
 
     @Test

@@ -66,24 +66,82 @@ class LeaseRenewerTest {
     }
 
     /**
-     * A fixed-lease hold whose lease ran out between two rounds: looking it up reports it lost at once, and the
-     * owner's next acquisition starts a new hold (one acquisition) instead of counting on top of the old one.
+     * A fixed-lease hold whose lease ran out while the timer is late (a loaded host): looking it up reports it lost at
+     * once, and the owner's next acquisition starts a new hold (one acquisition) instead of counting on top of the old
+     * one; the late alarm reports nothing more.
      */
     @Test
     void aHoldWhoseLeaseRanOutIsLostWhenLookedUpAndANewAcquisitionStartsAfresh() {
-        Hold old = acquire(renewer, "k", 1, 1_000);
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(old);
+        renewer.close();
+        LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, (task, delay) -> time.schedule(task, delay + 5_000_000_000L),
+                time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
+        late.start();
+        Hold old = acquire(late, "k", 1, 1_000);
+        assertThat(late.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(old);
         time.advanceMillis(1_000);
-        assertThat(lost).as("not yet reported by a round").isEmpty();
+        assertThat(lost).as("not yet reported: the timer is late").isEmpty();
 
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).as("ran out").isNull();
+        assertThat(late.holds().find(new HoldTable.HoldId("k", "client:1"))).as("ran out").isNull();
         assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
-        Hold fresh = acquire(renewer, "k", 1, 1_000);
+        Hold fresh = acquire(late, "k", 1, 1_000);
         assertThat(fresh).isNotSameAs(old);
         assertThat(fresh.acquisitions()).isEqualTo(1);
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(fresh);
-        time.advanceMillis(PERIOD_MS);
-        assertThat(lost).as("reported once").hasSize(2);
+        assertThat(late.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(fresh);
+        time.advanceMillis(7_000);
+        assertThat(lost).as("each reported once").hasSize(2);
+    }
+
+    /**
+     * A fixed lease's loss is reported when its known validity ends (lease from the send, less 1% and 2 ms), to the
+     * nanosecond on the manual clock: not a moment before, and not at the next round.
+     */
+    @Test
+    void aFixedLeaseIsReportedLostWhenItsValidityEndsNotAtTheNextRound() {
+        Hold hold = acquire(renewer, "leased", 1, 1_000);
+        long end = hold.validForNanos(time.nanoTime());
+        assertThat(end).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1_000 - 12));
+        time.advanceMillis(1_000 - 12 - 1);
+        assertThat(lost).as("1 ms before its validity ends").isEmpty();
+        time.advanceMillis(1);
+        assertThat(lost).as("when it ends").singleElement()
+                .satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
+        assertThat(renewer.trackedCount()).isZero();
+    }
+
+    /**
+     * The alarm follows the validity: a longer extension moves the report later, a read-back that finds the TTL
+     * shortened moves it sooner, a release in flight holds it off (and a failed release brings it back).
+     */
+    @Test
+    void theEndOfAFixedLeaseFollowsExtensionsReadBacksAndReleases() {
+        Hold hold = acquire(renewer, "leased", 1, 5_000);
+        renewer.extended(hold, time.nanoTime(), 20_000);
+        time.advanceMillis(6_000);
+        assertThat(lost).as("extended to 20 s").isEmpty();
+
+        time.advanceMillis(PERIOD_MS - 6_000);                    // the round reads the TTL back: 1 s left
+        long sentAt = time.nanoTime();
+        calls.get(0).reply().complete(List.of(1_000L));
+        time.advanceMillis(1_000 - 12 - 1);
+        assertThat(lost).isEmpty();
+        renewer.releaseStarted(hold);
+        time.advanceMillis(5);
+        assertThat(lost).as("a release is in flight").isEmpty();
+        renewer.releaseFailed(hold);
+        assertThat(time.nanoTime() - sentAt).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1_000 - 12));
+        assertThat(lost).as("ran out while the release was in flight: reported once it failed").singleElement()
+                .satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
+    }
+
+    /** A released fixed-lease hold leaves no alarm behind. */
+    @Test
+    void aReleasedFixedLeaseHoldLeavesNoAlarm() {
+        int before = time.pending();
+        Hold hold = acquire(renewer, "leased", 1, 60_000);
+        assertThat(time.pending()).isEqualTo(before + 1);
+        renewer.releaseStarted(hold);
+        renewer.releaseDone(hold, true);
+        assertThat(time.pending()).isEqualTo(before);
     }
 
     @Test
@@ -260,7 +318,7 @@ class LeaseRenewerTest {
     @Test
     void fixedLeaseHoldThatRunsOutIsReportedExpired() {
         acquire(renewer, "leased", 3, 2_000);
-        time.advanceMillis(PERIOD_MS);
+        time.advanceMillis(2_000);
         assertThat(lost).singleElement().satisfies(e -> {
             assertThat(e.reason()).isEqualTo(Reason.EXPIRED);
             assertThat(e.ownerId()).isEqualTo(3);
