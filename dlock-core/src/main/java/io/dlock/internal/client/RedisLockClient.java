@@ -25,6 +25,7 @@ import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.NonBlockingTimer;
 import io.dlock.internal.lease.TaskScheduler;
@@ -89,6 +90,8 @@ public final class RedisLockClient implements LockClient {
     private final ExecutorService ownedExecutor;
     private final WakeupHub wakeups;
     private final LockServices services;
+    /** The watchdog: only this class builds, starts and closes it. */
+    private final LeaseRenewer renewer;
     /** Everything in flight of every kind (the one close rule), how loops wait and how sync calls block. */
     private final Acquisitions acquisitions;
     /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
@@ -111,8 +114,9 @@ public final class RedisLockClient implements LockClient {
         LockClock clock = new LockClock(System::nanoTime, Clock.systemUTC());
         AnswerWatch answers = new AnswerWatch(clock.monotonic(), config.commandTimeout(), transport::connected);
         ScriptRunner scripts = new ScriptRunner(transport.commands(), answers);
-        LeaseRenewer renewer = new LeaseRenewer(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
-                this::dispatchLeaseLost, transport::slot);
+        HoldTable holds = new HoldTable(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
+                this::dispatchLeaseLost);
+        this.renewer = new LeaseRenewer(holds, scheduler, transport::slot);
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
@@ -124,8 +128,7 @@ public final class RedisLockClient implements LockClient {
                 // a hand-off is not confirmed on replicas: with syncReplicas every grant goes through the acquire path
                 config.syncReplicas() > 0 ? 0 : config.tuning().localHandoffs());
         this.services = LockServices.create(settings, clock,
-                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), renewer.holds(), renewer,
-                acquisitions, scheduler);
+                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), holds, acquisitions, scheduler);
         this.latches = new LatchServices(scripts, transport.commands(), wakeups, executor, clock.monotonic(),
                 transport.publishCommand(), transport::slot, watchdogMs / 3, services.events()::get,
                 transport.serverRuns(), acquisitions);
@@ -151,7 +154,7 @@ public final class RedisLockClient implements LockClient {
                 semaphores.resubscribed();
             }
         });
-        services.renewer().start();
+        renewer.start();
         semaphores.start();
     }
 
@@ -336,7 +339,7 @@ public final class RedisLockClient implements LockClient {
 
     /** @return what the client is doing now (for tests and inspection) */
     public Diagnostics diagnostics() {
-        return new Diagnostics(services.renewer().renewedCount(), services.renewer().trackedCount(),
+        return new Diagnostics(services.holds().renewedCount(), services.holds().trackedCount(),
                 wakeups.subscriptionCount(), services.waitingCount(), services.localCohortCount());
     }
 
@@ -366,7 +369,7 @@ public final class RedisLockClient implements LockClient {
             return;
         }
         closed = true;
-        services.renewer().close();
+        renewer.close();
         semaphores.close();
         services.close();
         CompletableFuture<Void> waitersDone = acquisitions.close();

@@ -34,7 +34,7 @@ public final class LeaseEnds {
          */
         boolean fixedLeaseRunning();
 
-        /** @return ns of known validity left at {@code nowNanos} (the end of {@code leaseValidFor()}); ≤ 0 when none */
+        /** @return ns of known validity left at {@code nowNanos} (until {@code leaseValidFor()} ends); ≤ 0: none */
         long validForNanos(long nowNanos);
     }
 

@@ -6,44 +6,40 @@ import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.PendingAcquisitions;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.HoldTable;
-import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.TaskScheduler;
 
 import java.util.concurrent.TimeUnit;
 
 /**
- * What every lock of one client shares, in eight named parts. Locks are small objects composed over these; they hold
+ * What every lock of one client shares, in seven named parts. Locks are small objects composed over these; they hold
  * no state of their own besides their name.
  *
  * @param settings     the client's id and the settings the kinds read
  * @param clock        the monotonic and the wall clock
  * @param redis        commands, scripts, wake-ups, replica confirmation, renewal senders
- * @param holds        everything this client knows about its holds and waits (the table the renewer walks)
- * @param renewer      the watchdog: renews holds and reports the lost ones; it only renews (it is not asked for the
- *                     time, the settings or a hold)
+ * @param holds        everything this client knows about its holds and waits, and the one front door of a hold's
+ *                     life (granted, releasing, released, lost); the renewer works behind it, unseen by the locks
  * @param acquisitions everything in flight of the client, every kind: registered loops, how they wait, the sync waits,
  *                     the callers' executor, close (the one close rule)
  * @param local        what the client knows of its own owners' exclusive holds and waits
- * @param events       where locks and the renewer report events: the client's lock event listeners
+ * @param events       where locks, the hold table and the renewer report events: the client's lock event listeners
  */
 public record LockServices(LockSettings settings, LockClock clock, LockRedis redis, HoldTable holds,
-                           LeaseRenewer renewer, Acquisitions acquisitions, LocalOwners local, EventSink events) {
+                           Acquisitions acquisitions, LocalOwners local, EventSink events) {
     /**
-     * The services of one client: its local cohorts started on {@code timer}, its renewer reporting to the new event
-     * sink.
-     *
-     * @param holds the renewer's table
+     * The services of one client: its local cohorts started on {@code timer}, its hold table (and so its renewer)
+     * reporting to the new event sink.
      */
     public static LockServices create(LockSettings settings, LockClock clock, LockRedis redis, HoldTable holds,
-                                      LeaseRenewer renewer, Acquisitions acquisitions, TaskScheduler timer) {
+                                      Acquisitions acquisitions, TaskScheduler timer) {
         LocalCohorts cohorts = new LocalCohorts(timer, clock.monotonic(),
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, settings.watchdogMs() / 3)), settings.maxLocalHandoffs(),
                 HeadStart.OTHER_CLIENTS_NANOS,
                 (key, field) -> redis.commands().hexists(key, field).toCompletableFuture());
         cohorts.start();
         EventSink events = new EventSink();
-        renewer.reportTo(events);
-        return new LockServices(settings, clock, redis, holds, renewer, acquisitions,
+        holds.reportTo(events);
+        return new LockServices(settings, clock, redis, holds, acquisitions,
                 new LocalOwners(cohorts, new GroupTurns(redis.wakeups()), timer), events);
     }
 

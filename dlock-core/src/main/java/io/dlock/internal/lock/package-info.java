@@ -32,8 +32,9 @@
  *       parts: {@link io.dlock.internal.lock.LockSettings}, {@link io.dlock.internal.lock.LockClock} (monotonic and
  *       wall), {@link io.dlock.internal.lock.LockRedis} (commands, scripts, wake-ups,
  *       {@link io.dlock.internal.lock.ReplicaSync}, the renewal senders {@link io.dlock.internal.lock.HashFieldRenewal}
- *       and {@link io.dlock.internal.lock.ReadHoldRenewal}), the hold table, the renewer (which only renews), the
- *       acquisitions, {@code LocalOwners} (cohorts, group turns, timer) and the event sink.</li>
+ *       and {@link io.dlock.internal.lock.ReadHoldRenewal}), the hold table (the one front door of a hold's life;
+ *       the renewer works behind it, out of the locks' reach), the acquisitions, {@code LocalOwners} (cohorts,
+ *       group turns, timer) and the event sink.</li>
  * </ul>
  *
  * <p>Threads: script replies and pub/sub wake-ups complete the futures of this package on Lettuce's I/O threads and

@@ -34,9 +34,10 @@ import java.util.function.Consumer;
  * fixed lease is reported {@code EXPIRED} when its known validity ends, by the rule lock holds share
  * ({@link LeaseEnds}), not at a round.
  *
- * <p>Why not the locks' {@code LeaseRenewer}: its records are lock holds with a {@code LockKind}, listed by
- * {@code heldLocks()} and counted by lock metrics; a permit is none of these. This class keeps the same rules
- * (cadence, validity from the send, one report per loss) for permits. Thread-safety: the set of permits is
+ * <p>Why not the locks' {@code HoldTable} and {@code LeaseRenewer}: their records are lock holds with a
+ * {@code LockKind}, listed by {@code heldLocks()} and counted by lock metrics; a permit is none of these. This class
+ * keeps the same rules (cadence, validity from the send, one report per loss) for permits, and uses the same
+ * {@link LeaseEnds} for a fixed lease's end. Thread-safety: the set of permits is
  * concurrent; each permit guards its own state; callbacks run on I/O and timer threads and never block.
  */
 final class PermitWatchdog {
