@@ -8,8 +8,9 @@ package io.dlock.cli;
 final class Logging {
     private static final String DEFAULT_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
     private static final String DLOCK_LEVEL = "org.slf4j.simpleLogger.log.io.dlock";
-    /** Its lease-lost warning would repeat the message `dlock run` prints itself. */
+    /** Its renewal warnings, and the hold table's lease-lost warning, would repeat what `dlock run` prints itself. */
     private static final String RENEWER_LEVEL = "org.slf4j.simpleLogger.log.io.dlock.internal.lease.LeaseRenewer";
+    private static final String HOLDS_LEVEL = "org.slf4j.simpleLogger.log.io.dlock.internal.lease.HoldTable";
     private static volatile boolean verbose;
 
     private Logging() {
@@ -19,6 +20,7 @@ final class Logging {
     static void quiet() {
         setIfAbsent(DEFAULT_LEVEL, "warn");
         setIfAbsent(RENEWER_LEVEL, "error");
+        setIfAbsent(HOLDS_LEVEL, "error");
         setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
         setIfAbsent("org.slf4j.simpleLogger.showThreadName", "false");
         setIfAbsent("org.slf4j.simpleLogger.showShortLogName", "true");
@@ -30,6 +32,7 @@ final class Logging {
         System.setProperty(DEFAULT_LEVEL, "info");
         System.setProperty(DLOCK_LEVEL, "debug");
         System.setProperty(RENEWER_LEVEL, "debug");
+        System.setProperty(HOLDS_LEVEL, "debug");
     }
 
     static boolean isVerbose() {

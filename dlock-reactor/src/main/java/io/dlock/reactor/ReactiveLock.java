@@ -166,8 +166,10 @@ public final class ReactiveLock {
     /**
      * {@link #withLock(Function)} with a fixed lease, which bounds the work: when the lease runs out before the work
      * ends, the hold is lost, so the work is cancelled and the Flux fails with {@link io.dlock.LockLostException}
-     * (the client counts the lease out a little before Redis does, so the work is cancelled before another owner can
-     * get in, unless the clocks drift apart by more than that margin).
+     * (the client counts the lease out a little before Redis does — 1% of it and 2 ms, from when the request was sent —
+     * so the work is cancelled before another owner can get in while the client's timer and executor keep up within
+     * that margin and the clocks do not drift apart by more; on a loaded host the cancel may come some milliseconds
+     * later, see {@link io.dlock.LeaseLostListener}).
      *
      * @throws NullPointerException     when an argument is null
      * @throws IllegalArgumentException when {@code lease} is out of range

@@ -54,6 +54,18 @@ final class CleanUpProbe {
         }
     }
 
+    /**
+     * Spins for {@code nanos}: a clean-up's time on a thread where BlockHound refuses a sleep (and
+     * {@code Thread.onSpinWait}, which it counts as blocking).
+     */
+    static void spin(long nanos) {
+        long start = System.nanoTime();
+        long elapsed;
+        do {
+            elapsed = System.nanoTime() - start;
+        } while (elapsed < nanos);
+    }
+
     int cleanUps() {
         return cleanUps.get();
     }

@@ -29,6 +29,7 @@ import io.dlock.internal.election.FencedLeaderElection;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.NonBlockingTimer;
 import io.dlock.internal.lease.TaskScheduler;
@@ -93,6 +94,8 @@ public final class RedisLockClient implements LockClient {
     private final ExecutorService ownedExecutor;
     private final WakeupHub wakeups;
     private final LockServices services;
+    /** The watchdog: only this class builds, starts and closes it. */
+    private final LeaseRenewer renewer;
     /** Everything in flight of every kind (the one close rule), how loops wait and how sync calls block. */
     private final Acquisitions acquisitions;
     /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
@@ -116,8 +119,9 @@ public final class RedisLockClient implements LockClient {
         long watchdogMs = config.watchdogTimeout().toMillis();
         AnswerWatch answers = new AnswerWatch(clock.monotonic(), config.commandTimeout(), transport::connected);
         ScriptRunner scripts = new ScriptRunner(transport.commands(), answers);
-        LeaseRenewer renewer = new LeaseRenewer(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
-                this::dispatchLeaseLost, transport::slot);
+        HoldTable holds = new HoldTable(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
+                this::dispatchLeaseLost);
+        this.renewer = new LeaseRenewer(holds, scheduler, transport::slot);
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
@@ -132,7 +136,7 @@ public final class RedisLockClient implements LockClient {
                         transport::slot, transport.serverRuns()), scheduler, clock);
         this.services = new LockServices(parts, new LockSettings(id, watchdogMs,
                 config.fairLockWaitTimeout().toMillis(), transport.publishCommand(), localHandoffs),
-                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), renewer);
+                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), holds);
         this.latches = new LatchServices(parts);
         this.semaphores = new SemaphoreServices(parts, this::dispatchLeaseLost);
         this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
@@ -153,7 +157,7 @@ public final class RedisLockClient implements LockClient {
                 semaphores.resubscribed();
             }
         });
-        services.renewer().start();
+        renewer.start();
         semaphores.start();
     }
 
@@ -349,7 +353,7 @@ public final class RedisLockClient implements LockClient {
 
     /** @return what the client is doing now (for tests and inspection) */
     public Diagnostics diagnostics() {
-        return new Diagnostics(services.renewer().renewedCount(), services.renewer().trackedCount(),
+        return new Diagnostics(services.holds().renewedCount(), services.holds().trackedCount(),
                 wakeups.subscriptionCount(), services.waitingCount(), services.localCohortCount());
     }
 
@@ -382,7 +386,7 @@ public final class RedisLockClient implements LockClient {
         if (!acquisitions.closeDoor()) {
             return;
         }
-        services.renewer().close();
+        renewer.close();
         semaphores.close();
         services.close();
         CompletableFuture<Void> waitersDone = acquisitions.close();

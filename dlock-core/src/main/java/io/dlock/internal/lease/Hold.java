@@ -18,7 +18,7 @@ import java.util.Iterator;
  *
  * <p>Thread-safety: all mutable state is guarded by {@code this}; critical sections never block.
  */
-public final class Hold implements LockEventListener.Hold {
+public final class Hold implements LockEventListener.Hold, LeaseEnds.FixedLease {
     /** Lease value meaning "renewed by the watchdog". */
     public static final long WATCHDOG = -1L;
     private static final long MAX_LEASE_MS = DistributedLock.MAX_LEASE.toMillis();
@@ -257,6 +257,13 @@ public final class Hold implements LockEventListener.Hold {
         return state == State.ACTIVE && watchdogAcquisitions > 0 && !renewalStopped;
     }
 
+    /** Granted, its end no watchdog's to push back (a fixed lease, or renewal stopped), no release in flight. */
+    @Override
+    public synchronized boolean fixedLeaseRunning() {
+        return state == State.ACTIVE && !leases.isEmpty() && pendingReleases == 0
+                && (watchdogAcquisitions == 0 || renewalStopped);
+    }
+
     /**
      * The watchdog renews this hold no more: its validity stays where the last grant or renewal put it (never later
      * than Redis keeps it), and when it runs out the hold is reported lost ({@code EXPIRED}).
@@ -304,6 +311,7 @@ public final class Hold implements LockEventListener.Hold {
     }
 
     /** Nanoseconds this hold is still known valid at {@code nowNanos}, after the safety margin; ≤ 0 when not. */
+    @Override
     public synchronized long validForNanos(long nowNanos) {
         return state == State.ACTIVE ? validUntilNanos - marginNanos - nowNanos : 0;
     }

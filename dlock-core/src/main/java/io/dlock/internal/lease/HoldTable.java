@@ -1,5 +1,12 @@
 package io.dlock.internal.lease;
 
+import io.dlock.LeaseLostEvent;
+import io.dlock.LockKind;
+import io.dlock.internal.events.EventSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -8,8 +15,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -19,11 +26,21 @@ import java.util.function.Supplier;
  * an owner may have left in Redis while it waits (a fair lock's queue place, a writer's mark), and the cleanups that
  * abandoned acquisitions of the owner still run (its next acquisition starts after them).
  *
- * <p>The {@link LeaseRenewer} walks its holds; the lock kinds read and keep the rest; local hand-offs read the holds.
- * An entry exists while anything is known about it and disappears when nothing is. Plain in-memory state, no Redis.
+ * <h2>The life of a hold</h2>
+ * The table is the one front door for a hold's life: {@code granted} ({@link #granted}; each re-entry counted on the
+ * same {@link Hold}) → {@code releasing} ({@link #releasing}: a release in flight, so that a renewal that finds the
+ * hold gone is no loss) → {@code released} (the {@link Release}'s outcome), or {@code lost} from granted: its known
+ * validity ended (a fixed lease's end is reported when it comes, {@link LeaseEnds}; a watchdog hold's by the
+ * {@link LeaseRenewer}'s rounds), or Redis no longer has it ({@link #goneFromRedis}, or a renewal's answer). Each
+ * ending is reported once: a loss to the lease-lost sink and the event listeners, a release or a discard to the
+ * event listeners. The renewer subscribes to the watchdog holds (it reads them each round) and reports its outcomes
+ * here; the lock kinds speak only to the table.
+ *
+ * <p>An entry exists while anything is known about it and disappears when nothing is. Plain in-memory state, no
+ * Redis.
  *
  * <p>Thread-safe: each entry changes atomically ({@link ConcurrentHashMap#compute}); a {@link Hold} guards its own
- * state.
+ * state; reports are made outside both.
  */
 public final class HoldTable {
     /** Names one hold: the Redis key whose hash field holds it, and that field ({@code <client id>:<owner id>}…). */
@@ -57,34 +74,287 @@ public final class HoldTable {
         }
     }
 
+    private static final Logger log = LoggerFactory.getLogger(HoldTable.class);
+
     private final ConcurrentHashMap<HoldId, Entry> entries = new ConcurrentHashMap<>();
     /** Entries with pending cleanups: while 0, an acquisition's start costs one read ({@link #runAfterCleanups}). */
     private final AtomicInteger withCleanups = new AtomicInteger();
     private final LongSupplier nanoTime;
     private final long watchdogMs;
-    /** Reports a hold whose validity ran out, and says whether it did ({@link LeaseRenewer}'s rule). */
-    private final Predicate<Hold> ranOut;
+    private final Clock clock;
+    private final Consumer<LeaseLostEvent> lostSink;
+    /** Reports each fixed-lease hold when its known validity ends (the rule shared with leased permits). */
+    private final LeaseEnds leaseEnds;
+    /** Where hold endings and renewals are reported (lock event listeners). */
+    private volatile EventSink events = new EventSink();
 
     /**
-     * @param ranOut reports a hold whose validity ran out as lost (once) and answers whether it ran out; called by
-     *               {@link #find}
+     * @param watchdogMs the watchdog lease (a watchdog hold's TTL)
+     * @param scheduler  the timer of the fixed leases' ends
+     * @param nanoTime   the client's monotonic clock
+     * @param clock      the wall clock, for the time of a loss report
+     * @param lostSink   receives each lost hold once (should hand off to an executor: it is called on I/O threads)
      */
-    HoldTable(LongSupplier nanoTime, long watchdogMs, Predicate<Hold> ranOut) {
+    public HoldTable(long watchdogMs, TaskScheduler scheduler, LongSupplier nanoTime, Clock clock,
+                     Consumer<LeaseLostEvent> lostSink) {
         this.nanoTime = nanoTime;
         this.watchdogMs = watchdogMs;
-        this.ranOut = ranOut;
+        this.clock = clock;
+        this.lostSink = lostSink;
+        this.leaseEnds = new LeaseEnds(scheduler, nanoTime);
     }
 
-    // ---- the granted holds (the renewer's records) ----
+    /** Reports hold endings and renewals to {@code events} (lock event listeners) from now on. */
+    public void reportTo(EventSink events) {
+        this.events = events;
+    }
+
+    long watchdogMs() {
+        return watchdogMs;
+    }
+
+    LongSupplier nanoTime() {
+        return nanoTime;
+    }
+
+    EventSink events() {
+        return events;
+    }
+
+    // ---- the life of a hold ----
+
+    /**
+     * Records an acquisition (first or re-entrant) that Redis granted.
+     *
+     * @param kind        the kind of the acquiring lock: the kind of a hold this acquisition begins
+     * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
+     * @param sentAtNanos when the acquiring request was sent (the client's monotonic clock)
+     * @param renewal     how this kind of hold is renewed
+     * @return the hold record
+     */
+    public Hold granted(LockKind kind, String lockName, String key, String field, long ownerId, long leaseMs,
+                        long sentAtNanos, RenewalSender renewal) {
+        HoldId id = new HoldId(key, field);
+        long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
+        while (true) {
+            Hold hold = recordOrCreate(id, () -> new Hold(kind, lockName, key, field, ownerId, renewal));
+            boolean granted;
+            synchronized (hold) {
+                granted = hold.isActive() && !ranOut(hold);
+                if (granted) {
+                    hold.granted(leaseMs, effective, sentAtNanos);
+                }
+            }
+            if (granted) {
+                watchEnd(hold);
+                return hold;
+            }
+            removeRecord(hold);
+        }
+    }
+
+    /**
+     * Starts a release of one acquisition of {@code id}'s hold: from now until the handle is settled, a renewal that
+     * finds the hold gone is no loss. Call just before the release is sent; settle the handle exactly once from its
+     * reply.
+     *
+     * @return the release in flight; its {@link Release#hold()} is null when this client knows of no live hold (then
+     *         its outcomes change nothing here)
+     */
+    public Release releasing(HoldId id) {
+        Hold hold = find(id);
+        if (hold != null) {
+            hold.releaseStarted(nanoTime.getAsLong());
+        }
+        return new Release(hold);
+    }
+
+    /**
+     * One release in flight of one acquisition of a hold ({@link #releasing}): settled once, by what Redis answered.
+     * Not thread-safe on its own: settled by the one reply.
+     */
+    public final class Release {
+        private final Hold hold;
+
+        private Release(Hold hold) {
+            this.hold = hold;
+        }
+
+        /** @return the hold being released, or null when this client knew of none */
+        public Hold hold() {
+            return hold;
+        }
+
+        /** Redis released it: the last acquisition ({@code full}: the hold ends, reported released) or one of more. */
+        public void released(boolean full) {
+            if (hold == null) {
+                return;
+            }
+            if (hold.releaseDone(full, watchdogMs)) {
+                leaseEnds.forget(hold);
+                removeRecord(hold);
+                events.get().holdReleased(hold);
+            } else {
+                watchEnd(hold);
+            }
+        }
+
+        /** Redis says the owner holds nothing: the hold is forgotten without a loss report (the caller throws). */
+        public void notHeld() {
+            if (hold != null) {
+                hold.releaseFailed();
+                discard(hold);
+            }
+        }
+
+        /** The release did not run (refused before it was sent, an error that says so): the hold stays as it was. */
+        public void failed() {
+            if (hold != null) {
+                hold.releaseFailed();
+                watchEnd(hold);
+            }
+        }
+
+        /**
+         * The release may or may not have run (no answer): the hold count in Redis is unknown. The owner's last
+         * acquisition is forgotten at once (its caller wanted to let go); with outer acquisitions left, the watchdog
+         * stops renewing the hold, which expires after its current lease and is then reported lost ({@code EXPIRED})
+         * to an owner that still believes in them.
+         */
+        public void outcomeUnknown() {
+            if (hold == null) {
+                return;
+            }
+            boolean last = hold.acquisitions() <= 1;
+            hold.releaseFailed();
+            if (last) {
+                discard(hold);
+            } else {
+                hold.stopRenewal();
+                watchEnd(hold);
+            }
+        }
+    }
+
+    /** Redis says the owner holds nothing: forget the record without a loss report (the caller gets an exception). */
+    public void discard(Hold hold) {
+        hold.discard();
+        leaseEnds.forget(hold);
+        removeRecord(hold);
+        events.get().holdDiscarded(hold);
+    }
+
+    /** Forgets every hold on {@code key} without a loss report (this client force-unlocked it). */
+    public void discardAll(String key) {
+        for (Hold hold : records()) {
+            if (hold.key().equals(key)) {
+                discard(hold);
+            }
+        }
+    }
+
+    /**
+     * A lease extension of {@code hold}, sent at {@code sentAtNanos}, was granted: the hold now has the fixed lease
+     * {@code leaseMs} from then (the watchdog no longer renews it).
+     */
+    public void extended(Hold hold, long sentAtNanos, long leaseMs) {
+        hold.extended(sentAtNanos, leaseMs);
+        watchEnd(hold);
+    }
+
+    /**
+     * The innermost acquisition of {@code hold}, a watchdog one, takes the fixed lease {@code leaseMs} when another
+     * acquisition keeps the hold renewed ({@link Hold#innermostToFixedLease}); @return whether it did
+     */
+    public boolean innermostToFixedLease(Hold hold, long leaseMs) {
+        return hold.innermostToFixedLease(leaseMs);
+    }
+
+    /** A lease extension of {@code hold} got no reply: its validity ends no later than {@code leaseMs} after it. */
+    public void extensionUnknown(Hold hold, long sentAtNanos, long leaseMs) {
+        hold.extensionUnknown(sentAtNanos, leaseMs);
+        watchEnd(hold);
+    }
+
+    /**
+     * Redis answered that {@code hold} is gone: reported lost once ({@code EXPIRED} when its known validity had ended,
+     * else {@code REMOVED}), unless a release of it is in flight.
+     */
+    public void goneFromRedis(Hold hold) {
+        if (!hold.hasPendingRelease()) {
+            lose(hold, nanoTime.getAsLong() - hold.validUntilNanos() >= 0
+                    ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+        }
+    }
+
+    /** A read-back sent at {@code sentAtNanos} found Redis keeps {@code hold} at most {@code leaseMs} more. */
+    void keptAtMost(Hold hold, long sentAtNanos, long leaseMs) {
+        hold.keptAtMost(sentAtNanos, leaseMs);
+        watchEnd(hold);
+    }
+
+    /**
+     * Reports {@code hold} lost if its validity ran out (a hold not granted yet, or with a release in flight, has
+     * not); @return whether it ran out
+     */
+    private boolean ranOut(Hold hold) {
+        if (hold.acquisitions() == 0 || hold.hasPendingRelease() || hold.validForNanos(nanoTime.getAsLong()) > 0) {
+            return false;
+        }
+        lose(hold, hold.lastRenewalFailed() ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
+        return true;
+    }
+
+    /** Has {@code hold} reported when its known validity ends, if it has a fixed lease now ({@link LeaseEnds}). */
+    private void watchEnd(Hold hold) {
+        leaseEnds.watch(hold, () -> ranOut(hold));
+    }
+
+    /** Ends {@code hold} as lost, once: forgotten, and reported to the event listeners and the lease-lost sink. */
+    void lose(Hold hold, LeaseLostEvent.Reason reason) {
+        if (!hold.markLost()) {
+            return;
+        }
+        leaseEnds.forget(hold);
+        removeRecord(hold);
+        events.get().holdLost(hold, reason);
+        log.warn("lock '{}': hold of owner {} lost ({})", hold.lockName(), hold.field(), reason);
+        try {
+            lostSink.accept(new LeaseLostEvent(hold.lockName(), hold.ownerId(), reason, clock.instant()));
+        } catch (RuntimeException e) {
+            log.error("lease-lost sink failed", e);
+        }
+    }
+
+    /** Nothing renews the holds any more (the client is closing): each still live is lost ({@code RENEWAL_FAILED}). */
+    void renewalEnded() {
+        for (Hold hold : records()) {
+            lose(hold, LeaseLostEvent.Reason.RENEWAL_FAILED);
+        }
+        records().forEach(this::removeRecord);
+    }
+
+    /** @return holds renewed by the watchdog */
+    public int renewedCount() {
+        return (int) records().stream().filter(Hold::isWatchdogRenewed).count();
+    }
+
+    /** @return holds tracked (watchdog or fixed lease) */
+    public int trackedCount() {
+        return (int) records().stream().filter(Hold::isActive).count();
+    }
+
+    // ---- the granted holds ----
 
     /**
      * @return the active hold of {@code id}, or null. A hold whose validity ran out (its lease ended without a renewal
-     *         this client saw) is reported lost now rather than at the renewer's next round, and is not returned: a new
-     *         acquisition of the owner starts a new hold instead of counting on top of one that Redis no longer keeps.
+     *         this client saw) is reported lost now, should its alarm or the renewer's round be late, and is not
+     *         returned: a new acquisition of the owner starts a new hold instead of counting on top of one that Redis
+     *         no longer keeps.
      */
     public Hold find(HoldId id) {
         Hold hold = record(id);
-        return hold != null && hold.isActive() && !ranOut.test(hold) ? hold : null;
+        return hold != null && hold.isActive() && !ranOut(hold) ? hold : null;
     }
 
     /** @return the hold record of {@code id} as stored (possibly ended or run out), or null */
@@ -94,7 +364,7 @@ public final class HoldTable {
     }
 
     /** @return the hold record of {@code id}, created with {@code create} when there is none */
-    Hold recordOrCreate(HoldId id, Supplier<Hold> create) {
+    private Hold recordOrCreate(HoldId id, Supplier<Hold> create) {
         Hold[] result = new Hold[1];
         entries.compute(id, (k, entry) -> {
             Entry e = entry != null ? entry : new Entry();
@@ -108,7 +378,7 @@ public final class HoldTable {
     }
 
     /** Forgets {@code hold} if it is still the record of its id. */
-    void removeRecord(Hold hold) {
+    private void removeRecord(Hold hold) {
         update(new HoldId(hold.key(), hold.field()), e -> {
             if (e.hold == hold) {
                 e.hold = null;
@@ -315,7 +585,7 @@ public final class HoldTable {
         return entries.size();
     }
 
-    /** The hold of {@code id} if it is active and not run out (the renewer reports a run-out one at its next look). */
+    /** The hold of {@code id} if it is active and not run out (a run-out one is reported by its alarm or a round). */
     private Hold live(HoldId id) {
         Hold hold = record(id);
         if (hold == null || !hold.isActive()) {

@@ -2,25 +2,23 @@ package io.dlock.internal.lease;
 
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockEventListener;
-import io.dlock.LockKind;
 import io.dlock.internal.Errors;
-import io.dlock.internal.events.EventSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
 /**
- * The client's watchdog and hold registry.
+ * The client's watchdog: it renews the watchdog holds of the {@link HoldTable} and reports the outcomes there. It
+ * only renews: the holds' life (granted, releasing, released, lost) is the table's, and nothing but the client's
+ * composition root speaks to the renewer (it builds, starts and closes it).
  *
  * <h2>Cadence</h2>
  * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
@@ -37,14 +35,16 @@ import java.util.function.ToIntFunction;
  *       {@code EXPIRED} if its known validity had already ended (the client was paused past its lease);</li>
  *   <li>a watchdog hold's known validity ends without a successful renewal: {@code RENEWAL_FAILED} when the last
  *       renewal failed, else {@code EXPIRED};</li>
- *   <li>a fixed-lease hold reaches the end of its lease without being released: {@code EXPIRED}.</li>
+ *   <li>a fixed-lease hold reaches the end of its known validity (its {@code leaseValidFor()} reaches zero) without
+ *       being released: {@code EXPIRED}, reported then by its alarm ({@link LeaseEnds}, the rule leased permits
+ *       share), not at the next round.</li>
  * </ul>
  * Each round also reads back the TTL of the fixed-lease holds (the same scripts with a lease of 0, which change
  * nothing): one found gone is lost as above, one whose TTL another client shortened (a {@code PEXPIRE}) is known valid
  * no longer than Redis keeps it. So a foreign change is seen at the latest at the next round, for every hold: a
  * watchdog hold's renewal sets its TTL back to at least the watchdog timeout (a foreign shortening lasts until then),
  * or finds it gone.
- * A lost hold is dropped (never renewed again) and reported exactly once to the lost-hold sink. Validity is counted
+ * A lost hold is dropped (never renewed again) and reported exactly once, by the table. Validity is counted
  * on the monotonic clock from the moment the acquiring or renewing request was sent, which is never later than when
  * Redis set the TTL.
  *
@@ -61,10 +61,8 @@ public final class LeaseRenewer implements AutoCloseable {
     private final long periodNanos;
     private final TaskScheduler scheduler;
     private final LongSupplier nanoTime;
-    private final Clock clock;
-    private final Consumer<LeaseLostEvent> lostSink;
     private final ToIntFunction<String> slotOf;
-    /** This client's holds: the renewer's records, and what the lock kinds keep beside them. */
+    /** This client's holds: the renewer reads the watchdog holds each round and reports its outcomes to it. */
     private final HoldTable holds;
 
     private final Object tickLock = new Object();
@@ -72,169 +70,25 @@ public final class LeaseRenewer implements AutoCloseable {
     private Runnable cancelNextTick = () -> { };
     private volatile boolean renewalInFlight;
     private volatile boolean lastRoundFailed;
-    /** Where hold endings and renewals are reported (lock event listeners). */
-    private volatile EventSink events = new EventSink();
 
     /**
-     * @param watchdogMs the watchdog lease; renewals run every third of it
-     * @param lostSink   receives each lost hold once (should hand off to an executor: it is called on I/O threads)
+     * @param holds     the client's hold table, whose watchdog timeout and clock the renewer uses
+     * @param scheduler the timer of the rounds
+     * @param slotOf    the Redis Cluster hash slot of a hold's key: one renewal call only carries holds of one slot (a
+     *                  script's keys must share a slot on a cluster); a constant elsewhere
      */
-    public LeaseRenewer(long watchdogMs, TaskScheduler scheduler, LongSupplier nanoTime,
-                        Clock clock, Consumer<LeaseLostEvent> lostSink) {
-        this(watchdogMs, scheduler, nanoTime, clock, lostSink, key -> 0);
-    }
-
-    /**
-     * @param slotOf the Redis Cluster hash slot of a hold's key: one renewal call only carries holds of one slot (a
-     *               script's keys must share a slot on a cluster); a constant elsewhere
-     */
-    public LeaseRenewer(long watchdogMs, TaskScheduler scheduler, LongSupplier nanoTime,
-                        Clock clock, Consumer<LeaseLostEvent> lostSink, ToIntFunction<String> slotOf) {
+    public LeaseRenewer(HoldTable holds, TaskScheduler scheduler, ToIntFunction<String> slotOf) {
+        this.holds = holds;
         this.slotOf = slotOf;
-        this.watchdogMs = watchdogMs;
+        this.watchdogMs = holds.watchdogMs();
         this.periodNanos = watchdogMs * 1_000_000L / 3;
         this.scheduler = scheduler;
-        this.nanoTime = nanoTime;
-        this.clock = clock;
-        this.lostSink = lostSink;
-        this.holds = new HoldTable(nanoTime, watchdogMs, this::ranOut);
+        this.nanoTime = holds.nanoTime();
     }
 
-    /** @return this client's hold table, which this renewer walks */
-    public HoldTable holds() {
-        return holds;
-    }
-
-    /** Reports hold endings and renewals to {@code events} (lock event listeners) from now on. */
-    public void reportTo(EventSink events) {
-        this.events = events;
-    }
-
-    /** Starts the periodic tick. */
+    /** Starts the periodic rounds. */
     public void start() {
         scheduleTick(periodNanos);
-    }
-
-    /**
-     * Records an acquisition (first or re-entrant) that Redis granted.
-     *
-     * @param kind        the kind of the acquiring lock: the kind of a hold this acquisition begins
-     * @param leaseMs     the requested lease, or {@link Hold#WATCHDOG}
-     * @param sentAtNanos when the acquiring request was sent (the client's monotonic clock)
-     * @param renewal     how this kind of hold is renewed
-     * @return the hold record
-     */
-    public Hold acquired(LockKind kind, String lockName, String key, String field, long ownerId, long leaseMs,
-                         long sentAtNanos, RenewalSender renewal) {
-        HoldTable.HoldId id = new HoldTable.HoldId(key, field);
-        long effective = leaseMs == Hold.WATCHDOG ? watchdogMs : leaseMs;
-        while (true) {
-            Hold hold = holds.recordOrCreate(id, () -> new Hold(kind, lockName, key, field, ownerId, renewal));
-            synchronized (hold) {
-                if (hold.isActive() && !ranOut(hold)) {
-                    hold.granted(leaseMs, effective, sentAtNanos);
-                    return hold;
-                }
-            }
-            holds.removeRecord(hold);
-        }
-    }
-
-    /**
-     * Reports {@code hold} lost if its validity ran out (a hold not granted yet, or with a release in flight, has
-     * not); @return whether it ran out
-     */
-    private boolean ranOut(Hold hold) {
-        if (hold.acquisitions() == 0 || hold.hasPendingRelease() || hold.validForNanos(nanoTime.getAsLong()) > 0) {
-            return false;
-        }
-        lose(hold, hold.lastRenewalFailed() ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
-        return true;
-    }
-
-    /** A release of {@code hold} was sent: until it answers, a renewal that finds the hold gone is no loss. */
-    public void releaseStarted(Hold hold) {
-        hold.releaseStarted(nanoTime.getAsLong());
-    }
-
-    /** A release failed (Redis error or not held); the hold stays as it was. */
-    public void releaseFailed(Hold hold) {
-        hold.releaseFailed();
-    }
-
-    /** A release finished: the last hold ({@code full}) or one of several. */
-    public void releaseDone(Hold hold, boolean full) {
-        if (hold.releaseDone(full, watchdogMs)) {
-            holds.removeRecord(hold);
-            events.get().holdReleased(hold);
-        }
-    }
-
-    /**
-     * A release of one of several acquisitions failed and may or may not have run: the hold count in Redis is unknown,
-     * so the watchdog stops renewing the hold; it expires after its current lease, and is then reported lost
-     * ({@code EXPIRED}) to an owner that still believes in its outer acquisitions.
-     */
-    public void stopRenewing(Hold hold) {
-        hold.stopRenewal();
-    }
-
-    /** Redis says the owner holds nothing: forget the record without a loss report (the caller gets an exception). */
-    public void discard(Hold hold) {
-        hold.discard();
-        holds.removeRecord(hold);
-        events.get().holdDiscarded(hold);
-    }
-
-    /**
-     * A lease extension of {@code hold}, sent at {@code sentAtNanos}, was granted: the hold now has the fixed lease
-     * {@code leaseMs} from then (the watchdog no longer renews it).
-     */
-    public void extended(Hold hold, long sentAtNanos, long leaseMs) {
-        hold.extended(sentAtNanos, leaseMs);
-    }
-
-    /**
-     * The innermost acquisition of {@code hold}, a watchdog one, takes the fixed lease {@code leaseMs} when another
-     * acquisition keeps the hold renewed ({@link Hold#innermostToFixedLease}); @return whether it did
-     */
-    public boolean innermostToFixedLease(Hold hold, long leaseMs) {
-        return hold.innermostToFixedLease(leaseMs);
-    }
-
-    /** A lease extension of {@code hold} got no reply: its validity ends no later than {@code leaseMs} after it. */
-    public void extensionUnknown(Hold hold, long sentAtNanos, long leaseMs) {
-        hold.extensionUnknown(sentAtNanos, leaseMs);
-    }
-
-    /**
-     * Redis answered a request other than a renewal that {@code hold} is gone: reported lost once ({@code EXPIRED}
-     * when its known validity had ended, else {@code REMOVED}), unless a release of it is in flight.
-     */
-    public void goneFromRedis(Hold hold) {
-        if (!hold.hasPendingRelease()) {
-            lose(hold, nanoTime.getAsLong() - hold.validUntilNanos() >= 0
-                    ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
-        }
-    }
-
-    /** Forgets every hold on {@code key} without a loss report (this client force-unlocked it). */
-    public void discardAll(String key) {
-        for (Hold hold : holds.records()) {
-            if (hold.key().equals(key)) {
-                discard(hold);
-            }
-        }
-    }
-
-    /** @return holds renewed by the watchdog */
-    public int renewedCount() {
-        return (int) holds.records().stream().filter(Hold::isWatchdogRenewed).count();
-    }
-
-    /** @return holds tracked (watchdog or fixed lease) */
-    public int trackedCount() {
-        return (int) holds.records().stream().filter(Hold::isActive).count();
     }
 
     /**
@@ -259,15 +113,13 @@ public final class LeaseRenewer implements AutoCloseable {
             boolean ranOut = now - hold.validUntilNanos() >= 0;
             if (hold.isWatchdogRenewed()) {
                 if (ranOut) {
-                    lose(hold, hold.lastRenewalFailed() || renewalInFlight
+                    holds.lose(hold, hold.lastRenewalFailed() || renewalInFlight
                             ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
                 } else {
                     due.add(hold);
                 }
-            } else if (ranOut) {
-                lose(hold, LeaseLostEvent.Reason.EXPIRED);
-            } else {
-                fixed.add(hold);
+            } else if (hold.validForNanos(now) > 0) {
+                fixed.add(hold); // one whose validity ended is reported by its alarm (LeaseEnds)
             }
         }
         if ((due.isEmpty() && fixed.isEmpty()) || renewalInFlight) {
@@ -323,15 +175,13 @@ public final class LeaseRenewer implements AutoCloseable {
                         error != null ? error.toString() : "unexpected reply " + left);
                 return true;
             }
-            long now = nanoTime.getAsLong();
             for (int i = 0; i < holdsOfBatch.size(); i++) {
                 Hold hold = holdsOfBatch.get(i);
                 long ms = left.get(i);
                 if (ms > 0) {
-                    hold.keptAtMost(sentAtNanos, ms);
-                } else if (ms == 0 && !hold.hasPendingRelease()) {
-                    lose(hold, now - hold.validUntilNanos() >= 0
-                            ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+                    holds.keptAtMost(hold, sentAtNanos, ms);
+                } else if (ms == 0) {
+                    holds.goneFromRedis(hold);
                 }
             }
             return true;
@@ -343,7 +193,7 @@ public final class LeaseRenewer implements AutoCloseable {
         List<Hold> holdsOfBatch = List.copyOf(batch);
         CompletableFuture<List<Long>> reply = Errors.call(() -> sender.renew(holdsOfBatch, watchdogMs));
         return reply.handle((alive, error) -> {
-            LockEventListener report = events.get();
+            LockEventListener report = holds.events().get();
             if (error != null || alive == null || alive.size() != holdsOfBatch.size()) {
                 log.warn("lease renewal of {} lock(s) failed; retrying: {}", holdsOfBatch.size(),
                         error != null ? error.toString() : "unexpected reply " + alive);
@@ -355,33 +205,17 @@ public final class LeaseRenewer implements AutoCloseable {
                 return false;
             }
             report.renewalCall(true);
-            long now = nanoTime.getAsLong();
             for (int i = 0; i < holdsOfBatch.size(); i++) {
                 Hold hold = holdsOfBatch.get(i);
                 if (alive.get(i) != 0) {
                     hold.renewed(sentAtNanos, watchdogMs);
                     report.holdRenewed(hold, true);
-                } else if (!hold.hasPendingRelease()) {
-                    lose(hold, now - hold.validUntilNanos() >= 0
-                            ? LeaseLostEvent.Reason.EXPIRED : LeaseLostEvent.Reason.REMOVED);
+                } else {
+                    holds.goneFromRedis(hold);
                 }
             }
             return true;
         });
-    }
-
-    private void lose(Hold hold, LeaseLostEvent.Reason reason) {
-        if (!hold.markLost()) {
-            return;
-        }
-        holds.removeRecord(hold);
-        events.get().holdLost(hold, reason);
-        log.warn("lock '{}': hold of owner {} lost ({})", hold.lockName(), hold.field(), reason);
-        try {
-            lostSink.accept(new LeaseLostEvent(hold.lockName(), hold.ownerId(), reason, clock.instant()));
-        } catch (RuntimeException e) {
-            log.error("lease-lost sink failed", e);
-        }
     }
 
     /** Replaces the pending round by one {@code delayNanos} from now. */
@@ -417,9 +251,6 @@ public final class LeaseRenewer implements AutoCloseable {
             closed = true;
             cancelNextTick.run();
         }
-        for (Hold hold : holds.records()) {
-            lose(hold, LeaseLostEvent.Reason.RENEWAL_FAILED);
-        }
-        holds.records().forEach(holds::removeRecord);
+        holds.renewalEnded();
     }
 }

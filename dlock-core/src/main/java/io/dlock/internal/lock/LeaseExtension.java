@@ -75,22 +75,22 @@ final class LeaseExtension {
                     + " is not held by owner " + field + " (never acquired, already released or force-unlocked, or "
                     + "its lease ran out), so its lease cannot be extended"));
         }
-        if (innermostOnly && services.renewer().innermostToFixedLease(hold, leaseMs)) {
+        if (innermostOnly && services.holds().innermostToFixedLease(hold, leaseMs)) {
             return CompletableFuture.completedFuture(null);
         }
         long sentAt = services.clock().nanoTime();
         CompletableFuture<Long> reply = Errors.call(() -> protocol.extend(ownerId, leaseMs).send(services.redis().scripts()));
         return reply.handle((extended, error) -> {
             if (error != null) {
-                services.renewer().extensionUnknown(hold, sentAt, leaseMs);
+                services.holds().extensionUnknown(hold, sentAt, leaseMs);
                 throw Errors.toApi(error, lock.name, innermostOnly ? "lock (setting the multi-lock's lease)"
                         : "extendLease");
             }
             if (extended != null && extended == 1L) {
-                services.renewer().extended(hold, sentAt, leaseMs);
+                services.holds().extended(hold, sentAt, leaseMs);
                 return null;
             }
-            services.renewer().goneFromRedis(hold);
+            services.holds().goneFromRedis(hold);
             throw new LockLostException(lock.name, protocol.describe() + ": the hold of owner " + field + " is gone "
                     + "from Redis (its lease ran out there, or it was removed: a forceUnlock, a failover or a "
                     + "restart), so its lease cannot be extended; what the lock protected may have been changed "

@@ -5,7 +5,6 @@ import io.dlock.internal.acquire.HeadStart;
 import io.dlock.internal.acquire.PendingAcquisitions;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.lease.HoldTable;
-import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.parts.ClientClock;
 import io.dlock.internal.parts.ClientParts;
 
@@ -14,7 +13,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What every lock of one client shares: the client's shared parts ({@link ClientParts}: the front door, the clock,
  * Redis, the timer) plus the locks' own: their settings, their Redis calls (replica confirmation, renewal senders),
- * the watchdog and its hold table, and the local owners. Locks are small objects composed over these; they hold no
+ * the hold table (the one front door of a hold's life: granted, releasing, released, lost; the renewer works behind
+ * it, unseen by the locks), and the local owners. Locks are small objects composed over these; they hold no
  * state of their own besides their name. Thread-safe; every accessor is a plain field read.
  */
 public final class LockServices {
@@ -22,32 +22,30 @@ public final class LockServices {
     private final ClientClock clock;
     private final LockRedis redis;
     private final HoldTable holds;
-    private final LeaseRenewer renewer;
     private final Acquisitions acquisitions;
     private final LocalOwners local;
 
     /**
-     * The services of one client: its local cohorts started on the parts' timer, its renewer reporting to the
-     * client's event sink.
+     * The services of one client: its local cohorts started on the parts' timer, its hold table (and so its renewer)
+     * reporting to the client's event sink.
      *
      * @param parts    the client's shared parts
      * @param settings the client's id and the settings the lock kinds read
      * @param redis    commands, scripts, wake-ups, replica confirmation, renewal senders
-     * @param renewer  the watchdog, over its hold table
+     * @param holds    the client's hold table
      */
-    public LockServices(ClientParts parts, LockSettings settings, LockRedis redis, LeaseRenewer renewer) {
+    public LockServices(ClientParts parts, LockSettings settings, LockRedis redis, HoldTable holds) {
         this.settings = settings;
         this.clock = parts.clock();
         this.redis = redis;
-        this.holds = renewer.holds();
-        this.renewer = renewer;
+        this.holds = holds;
         this.acquisitions = parts.acquisitions();
         LocalCohorts cohorts = new LocalCohorts(parts.timer(), clock.monotonic(),
                 TimeUnit.MILLISECONDS.toNanos(Math.max(1, settings.watchdogMs() / 3)), settings.maxLocalHandoffs(),
                 HeadStart.OTHER_CLIENTS_NANOS,
                 (key, field) -> redis.commands().hexists(key, field).toCompletableFuture());
         cohorts.start();
-        renewer.reportTo(acquisitions.events());
+        holds.reportTo(acquisitions.events());
         this.local = new LocalOwners(cohorts, new GroupTurns(redis.wakeups()), parts.timer());
     }
 
@@ -66,14 +64,12 @@ public final class LockServices {
         return redis;
     }
 
-    /** @return everything this client knows about its holds and waits (the table the renewer walks) */
+    /**
+     * @return everything this client knows about its holds and waits, and the front door of a hold's life (the table
+     *         the renewer walks)
+     */
     public HoldTable holds() {
         return holds;
-    }
-
-    /** @return the watchdog: renews holds and reports the lost ones */
-    public LeaseRenewer renewer() {
-        return renewer;
     }
 
     /**
@@ -89,7 +85,7 @@ public final class LockServices {
         return local;
     }
 
-    /** @return where locks and the renewer report events: the client's lock event listeners */
+    /** @return where locks, the hold table and the renewer report events: the client's lock event listeners */
     public EventSink events() {
         return acquisitions.events();
     }

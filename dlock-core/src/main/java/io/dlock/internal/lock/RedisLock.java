@@ -11,6 +11,7 @@ import io.dlock.internal.acquire.LocalGate;
 import io.dlock.internal.acquire.Subject;
 import io.dlock.internal.acquire.WakeMode;
 import io.dlock.internal.lease.Hold;
+import io.dlock.internal.lease.HoldTable;
 import io.dlock.internal.lease.HoldTable.HoldId;
 import io.dlock.internal.lease.HoldTable.Mark;
 import io.dlock.internal.lease.RenewalSender;
@@ -67,26 +68,19 @@ final class RedisLock {
      */
     CompletableFuture<Void> release(long ownerId) {
         String field = protocol.holdField(ownerId);
-        Hold hold = hold(ownerId);
-        if (hold != null) {
-            services.renewer().releaseStarted(hold);
-        }
+        HoldTable.Release release = services.holds().releasing(holdId(ownerId));
+        Hold hold = release.hold();
         CompletableFuture<Long> reply = Errors.call(() -> sendRelease(ownerId, hold));
         return reply.handle((released, error) -> {
             if (error != null) {
-                throw releaseFailed(ownerId, hold, error);
+                throw releaseFailed(ownerId, release, error);
             }
             if (released == null) {
-                if (hold != null) {
-                    services.renewer().releaseFailed(hold);
-                    services.renewer().discard(hold);
-                }
+                release.notHeld();
                 throw new IllegalMonitorStateException(protocol.describe() + " is not held by owner " + field
                         + " (never acquired, already released, or its lease expired)");
             }
-            if (hold != null) {
-                services.renewer().releaseDone(hold, released >= 1L);
-            }
+            release.released(released >= 1L);
             return null;
         });
     }
@@ -100,25 +94,16 @@ final class RedisLock {
      *
      * @return the exception for the caller, naming the lock, the Redis error and the consequence
      */
-    private RuntimeException releaseFailed(long ownerId, Hold hold, Throwable error) {
+    private RuntimeException releaseFailed(long ownerId, HoldTable.Release release, Throwable error) {
         RuntimeException failure = Errors.toApi(error, name, "unlock");
         if (!(failure instanceof LockException)) {
-            if (hold != null) {
-                services.renewer().releaseFailed(hold);
-            }
+            release.failed();
             return failure;
         }
+        Hold hold = release.hold();
         long endsWithinMs = hold == null ? services.settings().watchdogMs()
                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(hold.validForNanos(services.clock().nanoTime())));
-        if (hold != null) {
-            boolean last = hold.acquisitions() <= 1;
-            services.renewer().releaseFailed(hold);
-            if (last) {
-                services.renewer().discard(hold);
-            } else {
-                services.renewer().stopRenewing(hold);
-            }
-        }
+        release.outcomeUnknown();
         if (hold == null || hold.acquisitions() == 0) {
             services.cohorts().released(name, ownerId);
         }
@@ -203,7 +188,7 @@ final class RedisLock {
             if (error != null) {
                 Hold hold = hold(ownerId);
                 if (hold != null) {
-                    services.renewer().discard(hold);
+                    services.holds().discard(hold);
                 }
             }
             return null;
@@ -264,11 +249,11 @@ final class RedisLock {
     }
 
     /**
-     * Records a grant of an attempt in Redis (the plain lock's group attempt included): with the hold table and renewer
+     * Records a grant of an attempt in Redis (the plain lock's group attempt included): with the hold table
      * ({@link #recordGrant}), and, for a kind whose owners wait behind each other in the client, as the local holder
      * ({@link LocalCohorts#acquired}). The one place a grant by Redis becomes this client's knowledge.
      *
-     * @param sentAt when the granting request was sent ({@code renewer.nanoTime()})
+     * @param sentAt when the granting request was sent (the client's monotonic clock)
      */
     Hold recordAttemptGrant(long ownerId, long leaseMs, long sentAt) {
         Hold hold = recordGrant(protocol, protocol.holdField(ownerId), ownerId, leaseMs, sentAt);
@@ -280,13 +265,13 @@ final class RedisLock {
     }
 
     /**
-     * Records a grant with the client's renewer: a first hold of the owner or one more acquisition of it, of the kind
-     * {@code grantedAs} describes (a hand-off from a writer may grant read holds).
+     * Records a grant with the client's hold table: a first hold of the owner or one more acquisition of it, of the
+     * kind {@code grantedAs} describes (a hand-off from a writer may grant read holds).
      */
     Hold recordGrant(LockProtocol grantedAs, String field, long ownerId, long leaseMs, long sentAt) {
         LockContext context = grantedAs.context();
         RenewalSender renewal = grantedAs.renewal();
-        return services.renewer().acquired(context.kind(), name, protocol.holdKey(), field, ownerId, leaseMs, sentAt,
+        return services.holds().granted(context.kind(), name, protocol.holdKey(), field, ownerId, leaseMs, sentAt,
                 renewal);
     }
 
@@ -301,7 +286,7 @@ final class RedisLock {
     LockLostException holdGone(HoldId id) {
         Hold hold = services.holds().find(id);
         if (hold != null) {
-            services.renewer().goneFromRedis(hold);
+            services.holds().goneFromRedis(hold);
         }
         return new LockLostException(name, protocol.describe() + ": the hold of owner " + id.field() + " that this "
                 + "acquisition would re-enter is gone from Redis (removed by a forceUnlock, a failover or a restart, "
@@ -381,7 +366,7 @@ final class RedisLock {
 
     /** Stops renewing every hold of this client on the lock and forgets what its owners knew of it locally. */
     private void forgetAll() {
-        services.renewer().discardAll(protocol.holdKey());
+        services.holds().discardAll(protocol.holdKey());
         services.cohorts().cleared(name);
     }
 
@@ -396,7 +381,7 @@ final class RedisLock {
     /**
      * The owner's hold count as Redis has it. When Redis has none although this client counted on a hold that existed
      * before the read was sent and still does (none of its acquisitions being released), that hold is gone from Redis
-     * (removed, or run out): it is reported lost now ({@link io.dlock.internal.lease.LeaseRenewer#goneFromRedis})
+     * (removed, or run out): it is reported lost now ({@link HoldTable#goneFromRedis})
      * rather than believed until the next renewal.
      */
     CompletableFuture<Integer> holdCount(long ownerId) {
@@ -404,7 +389,7 @@ final class RedisLock {
         Hold before = services.holds().heldCount(id) > 0 ? hold(ownerId) : null;
         return Errors.call(() -> protocol.holdCount(ownerId)).thenApply(count -> {
             if (count == 0 && before != null && hold(ownerId) == before && services.holds().heldCount(id) > 0) {
-                services.renewer().goneFromRedis(before);
+                services.holds().goneFromRedis(before);
             }
             return count;
         });

@@ -34,7 +34,8 @@
  *       {@link io.dlock.internal.lock.LockSettings}, {@link io.dlock.internal.lock.LockRedis} (commands, scripts,
  *       wake-ups, {@link io.dlock.internal.lock.ReplicaSync}, the renewal senders
  *       {@link io.dlock.internal.lock.HashFieldRenewal} and {@link io.dlock.internal.lock.ReadHoldRenewal}), the
- *       renewer and its hold table, and {@code LocalOwners} (cohorts, group turns, timer).</li>
+ *       hold table (the one front door of a hold's life; the renewer works behind it, out of the locks' reach), and
+ *       {@code LocalOwners} (cohorts, group turns, timer).</li>
  *   <li>Every acquisition enters through the client's front door,
  *       {@link io.dlock.internal.acquire.Acquisitions#begin}: {@code RedisLock.startAcquire} for one lock,
  *       {@code PlainLockGroup} for plain locks on one slot taken in one script.</li>

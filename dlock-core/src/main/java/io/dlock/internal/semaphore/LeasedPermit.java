@@ -1,6 +1,7 @@
 package io.dlock.internal.semaphore;
 
 import io.dlock.Permit;
+import io.dlock.internal.lease.LeaseEnds;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  * past the server's unless the clocks' rates drift apart by more than the margin. Thread-safety: state is guarded by
  * {@code this}; no lock is held across a Redis call.
  */
-final class LeasedPermit implements Permit {
+final class LeasedPermit implements Permit, LeaseEnds.FixedLease {
     enum State { HELD, RELEASING, RELEASED, LOST, RELEASE_FAILED }
 
     private final RedisLeasedSemaphore semaphore;
@@ -98,8 +99,15 @@ final class LeasedPermit implements Permit {
     }
 
     /** @return nanoseconds of known validity left at {@code nowNanos}, if held; else 0 */
-    synchronized long validForNanos(long nowNanos) {
+    @Override
+    public synchronized long validForNanos(long nowNanos) {
         return state == State.HELD ? validUntilNanos - nowNanos : 0;
+    }
+
+    /** Held with a lease of its own (not the watchdog's). */
+    @Override
+    public synchronized boolean fixedLeaseRunning() {
+        return state == State.HELD && !watchdog;
     }
 
     synchronized boolean isHeld() {

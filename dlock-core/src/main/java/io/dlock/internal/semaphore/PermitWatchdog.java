@@ -1,6 +1,7 @@
 package io.dlock.internal.semaphore;
 
 import io.dlock.LeaseLostEvent;
+import io.dlock.internal.lease.LeaseEnds;
 import io.lettuce.core.ScriptOutputType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,19 +22,22 @@ import java.util.function.Consumer;
  *
  * <h2>Cadence</h2>
  * A tick every third of the watchdog timeout (every ninth while the last renewal failed, so a short outage is retried
- * before the lease runs out): first it reports held permits whose known validity ended ({@code RENEWAL_FAILED} when
- * the last renewal of a renewed permit failed, else {@code EXPIRED}); then, unless the previous renewal is still
+ * before the lease runs out): first it reports renewed permits whose known validity ended ({@code RENEWAL_FAILED} when
+ * the last renewal failed, else {@code EXPIRED}); then, unless the previous renewal is still
  * waiting for Redis, it renews the renewed permits with one {@code pes_renew} call per semaphore and chunk of 1,000
  * ids (the keys of one semaphore share a Cluster slot), and reads back the leases of the permits with a fixed lease
  * (the same script with a lease of 0, which changes nothing). A renewal or check that finds a permit gone reports it
  * ({@code REMOVED}, or {@code EXPIRED} if its validity had ended), unless a release of it is under way; a check that
  * finds a fixed lease shortened by another client (Redisson's {@code updateLeaseTime}) caps the permit's validity by
  * it. So a foreign change is seen at the latest at the next round, for every permit: a watchdog permit's renewal sets
- * its lease back to the watchdog timeout (a foreign shortening lasts until then), or finds it gone.
+ * its lease back to the watchdog timeout (a foreign shortening lasts until then), or finds it gone. A permit with a
+ * fixed lease is reported {@code EXPIRED} when its known validity ends, by the rule lock holds share
+ * ({@link LeaseEnds}), not at a round.
  *
- * <p>Why not the locks' {@code LeaseRenewer}: its records are lock holds with a {@code LockKind}, listed by
- * {@code heldLocks()} and counted by lock metrics; a permit is none of these. This class keeps the same rules
- * (cadence, validity from the send, one report per loss) for permits. Thread-safety: the set of permits is
+ * <p>Why not the locks' {@code HoldTable} and {@code LeaseRenewer}: their records are lock holds with a
+ * {@code LockKind}, listed by {@code heldLocks()} and counted by lock metrics; a permit is none of these. This class
+ * keeps the same rules (cadence, validity from the send, one report per loss) for permits, and uses the same
+ * {@link LeaseEnds} for a fixed lease's end. Thread-safety: the set of permits is
  * concurrent; each permit guards its own state; callbacks run on I/O and timer threads and never block.
  */
 final class PermitWatchdog {
@@ -46,6 +50,8 @@ final class PermitWatchdog {
     private final Clock clock;
     private final Consumer<LeaseLostEvent> lostSink;
     private final Set<LeasedPermit> permits = ConcurrentHashMap.newKeySet();
+    /** Reports each fixed-lease permit when its known validity ends (the rule lock holds share). */
+    private final LeaseEnds leaseEnds;
     private volatile boolean renewalInFlight;
     private volatile boolean lastRoundFailed;
     private volatile boolean closed;
@@ -57,6 +63,7 @@ final class PermitWatchdog {
         this.periodNanos = watchdogMs * 1_000_000L / 3;
         this.clock = clock;
         this.lostSink = lostSink;
+        this.leaseEnds = new LeaseEnds(services.scheduler, services.nanoTime);
     }
 
     long watchdogMs() {
@@ -72,12 +79,27 @@ final class PermitWatchdog {
         permits.add(permit);
         if (closed) {
             lost(permit, LeaseLostEvent.Reason.RENEWAL_FAILED);
+        } else {
+            leaseChanged(permit);
         }
+    }
+
+    /**
+     * The validity of {@code permit} changed (granted, its lease set again or found shortened): a fixed lease is
+     * reported lost when its known validity ends ({@link LeaseEnds}).
+     */
+    void leaseChanged(LeasedPermit permit) {
+        leaseEnds.watch(permit, () -> {
+            if (permit.validForNanos(services.nanoTime.getAsLong()) <= 0) {
+                lost(permit, LeaseLostEvent.Reason.EXPIRED);
+            }
+        });
     }
 
     /** A release of {@code permit} was sent (or it was given back unseen): no more checks or reports. */
     void forget(LeasedPermit permit) {
         permits.remove(permit);
+        leaseEnds.forget(permit);
     }
 
     /** @return the permits of the semaphore {@code keys} this client holds under one of {@code ids} (a scan) */
@@ -119,8 +141,10 @@ final class PermitWatchdog {
                 continue;
             }
             if (permit.validForNanos(now) <= 0) {
-                lost(permit, permit.isWatchdogRenewed() && permit.lastRenewalFailed()
-                        ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
+                if (permit.isWatchdogRenewed()) { // a fixed lease's end is reported by its alarm (LeaseEnds)
+                    lost(permit, permit.lastRenewalFailed()
+                            ? LeaseLostEvent.Reason.RENEWAL_FAILED : LeaseLostEvent.Reason.EXPIRED);
+                }
             } else {
                 (permit.isWatchdogRenewed() ? due : fixed).computeIfAbsent(permit.keys(), k -> new ArrayList<>())
                         .add(permit);
@@ -182,6 +206,7 @@ final class PermitWatchdog {
                         permit.renewed(sentAt);
                     } else {
                         permit.keptAtMost(sentAt, left);
+                        leaseChanged(permit);
                     }
                 } else if (permit.isHeld()) {
                     lost(permit, permit.validForNanos(services.nanoTime.getAsLong()) <= 0
@@ -196,6 +221,7 @@ final class PermitWatchdog {
     private void lost(LeasedPermit permit, LeaseLostEvent.Reason reason) {
         if (permit.lose()) {
             permits.remove(permit);
+            leaseEnds.forget(permit);
             services.localPermits.forget(permit.channel(), 1);
             services.events.get().permitLost(permit.semaphoreName(), permit.id(), reason);
             lostSink.accept(new LeaseLostEvent(permit.semaphoreName(), permit.ownerThreadId(), reason,

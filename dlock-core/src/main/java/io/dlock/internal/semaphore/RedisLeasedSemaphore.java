@@ -382,6 +382,7 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
                 return false; // gone, or its lease had ended: the watchdog reports it at its validity's end
             }
             if (permit.extended(sentAt, leaseMs)) {
+                services.watchdog.leaseChanged(permit);
                 return true;
             }
             if (permit.isLost()) {

@@ -19,21 +19,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The client's hold table as plain in-memory state: what the scripts are told (known count, current lease, count
  * after a release), the lost-reply books and the marks, and that entries vanish when nothing is known. No Redis; time
- * is {@link ManualScheduler}'s and holds are the renewer's real records.
+ * is {@link ManualScheduler}'s and holds are real records.
  */
 class HoldTableTest {
     private static final long WATCHDOG_MS = 30_000;
     private static final HoldId ID = new HoldId("orders", "client:1");
 
     private final ManualScheduler time = new ManualScheduler();
-    private final LeaseRenewer renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime,
+    private final HoldTable table = new HoldTable(WATCHDOG_MS, time, time::nanoTime,
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
-    private final HoldTable table = renewer.holds();
     private final RenewalSender renewal = (holds, leaseMs) ->
             CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
 
     private Hold grant(long leaseMs) {
-        return renewer.acquired(LockKind.PLAIN, "orders", ID.key(), ID.field(), 1, leaseMs, time.nanoTime(), renewal);
+        return table.granted(LockKind.PLAIN, "orders", ID.key(), ID.field(), 1, leaseMs, time.nanoTime(), renewal);
     }
 
     @Test
@@ -53,7 +52,7 @@ class HoldTableTest {
         assertThat(table.currentLease(ID)).as("a watchdog acquisition keeps the watchdog lease").isEqualTo(WATCHDOG_MS);
         assertThat(table.countAfterRelease(ID, hold)).isEqualTo(OptionalLong.of(3));
 
-        hold.releaseStarted(time.nanoTime());
+        table.releasing(ID);
         assertThat(table.countAfterRelease(ID, hold)).as("a release in flight counts as done")
                 .isEqualTo(OptionalLong.of(2));
         table.attemptEnded(ID, true);
@@ -105,12 +104,12 @@ class HoldTableTest {
     }
 
     @Test
-    void theRenewersRecordAndTheBooksShareOneEntry() {
+    void theHoldRecordAndTheBooksShareOneEntry() {
         Hold hold = grant(Hold.WATCHDOG);
         table.mark(ID, Mark.WRITER_MARK);
         assertThat(table.size()).isEqualTo(1);
-        renewer.discard(hold);
-        assertThat(renewer.holds().find(new HoldTable.HoldId(ID.key(), ID.field()))).isNull();
+        table.discard(hold);
+        assertThat(table.find(new HoldTable.HoldId(ID.key(), ID.field()))).isNull();
         assertThat(table.size()).as("the mark is still known").isEqualTo(1);
         table.unmark(ID, Mark.WRITER_MARK);
         assertThat(table.size()).isZero();

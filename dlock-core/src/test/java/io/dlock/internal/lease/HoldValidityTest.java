@@ -25,7 +25,7 @@ class HoldValidityTest {
     private static final long MS = 1_000_000L;
 
     private final ManualScheduler time = new ManualScheduler();
-    private LeaseRenewer renewer;
+    private HoldTable holds;
     private final List<CompletableFuture<List<Long>>> renewals = new ArrayList<>();
 
     /** Plain, fair, write and fenced holds: every acquisition resets the one TTL of the hash. */
@@ -52,13 +52,13 @@ class HoldValidityTest {
 
     @BeforeEach
     void setUp() {
-        renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
+        holds = new HoldTable(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
                 event -> { });
-        renewer.start();
+        new LeaseRenewer(holds, time, key -> 0).start();
     }
 
     private Hold acquire(long leaseMs, RenewalSender kind) {
-        return renewer.acquired(LockKind.PLAIN, "k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
+        return holds.granted(LockKind.PLAIN, "k", "k", "c:1", 1, leaseMs, time.nanoTime(), kind);
     }
 
     private long validMs(Hold hold) {
@@ -70,8 +70,7 @@ class HoldValidityTest {
     }
 
     private void partialRelease(Hold hold) {
-        renewer.releaseStarted(hold);
-        renewer.releaseDone(hold, false);
+        holds.releasing(new HoldTable.HoldId(hold.key(), hold.field())).released(false);
     }
 
     @Test
@@ -162,7 +161,8 @@ class HoldValidityTest {
         assertThat(validMs(hold)).isEqualTo(WATCHDOG_MS - margin(WATCHDOG_MS));
 
         partialRelease(hold);                          // the watchdog key goes; the 500 ms one expired long ago
-        assertThat(hold.validForNanos(time.nanoTime())).isNegative();
+        assertThat(hold.validForNanos(time.nanoTime())).as("ran out: lost at once").isNotPositive();
+        assertThat(hold.acquisitions()).isZero();
     }
 
     @Test
@@ -172,7 +172,7 @@ class HoldValidityTest {
         time.advanceMillis(100);
         long sentAt = time.nanoTime();
         time.advanceMillis(50);                        // the reply comes later; Redis ran it in between
-        renewer.extended(hold, sentAt, 2_000);
+        holds.extended(hold, sentAt, 2_000);
         assertThat(validMs(hold)).isEqualTo(1_950 - margin(2_000));
         assertThat(hold.watchdogRenewed()).isFalse();
         partialRelease(hold);                          // Redis: the extended lease, from now
@@ -187,7 +187,7 @@ class HoldValidityTest {
         time.advanceMillis(WATCHDOG_MS / 3);           // a renewal is sent ...
         assertThat(renewals).hasSize(1);
         time.advanceMillis(10);
-        renewer.extended(hold, time.nanoTime(), 1_000); // ... an extension to 1 s is sent and answered first ...
+        holds.extended(hold, time.nanoTime(), 1_000); // ... an extension to 1 s is sent and answered first ...
         renewals.get(0).complete(List.of(1L));        // ... and the renewal's late reply changes nothing
         assertThat(validMs(hold)).isEqualTo(1_000 - margin(1_000));
     }
@@ -195,14 +195,14 @@ class HoldValidityTest {
     @Test
     void anExtensionWithoutAReplyKeepsTheSoonerExpiry() {
         Hold hold = acquire(10_000, hashField);
-        renewer.extensionUnknown(hold, time.nanoTime(), 1_000);
+        holds.extensionUnknown(hold, time.nanoTime(), 1_000);
         assertThat(validMs(hold)).as("it may have run: 1 s").isEqualTo(1_000 - margin(1_000));
-        renewer.extensionUnknown(hold, time.nanoTime(), 60_000);
+        holds.extensionUnknown(hold, time.nanoTime(), 60_000);
         assertThat(validMs(hold)).as("it may not have run: still 1 s").isEqualTo(1_000 - margin(1_000));
 
-        Hold read = renewer.acquired(LockKind.READ, "r", "r", "c:2", 2, 5_000, time.nanoTime(), perAcquisition);
-        renewer.extended(read, time.nanoTime(), 20_000);
-        renewer.extensionUnknown(read, time.nanoTime(), 3_000);
+        Hold read = holds.granted(LockKind.READ, "r", "r", "c:2", 2, 5_000, time.nanoTime(), perAcquisition);
+        holds.extended(read, time.nanoTime(), 20_000);
+        holds.extensionUnknown(read, time.nanoTime(), 3_000);
         assertThat(read.validForNanos(time.nanoTime()) / MS).isEqualTo(3_000 - margin(3_000));
     }
 
@@ -212,7 +212,7 @@ class HoldValidityTest {
         assertThat(hold.fencingToken()).isNull();
         hold.fencingToken(42);
         assertThat(acquire(Hold.WATCHDOG, hashField)).isSameAs(hold);
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "c:1")).fencingToken()).isEqualTo(42L);
+        assertThat(holds.find(new HoldTable.HoldId("k", "c:1")).fencingToken()).isEqualTo(42L);
     }
 
     /**
@@ -224,24 +224,24 @@ class HoldValidityTest {
     @Test
     void innermostToFixedLeaseOnlyWhileAnotherWatchdogAcquisitionRenewsTheHold() {
         Hold hold = acquire(Hold.WATCHDOG, hashField);
-        assertThat(renewer.innermostToFixedLease(hold, 1_000)).as("its only watchdog acquisition").isFalse();
+        assertThat(holds.innermostToFixedLease(hold, 1_000)).as("its only watchdog acquisition").isFalse();
         assertThat(hold.isWatchdogRenewed()).isTrue();
 
         acquire(Hold.WATCHDOG, hashField); // the multi-lock's re-entry
         long before = validMs(hold);
-        assertThat(renewer.innermostToFixedLease(hold, 1_000)).isTrue();
+        assertThat(holds.innermostToFixedLease(hold, 1_000)).isTrue();
         assertThat(hold.isWatchdogRenewed()).as("the outer acquisition still renews it").isTrue();
         assertThat(validMs(hold)).as("validity untouched: Redis keeps the watchdog's TTL").isEqualTo(before);
         assertThat(hold.acquisitions()).isEqualTo(2);
         assertThat(hold.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
-        assertThat(renewer.innermostToFixedLease(hold, 1_000)).as("the innermost is no watchdog one now").isFalse();
+        assertThat(holds.innermostToFixedLease(hold, 1_000)).as("the innermost is no watchdog one now").isFalse();
         partialRelease(hold);
         assertThat(hold.isWatchdogRenewed()).as("the outer watchdog hold is left as it was").isTrue();
         assertThat(hold.currentLease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
 
-        Hold fixed = renewer.acquired(LockKind.PLAIN, "f", "f", "c:1", 1, 5_000, time.nanoTime(), hashField);
-        renewer.acquired(LockKind.PLAIN, "f", "f", "c:1", 1, Hold.WATCHDOG, time.nanoTime(), hashField);
-        assertThat(renewer.innermostToFixedLease(fixed, 1_000)).as("no other watchdog acquisition: extend instead")
+        Hold fixed = holds.granted(LockKind.PLAIN, "f", "f", "c:1", 1, 5_000, time.nanoTime(), hashField);
+        holds.granted(LockKind.PLAIN, "f", "f", "c:1", 1, Hold.WATCHDOG, time.nanoTime(), hashField);
+        assertThat(holds.innermostToFixedLease(fixed, 1_000)).as("no other watchdog acquisition: extend instead")
                 .isFalse();
     }
 }

@@ -27,6 +27,7 @@ class LeaseRenewerTest {
     private final ManualScheduler time = new ManualScheduler();
     private final List<RenewalCall> calls = new CopyOnWriteArrayList<>();
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    private HoldTable holds;
     private LeaseRenewer renewer;
 
     private record RenewalCall(List<Hold> holds, long leaseMs, CompletableFuture<List<Long>> reply) {
@@ -45,8 +46,8 @@ class LeaseRenewerTest {
 
     @BeforeEach
     void setUp() {
-        renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
-                lost::add);
+        holds = new HoldTable(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
+        renewer = new LeaseRenewer(holds, time, key -> 0);
         renewer.start();
     }
 
@@ -58,32 +59,123 @@ class LeaseRenewerTest {
     };
 
     private Hold watchdogHold(String key, long owner) {
-        return acquire(renewer, key, owner, Hold.WATCHDOG);
+        return acquire(holds, key, owner, Hold.WATCHDOG);
     }
 
-    private Hold acquire(LeaseRenewer on, String key, long owner, long leaseMs) {
-        return on.acquired(LockKind.PLAIN, key, key, "client:" + owner, owner, leaseMs, time.nanoTime(), recording);
+    /** Starts a release of one acquisition of {@code hold}, as a lock does before it sends one. */
+    private static HoldTable.Release releasing(HoldTable on, Hold hold) {
+        return on.releasing(new HoldTable.HoldId(hold.key(), hold.field()));
+    }
+
+    private Hold acquire(HoldTable on, String key, long owner, long leaseMs) {
+        return on.granted(LockKind.PLAIN, key, key, "client:" + owner, owner, leaseMs, time.nanoTime(), recording);
     }
 
     /**
-     * A fixed-lease hold whose lease ran out between two rounds: looking it up reports it lost at once, and the
-     * owner's next acquisition starts a new hold (one acquisition) instead of counting on top of the old one.
+     * A fixed-lease hold whose lease ran out while the timer is late (a loaded host): looking it up reports it lost at
+     * once, and the owner's next acquisition starts a new hold (one acquisition) instead of counting on top of the old
+     * one; the late alarm reports nothing more.
      */
     @Test
     void aHoldWhoseLeaseRanOutIsLostWhenLookedUpAndANewAcquisitionStartsAfresh() {
-        Hold old = acquire(renewer, "k", 1, 1_000);
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(old);
+        renewer.close();
+        TaskScheduler lateTimer = (task, delay) -> time.schedule(task, delay + 5_000_000_000L);
+        HoldTable late = new HoldTable(WATCHDOG_MS, lateTimer, time::nanoTime,
+                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
+        new LeaseRenewer(late, lateTimer, key -> 0).start();
+        Hold old = acquire(late, "k", 1, 1_000);
+        assertThat(late.find(new HoldTable.HoldId("k", "client:1"))).isSameAs(old);
         time.advanceMillis(1_000);
-        assertThat(lost).as("not yet reported by a round").isEmpty();
+        assertThat(lost).as("not yet reported: the timer is late").isEmpty();
 
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).as("ran out").isNull();
+        assertThat(late.find(new HoldTable.HoldId("k", "client:1"))).as("ran out").isNull();
         assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
-        Hold fresh = acquire(renewer, "k", 1, 1_000);
+        Hold fresh = acquire(late, "k", 1, 1_000);
         assertThat(fresh).isNotSameAs(old);
         assertThat(fresh.acquisitions()).isEqualTo(1);
-        assertThat(renewer.holds().find(new HoldTable.HoldId("k", "client:1"))).isSameAs(fresh);
-        time.advanceMillis(PERIOD_MS);
-        assertThat(lost).as("reported once").hasSize(2);
+        assertThat(late.find(new HoldTable.HoldId("k", "client:1"))).isSameAs(fresh);
+        time.advanceMillis(7_000);
+        assertThat(lost).as("each reported once").hasSize(2);
+    }
+
+    /**
+     * A fixed lease's loss is reported when its known validity ends (lease from the send, less 1% and 2 ms), to the
+     * nanosecond on the manual clock: not a moment before, and not at the next round.
+     */
+    @Test
+    void aFixedLeaseIsReportedLostWhenItsValidityEndsNotAtTheNextRound() {
+        Hold hold = acquire(holds, "leased", 1, 1_000);
+        long end = hold.validForNanos(time.nanoTime());
+        assertThat(end).isEqualTo(TimeUnit.MILLISECONDS.toNanos(1_000 - 12));
+        time.advanceMillis(1_000 - 12 - 1);
+        assertThat(lost).as("1 ms before its validity ends").isEmpty();
+        time.advanceMillis(1);
+        assertThat(lost).as("when it ends").singleElement()
+                .satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
+        assertThat(holds.trackedCount()).isZero();
+    }
+
+    /**
+     * The alarm follows the validity: a longer extension moves the report later, a read-back that finds the TTL
+     * shortened moves it sooner, a release in flight holds it off (and a failed release brings it back).
+     */
+    @Test
+    void theEndOfAFixedLeaseFollowsExtensionsReadBacksAndReleases() {
+        Hold hold = acquire(holds, "leased", 1, 5_000);
+        holds.extended(hold, time.nanoTime(), 20_000);
+        time.advanceMillis(6_000);
+        assertThat(lost).as("extended to 20 s").isEmpty();
+
+        time.advanceMillis(PERIOD_MS - 6_000);                    // the round reads the TTL back: 1 s left
+        long sentAt = time.nanoTime();
+        calls.get(0).reply().complete(List.of(1_000L));
+        time.advanceMillis(1_000 - 12 - 1);
+        assertThat(lost).isEmpty();
+        HoldTable.Release release = releasing(holds, hold);
+        time.advanceMillis(5);
+        assertThat(lost).as("a release is in flight").isEmpty();
+        release.failed();
+        assertThat(time.nanoTime() - sentAt).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1_000 - 12));
+        assertThat(lost).as("ran out while the release was in flight: reported once it failed").singleElement()
+                .satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.EXPIRED));
+    }
+
+    /**
+     * A release's outcomes, through its handle: Redis says the owner holds nothing (forgotten, no loss); the outcome
+     * is unknown (the last acquisition forgotten at once; with outer ones left, the watchdog stops renewing and the
+     * hold is reported EXPIRED when its validity ends).
+     */
+    @Test
+    void aReleaseIsSettledByItsHandle() {
+        Hold notHeld = watchdogHold("n", 1);
+        releasing(holds, notHeld).notHeld();
+        Hold last = watchdogHold("a", 1);
+        releasing(holds, last).outcomeUnknown();
+        assertThat(holds.find(new HoldTable.HoldId("n", "client:1"))).isNull();
+        assertThat(holds.find(new HoldTable.HoldId("a", "client:1"))).isNull();
+
+        Hold outer = watchdogHold("b", 2);
+        acquire(holds, "b", 2, Hold.WATCHDOG);
+        releasing(holds, outer).outcomeUnknown();
+        assertThat(outer.acquisitions()).isEqualTo(2);
+        assertThat(holds.renewedCount()).as("no longer renewed").isZero();
+        time.advanceMillis(WATCHDOG_MS - WATCHDOG_MS / 100 - 3);
+        assertThat(lost).isEmpty();
+        time.advanceMillis(1);
+        assertThat(lost).singleElement().satisfies(e -> {
+            assertThat(e.lockName()).isEqualTo("b");
+            assertThat(e.reason()).isEqualTo(Reason.EXPIRED);
+        });
+    }
+
+    /** A released fixed-lease hold leaves no alarm behind. */
+    @Test
+    void aReleasedFixedLeaseHoldLeavesNoAlarm() {
+        int before = time.pending();
+        Hold hold = acquire(holds, "leased", 1, 60_000);
+        assertThat(time.pending()).isEqualTo(before + 1);
+        releasing(holds, hold).released(true);
+        assertThat(time.pending()).isEqualTo(before);
     }
 
     @Test
@@ -122,7 +214,7 @@ class LeaseRenewerTest {
             return CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
         };
         watchdogHold("plain", 1);
-        renewer.acquired(LockKind.READ, "rw", "rw", "client:1", 1, Hold.WATCHDOG, time.nanoTime(), other);
+        holds.granted(LockKind.READ, "rw", "rw", "client:1", 1, Hold.WATCHDOG, time.nanoTime(), other);
         time.advanceMillis(PERIOD_MS);
         assertThat(calls).singleElement().satisfies(c -> assertThat(c.holds()).extracting(Hold::key)
                 .containsExactly("plain"));
@@ -132,19 +224,19 @@ class LeaseRenewerTest {
 
     @Test
     void doesNotRenewFixedLeaseHoldsButReadsTheirTtlBack() {
-        Hold hold = acquire(renewer, "leased", 1, 60_000);
+        Hold hold = acquire(holds, "leased", 1, 60_000);
         time.advanceMillis(PERIOD_MS);
         assertThat(calls).singleElement().satisfies(c -> assertThat(c.leaseMs()).as("read only").isZero());
         calls.get(0).reply().complete(List.of(50_000L)); // Redis keeps it as long as the client counts: no change
         assertThat(hold.validForNanos(time.nanoTime())).isGreaterThan(TimeUnit.SECONDS.toNanos(49));
-        assertThat(renewer.renewedCount()).isZero();
-        assertThat(renewer.trackedCount()).isEqualTo(1);
+        assertThat(holds.renewedCount()).isZero();
+        assertThat(holds.trackedCount()).isEqualTo(1);
     }
 
     /** Another client shortened a fixed-lease hold's TTL (a PEXPIRE): the next round's read-back caps its validity. */
     @Test
     void aFixedLeaseShortenedInRedisIsCountedNoLongerThanRedisKeepsItFromTheNextRound() {
-        Hold hold = acquire(renewer, "leased", 1, 60_000);
+        Hold hold = acquire(holds, "leased", 1, 60_000);
         time.advanceMillis(PERIOD_MS);
         long sentAt = time.nanoTime();
         time.advanceMillis(5);
@@ -158,11 +250,11 @@ class LeaseRenewerTest {
     /** Another client removed a fixed-lease hold (a forceUnlock): the next round's read-back finds it gone. */
     @Test
     void aFixedLeaseHoldGoneFromRedisIsReportedRemovedByTheNextRound() {
-        acquire(renewer, "leased", 1, 60_000);
+        acquire(holds, "leased", 1, 60_000);
         time.advanceMillis(PERIOD_MS);
         calls.get(0).answer(false);
         assertThat(lost).singleElement().satisfies(e -> assertThat(e.reason()).isEqualTo(Reason.REMOVED));
-        assertThat(renewer.trackedCount()).isZero();
+        assertThat(holds.trackedCount()).isZero();
     }
 
     @Test
@@ -176,7 +268,7 @@ class LeaseRenewerTest {
             assertThat(e.ownerId()).isEqualTo(7);
             assertThat(e.reason()).isEqualTo(Reason.REMOVED);
         });
-        assertThat(renewer.holds().find(new HoldTable.HoldId("a", hold.field()))).isNull();
+        assertThat(holds.find(new HoldTable.HoldId("a", hold.field()))).isNull();
         time.advanceMillis(PERIOD_MS * 3);
         assertThat(calls).hasSize(1);
         assertThat(lost).hasSize(1);
@@ -186,26 +278,25 @@ class LeaseRenewerTest {
     void holdGoneWhileItsReleaseIsInFlightIsNoLoss() {
         Hold hold = watchdogHold("a", 7);
         time.advanceMillis(PERIOD_MS);
-        renewer.releaseStarted(hold);
+        HoldTable.Release release = releasing(holds, hold);
         calls.get(0).answer(false);
-        renewer.releaseDone(hold, true);
+        release.released(true);
 
         assertThat(lost).isEmpty();
-        assertThat(renewer.trackedCount()).isZero();
+        assertThat(holds.trackedCount()).isZero();
     }
 
     @Test
     void lateAnswerAboutAnOldHoldDoesNotTouchTheNewOne() {
         Hold first = watchdogHold("a", 7);
         time.advanceMillis(PERIOD_MS);
-        renewer.releaseStarted(first);
-        renewer.releaseDone(first, true);
+        releasing(holds, first).released(true);
         Hold second = watchdogHold("a", 7);
         calls.get(0).answer(false);
 
         assertThat(second).isNotSameAs(first);
         assertThat(lost).isEmpty();
-        assertThat(renewer.holds().find(new HoldTable.HoldId("a", second.field()))).isSameAs(second);
+        assertThat(holds.find(new HoldTable.HoldId("a", second.field()))).isSameAs(second);
     }
 
     @Test
@@ -228,7 +319,7 @@ class LeaseRenewerTest {
         time.advanceMillis(PERIOD_MS / 3 + 1);
         assertThat(lost).singleElement().extracting(LeaseLostEvent::reason).isEqualTo(Reason.RENEWAL_FAILED);
         assertThat(hold.validForNanos(time.nanoTime())).isLessThanOrEqualTo(0);
-        assertThat(renewer.renewedCount()).isZero();
+        assertThat(holds.renewedCount()).isZero();
     }
 
     @Test
@@ -259,20 +350,19 @@ class LeaseRenewerTest {
 
     @Test
     void fixedLeaseHoldThatRunsOutIsReportedExpired() {
-        acquire(renewer, "leased", 3, 2_000);
-        time.advanceMillis(PERIOD_MS);
+        acquire(holds, "leased", 3, 2_000);
+        time.advanceMillis(2_000);
         assertThat(lost).singleElement().satisfies(e -> {
             assertThat(e.reason()).isEqualTo(Reason.EXPIRED);
             assertThat(e.ownerId()).isEqualTo(3);
         });
-        assertThat(renewer.trackedCount()).isZero();
+        assertThat(holds.trackedCount()).isZero();
     }
 
     @Test
     void releasedFixedLeaseHoldIsNotReported() {
-        Hold hold = acquire(renewer, "leased", 3, 2_000);
-        renewer.releaseStarted(hold);
-        renewer.releaseDone(hold, true);
+        Hold hold = acquire(holds, "leased", 3, 2_000);
+        releasing(holds, hold).released(true);
         time.advanceMillis(PERIOD_MS * 2);
         assertThat(lost).isEmpty();
     }
@@ -280,16 +370,15 @@ class LeaseRenewerTest {
     @Test
     void reentryKeepsOneHoldAndPartialReleaseKeepsTheWatchdogWhileAnyAcquisitionUsesIt() {
         Hold hold = watchdogHold("a", 7);
-        Hold again = acquire(renewer, "a", 7, 5_000);
+        Hold again = acquire(holds, "a", 7, 5_000);
         assertThat(again).isSameAs(hold);
         // Releasing the inner 5 s acquisition leaves the watchdog one: TTL back to the watchdog lease.
         assertThat(hold.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(WATCHDOG_MS);
-        renewer.releaseStarted(hold);
-        renewer.releaseDone(hold, false);
-        assertThat(renewer.renewedCount()).isEqualTo(1);
+        releasing(holds, hold).released(false);
+        assertThat(holds.renewedCount()).isEqualTo(1);
 
-        Hold leased = acquire(renewer, "b", 7, 5_000);
-        acquire(renewer, "b", 7, 9_000);
+        Hold leased = acquire(holds, "b", 7, 5_000);
+        acquire(holds, "b", 7, 9_000);
         assertThat(leased.leaseAfterPartialRelease(WATCHDOG_MS)).isEqualTo(5_000);
     }
 
@@ -299,8 +388,9 @@ class LeaseRenewerTest {
         // The timer could not run for longer than the lease (GC pause, SIGSTOP): the first tick comes too late.
         renewer.close();
         lost.clear(); // the closed renewer reported its live hold (closeStopsTheTimerAndReportsLiveHolds)
-        LeaseRenewer late = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime, Clock.systemUTC(), lost::add);
-        late.acquired(LockKind.PLAIN, "b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (holds, leaseMs) -> {
+        HoldTable lateHolds = new HoldTable(WATCHDOG_MS, time, time::nanoTime, Clock.systemUTC(), lost::add);
+        LeaseRenewer late = new LeaseRenewer(lateHolds, time, key -> 0);
+        lateHolds.granted(LockKind.PLAIN, "b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (batch, leaseMs) -> {
             throw new AssertionError("must not renew a hold whose lease ran out");
         });
         time.advanceMillis(WATCHDOG_MS + 1);
@@ -312,15 +402,14 @@ class LeaseRenewerTest {
     void closeStopsTheTimerAndReportsLiveHolds() {
         Hold live = watchdogHold("a", 7);
         Hold released = watchdogHold("b", 8);
-        renewer.releaseStarted(released);
-        renewer.releaseDone(released, true);
+        releasing(holds, released).released(true);
         renewer.close();
         assertThat(lost).as("the live hold: nothing renews it any more").singleElement().satisfies(e -> {
             assertThat(e.lockName()).isEqualTo("a");
             assertThat(e.reason()).isEqualTo(Reason.RENEWAL_FAILED);
         });
         assertThat(live.validForNanos(time.nanoTime())).isLessThanOrEqualTo(0);
-        assertThat(renewer.holds().find(new HoldTable.HoldId("a", "client:7"))).isNull();
+        assertThat(holds.find(new HoldTable.HoldId("a", "client:7"))).isNull();
         time.advanceMillis(PERIOD_MS * 3);
         assertThat(calls).isEmpty();
         assertThat(time.pending()).isZero();
@@ -329,11 +418,12 @@ class LeaseRenewerTest {
 
     @Test
     void onAClusterOneRenewalCallCarriesHoldsOfOneSlotOnly() {
-        LeaseRenewer clustered = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime,
-                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add, key -> Math.floorMod(key.hashCode(), 3));
+        HoldTable clusteredHolds = new HoldTable(WATCHDOG_MS, time, time::nanoTime,
+                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
+        LeaseRenewer clustered = new LeaseRenewer(clusteredHolds, time, key -> Math.floorMod(key.hashCode(), 3));
         clustered.start();
         for (int i = 0; i < 30; i++) {
-            acquire(clustered, "lock-" + i, 1, Hold.WATCHDOG);
+            acquire(clusteredHolds, "lock-" + i, 1, Hold.WATCHDOG);
         }
         time.advanceMillis(PERIOD_MS);
         assertThat(calls).hasSize(3);

@@ -5,7 +5,6 @@ import io.dlock.internal.LockNames;
 import io.dlock.internal.ManualScheduler;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable;
-import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.RenewalSender;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -51,7 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       empty (no waiter stranded, no hold left behind).</li>
  * </ul>
  *
- * <p>The client side is the real code: {@link LocalCohorts} and {@link CohortGate} over the renewer's real
+ * <p>The client side is the real code: {@link LocalCohorts} and {@link CohortGate} over the hold table's real
  * {@link Hold}s; the release path mirrors {@code HandOffRelease#send} step for step; an owner's
  * acquisition mirrors {@link AcquireLoop}'s steps (queue behind a local holder, else attempt; after a busy reply,
  * queue if a local owner now holds, else wait for a wake-up). Redis is a map with the semantics of
@@ -218,7 +217,7 @@ class HandoffModelCheckTest {
     private static final class World {
         final Bounds bounds;
         final ManualScheduler time = new ManualScheduler();
-        final LeaseRenewer renewer = new LeaseRenewer(30_000, time, time::nanoTime,
+        final HoldTable holds = new HoldTable(30_000, time, time::nanoTime,
                 Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
         final RenewalSender renewal = (holds, leaseMs) ->
                 CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
@@ -395,12 +394,12 @@ class HandoffModelCheckTest {
 
         private void sendAttempt(Owner o) {
             o.phase = Phase.ATTEMPTING;
-            Hold known = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
+            Hold known = holds.find(new HoldTable.HoldId(NAME, o.field));
             int knownCount = known == null ? 0 : known.acquisitions();
             send(o.field, "acquire " + o.field, r -> acquireScript(r, o.field, knownCount), reply -> {
                 unanswered.remove(o.field);
                 if (reply == null) {
-                    Hold hold = renewer.acquired(LockKind.PLAIN, NAME, NAME, o.field, o.id, Hold.WATCHDOG,
+                    Hold hold = holds.granted(LockKind.PLAIN, NAME, NAME, o.field, o.id, Hold.WATCHDOG,
                             time.nanoTime(), renewal);
                     cohorts.acquired(NAME, o.id, hold);
                     acquired(o);
@@ -435,7 +434,7 @@ class HandoffModelCheckTest {
          */
         private boolean giveUpAfterLostReply(Owner o) {
             if (unanswered.remove(o.field)) {
-                Hold hold = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
+                Hold hold = holds.find(new HoldTable.HoldId(NAME, o.field));
                 int known = hold == null ? 0 : hold.acquisitions();
                 o.phase = Phase.RELEASING;
                 send(o.field, "drop " + o.field, r -> dropScript(r, o.field, known), reply -> o.phase = finishCycle(o));
@@ -463,14 +462,12 @@ class HandoffModelCheckTest {
 
         private void release(Owner o) {
             o.phase = Phase.RELEASING;
-            Hold hold = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
-            if (hold != null) {
-                renewer.releaseStarted(hold);
-            }
+            HoldTable.Release release = holds.releasing(new HoldTable.HoldId(NAME, o.field));
+            Hold hold = release.hold();
             LocalCohort cohort = cohorts.find(NAME);
             LocalWaiter next = cohort == null ? null : cohort.reserveHandoff(o.id, hold, LocalLine.Pick.FIRST).stream().findFirst().orElse(null);
             if (next == null) {
-                releaseInRedis(o, hold);
+                releaseInRedis(o, release);
                 return;
             }
             String to = "client:" + next.ownerId;
@@ -480,48 +477,46 @@ class HandoffModelCheckTest {
                     cohort.handoffFailed(List.of(next));
                     // RedisLock#releaseFailed: the owner's last acquisition is forgotten, the hold
                     // ends in Redis with its lease
-                    renewer.releaseFailed(hold);
-                    renewer.discard(hold);
+                    release.outcomeUnknown();
                     cohorts.released(NAME, o.id);
                     o.phase = finishCycle(o);
                     return;
                 }
                 if (Long.valueOf(1).equals(moved)) {
-                    Hold nextHold = renewer.acquired(LockKind.PLAIN, NAME, NAME, to, next.ownerId, next.leaseMs,
+                    Hold nextHold = holds.granted(LockKind.PLAIN, NAME, NAME, to, next.ownerId, next.leaseMs,
                             time.nanoTime(), renewal);
                     cohort.handedOff(List.of(next), 0, nextHold);
-                    released(o, hold, 1L);
+                    released(o, release, 1L);
                     return;
                 }
                 cohort.handoffFailed(List.of(next));
                 if (moved == null) {
                     cohorts.released(NAME, o.id);
-                    released(o, hold, null);
+                    released(o, release, null);
                 } else {
-                    releaseInRedis(o, hold);
+                    releaseInRedis(o, release);
                 }
             });
         }
 
-        private void releaseInRedis(Owner o, Hold hold) {
+        private void releaseInRedis(Owner o, HoldTable.Release release) {
+            Hold hold = release.hold();
             long remaining = hold == null ? -1 : hold.acquisitionsAfterPendingReleases();
             send(o.field, "release " + o.field, r -> releaseScript(r, o.field, remaining), reply -> {
                 Long released = (Long) reply;
                 if (released == null || released >= 1L) {
                     cohorts.released(NAME, o.id);
                 }
-                released(o, hold, released);
+                released(o, release, released);
             });
         }
 
-        private void released(Owner o, Hold hold, Long released) {
+        private void released(Owner o, HoldTable.Release release, Long released) {
             if (released == null) {
                 violation = "backed: the unlock of owner " + o.id + " found its hold gone";
                 return;
             }
-            if (hold != null) {
-                renewer.releaseDone(hold, released >= 1L);
-            }
+            release.released(released >= 1L);
             o.phase = finishCycle(o);
         }
 
@@ -591,7 +586,7 @@ class HandoffModelCheckTest {
          */
         private String orphan() {
             for (Owner o : owners) {
-                if (redis.containsKey(o.field) && renewer.holds().find(new HoldTable.HoldId(NAME, o.field)) == null && !inFlight(o.field)) {
+                if (redis.containsKey(o.field) && holds.find(new HoldTable.HoldId(NAME, o.field)) == null && !inFlight(o.field)) {
                     return o.field;
                 }
             }
@@ -671,7 +666,7 @@ class HandoffModelCheckTest {
             LocalCohort cohort = cohorts.find(NAME);
             b.append(" cohort=").append(cohort == null ? "none" : cohort.describe());
             for (Owner o : owners) {
-                Hold hold = renewer.holds().find(new HoldTable.HoldId(NAME, o.field));
+                Hold hold = holds.find(new HoldTable.HoldId(NAME, o.field));
                 b.append(" hold").append(o.id).append('=').append(hold == null ? 0 : hold.acquisitions());
             }
             return b.append(" m=").append(messages).append(" late=").append(lateMessagesLeft)

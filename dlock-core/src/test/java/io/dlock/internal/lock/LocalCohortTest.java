@@ -12,7 +12,6 @@ import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.WakeMode;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.lease.HoldTable;
-import io.dlock.internal.lease.LeaseRenewer;
 import io.dlock.internal.lease.RenewalSender;
 import io.dlock.internal.wakeup.PubSubPort;
 import io.dlock.internal.wakeup.WakeupHub;
@@ -39,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What a client knows of its own owners on one lock ({@link LocalCohort}, {@link LocalCohorts}): who waits behind a
  * local holder, who gets the lock on a hand-off and in which order, how many hand-offs in a row, and how long a waiter
  * trusts the holder before it asks Redis. No Redis, no sleep: time is {@link ManualScheduler}'s, holds are the
- * renewer's real {@link Hold}s.
+ * hold table's real {@link Hold}s.
  */
 class LocalCohortTest {
     private static final String NAME = "orders";
@@ -52,9 +51,9 @@ class LocalCohortTest {
     private static final long MS = 1_000_000L;
 
     private final ManualScheduler time = new ManualScheduler();
-    private final LeaseRenewer renewer = new LeaseRenewer(WATCHDOG_MS, time, time::nanoTime,
+    private final HoldTable holds = new HoldTable(WATCHDOG_MS, time, time::nanoTime,
             Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), event -> { });
-    /** Never called: the renewer is not started, so no renewal round runs. */
+    /** Never called: no renewer runs. */
     private final RenewalSender renewal = (holds, leaseMs) ->
             CompletableFuture.completedFuture(new ArrayList<>(Collections.nCopies(holds.size(), 1L)));
 
@@ -69,7 +68,7 @@ class LocalCohortTest {
 
     /** A hold of {@code owner} that Redis granted just now (a re-entry when the owner already holds). */
     private Hold grant(long owner, long leaseMs) {
-        return renewer.acquired(LockKind.PLAIN, NAME, NAME, "client:" + owner, owner, leaseMs, time.nanoTime(),
+        return holds.granted(LockKind.PLAIN, NAME, NAME, "client:" + owner, owner, leaseMs, time.nanoTime(),
                 renewal);
     }
 
@@ -87,8 +86,7 @@ class LocalCohortTest {
 
     /** The release of the owner's last hold went through (as {@code release()} does on its reply). */
     private void releaseDone(Hold hold) {
-        renewer.releaseStarted(hold);
-        renewer.releaseDone(hold, true);
+        holds.releasing(new HoldTable.HoldId(hold.key(), hold.field())).released(true);
     }
 
     /** Hands the lock from {@code from} to the next waiter, as a successful hand-off script reply does. */
@@ -181,9 +179,9 @@ class LocalCohortTest {
         assertThat(toC.leaseMs).as("the waiter's own lease goes with it").isEqualTo(5_000);
         assertHandedOver(c);
         assertStillWaiting(d);
-        assertThat(handOff(cohort, 3, renewer.holds().find(new HoldTable.HoldId(NAME, "client:3")))).isSameAs(d);
+        assertThat(handOff(cohort, 3, holds.find(new HoldTable.HoldId(NAME, "client:3")))).isSameAs(d);
         assertHandedOver(d);
-        assertThat(take(cohort, 4, renewer.holds().find(new HoldTable.HoldId(NAME, "client:4")))).as("nobody left").isNull();
+        assertThat(take(cohort, 4, holds.find(new HoldTable.HoldId(NAME, "client:4")))).as("nobody left").isNull();
         assertThat(time.pending()).as("the waiters' timers are cancelled").isZero();
     }
 
@@ -209,8 +207,8 @@ class LocalCohortTest {
         LocalWaiter w5 = cohort.queueBehindLocalHolder(5, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
 
         handOff(cohort, 1, h1);
-        handOff(cohort, 2, renewer.holds().find(new HoldTable.HoldId(NAME, "client:2")));
-        Hold h3 = renewer.holds().find(new HoldTable.HoldId(NAME, "client:3"));
+        handOff(cohort, 2, holds.find(new HoldTable.HoldId(NAME, "client:2")));
+        Hold h3 = holds.find(new HoldTable.HoldId(NAME, "client:3"));
         assertThat(take(cohort, 3, h3)).as("third hand-off in a row with a cap of 2").isNull();
         assertStillWaiting(w4);
 
@@ -336,7 +334,7 @@ class LocalCohortTest {
         Hold h1 = acquire(cohort, 1);
         cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         handOff(cohort, 1, h1);
-        Hold h2 = renewer.holds().find(new HoldTable.HoldId(NAME, "client:2"));
+        Hold h2 = holds.find(new HoldTable.HoldId(NAME, "client:2"));
         cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         assertThat(take(cohort, 2, h2)).as("cap of 1 used up").isNull();
 
@@ -385,7 +383,7 @@ class LocalCohortTest {
         assertHandedOver(b);
 
         // a hand-off that did not happen sends its first candidate to Redis; the rest keep waiting
-        assertThat(take(cohort, 2, renewer.holds().find(new HoldTable.HoldId(NAME, "client:2")))).isSameAs(c);
+        assertThat(take(cohort, 2, holds.find(new HoldTable.HoldId(NAME, "client:2")))).isSameAs(c);
         cohort.handoffFailed(List.of(c));
         assertSentToRedis(c);
         assertThat(cohort.heldByAnotherLocalOwner(3)).as("the failed hand-off leaves the holder as it was").isTrue();
@@ -400,12 +398,12 @@ class LocalCohortTest {
         assertStillWaiting(w);
         time.advanceMillis(1);
         assertSentToRedis(w);
-        assertThat(take(cohort, 1, renewer.holds().find(new HoldTable.HoldId(NAME, "client:1")))).as("it left the queue").isNull();
+        assertThat(take(cohort, 1, holds.find(new HoldTable.HoldId(NAME, "client:1")))).as("it left the queue").isNull();
     }
 
     /**
      * The recheck bounds how long a waiter goes on trusting a holder whose hold ended without the cohort being told
-     * (here the renewer dropped it, as after a loss): the waiter finds out at its recheck, not later.
+     * (here the hold table dropped it, as after a loss): the waiter finds out at its recheck, not later.
      */
     @Test
     void aWaiterLooksAgainAtTheHolderAfterTheRecheckPeriod() {
@@ -414,7 +412,7 @@ class LocalCohortTest {
         LocalWaiter forever = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter longWait = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, 5_000 * MS, Long.MAX_VALUE, false);
         time.advanceMillis(RECHECK_MS / 2);
-        renewer.discardAll(NAME);
+        holds.discardAll(NAME);
         time.advanceMillis(RECHECK_MS / 2 - 1);
         assertStillWaiting(forever);
         assertStillWaiting(longWait);
@@ -560,9 +558,9 @@ class LocalCohortTest {
         Hold h1 = acquire(cohort, 1);
         LocalWaiter b = cohort.queueBehindLocalHolder(2, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
         LocalWaiter c = cohort.queueBehindLocalHolder(3, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false);
-        // the renewer forgot the hold (force-unlocked elsewhere in this client, found not held …) before the cohort
+        // the hold table forgot the hold (force-unlocked elsewhere in this client, found not held …) before the cohort
         // heard of it: the cohort must not keep anybody waiting behind it
-        renewer.discardAll(NAME);
+        holds.discardAll(NAME);
         assertThat(h1.validForNanos(time.nanoTime())).isZero();
         assertThat(cohort.heldByAnotherLocalOwner(2)).isFalse();
         assertThat(cohort.queueBehindLocalHolder(4, Hold.WATCHDOG, FOREVER, Long.MAX_VALUE, false)).isNull();
