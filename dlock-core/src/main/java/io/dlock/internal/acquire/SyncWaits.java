@@ -20,6 +20,8 @@ import java.util.function.Supplier;
  * it never spins longer than the budget per call, and it never spins on a single-CPU machine.
  */
 public final class SyncWaits {
+    /** The waits that never spin ({@link #neverSpinning()}, {@link #awaitSingleAttempt}). */
+    private static final SyncWaits PARKING = new SyncWaits(0);
     /** Threads of this JVM blocked in a dlock call right now, across clients: CPU is shared by all of them. */
     private static final AtomicInteger BLOCKED = new AtomicInteger();
     private static final boolean MULTI_CORE = Runtime.getRuntime().availableProcessors() > 1;
@@ -37,7 +39,18 @@ public final class SyncWaits {
      *         a core spent spinning is one that the parties and Redis need (measured: bench S11, 0.6x with the spin)
      */
     public SyncWaits neverSpinning() {
-        return spinNanos == 0 ? this : new SyncWaits(0);
+        return PARKING;
+    }
+
+    /**
+     * {@link #awaitUninterruptibly(CompletableFuture)} for a single attempt without wait ({@code tryLock()},
+     * {@code tryAcquire()}): it never spins. Such a call is the polling form, whose calls mostly answer "busy" to a
+     * caller that goes on with other work; a spin there costs a core for the whole round trip of every "no" (measured:
+     * bench S8, the spin was most of the client's CPU per failed attempt, 1.45x Redisson's) to save a caller who asked
+     * not to wait the wake-up of one park.
+     */
+    public <T> T awaitSingleAttempt(CompletableFuture<T> future) {
+        return PARKING.awaitUninterruptibly(future);
     }
 
     /** Waits, ignoring interrupts until done, then restores the interrupt flag; rethrows the failure unwrapped. */
