@@ -20,8 +20,6 @@ import java.util.function.Supplier;
  * it never spins longer than the budget per call, and it never spins on a single-CPU machine.
  */
 public final class SyncWaits {
-    /** The waits that never spin ({@link #neverSpinning()}, {@link #awaitSingleAttempt}). */
-    private static final SyncWaits PARKING = new SyncWaits(0);
     /** Threads of this JVM blocked in a dlock call right now, across clients: CPU is shared by all of them. */
     private static final AtomicInteger BLOCKED = new AtomicInteger();
     private static final boolean MULTI_CORE = Runtime.getRuntime().availableProcessors() > 1;
@@ -39,7 +37,12 @@ public final class SyncWaits {
      *         a core spent spinning is one that the parties and Redis need (measured: bench S11, 0.6x with the spin)
      */
     public SyncWaits neverSpinning() {
-        return PARKING;
+        return spinNanos == 0 ? this : new SyncWaits(0);
+    }
+
+    /** Waits, ignoring interrupts until done, then restores the interrupt flag; rethrows the failure unwrapped. */
+    public <T> T awaitUninterruptibly(CompletableFuture<T> future) {
+        return awaitUninterruptibly(future, true);
     }
 
     /**
@@ -50,15 +53,16 @@ public final class SyncWaits {
      * not to wait the wake-up of one park.
      */
     public <T> T awaitSingleAttempt(CompletableFuture<T> future) {
-        return PARKING.awaitUninterruptibly(future);
+        return awaitUninterruptibly(future, false);
     }
 
-    /** Waits, ignoring interrupts until done, then restores the interrupt flag; rethrows the failure unwrapped. */
-    public <T> T awaitUninterruptibly(CompletableFuture<T> future) {
+    private <T> T awaitUninterruptibly(CompletableFuture<T> future, boolean maySpin) {
         boolean interrupted = false;
         BLOCKED.incrementAndGet();
         try {
-            spin(future);
+            if (maySpin) {
+                spin(future);
+            }
             while (true) {
                 try {
                     return future.get();
