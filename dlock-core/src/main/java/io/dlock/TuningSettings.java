@@ -91,7 +91,9 @@ public final class TuningSettings {
          * gets its answer in about half the time. Only the one thread of the JVM that is blocked in a dlock call
          * while no other is spins; it stops when a second one blocks, after this budget, or when the reply arrives,
          * and nothing spins on a single-CPU machine. The cost is at most this much CPU time per call; set zero
-         * where CPU time is billed more dearly than latency. Async methods never spin.
+         * where CPU time is billed more dearly than latency. Async methods never spin, nor does a single attempt
+         * without a wait ({@code tryLock()}, {@code tryAcquire()}): that is the polling form, whose calls mostly
+         * answer "busy", and a spin there would cost a core for every "no" to a caller who asked not to wait.
          *
          * @throws InvalidSettingException ({@code tuning.spinWait}) if negative or above 10 ms
          */

@@ -221,24 +221,35 @@ public final class ChaosRun {
      */
     private void recordPermitStates(RedisServer redis, EventLog log) {
         RedisAdmin admin = new RedisAdmin(redis.host(), redis.port());
-        String table = "{" + Workload.LEASED.lockName() + "}:timeout";
+        List<Workload> leased = List.of(Workload.LEASED, Workload.RX_LEASED);
         long deadline = System.nanoTime() + Duration.ofMillis(settings.graceMs()).toNanos();
         try {
-            long live;
-            do {
-                live = live(admin, table);
+            while (System.nanoTime() - deadline < 0) {
+                long live = 0;
+                for (Workload kind : leased) {
+                    live += live(admin, permitTable(kind));
+                }
                 if (live == 0) {
                     break;
                 }
                 WorkerProcess.sleep(50);
-            } while (System.nanoTime() - deadline < 0);
+            }
             log.record(Event.Type.PERMITS_STATE, ConservationChecks.state(Workload.SEMAPHORE,
                     count(admin.call("GET", Workload.SEMAPHORE.lockName())), null, null));
-            log.record(Event.Type.PERMITS_STATE, ConservationChecks.state(Workload.LEASED,
-                    count(admin.call("GET", Workload.LEASED.lockName())), count(admin.call("ZCARD", table)), live));
+            for (Workload kind : leased) {
+                String table = permitTable(kind);
+                log.record(Event.Type.PERMITS_STATE, ConservationChecks.state(kind,
+                        count(admin.call("GET", kind.lockName())), count(admin.call("ZCARD", table)),
+                        live(admin, table)));
+            }
         } catch (IOException | RuntimeException e) {
             log.record(NOTE, "cannot read the semaphores at quiescence: " + e);
         }
+    }
+
+    /** @return a leased semaphore's permit table */
+    private static String permitTable(Workload kind) {
+        return "{" + kind.lockName() + "}:timeout";
     }
 
     /** @return the leased permits in {@code table} whose lease has not ended by Redis' clock */

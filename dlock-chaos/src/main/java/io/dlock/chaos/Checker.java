@@ -53,13 +53,16 @@ import java.util.Map;
  *   <li>{@link Invariant#FAILED_RELEASE_ENDS}: every hold in Redis when {@code release-drop} cut the connections
  *       (releases held back in Redis among them) is over within a lease plus 1 s plus the longest critical
  *       section.</li>
+ *   <li>{@link Invariant#NOTHING_HELD_BY_CANCELLED}: once a worker's loops stopped, its client holds nothing of the
+ *       workloads that cancel (the reactive lock and semaphore, the cancelled multi-lock): every loop gave back what
+ *       it knew it held, so what is left is a grant of a cancelled acquisition ({@link QuiescenceChecks}).</li>
  *   <li>{@link Invariant#NOTHING_LEFT}: after the run, no key but the token counter, no subscription, no process.</li>
  * </ol>
  * Every invariant must judge at least one case: one that judged none fails the run ({@link Report#unjudged()}), so
  * that a checker gone silent cannot pass.
  * Each family of invariants has its own class, fed the same {@link History} and the {@link Hold}s built from it:
  * {@link FencingChecks} (1, 2), {@link ExclusionChecks} (3, 4), {@link PermitChecks}, {@link RedisHoldChecks} (5),
- * {@link HolderFaultChecks} (6, 7, 10) and {@link LivenessChecks} (8, 9, 11).
+ * {@link HolderFaultChecks} (6, 7, 10), {@link LivenessChecks} (8, 9, 11) and {@link QuiescenceChecks}.
  */
 public final class Checker {
 
@@ -79,6 +82,7 @@ public final class Checker {
         NO_HANG("no worker hangs"),
         REDIS_FAILURES_SURFACE("Redis failures surface as LockException"),
         FAILED_RELEASE_ENDS("dropped release's hold ends within lease + 1 s"),
+        NOTHING_HELD_BY_CANCELLED("nothing held by a cancelled acquisition at quiescence"),
         NOTHING_LEFT("nothing left behind");
 
         final String title;
@@ -120,6 +124,7 @@ public final class Checker {
         RedisHoldChecks.check(history, report);
         HolderFaultChecks.check(history, report);
         LivenessChecks.check(history, report);
+        QuiescenceChecks.check(history, report);
         return report;
     }
 

@@ -28,8 +28,9 @@ import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
  *       (releases)}: the permits held at the end (by killed workers, whose permits have no lease) are the
  *       acquisitions without a release. That is the documented restart allowance too: a holder across a restart
  *       gives back a permit that Redis no longer counts, one more than configured (a release is a release);</li>
- *   <li>the leased semaphore's count plus its permit table ({@code {chaos:leased}:timeout}, expired permits
- *       included: they are reclaimed by the next acquisition) is {@code 3 × (trySetPermits that answered true)}:
+ *   <li>a leased semaphore's ({@code chaos:leased}, and {@code chaos:rxleased} of the reactive loops) count plus its
+ *       permit table ({@code {chaos:leased}:timeout}, expired permits included: they are reclaimed by the next
+ *       acquisition) is {@code 3 × (trySetPermits that answered true)}:
  *       an acquisition moves a permit from the count to the table, a release or a reclaim moves it back, and a
  *       release after a restart finds nothing to give back (no allowance).</li>
  * </ul>

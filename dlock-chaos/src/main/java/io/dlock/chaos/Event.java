@@ -79,6 +79,14 @@ public record Event(long nanos, String source, Type type, long token, String det
         UNLOCK_ERROR,
         /** Stopped cleanly. */
         BYE,
+        /**
+         * A worker JVM ({@code w3}) once all its loops stopped, before it closes its client: what the client still
+         * counts as held of the workloads that cancel ({@link Workload#cancels()}); detail {@code held=0}, or
+         * {@code held=<n> <what>; <what>...} (a hold: {@code <name> owner=<id> count=<n> watchdog=<bool>}; a permit:
+         * {@code <semaphore> permit <id>}). Every loop gave back what it knew it held, so each is a grant of a
+         * cancelled acquisition ({@link QuiescenceChecks}).
+         */
+        QUIESCENT,
         // ---- the nemesis ----
         /** A fault begins; detail: kind and target. */
         FAULT_START,

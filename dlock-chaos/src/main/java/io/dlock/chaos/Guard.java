@@ -90,6 +90,8 @@ interface Guard {
             case SEMAPHORE -> new OfSemaphore(client.getSemaphore(name));
             case LEASED -> new OfLeased(client.getLeasedSemaphore(name));
             case LATCH -> throw new IllegalArgumentException("the latch takes no holds: see LatchLoop");
+            case RX_LOCK, RX_LEASED, MULTI_CANCEL -> throw new IllegalArgumentException(kind.label()
+                    + " cancels its acquisitions: see ReactiveLoop and CancelLoop");
         };
     }
 

@@ -169,10 +169,17 @@ final class History {
         return outcome(events, from, begin == ACQUIRE_START);
     }
 
-    /** @return the event that ended the lock call begun at {@code events.get(from)}, or null if none did */
+    /**
+     * @return the event that ended the lock call begun at {@code events.get(from)}, or null if none did before the
+     *         loop's next call began (a loop's calls are one after another: a cancelled hold's release, which the
+     *         reactive loops do not always see, is never answered by a later call's outcome)
+     */
     static Event outcome(List<Event> events, int from, boolean acquire) {
         for (int i = from + 1; i < events.size(); i++) {
             Event e = events.get(i);
+            if (beginsCall(e)) {
+                return null;
+            }
             if (acquire && (e.type() == ACQUIRED || e.type() == ACQUIRE_TIMEOUT || e.type() == ACQUIRE_ERROR)) {
                 return e;
             }

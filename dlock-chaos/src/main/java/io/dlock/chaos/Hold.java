@@ -31,7 +31,7 @@ record Hold(String worker, Workload kind, boolean read, long token, long request
         if (kind != other.kind || worker.equals(other.worker) || kind.permits() > 0) {
             return false;
         }
-        if (kind == Workload.MULTI) {
+        if (kind.multiLock()) {
             return !Collections.disjoint(members, other.members);
         }
         return !(read && other.read);
@@ -39,7 +39,7 @@ record Hold(String worker, Workload kind, boolean read, long token, long request
 
     /** @return what two conflicting holds both took: the lock's name, or the multi-locks' shared members */
     String sharedWith(Hold other) {
-        if (kind != Workload.MULTI) {
+        if (!kind.multiLock()) {
             return kind.lockName();
         }
         List<String> shared = new ArrayList<>(members);

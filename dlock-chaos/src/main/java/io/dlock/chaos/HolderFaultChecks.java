@@ -80,7 +80,8 @@ final class HolderFaultChecks {
             boolean caught = false;
             for (Map.Entry<String, List<Event>> loop : history.loops.entrySet()) {
                 if (!Workload.processOf(loop.getKey()).equals(process)
-                        || !Workload.ofSource(loop.getKey()).leased()) { // a plain permit outlives any pause
+                        || !Workload.ofSource(loop.getKey()).leased() // a plain permit outlives any pause
+                        || Workload.ofSource(loop.getKey()).cancels()) { // checks no validity: cut by its cancels
                     continue;
                 }
                 List<Event> events = loop.getValue();

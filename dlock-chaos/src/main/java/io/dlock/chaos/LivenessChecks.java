@@ -147,7 +147,7 @@ final class LivenessChecks {
         if (kind == Workload.LATCH) {
             return detail.contains("'" + kind.lockName() + ":"); // a round's latch, chaos:latch:<round>
         }
-        if (kind == Workload.MULTI && detail.contains("MultiLock[")) {
+        if (kind.multiLock() && detail.contains("MultiLock[")) {
             // a multi-lock taken in one script names itself: MultiLock[{chaos:multi}:e, {chaos:multi}:f]
             return kind.hashKeys().stream().anyMatch(detail::contains);
         }

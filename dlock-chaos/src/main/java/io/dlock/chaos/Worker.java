@@ -11,6 +11,7 @@ import java.util.List;
 
 import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.HELLO;
+import static io.dlock.chaos.Event.Type.QUIESCENT;
 
 /**
  * A worker JVM: one {@link LockClient} (default configuration but for the timeouts and {@code localHandoffs}) and,
@@ -58,37 +59,69 @@ public final class Worker {
                 .build());
         client.addEventListener(handoffs);
         List<LockLoop> loops = new ArrayList<>();
-        List<LatchLoop> latchLoops = new ArrayList<>();
+        List<ReactiveLoop> reactiveLoops = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
         for (Workload kind : Workload.values()) {
             for (int t = 0; t < args.threads(); t++) {
-                if (kind.holds()) {
-                    loops.add(new LockLoop(args, kind, t, client));
+                if (kind == Workload.LATCH) {
+                    LatchLoop loop = new LatchLoop(args, t, client);
+                    threads.add(new Thread(loop, loop.source()));
+                } else if (kind == Workload.MULTI_CANCEL) {
+                    CancelLoop loop = new CancelLoop(args, t, client);
+                    threads.add(new Thread(loop, loop.source()));
+                } else if (kind.cancels()) {
+                    ReactiveLoop loop = new ReactiveLoop(args, kind, t, client);
+                    reactiveLoops.add(loop);
+                    threads.add(new Thread(loop, loop.source()));
                 } else {
-                    latchLoops.add(new LatchLoop(args, t, client));
+                    LockLoop loop = new LockLoop(args, kind, t, client);
+                    loops.add(loop);
+                    threads.add(new Thread(loop, loop.source()));
                 }
             }
         }
         client.addLeaseLostListener(event -> loops.forEach(loop -> loop.leaseLost(event)));
         log.record(HELLO, client.getId());
-        List<Thread> threads = new ArrayList<>();
-        for (LockLoop loop : loops) {
-            Thread t = new Thread(loop, loop.source());
-            threads.add(t);
-            t.start();
-        }
-        for (LatchLoop loop : latchLoops) {
-            Thread t = new Thread(loop, loop.source());
-            threads.add(t);
+        for (Thread t : threads) {
             t.start();
         }
         for (Thread t : threads) {
             t.join();
         }
+        log.record(QUIESCENT, heldAtQuiescence(client, reactiveLoops, args.watchdogMs()));
         String handedOff = handoffs.detail();
         client.close();
         log.record(BYE, handedOff);
         log.close();
         System.exit(0);
+    }
+
+    /**
+     * What the client still counts as held of the workloads that cancel, once every loop stopped ({@code QUIESCENT}):
+     * waited for (at most a lease) to be nothing, so that a release still in flight is not taken for a stranded
+     * hold; a grant left to the watchdog stays.
+     *
+     * @return {@code held=0}, or {@code held=<n>} and what is held
+     */
+    private static String heldAtQuiescence(LockClient client, List<ReactiveLoop> reactiveLoops, long leaseMs)
+            throws InterruptedException {
+        List<String> names = new ArrayList<>();
+        for (Workload kind : Workload.values()) {
+            if (kind.cancels()) {
+                names.addAll(kind.hashKeys());
+            }
+        }
+        long end = System.nanoTime() + leaseMs * 1_000_000L;
+        while (true) {
+            List<String> held = new ArrayList<>();
+            client.heldLocks().stream().filter(h -> names.contains(h.name())).forEach(h -> held.add(h.name()
+                    + " owner=" + h.ownerId() + " count=" + h.holdCount() + " watchdog=" + h.renewedByWatchdog()));
+            reactiveLoops.forEach(loop -> held.addAll(loop.stranded()));
+            if (held.isEmpty() || System.nanoTime() - end > 0) {
+                return "held=" + held.size() + (held.isEmpty() ? "" : " " + String.join("; ", held));
+            }
+            Thread.sleep(5);
+        }
     }
 
     /**

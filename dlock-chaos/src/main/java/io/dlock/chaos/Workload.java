@@ -39,6 +39,23 @@ public enum Workload {
      */
     MULTI("multi", 0),
     /**
+     * The reactive lock ({@code ReactiveLock.withLock} of dlock-reactor) on {@code chaos:rx}: each hold a
+     * subscription of its own (a new owner), cut at random by {@code timeout(1–30 ms)} or {@code dispose()} while it
+     * waits or works ({@link ReactiveLoop}). Exclusive; its hold lasts until the work's cancellation has run.
+     */
+    RX_LOCK("rx", 0),
+    /**
+     * {@code ReactiveLeasedSemaphore.withPermit} on {@code chaos:rxleased}, {@value #SEMAPHORE_PERMITS} permits, cut
+     * at random as {@link #RX_LOCK}'s ({@link ReactiveLoop}).
+     */
+    RX_LEASED("rxleased", 3),
+    /**
+     * {@code getMultiLock(a, b)} over {@link #CANCEL_MEMBERS} (two slots), acquired by {@code lockAsync()} cancelled
+     * ({@code cancel(false)}) at a random moment, or by a timed {@code tryLock} ({@link CancelLoop}). Nothing a
+     * cancelled acquisition was granted may stay held ({@link QuiescenceChecks}).
+     */
+    MULTI_CANCEL("mcancel", 0),
+    /**
      * {@code client.getCountDownLatch}: no holds. Latch rounds ({@link LatchLoop}): every {@value #LATCH_ROUND_MS} ms
      * a fresh latch {@code chaos:latch:<round>} is set to {@value #LATCH_COUNT} by whichever loop comes first, then
      * each loop either counts it down once or awaits it; it must never open without its count-downs.
@@ -65,6 +82,9 @@ public enum Workload {
     /** The plain locks a multi-lock hold takes some of: of {@link #MULTI_SPREAD} or of {@link #MULTI_ONE_SLOT}. */
     public static final List<String> MULTI_MEMBERS = java.util.stream.Stream.concat(MULTI_SPREAD.stream(),
             MULTI_ONE_SLOT.stream()).toList();
+
+    /** The members of every {@link #MULTI_CANCEL} hold, on two slots (taken one after another). */
+    public static final List<String> CANCEL_MEMBERS = List.of("chaos:mcancel:a", "chaos:mcancel:b");
 
     /** What a writer's hold field adds to its owner's field (dlock-core's {@code ReadWriteSide#writerField}). */
     public static final String WRITER_SUFFIX = ":write";
@@ -96,14 +116,28 @@ public enum Workload {
         return this != LATCH;
     }
 
+    /**
+     * @return whether its loops cancel their acquisitions and holds at random ({@link ReactiveLoop},
+     *         {@link CancelLoop}) instead of checking a validity claim at each step: the nemesis aims at none of its
+     *         holds, nothing probes them, and a pause is not judged by what they learn
+     */
+    public boolean cancels() {
+        return this == RX_LOCK || this == RX_LEASED || this == MULTI_CANCEL;
+    }
+
     /** @return whether its holds live as fields of lock hashes ({@link #hashKeys()}), which the nemesis targets */
     public boolean hashHolds() {
-        return permits == 0 && holds();
+        return permits == 0 && holds() && !cancels();
     }
 
     /** @return the hashes its holds live in: the lock's name, or the multi-lock's members */
     public List<String> hashKeys() {
-        return this == MULTI ? MULTI_MEMBERS : List.of(lockName());
+        return this == MULTI ? MULTI_MEMBERS : this == MULTI_CANCEL ? CANCEL_MEMBERS : List.of(lockName());
+    }
+
+    /** @return whether its holds are multi-locks, whose errors name the members ({@code MultiLock[a, b]}) */
+    public boolean multiLock() {
+        return this == MULTI || this == MULTI_CANCEL;
     }
 
     /**
@@ -126,7 +160,12 @@ public enum Workload {
 
     /** @return the workload of a lock event about {@code kind} on {@code name} (multi-lock members by name) */
     public static Workload of(LockKind kind, String name) {
-        return MULTI_MEMBERS.contains(name) ? MULTI : of(kind);
+        for (Workload workload : List.of(MULTI, RX_LOCK, MULTI_CANCEL)) {
+            if (workload.hashKeys().contains(name)) {
+                return workload;
+            }
+        }
+        return of(kind);
     }
 
     /** @return whether {@code name} is what this workload's objects are called (the lock, a member, the semaphore) */
@@ -142,7 +181,7 @@ public enum Workload {
      */
     public List<String> lastingKeys() {
         return this == FENCED ? List.of(tokenKey())
-                : this == LEASED ? List.of(lockName(), "{" + lockName() + "}:timeout")
+                : this == LEASED || this == RX_LEASED ? List.of(lockName(), "{" + lockName() + "}:timeout")
                 : permits > 0 ? List.of(lockName()) : List.of();
     }
 

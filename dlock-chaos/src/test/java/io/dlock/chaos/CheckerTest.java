@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static io.dlock.chaos.Event.Type.ACQUIRED;
+import static io.dlock.chaos.Event.Type.QUIESCENT;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
 import static io.dlock.chaos.Event.Type.CONNECTIONS_KILLED;
 import static io.dlock.chaos.Event.Type.RELEASE_NOT_FREED;
@@ -99,7 +100,28 @@ class CheckerTest {
         assertThat(report.unjudged()).contains(Invariant.DEAD_HOLDER_FREED, Invariant.PERMITS_CONSERVED,
                 Invariant.LATCH_OPENS_BY_COUNT_DOWNS).doesNotContain(Invariant.TOKENS_INCREASE);
         assertThat(report.table()).contains("judged no case")
-                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +0 +0 +0 +0 +14");
+                .containsPattern("local hand-offs \\(workers that stopped\\) +12 +0 +2 +0 +0 +0 +0 +0 +0 +0 +0 +14");
+    }
+
+    @Test
+    void aHoldLeftByACancelledAcquisitionIsCaughtAtQuiescence() {
+        cleanRun();
+        at(290, "w1", QUIESCENT, "held=0");
+        at(290, "w2", QUIESCENT, "held=1 chaos:mcancel:a owner=41 count=1 watchdog=true");
+        Report report = check();
+        assertThat(report.checked(Invariant.NOTHING_HELD_BY_CANCELLED)).isEqualTo(2);
+        assertThat(report.violations(Invariant.NOTHING_HELD_BY_CANCELLED)).singleElement().asString()
+                .contains("w2 still held at quiescence").contains("chaos:mcancel:a owner=41");
+        assertThat(report.passed()).isFalse();
+    }
+
+    @Test
+    void nothingHeldAtQuiescencePasses() {
+        cleanRun();
+        at(290, "w1", QUIESCENT, "held=0");
+        Report report = check();
+        assertThat(report.checked(Invariant.NOTHING_HELD_BY_CANCELLED)).isEqualTo(1);
+        assertThat(report.violations(Invariant.NOTHING_HELD_BY_CANCELLED)).isEmpty();
     }
 
     @Test

@@ -101,7 +101,7 @@ public abstract class LockApi implements DistributedLock {
     @Override
     public boolean tryLock() {
         AcquireLoop loop = core().startAcquire(0, LEASE_WATCHDOG, owner());
-        return services().acquisitions().waits().awaitUninterruptibly(loop.result());
+        return services().acquisitions().waits().awaitSingleAttempt(loop.result());
     }
 
     @Override

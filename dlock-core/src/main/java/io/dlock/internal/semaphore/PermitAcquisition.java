@@ -117,9 +117,12 @@ final class PermitAcquisition<T> {
         return services.acquisitions.waits().awaitOrAbandon(result, loop::abandon);
     }
 
-    /** Waits for the outcome of a single attempt, which never waits for permits (interrupts are kept for later). */
+    /**
+     * Waits for the outcome of a single attempt, which never waits for permits (interrupts are kept for later), without
+     * spinning ({@link io.dlock.internal.acquire.SyncWaits#awaitSingleAttempt}).
+     */
     T awaitSingleAttempt(String operation) {
-        return services.acquisitions.waits().awaitUninterruptibly(start(), kind, name, operation);
+        return services.acquisitions.waits().awaitSingleAttempt(SyncWaits.mapped(start(), kind, name, operation));
     }
 
     /** The caller's future, as {@code map} of the grant (null when out of time), on the client's executor. */
