@@ -143,6 +143,17 @@ public final class RedisLocks {
         return released;
     }
 
+    /**
+     * Makes the next acquisition of {@code member} by its owner (a view's, or the calling thread's) start only after
+     * {@code cleanup} completed ({@link io.dlock.internal.lease.HoldTable#trackCleanup}): for a multi-lock cancelled
+     * while its give-back of the members is not yet sent, so that the owner's acquisitions stay in order.
+     */
+    public static void orderAfter(DistributedLock member, CompletableFuture<?> cleanup) {
+        LockApi api = (LockApi) member;
+        RedisLock core = api.core();
+        core.services.holds().trackCleanup(core.holdId(api.owner()), cleanup);
+    }
+
     private static LockContext context(LockServices services, String name, LockKind kind) {
         return new LockContext(services, LockNames.requireValid(name), kind);
     }

@@ -39,6 +39,9 @@ import java.util.function.LongSupplier;
  * attempts at once are answered, and releases the members already taken; {@link #abandon} tells when that is done.
  */
 final class MultiLockAsync implements Waiter {
+    /** The longest the owner's next acquisition of a member waits for a cancelled acquisition's give-back. */
+    private static final long GIVE_BACK_ORDER_BOUND_SECONDS = 30;
+
     private final String name;
     private final List<DistributedLock> members;
     private final long leaseMs;
@@ -73,9 +76,20 @@ final class MultiLockAsync implements Waiter {
                 waitMs < 0 ? DistributedLock.WAIT_FOREVER : TimeUnit.MILLISECONDS.toNanos(waitMs));
         this.deadlineNanos = admission.deadline() == AcquireLoop.NO_DEADLINE ? Long.MAX_VALUE : admission.deadline();
         result.whenComplete((ok, error) -> {
+            if (!(error instanceof CancellationException)) {
+                return;
+            }
             RedisLocks.MemberAcquisition running = current;
-            if (error instanceof CancellationException && running != null && running.result().cancel(false)) {
+            if (running != null && running.result().cancel(false)) {
                 abandonedMember = running.abandoned();
+            }
+            // on the cancelling thread, before cancel() returns: the owner's next acquisition of any member waits
+            // for this one's give-back, which the step in flight sends once it is answered (one owner's acquisitions
+            // stay in order; bounded, so that a give-back that never ends cannot hold the owner for ever)
+            CompletableFuture<Void> done = givenBack.thenCombine(abandonedMember, (a, b) -> (Void) null)
+                    .completeOnTimeout(null, GIVE_BACK_ORDER_BOUND_SECONDS, TimeUnit.SECONDS);
+            for (DistributedLock member : this.members) {
+                RedisLocks.orderAfter(member, done);
             }
         });
     }
