@@ -29,8 +29,8 @@ public sealed interface Subject {
     List<LockEventListener.Acquisition> started(EventSink events);
 
     /**
-     * Tells the listeners that the acquisition ended: each followed one ({@link EventSink#ended}), and the kinds that
-     * report a duration report it.
+     * Tells the listeners that the acquisition ended: each followed one ({@link EventSink#ended}), then the kind's
+     * own end event with the time waited ({@link #endedAfter}).
      *
      * @param waitedNanos from {@link #started} to the end, on the client's clock
      */
@@ -39,6 +39,11 @@ public sealed interface Subject {
         for (LockEventListener.Acquisition acquisition : followed) {
             EventSink.ended(acquisition, acquired, error);
         }
+        endedAfter(events.get(), EventSink.outcome(acquired, error), waitedNanos);
+    }
+
+    /** The kind's own end event, for kinds that report the time waited; none by default. */
+    default void endedAfter(LockEventListener listener, LockEventListener.Outcome outcome, long waitedNanos) {
     }
 
     /** @return a lock of {@code kind} taken for {@code ownerId} */
@@ -118,10 +123,8 @@ public sealed interface Subject {
         }
 
         @Override
-        public void ended(EventSink events, List<LockEventListener.Acquisition> followed, Boolean acquired,
-                          Throwable error, long waitedNanos) {
-            Subject.super.ended(events, followed, acquired, error, waitedNanos);
-            events.get().permitAcquisitionEnded(name, leased, EventSink.outcome(acquired, error), waitedNanos);
+        public void endedAfter(LockEventListener listener, LockEventListener.Outcome outcome, long waitedNanos) {
+            listener.permitAcquisitionEnded(name, leased, outcome, waitedNanos);
         }
     }
 
@@ -138,10 +141,8 @@ public sealed interface Subject {
         }
 
         @Override
-        public void ended(EventSink events, List<LockEventListener.Acquisition> followed, Boolean acquired,
-                          Throwable error, long waitedNanos) {
-            Subject.super.ended(events, followed, acquired, error, waitedNanos);
-            events.get().latchAwaitEnded(name, EventSink.outcome(acquired, error), waitedNanos);
+        public void endedAfter(LockEventListener listener, LockEventListener.Outcome outcome, long waitedNanos) {
+            listener.latchAwaitEnded(name, outcome, waitedNanos);
         }
     }
 
