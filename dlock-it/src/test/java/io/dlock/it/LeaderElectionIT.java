@@ -336,6 +336,38 @@ class LeaderElectionIT {
     }
 
     @Test
+    void closesAtOnceAllReturnAfterTheReleaseAndTheTermIsRevokedOnce() throws Exception {
+        Candidate a = candidate(FAST);
+        a.election.runWhileLeader(term -> Thread.sleep(60_000));
+        a.election.start();
+        LeaderTerm term = a.election.awaitLeadership(Duration.ofSeconds(5)).orElseThrow();
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<Thread> closers = new ArrayList<>();
+        List<Boolean> releasedWhenReturned = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Runnable close = i < 2 ? a.election::close : a.client::close; // the client's close closes it too
+            Thread closer = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                close.run();
+                releasedWhenReturned.add(!raw.exists(name));
+            }, "closer-" + i);
+            closer.start();
+            closers.add(closer);
+        }
+        go.countDown();
+        for (Thread closer : closers) {
+            closer.join(10_000);
+        }
+        assertThat(releasedWhenReturned).as("each close returned after the release").containsExactly(true, true, true);
+        assertThat(term.revocationAsync().getNow(null)).isEqualTo(Cause.CLOSED);
+        assertThat(a.heard).containsExactly("elected:" + term.epoch(), "revoked:" + term.epoch() + ":CLOSED");
+    }
+
+    @Test
     void aTaskThatEndsGivesUpItsTermAndAnotherCandidateTakesOver() throws Exception {
         Candidate a = candidate(FAST);
         a.election.runWhileLeader(term -> { });
@@ -343,6 +375,8 @@ class LeaderElectionIT {
         Candidate b = candidate(FAST);
         Await.until(Duration.ofSeconds(5), () -> a.heard.stream().anyMatch(e -> e.endsWith(":TASK_ENDED")),
                 () -> "a's task ended: " + a.heard);
+        Await.until(Duration.ofMillis(150), () -> !raw.exists(name),
+                "released at once once the task returned, not a retry period (200 ms) later");
         b.election.start();
         Candidate leader = awaitOneLeader(Duration.ofSeconds(5));
         assertThat(leader.heard.get(leader.heard.size() - 1)).startsWith("elected:");

@@ -62,6 +62,8 @@ public final class FencedLeaderElection implements LeaderElection {
     private volatile ElectedTerm term;
     /** The task thread of {@link #term}, or null. */
     private volatile Thread taskThread;
+    /** Completes when the task of {@link #term} has returned (its last action before it wakes the loop). */
+    private volatile CompletableFuture<Void> taskDone = CompletableFuture.completedFuture(null);
     /** How the task of the current term ended, or null while it runs (or there is none). */
     private volatile Cause taskEnd;
     /** Completes when the loop thread has ended (released, listeners told). */
@@ -181,17 +183,18 @@ public final class FencedLeaderElection implements LeaderElection {
         listeners.remove(listener);
     }
 
+    /**
+     * Every caller waits for the loop to end (its term revoked, the task stopped, the lock released, the listeners
+     * told); the first to get past that shuts the event thread down. So a second, concurrent close never pulls the
+     * event thread from under the loop.
+     */
     @Override
     public void close() {
         Thread running;
         synchronized (monitor) {
-            if (closing) {
-                running = null;
-            } else {
-                closing = true;
-                running = loop;
-                monitor.notifyAll();
-            }
+            closing = true;
+            running = loop;
+            monitor.notifyAll();
         }
         if (running != null) {
             LockSupport.unpark(running);
@@ -203,18 +206,21 @@ public final class FencedLeaderElection implements LeaderElection {
                 log.warn("leader election '{}': closing did not finish in time: {}", name, e.toString());
             }
         }
-        if (!closed) {
-            closed = true;
-            events.shutdown();
-            if (!Thread.currentThread().getName().startsWith("dlock-election-events-")) {
-                try {
-                    events.awaitTermination(releaseWaitMs, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+        synchronized (monitor) {
+            if (closed) {
+                return;
             }
-            onClose.run();
+            closed = true;
         }
+        events.shutdown();
+        if (!Thread.currentThread().getName().startsWith("dlock-election-events-")) {
+            try {
+                events.awaitTermination(releaseWaitMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        onClose.run();
     }
 
     // ---- the loop thread ------------------------------------------------------------------------------------------
@@ -255,7 +261,7 @@ public final class FencedLeaderElection implements LeaderElection {
                 monitor.notifyAll();
             }
             // after every listener call queued before: close() returns once the listeners have heard
-            events.execute(() -> loopEnded.complete(null));
+            post(() -> loopEnded.complete(null));
         }
     }
 
@@ -337,9 +343,8 @@ public final class FencedLeaderElection implements LeaderElection {
         }
         boolean gone = current.revocationAsync().getNow(null) == Cause.LEASE_LOST;
         if (current.isRevoked()) {
-            Thread worker = taskThread;
             long drainUntil = current.revokedAt() + settings.stopTimeout().toNanos();
-            if (worker == null || !worker.isAlive() || now - drainUntil >= 0) {
+            if (taskDone.isDone() || now - drainUntil >= 0) {
                 if (renewal != null) { // its outcome no longer matters; the release goes after it
                     renewal.handle((ok, e) -> null).get(releaseWaitMs, TimeUnit.MILLISECONDS);
                     renewal = null;
@@ -384,7 +389,7 @@ public final class FencedLeaderElection implements LeaderElection {
         taskEnd = null;
         resignRequested = false; // a request meant for the term before
         term = won;
-        events.execute(() -> {
+        post(() -> {
             for (LeaderListener listener : listeners) {
                 try {
                     listener.elected(won);
@@ -395,7 +400,9 @@ public final class FencedLeaderElection implements LeaderElection {
         });
         LeaderTask work = task.get();
         if (work != null) {
-            Thread worker = new Thread(() -> runTask(work, won), "dlock-leader-" + name + "-" + token);
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            taskDone = done;
+            Thread worker = new Thread(() -> runTask(work, won, done), "dlock-leader-" + name + "-" + token);
             worker.setDaemon(true);
             taskThread = worker;
             worker.start();
@@ -406,7 +413,7 @@ public final class FencedLeaderElection implements LeaderElection {
         log.info("leader election '{}': elected, epoch {}", name, token);
     }
 
-    private void runTask(LeaderTask work, ElectedTerm won) {
+    private void runTask(LeaderTask work, ElectedTerm won, CompletableFuture<Void> done) {
         Cause end = Cause.TASK_ENDED;
         try {
             work.run(won);
@@ -422,6 +429,7 @@ public final class FencedLeaderElection implements LeaderElection {
         if (!won.isRevoked()) {
             taskEnd = end;
         }
+        done.complete(null); // the loop may release now, without waiting for this thread to die
         wakeLoop();
     }
 
@@ -432,7 +440,7 @@ public final class FencedLeaderElection implements LeaderElection {
             return;
         }
         log.info("leader election '{}': term of epoch {} revoked ({})", name, current.epoch(), cause);
-        events.execute(() -> {
+        post(() -> {
             for (LeaderListener listener : listeners) {
                 try {
                     listener.revoked(current, cause);
@@ -463,7 +471,19 @@ public final class FencedLeaderElection implements LeaderElection {
         term = null;
         CompletableFuture<Void> resign = resigned;
         // after the revoked listeners queued before it
-        events.execute(() -> resign.complete(null));
+        post(() -> resign.complete(null));
+    }
+
+    /**
+     * Runs {@code event} on the event thread, after the ones posted before; inline once that thread is shut down
+     * (a close that timed out), so that nothing posted is lost.
+     */
+    private void post(Runnable event) {
+        try {
+            events.execute(event);
+        } catch (java.util.concurrent.RejectedExecutionException closedMeanwhile) {
+            event.run();
+        }
     }
 
     private void park(long until) {
