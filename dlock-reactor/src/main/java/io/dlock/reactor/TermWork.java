@@ -18,9 +18,9 @@ import java.util.function.Function;
  * it, relays its items to the whileLeader subscriber, and stays in the task (the core's task thread, never a Reactor
  * thread) until the work ends. On revocation the core interrupts that thread: the task cancels the work's
  * subscription and waits (up to the stop timeout) until the cancel has run through the work, and only after the task
- * returns does the core release the lock, so the hold outlives the work. A work that completes ends its term (the core's
- * {@code TASK_ENDED}: the candidate competes again after a retry period); one that fails ends its term too and fails the
- * whileLeader Flux with its error.
+ * returns does the core release the lock, so the hold outlives the work. A work that completes ends its term (the
+ * core's {@code TASK_ENDED}: the candidate competes again after a retry period); one that fails ends its term too and
+ * fails the whileLeader Flux with its error.
  */
 final class TermWork<T> implements LeaderElection.LeaderTask {
     private final Function<? super LeaderTerm, ? extends Publisher<? extends T>> work;

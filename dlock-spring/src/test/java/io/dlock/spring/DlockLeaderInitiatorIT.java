@@ -74,7 +74,7 @@ class DlockLeaderInitiatorIT {
         assertThat(leader.events.peek().getContext().isLeader()).isTrue();
 
         leader.initiator.stop();
-        assertThat(leader.endpoint.isRunning()).as("the leader's endpoint stopped by the time stop() returns").isFalse();
+        assertThat(leader.endpoint.isRunning()).as("the leader's endpoint stopped when stop() returns").isFalse();
         assertThat(leader.events).hasSize(2).last().isInstanceOf(OnRevokedEvent.class);
         assertThat(leader.initiator.getContext().isLeader()).isFalse();
         Await.until(SETTLE, other.endpoint::isRunning, "the other granted");
