@@ -108,6 +108,28 @@ public final class ReactiveLockClient {
     }
 
     /**
+     * A candidate in the leader election {@code name} with the default timing ({@link LockClient#getLeaderElection}).
+     * Cheap; sends nothing until {@link ReactiveLeaderElection#whileLeader} is subscribed to.
+     *
+     * @throws IllegalArgumentException when {@code name} is blank
+     */
+    public ReactiveLeaderElection getLeaderElection(String name) {
+        return getLeaderElection(name, io.dlock.LeaderElectionSettings.defaults());
+    }
+
+    /**
+     * A candidate in the leader election {@code name} with the given timing
+     * ({@link LockClient#getLeaderElection(String, io.dlock.LeaderElectionSettings)}).
+     *
+     * @throws NullPointerException     when an argument is null
+     * @throws IllegalArgumentException when {@code name} is blank
+     */
+    public ReactiveLeaderElection getLeaderElection(String name, io.dlock.LeaderElectionSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        return new ReactiveLeaderElection(client.getLeaderElection(name, settings), settings);
+    }
+
+    /**
      * @return emits a read-only snapshot of the lock {@code name} ({@link LockClient#inspect(String)})
      * @throws NullPointerException     when {@code name} is null
      * @throws IllegalArgumentException when {@code name} is blank (not a valid lock name)

@@ -13,7 +13,9 @@
  *       the Spring Boot starter), which registers a {@link io.dlock.spring.DistributedLockedAdvisor} that may also be
  *       declared as a bean directly;</li>
  *   <li>{@link io.dlock.spring.DlockLockRegistry}, a Spring Integration {@code LockRegistry} that replaces
- *       {@code RedisLockRegistry}.</li>
+ *       {@code RedisLockRegistry};</li>
+ *   <li>{@link io.dlock.spring.DlockLeaderInitiator}, a Spring Integration leader initiator on dlock's
+ *       {@link io.dlock.LeaderElection} that replaces {@code LockRegistryLeaderInitiator}.</li>
  * </ul>
  * Every other class of this package is package-private: how an annotated call is parsed, intercepted and released
  * (including the delayed release of a minimum hold and the permits of a concurrency limit), and the registry's lock objects. They may change without notice.
