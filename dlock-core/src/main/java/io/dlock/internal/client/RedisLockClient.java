@@ -244,7 +244,7 @@ public final class RedisLockClient implements LockClient {
         FencedLock lock = getFencedLock(name).as(newOwner());
         FencedLeaderElection[] made = new FencedLeaderElection[1];
         made[0] = new FencedLeaderElection(name, lock, settings, services.clock().monotonic(), services.clock().wall(),
-                config.commandTimeout(), () -> elections.remove(made[0]));
+                config.commandTimeout(), () -> elections.remove(made[0]), services.events());
         elections.add(made[0]);
         return made[0];
     }
