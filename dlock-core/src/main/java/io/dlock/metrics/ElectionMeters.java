@@ -88,7 +88,7 @@ final class ElectionMeters {
 
     private Named register(String election) {
         kept(Gauge.builder(prefix + ".leader", leading.apply(election), AtomicInteger::get)
-                .description("Elections of this client of this name that lead now (1 from a term won to its revocation, else 0)")
+                .description("Elections of this client of this name that lead now (1 from a win to the revocation)")
                 .tags("name", election).strongReference(true).register(registry));
         Counter[] revocations = new Counter[CAUSES.length];
         for (LeaderTerm.Cause cause : CAUSES) {
