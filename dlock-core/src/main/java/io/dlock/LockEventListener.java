@@ -3,7 +3,8 @@ package io.dlock;
 /**
  * Told what the locks of one {@link LockClient} do, as it happens: acquisitions (each attempt, the grant, the
  * outcome), hand-offs between owners of the client, and the end and renewal of holds; and what its semaphores and
- * count-down latches do (permit acquisitions, releases and losses, latch awaits and count-downs). Registered with
+ * count-down latches do (permit acquisitions, releases and losses, latch awaits and count-downs), and what its
+ * {@link LeaderElection}s do (terms won and revoked, renewals). Registered with
  * {@link LockClient#addEventListener}; {@code io.dlock.metrics.LockMetrics} is one, and any code may add its own (an
  * audit log, a tracer, a test probe). Every method does nothing by default, so a listener overrides what it needs.
  *
@@ -167,6 +168,31 @@ public interface LockEventListener {
 
     /** A {@code countDown} of a {@link DistributedCountDownLatch} of this client was sent and answered. */
     default void latchCountedDown(String latchName) {
+    }
+
+    /**
+     * A {@link LeaderElection} of this client won a term of election {@code electionName}, with fencing token
+     * {@code epoch} ({@link LeaderTerm#epoch()}). Reported on the election's loop thread, once per term, before its
+     * {@link LeaderListener}s hear of it; exactly one {@link #leaderRevoked} of the same term follows.
+     */
+    default void leaderElected(String electionName, long epoch) {
+    }
+
+    /**
+     * The term of epoch {@code epoch} of election {@code electionName} was revoked (it is invalid from here; its hold
+     * is released after its task drained). Reported once per {@link #leaderElected}, on the election's loop thread.
+     *
+     * @param termNanos from the win (the sending of the winning attempt) to the revocation
+     */
+    default void leaderRevoked(String electionName, long epoch, LeaderTerm.Cause cause, long termNanos) {
+    }
+
+    /**
+     * A renewal of a leader's term was answered ({@code ok}: Redis extended the lease) or failed (Redis unavailable
+     * or slow; the next one is tried a retry period later). A renewal that found the hold gone is reported as a
+     * {@link #leaderRevoked} with {@link LeaderTerm.Cause#LEASE_LOST} instead.
+     */
+    default void leaderRenewed(String electionName, boolean ok) {
     }
 
     /**

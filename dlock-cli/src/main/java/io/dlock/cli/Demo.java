@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 final class Demo {
     private static final List<DemoScenario> SCENARIOS = List.of(new ExclusionScenario(), new ReentrancyScenario(),
             new WatchdogScenario(), new CrashScenario(), new FairLockScenario(), new ReadWriteScenario(),
-            new SemaphoreScenario(), new LatchScenario(), new MultiLockScenario());
+            new SemaphoreScenario(), new LatchScenario(), new MultiLockScenario(), new ElectionScenario());
 
     private final String externalUri;
     private final Path serverBinary;

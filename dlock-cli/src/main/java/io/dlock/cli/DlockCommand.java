@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
         synopsisSubcommandLabel = "COMMAND",
         header = "Distributed locks on Redis (Redisson-compatible), from the command line.",
         description = {
-            "Run a command while holding a lock, across processes and hosts; inspect, watch and force-release locks.",
+            "Run a command while holding a lock, across processes and hosts; inspect, watch and force-release locks; "
+                    + "see who leads an election.",
             "Redis: --redis URI, else $DLOCK_REDIS, else " + RedisUris.DEFAULT + ".",
         },
         footerHeading = "%nExamples:%n",
@@ -18,12 +19,13 @@ import picocli.CommandLine.Option;
             "  dlock run --wait 0 nightly-report -- /usr/local/bin/report.sh",
             "  dlock status --json nightly-report",
             "  dlock watch nightly-report",
+            "  dlock leader --watch scheduler",
             "  dlock demo",
             "",
             "Run 'dlock COMMAND --help' for the options of a command; docs: dlock-cli/README.md.",
         },
-        subcommands = {RunCommand.class, StatusCommand.class, WatchCommand.class, UnlockCommand.class,
-            DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, StatusCommand.class, WatchCommand.class, LeaderCommand.class,
+            UnlockCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
 final class DlockCommand extends BaseCommand {
 
     @Option(names = {"-V", "--version"}, versionHelp = true, description = "Print the version and exit.")
@@ -31,7 +33,7 @@ final class DlockCommand extends BaseCommand {
 
     @Override
     public Integer call() {
-        throw CliException.usage("missing command (run, status, watch, unlock, demo); see 'dlock --help'");
+        throw CliException.usage("missing command (run, status, watch, leader, unlock, demo); see 'dlock --help'");
     }
 
     /** The version from the jar's manifest. */

@@ -8,7 +8,10 @@ import io.dlock.UnsupportedServerException;
 public final class ExitCodes {
     /** Success (for {@code run}: the command's own exit code is passed through instead). */
     public static final int OK = 0;
-    /** {@code unlock --force}: the lock was not held or the name is not a lock; {@code demo}: a scenario failed. */
+    /**
+     * {@code unlock --force}: the lock was not held or the name is not a lock; {@code demo}: a scenario failed;
+     * {@code leader}: no leader, or the name is not a lock.
+     */
     public static final int FAILED = 1;
     /** Bad command line: unknown option, malformed duration or URI, missing lock name or command. */
     public static final int USAGE = 2;
@@ -36,7 +39,8 @@ public final class ExitCodes {
     /** The exit-code section shared by the help texts (picocli's {@code key:value} list form). */
     static final String[] LIST = {
         "0:success",
-        "1:unlock --force: the lock was not held, or the name holds something that is not a lock; demo: a check failed",
+        "1:unlock --force: the lock was not held, or the name holds something that is not a lock; demo: a check failed;"
+                + " leader: no leader, or the name holds something that is not a lock",
         "2:usage error (unknown option, bad duration or URI, missing argument)",
         "69:Redis unreachable or failing (EX_UNAVAILABLE); trying again later may help",
         "77:authentication refused, or an ACL permission missing (EX_NOPERM); see --password-file, --probe-lock-name",

@@ -55,6 +55,7 @@ public final class Main {
                 "other");
         setExitCodes(cl.getSubcommands().get("status"), "0", "1", "2", "69", "70", "77", "78");
         setExitCodes(cl.getSubcommands().get("watch"), "0", "2", "69", "70", "77", "78");
+        setExitCodes(cl.getSubcommands().get("leader"), "0", "1", "2", "69", "70", "77", "78");
         setExitCodes(cl.getSubcommands().get("unlock"), "0", "1", "2", "69", "70", "77", "78");
         setExitCodes(cl.getSubcommands().get("demo"), "0", "1", "2", "69", "70", "77", "78");
         return cl;
@@ -69,6 +70,9 @@ public final class Main {
                     String text = entry.substring(colon + 1);
                     if (code.equals("1") && cl.getCommandName().equals("status")) {
                         text = "a name holds something that is not a lock";
+                    } else if (code.equals("1") && cl.getCommandName().equals("leader")) {
+                        text = "no leader (nobody holds the election's lock), or the name holds something that is "
+                                + "not a lock";
                     }
                     list.put(String.format("%5s", code), text);
                 }

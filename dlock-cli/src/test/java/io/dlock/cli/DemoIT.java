@@ -41,17 +41,22 @@ class DemoIT {
         assertThat(Await.millisSince(start)).as("demo time, ms").isLessThan(60_000);
         assertThat(out).contains("1. Mutual exclusion", "counter = 400 (expected 400)", "2. Reentrancy",
                 "3. Watchdog", "4. Crash", "5. Fair lock", "6. Read-write lock", "7. Semaphore", "8. Count-down latch",
-                "9. Multi-lock", "9 passed, 0 failed");
+                "9. Multi-lock", "10. Leader election", "10 passed, 0 failed");
         // the checks of the semaphore, latch and multi-lock scenarios, with their numbers
         assertThat(out).contains("ok    every acquisition got in (120 of 120)",
                 "ok    all 3 permits back afterwards (available: 3)",
                 "ok    no awaiter passed before the last count-down (passed early: 0 of 4",
                 "ok    each saw 3 count-downs done as it passed (saw: 3, 3, 3, 3)",
                 "ok    every round got in, no deadlock (120 of 120, 0 failed)",
-                "ok    all or nothing: not taken, and B not kept");
+                "ok    all or nothing: not taken, and B not kept",
+                "ok    each new leader's epoch above the last (4 terms)");
+        assertThat(out).containsPattern(
+                "ok    one leader at a time while Redis kept the key \\(overlaps: 0 of \\d+ samples\\)");
+        assertThat(out).containsPattern(
+                "ok    fenced register: no write refused while Redis kept the key \\(\\d+ accepted, 0 refused\\)");
         assertThat(out).containsPattern("ok    at most 3 inside at once \\(most seen: [123]\\)");
         assertThat(out).doesNotContain("FAIL");
-        for (int scenario = 1; scenario <= 9; scenario++) {
+        for (int scenario = 1; scenario <= 10; scenario++) {
             assertThat(verdict(out, scenario)).as("scenario %d of\n%s", scenario, out).isEqualTo("PASS");
         }
     }

@@ -27,7 +27,7 @@ class HelpTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"run", "status", "watch", "unlock", "demo"})
+    @ValueSource(strings = {"run", "status", "watch", "leader", "unlock", "demo"})
     void everyCommandHasHelpWithItsExitCodes(String command) {
         Outcome o = execute(command, "--help");
         assertThat(o.code).isZero();
@@ -40,7 +40,7 @@ class HelpTest {
     void topLevelHelpListsCommandsAndExitCodes() {
         Outcome o = execute("--help");
         assertThat(o.code).isZero();
-        assertThat(o.out).contains("run", "status", "watch", "unlock", "demo", "Exit codes:", "DLOCK_REDIS");
+        assertThat(o.out).contains("run", "status", "watch", "leader", "unlock", "demo", "Exit codes:", "DLOCK_REDIS");
     }
 
     @Test

@@ -92,6 +92,29 @@ import java.util.function.Predicate;
  *       Redis</td></tr>
  * </table>
  *
+ * <p><b>Leader elections.</b> These meters carry no {@code kind}; each carries {@code name}, the election's name
+ * (whatever {@link Builder#lockNameTags} says: an application has a handful of elections). An election's meters appear
+ * with the first event of its name this client reports (in a registry bound later: at its next event), and count
+ * only the terms won after the {@code LockMetrics} was built:
+ * <table>
+ *   <caption>Meters of leader elections</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th><th>meaning</th></tr>
+ *   <tr><td>{@code dlock.leader}</td><td>gauge</td><td>{@code name}</td><td>1 while an election of this client
+ *       of that name holds a term (from the win to its revocation), else 0</td></tr>
+ *   <tr><td>{@code dlock.leader.elections}</td><td>counter</td><td>{@code name}</td><td>terms won</td></tr>
+ *   <tr><td>{@code dlock.leader.revocations}</td><td>counter</td><td>{@code name}; {@code cause}:
+ *       {@code resigned}, {@code closed}, {@code connection_lost}, {@code lease_lost}, {@code paused},
+ *       {@code task_ended}, {@code task_failed} ({@link io.dlock.LeaderTerm.Cause})</td><td>terms revoked</td></tr>
+ *   <tr><td>{@code dlock.leader.renewals}</td><td>counter</td><td>{@code name}; {@code result}: {@code ok},
+ *       {@code failed}</td><td>renewals of a leader's term (one per retry period); one that found the hold gone is
+ *       a revocation {@code lease_lost} instead</td></tr>
+ *   <tr><td>{@code dlock.leader.term}</td><td>timer</td><td>{@code name}</td><td>each term, from the sending of
+ *       its winning attempt to its revocation</td></tr>
+ *   <tr><td>{@code dlock.leader.epoch.regressions}</td><td>counter</td><td>{@code name}</td><td>terms won with an
+ *       epoch not above the highest this client's elections of that name won before: must stay 0 (anything else is
+ *       a defect, or a counter reset that the epoch minting failed to cover)</td></tr>
+ * </table>
+ *
  * <h2>Lock names</h2>
  * Lock names are unbounded, so by default no meter carries one. {@link Builder#lockNameTags} opts in: then every meter
  * except the gauges and {@code dlock.renewal.calls} gets a {@code name} tag, the lock's name for names the filter

@@ -1,5 +1,6 @@
 package io.dlock.metrics;
 
+import io.dlock.LeaderTerm;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
@@ -28,6 +29,8 @@ import java.util.function.Predicate;
  *       {@code holds} gauges, the start of the {@code hold} timer, and the kind and name of a hold whose renewal or
  *       loss is reported. Holds taken before the metrics were attached are not in it and are not counted.</li>
  *   <li>{@link #waiters}: acquisitions started and not yet ended, per kind.</li>
+ *   <li>{@link #leading} and {@link #lastEpochs}: per election name, its leaders in this client now, and the highest
+ *       epoch won; a term won with an epoch not above it counts as a regression (a defect: epochs must grow).</li>
  * </ul>
  * A grant may be reported after the hold already ended (the caller released it before this recorder heard of the
  * grant); such a record is removed again at once, so the gauges never keep a hold that is gone.
@@ -60,6 +63,10 @@ final class MicrometerLockEvents implements LockEventListener {
     private final AtomicInteger permitsHeld = new AtomicInteger();
     private final ConcurrentHashMap<Hold, HoldRecord> liveHolds = new ConcurrentHashMap<>();
     private final List<MicrometerMeters> registries = new CopyOnWriteArrayList<>();
+    /** Per election name: how many of this client's elections of that name lead now (the {@code leader} gauge). */
+    private final ConcurrentHashMap<String, AtomicInteger> leading = new ConcurrentHashMap<>();
+    /** Per election name: the highest epoch this client's elections won (while these metrics listened). */
+    private final ConcurrentHashMap<String, Long> lastEpochs = new ConcurrentHashMap<>();
 
     /**
      * @param prefix       the first part of every meter name, e.g. {@code dlock}
@@ -95,8 +102,10 @@ final class MicrometerLockEvents implements LockEventListener {
                         + ".*' (another LockMetrics, or this one, is bound to it): their counts would add up. Bind one "
                         + "LockMetrics per registry, or give each its own Builder.prefix");
             }
-            registries.add(new MicrometerMeters(registry, prefix, nameTags != null, holds, waiters,
-                    permitsHeld));
+            MicrometerMeters meters = new MicrometerMeters(registry, prefix, nameTags != null, holds, waiters,
+                    permitsHeld, this::leading);
+            leading.keySet().forEach(meters.elections()::known);
+            registries.add(meters);
         }
     }
 
@@ -343,6 +352,41 @@ final class MicrometerLockEvents implements LockEventListener {
     public void latchCountedDown(String latchName) {
         for (MicrometerMeters meters : registries) {
             meters.synchronizers().countedDown();
+        }
+    }
+
+    // ---- leader elections (always tagged with the election's name)
+
+    private AtomicInteger leading(String election) {
+        return leading.computeIfAbsent(election, key -> new AtomicInteger());
+    }
+
+    @Override
+    public void leaderElected(String electionName, long epoch) {
+        boolean[] regressed = new boolean[1];
+        lastEpochs.merge(electionName, epoch, (last, won) -> {
+            regressed[0] = won <= last;
+            return Math.max(last, won);
+        });
+        leading(electionName).incrementAndGet();
+        for (MicrometerMeters meters : registries) {
+            meters.elections().elected(electionName, regressed[0]);
+        }
+    }
+
+    @Override
+    public void leaderRevoked(String electionName, long epoch, LeaderTerm.Cause cause, long termNanos) {
+        // a term won before these metrics listened is not in the gauge: never below 0
+        leading(electionName).updateAndGet(n -> Math.max(0, n - 1));
+        for (MicrometerMeters meters : registries) {
+            meters.elections().revoked(electionName, cause, termNanos);
+        }
+    }
+
+    @Override
+    public void leaderRenewed(String electionName, boolean ok) {
+        for (MicrometerMeters meters : registries) {
+            meters.elections().renewed(electionName, ok);
         }
     }
 }

@@ -58,14 +58,16 @@ final class MicrometerMeters {
     private final Counter[] handoffs = new Counter[KINDS.length];
     private final Counter[] renewalCalls = new Counter[2];
     private final SynchronizerMeters synchronizers;
+    private final ElectionMeters elections;
 
     /**
      * @param holds   holds of this client per kind, read by the {@code holds} gauges
      * @param waiters acquisitions in progress per kind, read by the {@code waiters} gauges
      * @param permits leased permits this client holds, read by the {@code permits.held} gauge
+     * @param leading per election name, how many of this client's elections of that name lead now
      */
     MicrometerMeters(MeterRegistry registry, String prefix, boolean nameTags, AtomicInteger[] holds,
-                     AtomicInteger[] waiters, AtomicInteger permits) {
+                     AtomicInteger[] waiters, AtomicInteger permits, Function<String, AtomicInteger> leading) {
         this.registry = registry;
         this.prefix = prefix;
         this.nameTags = nameTags;
@@ -94,6 +96,12 @@ final class MicrometerMeters {
         renewalCalls[1] = keep(Counter.builder(prefix + ".renewal.calls").tags("result", "failed")
                 .description("Watchdog renewal calls (one script call renews a batch of holds)").register(registry));
         synchronizers = new SynchronizerMeters(registry, prefix, permits, registered::add);
+        elections = new ElectionMeters(registry, prefix, leading, registered::add);
+    }
+
+    /** @return the meters of leader elections */
+    ElectionMeters elections() {
+        return elections;
     }
 
     /** @return the meters of semaphores and latches */
@@ -174,6 +182,7 @@ final class MicrometerMeters {
             }
         }
         named.clear();
+        elections.clear();
     }
 
     // ---- meter definitions ----

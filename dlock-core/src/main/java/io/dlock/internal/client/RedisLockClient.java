@@ -244,7 +244,7 @@ public final class RedisLockClient implements LockClient {
         FencedLock lock = getFencedLock(name).as(newOwner());
         FencedLeaderElection[] made = new FencedLeaderElection[1];
         made[0] = new FencedLeaderElection(name, lock, settings, services.clock().monotonic(), services.clock().wall(),
-                config.commandTimeout(), () -> elections.remove(made[0]));
+                config.commandTimeout(), () -> elections.remove(made[0]), services.events());
         elections.add(made[0]);
         return made[0];
     }
@@ -276,6 +276,14 @@ public final class RedisLockClient implements LockClient {
         LockNames.requireOwnAuxiliaryKeys(name, "leased semaphore");
         checkSlots(name);
         return new RedisLeasedSemaphore(semaphores, name);
+    }
+
+    /**
+     * The client's pub/sub wake-ups, for dlock's own tools (the CLI's {@code leader --watch} joins a lock's channel to
+     * re-read on every message and resubscription); not for applications.
+     */
+    public WakeupHub wakeups() {
+        return wakeups;
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.dlock.LeaderTerm.Cause;
 import io.dlock.LockException;
 import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
+import io.dlock.internal.events.EventSink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,8 @@ public final class FencedLeaderElection implements LeaderElection {
     /** How long a release may take: a command timeout and some. */
     private final long releaseWaitMs;
     private final Runnable onClose;
+    /** The client's event listeners: told of each term won and revoked and each renewal, on the loop thread. */
+    private final EventSink eventSink;
     private final List<LeaderListener> listeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<LeaderTask> task = new AtomicReference<>();
     private final ExecutorService events;
@@ -76,9 +79,10 @@ public final class FencedLeaderElection implements LeaderElection {
      * @param nanoTime      the client's monotonic clock
      * @param commandTimeout the client's command timeout: a release is waited for that long and a little more
      * @param onClose       run once when the election closed (the client forgets it)
+     * @param eventSink     the client's event listeners
      */
     public FencedLeaderElection(String name, FencedLock lock, LeaderElectionSettings settings, LongSupplier nanoTime,
-                                Clock wall, Duration commandTimeout, Runnable onClose) {
+                                Clock wall, Duration commandTimeout, Runnable onClose, EventSink eventSink) {
         this.name = name;
         this.lock = lock;
         this.settings = settings;
@@ -86,6 +90,7 @@ public final class FencedLeaderElection implements LeaderElection {
         this.wall = wall;
         this.releaseWaitMs = commandTimeout.toMillis() + 500;
         this.onClose = onClose;
+        this.eventSink = eventSink;
         this.events = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "dlock-election-events-" + name);
             thread.setDaemon(true);
@@ -238,6 +243,8 @@ public final class FencedLeaderElection implements LeaderElection {
     private boolean renewalFailed;
     /** A candidate that resigned or whose task ended competes again from here. */
     private long backoffUntil;
+    /** When the winning attempt of {@link #term} was sent: a term's length, for the event listeners. */
+    private long termStartedAt;
 
     private void run() {
         backoffUntil = nanoTime.getAsLong();
@@ -324,10 +331,12 @@ public final class FencedLeaderElection implements LeaderElection {
             if (error == null) {
                 current.confirmed(renewalSentAt);
                 renewalFailed = false;
+                eventSink.get().leaderRenewed(name, true);
             } else if (isGone(error)) {
                 end(current, Cause.LEASE_LOST);
             } else {
                 renewalFailed = true;
+                eventSink.get().leaderRenewed(name, false);
                 log.debug("leader election '{}': a renewal failed: {}", name, error.toString());
             }
         }
@@ -389,6 +398,8 @@ public final class FencedLeaderElection implements LeaderElection {
         taskEnd = null;
         resignRequested = false; // a request meant for the term before
         term = won;
+        termStartedAt = sentAt;
+        eventSink.get().leaderElected(name, token);
         post(() -> {
             for (LeaderListener listener : listeners) {
                 try {
@@ -440,6 +451,7 @@ public final class FencedLeaderElection implements LeaderElection {
             return;
         }
         log.info("leader election '{}': term of epoch {} revoked ({})", name, current.epoch(), cause);
+        eventSink.get().leaderRevoked(name, current.epoch(), cause, nanoTime.getAsLong() - termStartedAt);
         post(() -> {
             for (LeaderListener listener : listeners) {
                 try {

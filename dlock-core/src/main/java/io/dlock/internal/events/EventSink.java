@@ -1,5 +1,6 @@
 package io.dlock.internal.events;
 
+import io.dlock.LeaderTerm;
 import io.dlock.LeaseLostEvent;
 import io.dlock.LockEventListener;
 import io.dlock.LockKind;
@@ -270,6 +271,33 @@ public final class EventSink {
                 failed("latchCountedDown", e);
             }
         }
+
+        @Override
+        public void leaderElected(String electionName, long epoch) {
+            try {
+                delegate.leaderElected(electionName, epoch);
+            } catch (Throwable e) {
+                failed("leaderElected", e);
+            }
+        }
+
+        @Override
+        public void leaderRevoked(String electionName, long epoch, LeaderTerm.Cause cause, long termNanos) {
+            try {
+                delegate.leaderRevoked(electionName, epoch, cause, termNanos);
+            } catch (Throwable e) {
+                failed("leaderRevoked", e);
+            }
+        }
+
+        @Override
+        public void leaderRenewed(String electionName, boolean ok) {
+            try {
+                delegate.leaderRenewed(electionName, ok);
+            } catch (Throwable e) {
+                failed("leaderRenewed", e);
+            }
+        }
     }
 
     /** An acquisition a guarded listener follows, its failures caught and logged as the listener's. */
@@ -430,6 +458,27 @@ public final class EventSink {
         public void latchCountedDown(String latchName) {
             for (Guarded listener : all) {
                 listener.latchCountedDown(latchName);
+            }
+        }
+
+        @Override
+        public void leaderElected(String electionName, long epoch) {
+            for (Guarded listener : all) {
+                listener.leaderElected(electionName, epoch);
+            }
+        }
+
+        @Override
+        public void leaderRevoked(String electionName, long epoch, LeaderTerm.Cause cause, long termNanos) {
+            for (Guarded listener : all) {
+                listener.leaderRevoked(electionName, epoch, cause, termNanos);
+            }
+        }
+
+        @Override
+        public void leaderRenewed(String electionName, boolean ok) {
+            for (Guarded listener : all) {
+                listener.leaderRenewed(electionName, ok);
             }
         }
     }
