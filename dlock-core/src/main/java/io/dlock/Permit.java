@@ -79,7 +79,9 @@ public interface Permit extends AutoCloseable {
      * Gives the permit back and stops renewing it.
      *
      * @return true when the permit was still held when it was given back; false when its lease had ended, or another
-     *         client had released its id, before (the permit went back to the count then, or now)
+     *         client had released its id, before (the permit went back to the count then, or now), or the client had
+     *         reported it lost (a fixed lease is reported lost when its {@link #leaseValidFor()} ends, which may be
+     *         a few ms before Redis lets it go: the release still gives it back at once)
      * @throws IllegalStateException when this handle was released already, or a release of it is under way (nothing
      *                               is sent); see the class comment
      * @throws LockException         when Redis fails: the permit may or may not have been given back; it is no longer

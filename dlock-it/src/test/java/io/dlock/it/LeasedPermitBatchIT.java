@@ -269,7 +269,8 @@ class LeasedPermitBatchIT {
         assertThat(event).isNotNull();
         assertThat(event.reason()).isEqualTo(LeaseLostEvent.Reason.EXPIRED);
         assertThat(permit.extendLease(Duration.ofSeconds(5))).as("an ended lease is never brought back").isFalse();
-        assertThat(semaphore.availablePermits()).isEqualTo(3);
+        // reported when its known validity ended (lease less 1% + 2 ms from the send): Redis lets it go within ms
+        Await.until(Duration.ofSeconds(1), () -> semaphore.availablePermits() == 3, "the permit back in the count");
         assertThat(permit.release()).isFalse();
         assertThatThrownBy(() -> permit.extendLease(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining(name).hasMessageContaining("released");

@@ -307,18 +307,21 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
      * @return completes with whether the permit was still valid (Redis's judgement, by its clock)
      */
     CompletableFuture<Boolean> releaseHeld(LeasedPermit permit) {
+        // a permit the client reported lost (its fixed lease's known validity ended, which may be a few ms before
+        // Redis lets it go) answers false, as the report said: the release still goes out, so that it is back now
+        boolean reportedLost = permit.isLost();
         if (permit.releaseStarting()) {
             services.events.get().permitReleased(getName(), permit.id());
         }
         services.watchdog.forget(permit);
         LocalPermits.Reservation reservation = services.localPermits.reserve(keys.channel(), 1);
         if (!reservation.served().isEmpty()) {
-            return handOn(permit, reservation);
+            return handOn(permit, reservation).thenApply(held -> held && !reportedLost);
         }
         return sendReleaseTold(EACH, false, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
                 .thenApply(r -> {
                     services.releasedInRedis(reservation, keys.channel(), r.get(1));
-                    return r.get(0) == 1L;
+                    return r.get(0) == 1L && !reportedLost;
                 });
     }
 
