@@ -30,7 +30,8 @@ class MicrometerIsolationTest {
             "io/dlock/metrics/LockMetrics",
             "io/dlock/metrics/MicrometerLockEvents",
             "io/dlock/metrics/MicrometerMeters",
-            "io/dlock/metrics/SynchronizerMeters");
+            "io/dlock/metrics/SynchronizerMeters",
+            "io/dlock/metrics/ElectionMeters");
 
     @Test
     void onlyTheMetricsClassesReferToMicrometer() throws Exception {

@@ -3,7 +3,6 @@ package io.dlock.chaos;
 import io.dlock.LockClient;
 import io.dlock.MultiLock;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,9 +18,7 @@ import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
-import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.EXIT;
-import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.UNLOCKED;
 import static io.dlock.chaos.Event.Type.UNLOCK_ERROR;
 import static io.dlock.chaos.Event.Type.UNLOCK_NOT_HELD;
@@ -59,17 +56,7 @@ final class CancelLoop implements Runnable {
 
     @Override
     public void run() {
-        log.record(HELLO, client.getId() + ":" + Thread.currentThread().getId());
-        try {
-            while (!Files.exists(stopFile)) {
-                iteration();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            log.record(BYE, "");
-            log.close();
-        }
+        LoopFrame.run(log, client.getId() + ":" + Thread.currentThread().getId(), stopFile, this::iteration, () -> { });
     }
 
     private void iteration() throws InterruptedException {

@@ -13,8 +13,6 @@ import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
-import static io.dlock.chaos.Event.Type.BYE;
-import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.SETUP;
 import static io.dlock.chaos.Event.Type.SETUP_ERROR;
 import static io.dlock.chaos.Event.Type.SETUP_START;
@@ -67,17 +65,7 @@ final class LatchLoop implements Runnable {
 
     @Override
     public void run() {
-        log.record(HELLO, client.getId() + ":" + Thread.currentThread().getId());
-        try {
-            while (!Files.exists(stopFile)) {
-                round();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            log.record(BYE, "");
-            log.close();
-        }
+        LoopFrame.run(log, client.getId() + ":" + Thread.currentThread().getId(), stopFile, this::round, () -> { });
     }
 
     private void round() throws InterruptedException {

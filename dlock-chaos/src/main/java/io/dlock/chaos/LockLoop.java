@@ -4,7 +4,6 @@ import io.dlock.LeaseLostEvent;
 import io.dlock.LockClient;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -16,9 +15,7 @@ import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
-import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.EXIT;
-import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.LEASE_LOST;
 import static io.dlock.chaos.Event.Type.NOT_VALID;
 import static io.dlock.chaos.Event.Type.PROBE;
@@ -120,23 +117,14 @@ final class LockLoop implements Runnable {
     public void run() {
         ownerId = Thread.currentThread().getId();
         ownerField = client.getId() + ":" + ownerId;
-        log.record(HELLO, ownerField);
-        try {
-            while (!Files.exists(stopFile)) {
-                iteration();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
+        LoopFrame.run(log, ownerField, stopFile, this::iteration, () -> {
             if (store != null) {
                 store.close();
             }
             if (probe != null) {
                 probe.close();
             }
-            log.record(BYE, "");
-            log.close();
-        }
+        });
     }
 
     private void iteration() throws InterruptedException {

@@ -11,7 +11,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,9 +28,7 @@ import static io.dlock.chaos.Event.Type.ACQUIRED;
 import static io.dlock.chaos.Event.Type.ACQUIRE_ERROR;
 import static io.dlock.chaos.Event.Type.ACQUIRE_START;
 import static io.dlock.chaos.Event.Type.ACQUIRE_TIMEOUT;
-import static io.dlock.chaos.Event.Type.BYE;
 import static io.dlock.chaos.Event.Type.EXIT;
-import static io.dlock.chaos.Event.Type.HELLO;
 import static io.dlock.chaos.Event.Type.SETUP;
 import static io.dlock.chaos.Event.Type.SETUP_ERROR;
 import static io.dlock.chaos.Event.Type.SETUP_START;
@@ -96,17 +93,7 @@ final class ReactiveLoop implements Runnable {
 
     @Override
     public void run() {
-        log.record(HELLO, client.getId() + ":reactive");
-        try {
-            while (!Files.exists(stopFile)) {
-                iteration();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            log.record(BYE, "");
-            log.close();
-        }
+        LoopFrame.run(log, client.getId() + ":reactive", stopFile, this::iteration, () -> { });
     }
 
     /**

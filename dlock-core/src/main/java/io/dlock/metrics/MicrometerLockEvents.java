@@ -158,43 +158,36 @@ final class MicrometerLockEvents implements LockEventListener {
     @Override
     public Acquisition acquisitionStarted(LockKind kind, String lockName, long ownerId) {
         waiters[kind.ordinal()].incrementAndGet();
-        return new MeteredAcquisition(kind, taggedName(lockName), System.nanoTime(),
-                observe("acquire", "acquire", kind.tagValue(), lockName));
+        return new MeteredAcquisition(this, kind, taggedName(lockName), System.nanoTime(),
+                observe("acquire", "acquire", kind.tagValue(), lockName), new AtomicInteger());
     }
 
-    /** One acquisition in progress. Its attempts are sequential (one in flight at a time), never concurrent. */
-    private final class MeteredAcquisition implements Acquisition {
-        private final LockKind kind;
-        private final String taggedName;
-        private final long startNanos;
-        private final Observation observation;
-        private volatile int attempts;
-
-        MeteredAcquisition(LockKind kind, String taggedName, long startNanos, Observation observation) {
-            this.kind = kind;
-            this.taggedName = taggedName;
-            this.startNanos = startNanos;
-            this.observation = observation;
-        }
-
+    /**
+     * One acquisition in progress. Its attempts are sequential (one in flight at a time), never concurrent.
+     *
+     * @param events   the recorder it reports to
+     * @param attempts the attempts so far
+     */
+    private record MeteredAcquisition(MicrometerLockEvents events, LockKind kind, String taggedName, long startNanos,
+                                      Observation observation, AtomicInteger attempts) implements Acquisition {
         @Override
         public void attempted() {
-            attempts++; // not atomic, and need not be: attempts never overlap
+            attempts.incrementAndGet();
         }
 
         @Override
         public void granted(Hold hold) {
-            holdStarted(kind, taggedName, hold);
+            events.holdStarted(kind, taggedName, hold);
         }
 
         @Override
         public void ended(Outcome outcome, Throwable failure) {
             long nanos = System.nanoTime() - startNanos;
-            waiters[kind.ordinal()].decrementAndGet();
-            for (MicrometerMeters meters : registries) {
-                meters.acquisition(kind, outcome, nanos, attempts, taggedName);
+            events.waiters[kind.ordinal()].decrementAndGet();
+            for (MicrometerMeters meters : events.registries) {
+                meters.acquisition(kind, outcome, nanos, attempts.get(), taggedName);
             }
-            stop(observation, MicrometerMeters.outcomeTag(outcome), failure);
+            events.stop(observation, MicrometerMeters.outcomeTag(outcome), failure);
         }
     }
 
@@ -281,14 +274,14 @@ final class MicrometerLockEvents implements LockEventListener {
 
     @Override
     public Acquisition permitAcquisitionStarted(String semaphoreName, boolean leased) {
-        return new MeteredWait(leased ? Waited.LEASED_SEMAPHORE : Waited.SEMAPHORE, System.nanoTime(),
+        return new MeteredWait(this, leased ? Waited.LEASED_SEMAPHORE : Waited.SEMAPHORE, System.nanoTime(),
                 observe("permit.acquire", "acquire", leased ? LEASED_SEMAPHORE_KIND : SEMAPHORE_KIND,
                         semaphoreName));
     }
 
     @Override
     public Acquisition latchAwaitStarted(String latchName) {
-        return new MeteredWait(Waited.LATCH, System.nanoTime(), observe("latch.await", "await", LATCH_KIND,
+        return new MeteredWait(this, Waited.LATCH, System.nanoTime(), observe("latch.await", "await", LATCH_KIND,
                 latchName));
     }
 
@@ -297,29 +290,24 @@ final class MicrometerLockEvents implements LockEventListener {
         SEMAPHORE, LEASED_SEMAPHORE, LATCH
     }
 
-    /** One permit acquisition or latch await in progress: its timer, and its observation when one was started. */
-    private final class MeteredWait implements Acquisition {
-        private final Waited waited;
-        private final long startNanos;
-        private final Observation observation;
-
-        MeteredWait(Waited waited, long startNanos, Observation observation) {
-            this.waited = waited;
-            this.startNanos = startNanos;
-            this.observation = observation;
-        }
-
+    /**
+     * One permit acquisition or latch await in progress: its timer, and its observation when one was started.
+     *
+     * @param events the recorder it reports to
+     */
+    private record MeteredWait(MicrometerLockEvents events, Waited waited, long startNanos, Observation observation)
+            implements Acquisition {
         @Override
         public void ended(Outcome outcome, Throwable failure) {
             long nanos = System.nanoTime() - startNanos;
-            for (MicrometerMeters meters : registries) {
+            for (MicrometerMeters meters : events.registries) {
                 if (waited == Waited.LATCH) {
                     meters.synchronizers().latchAwait(outcome, nanos);
                 } else {
                     meters.synchronizers().permitAcquisition(waited == Waited.LEASED_SEMAPHORE, outcome, nanos);
                 }
             }
-            stop(observation, waited == Waited.LATCH ? SynchronizerMeters.latchOutcomeTag(outcome)
+            events.stop(observation, waited == Waited.LATCH ? SynchronizerMeters.latchOutcomeTag(outcome)
                     : MicrometerMeters.outcomeTag(outcome), failure);
         }
     }

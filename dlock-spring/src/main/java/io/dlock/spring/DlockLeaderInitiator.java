@@ -164,7 +164,7 @@ public class DlockLeaderInitiator implements SmartLifecycle, ApplicationEventPub
 
     /** One term, on the election's task thread: granted, then (on the revocation's interrupt) revoked. */
     private void lead(LeaderElection running, LeaderTerm term) throws InterruptedException {
-        TermContext context = new TermContext(running, term, Thread.currentThread());
+        TermContext context = new TermContext(running, term, Thread.currentThread(), candidate.getRole());
         current = context;
         try {
             candidate.onGranted(context);
@@ -196,19 +196,13 @@ public class DlockLeaderInitiator implements SmartLifecycle, ApplicationEventPub
 
     private static final Context NOT_LEADER = () -> false;
 
-    /** The {@link Context} of one term. */
-    private final class TermContext implements Context {
-        private final LeaderElection running;
-        private final LeaderTerm term;
-        /** The term's task thread, where the candidate's calls and the events run. */
-        private final Thread termThread;
-
-        TermContext(LeaderElection running, LeaderTerm term, Thread termThread) {
-            this.running = running;
-            this.term = term;
-            this.termThread = termThread;
-        }
-
+    /**
+     * The {@link Context} of one term.
+     *
+     * @param termThread the term's task thread, where the candidate's calls and the events run
+     */
+    private record TermContext(LeaderElection running, LeaderTerm term, Thread termThread, String role)
+            implements Context {
         @Override
         public boolean isLeader() {
             return term.isValid();
@@ -221,7 +215,7 @@ public class DlockLeaderInitiator implements SmartLifecycle, ApplicationEventPub
             }
             if (Thread.currentThread() == termThread) {
                 // resign() waits for this thread's term to end: not here
-                Thread resigner = new Thread(running::resign, "dlock-yield-" + candidate.getRole());
+                Thread resigner = new Thread(running::resign, "dlock-yield-" + role);
                 resigner.setDaemon(true);
                 resigner.start();
             } else {
@@ -231,12 +225,12 @@ public class DlockLeaderInitiator implements SmartLifecycle, ApplicationEventPub
 
         @Override
         public String getRole() {
-            return candidate.getRole();
+            return role;
         }
 
         @Override
         public String toString() {
-            return "Context{role=" + candidate.getRole() + ", " + term + "}";
+            return "Context{role=" + role + ", " + term + "}";
         }
     }
 }

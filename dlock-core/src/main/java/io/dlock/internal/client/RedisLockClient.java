@@ -278,14 +278,6 @@ public final class RedisLockClient implements LockClient {
         return new RedisLeasedSemaphore(semaphores, name);
     }
 
-    /**
-     * The client's pub/sub wake-ups, for dlock's own tools (the CLI's {@code leader --watch} joins a lock's channel to
-     * re-read on every message and resubscription); not for applications.
-     */
-    public WakeupHub wakeups() {
-        return wakeups;
-    }
-
     @Override
     public LockInfo inspect(String name) {
         return snapshots.inspect(name);
