@@ -31,6 +31,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <ul>
  *   <li>a pool thread waiting for its next task ({@code ThreadPoolExecutor.getTask}: idle, not blocked; Redisson's
  *       Netty-made threads wait there);</li>
+ *   <li>{@code ThreadPoolExecutor.addWorker}, the pool's bookkeeping lock (a thread added to a set; the thread is
+ *       started outside it), passed when a reply on an I/O thread hands a callback to the client's executor and the
+ *       pool adds a worker: it parked there once in a CI run, while another thread added one too;</li>
  *   <li>Lettuce's {@code SharedLock.incrementWriters}, which every command write passes through: it parks briefly
  *       while another thread holds the connection's exclusive writer lock; Lettuce's own wait, for every user;</li>
  *   <li>Redisson's {@code WrappedLock.execute}, a {@code ReentrantLock} around a few list operations (its table of
@@ -60,6 +63,7 @@ final class NoBlocking implements BeforeAllCallback, AfterEachCallback {
     static void install() {
         BlockHound.install(builder -> builder
                 .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "getTask")
+                .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "addWorker")
                 .allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
                 .allowBlockingCallsInside("org.redisson.misc.WrappedLock", "execute")
                 .blockingMethodCallback(method -> {
