@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class ClusterTopologyIT {
@@ -75,7 +76,15 @@ class ClusterTopologyIT {
             RedisServer survivor = cluster.killMasterOf(slot);
             assertThat(survivor).isSameAs(old);
             assertThat(replica.isRunning()).isFalse();
-            cluster.recover();
+            try {
+                cluster.recover();
+            } catch (StartFailedException e) {
+                // a server bug, not the kit's: Valkey 8.1.1 may crash (SIGSEGV in genClusterInfoString, its crash
+                // report) restarting a node killed with SIGKILL; valkey-io/valkey#3170, fixed by #3173 after 8.1.1
+                Assumptions.assumeFalse(e.getMessage().contains("genClusterInfoString"),
+                        "skipped: the server crashed restarting a killed node (valkey-io/valkey#3170)");
+                throw e;
+            }
             assertThat(replica.isRunning()).isTrue();
             assertThat(cluster.masterOf(slot)).isSameAs(old);
             assertThat(cluster.replicasOf(old)).as("the killed master rejoined as a replica").containsExactly(replica);
