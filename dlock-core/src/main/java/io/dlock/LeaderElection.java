@@ -85,7 +85,8 @@ public interface LeaderElection extends AutoCloseable {
      * and stays out of the competition for one retry period, so another candidate gets the lock (the unlock message
      * wakes the waiting candidates at once) and the resigner does not win it straight back. Without another candidate
      * it is leader again after that period. Nothing when this candidate holds no term. Blocks until the lock is
-     * released (at most the stop timeout plus a command timeout).
+     * released (at most the stop timeout plus a command timeout); called from a listener or from the term's task, it
+     * only asks, and returns at once (the term ends once the caller has returned).
      */
     @Blocking
     void resign();
@@ -114,7 +115,7 @@ public interface LeaderElection extends AutoCloseable {
     /**
      * Stops being a candidate: ends the current term (cause {@link LeaderTerm.Cause#CLOSED}), stops the task, releases
      * the lock and waits until the listeners have heard of it. Idempotent; blocks at most the stop timeout plus a
-     * command timeout.
+     * command timeout; called from a listener or from the term's task, it only asks, and returns at once.
      */
     @Blocking
     @Override

@@ -368,6 +368,41 @@ class LeaderElectionIT {
     }
 
     @Test
+    void aListenerOrTheTaskMayResignOrCloseWithoutWaitingForItself() throws Exception {
+        Candidate a = candidate(FAST);
+        java.util.concurrent.CompletableFuture<Long> resignReturnedAfterMs = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Long> firstEpoch = new java.util.concurrent.CompletableFuture<>();
+        a.election.addListener(new LeaderListener() {
+            @Override
+            public void elected(LeaderTerm term) {
+                if (!firstEpoch.complete(term.epoch())) {
+                    return;
+                }
+                long start = System.nanoTime();
+                a.election.resign(); // on the event thread: it cannot wait for its own revoked call
+                resignReturnedAfterMs.complete((System.nanoTime() - start) / 1_000_000);
+            }
+        });
+        java.util.concurrent.CompletableFuture<Long> closeReturnedAfterMs = new java.util.concurrent.CompletableFuture<>();
+        a.election.runWhileLeader(term -> {
+            if (firstEpoch.get() == term.epoch()) {
+                Thread.sleep(60_000); // the first term: ended by the listener's resign
+                return;
+            }
+            long start = System.nanoTime();
+            a.election.close(); // on the task's thread: the loop waits for this task to return
+            closeReturnedAfterMs.complete((System.nanoTime() - start) / 1_000_000);
+        });
+        a.election.start();
+        assertThat(resignReturnedAfterMs.get(10, SECONDS)).as("ms the listener's resign() took").isLessThan(500);
+        assertThat(closeReturnedAfterMs.get(10, SECONDS)).as("ms the task's close() took").isLessThan(500);
+        Await.until(Duration.ofSeconds(5), () -> !raw.exists(name), "released once the task returned");
+        Await.until(Duration.ofSeconds(5), () -> a.heard.size() == 4, () -> "two terms heard: " + a.heard);
+        assertThat(a.heard.get(1)).endsWith(":RESIGNED");
+        assertThat(a.heard.get(3)).endsWith(":CLOSED");
+    }
+
+    @Test
     void aTaskThatEndsGivesUpItsTermAndAnotherCandidateTakesOver() throws Exception {
         Candidate a = candidate(FAST);
         a.election.runWhileLeader(term -> { });

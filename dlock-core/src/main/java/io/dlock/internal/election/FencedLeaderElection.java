@@ -69,6 +69,8 @@ public final class FencedLeaderElection implements LeaderElection {
     private volatile CompletableFuture<Void> taskDone = CompletableFuture.completedFuture(null);
     /** How the task of the current term ended, or null while it runs (or there is none). */
     private volatile Cause taskEnd;
+    /** The event thread, once made: a listener that calls back into the election runs there. */
+    private volatile Thread eventThread;
     /** Completes when the loop thread has ended (released, listeners told). */
     private final CompletableFuture<Void> loopEnded = new CompletableFuture<>();
     /** Completes when a resign asked for has released the lock. */
@@ -94,6 +96,7 @@ public final class FencedLeaderElection implements LeaderElection {
         this.events = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "dlock-election-events-" + name);
             thread.setDaemon(true);
+            eventThread = thread;
             return thread;
         });
     }
@@ -161,6 +164,9 @@ public final class FencedLeaderElection implements LeaderElection {
         resigned = done;
         resignRequested = true;
         wakeLoop();
+        if (onOwnThread()) {
+            return; // a listener or the task: the loop ends the term once the caller returns, so it cannot wait
+        }
         try {
             done.get(settings.stopTimeout().toMillis() + releaseWaitMs + 1000, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -203,6 +209,8 @@ public final class FencedLeaderElection implements LeaderElection {
         }
         if (running != null) {
             LockSupport.unpark(running);
+        }
+        if (running != null && !onOwnThread()) {
             try {
                 loopEnded.get(settings.stopTimeout().toMillis() + releaseWaitMs + 1000, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
@@ -218,7 +226,7 @@ public final class FencedLeaderElection implements LeaderElection {
             closed = true;
         }
         events.shutdown();
-        if (!Thread.currentThread().getName().startsWith("dlock-election-events-")) {
+        if (Thread.currentThread() != eventThread) {
             try {
                 events.awaitTermination(releaseWaitMs, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
@@ -226,6 +234,15 @@ public final class FencedLeaderElection implements LeaderElection {
             }
         }
         onClose.run();
+    }
+
+    /**
+     * @return whether the caller is a listener (the event thread) or the task of a term: it cannot wait for the loop,
+     *         which waits for the task and posts to the event thread
+     */
+    private boolean onOwnThread() {
+        Thread current = Thread.currentThread();
+        return current == eventThread || current == taskThread;
     }
 
     // ---- the loop thread ------------------------------------------------------------------------------------------
