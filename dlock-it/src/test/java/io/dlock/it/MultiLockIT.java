@@ -598,7 +598,8 @@ class MultiLockIT {
         }
         System.out.printf("multi-lock cancel then the owner's next acquisition: %d rounds, %d cancelled, %d failed%n",
                 rounds, cancelled, failures.size());
-        assertThat(failures).as("the owner's next acquisitions after %d cancels", cancelled).isEmpty();
+        assertThat(failures).as("the owner's next acquisitions after %d cancels (the first: %s)", cancelled,
+                failures.subList(0, Math.min(3, failures.size()))).isEmpty();
         assertThat(cancelled).as("cancels that landed").isPositive();
         Await.until(Duration.ofSeconds(5), () -> client.heldLocks().isEmpty(), () -> "left held: "
                 + client.heldLocks());
