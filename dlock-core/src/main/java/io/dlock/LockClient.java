@@ -288,6 +288,13 @@ public interface LockClient extends AutoCloseable {
     String getId();
 
     /**
+     * @return who this client is: its {@link #getId() id}, host, process id and
+     *         {@link LockClientConfig.Builder#applicationName application}. Non-blocking, thread-safe, also after
+     *         {@link #close()}.
+     */
+    ClientIdentity identity();
+
+    /**
      * The settings this client runs with, defaults filled in (the command timeout as derived from the watchdog when
      * none was set), so that tools (a health check, an actuator endpoint) read what the client does rather than
      * re-reading their own properties. Its {@code toString()} hides the URI's password; the accessors do not: do not

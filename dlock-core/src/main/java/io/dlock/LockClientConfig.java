@@ -47,6 +47,7 @@ public final class LockClientConfig {
     private final Executor executor;
     private final TlsSettings tls;
     private final TuningSettings tuning;
+    private final String applicationName;
 
     private LockClientConfig(Builder b) {
         this.explicitRedisUri = b.redisUri;
@@ -60,6 +61,7 @@ public final class LockClientConfig {
         this.executor = b.executor;
         this.tls = b.tls;
         this.tuning = b.tuning;
+        this.applicationName = b.applicationName;
     }
 
     /** @return a builder of the default settings (Redis at {@value #DEFAULT_REDIS_URI}) */
@@ -83,6 +85,7 @@ public final class LockClientConfig {
         b.executor = executor;
         b.tls = tls;
         b.tuning = tuning;
+        b.applicationName = applicationName;
         return b;
     }
 
@@ -158,13 +161,19 @@ public final class LockClientConfig {
         return tuning;
     }
 
+    /** @return the application name the client reports in its {@link ClientIdentity}; empty unless set */
+    public String applicationName() {
+        return applicationName;
+    }
+
     /** @return every setting; the Redis URI without its user info, no password at all */
     @Override
     public String toString() {
         return "LockClientConfig{" + (connection != null ? "connection=" : "redisUri=") + redisDescription()
                 + ", watchdogTimeout=" + watchdogTimeout + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout + ", syncReplicas=" + syncReplicas + "/" + syncReplicasTimeout
-                + ", tuning=" + tuning + ", tls=" + tls + "}";
+                + ", tuning=" + tuning + ", tls=" + tls
+                + (applicationName.isEmpty() ? "" : ", applicationName=" + applicationName) + "}";
     }
 
     /** Mutable builder; not thread-safe. Every setter validates its argument at once, {@link #build()} the mix. */
@@ -179,6 +188,7 @@ public final class LockClientConfig {
         private Executor executor;
         private TlsSettings tls = TlsSettings.defaults();
         private TuningSettings tuning = TuningSettings.defaults();
+        private String applicationName = "";
 
         private Builder() {
         }
@@ -288,6 +298,22 @@ public final class LockClientConfig {
         /** The settings most applications leave alone; default {@link TuningSettings#defaults()}. */
         public Builder tuning(TuningSettings tuning) {
             this.tuning = Objects.requireNonNull(tuning, "tuning");
+            return this;
+        }
+
+        /**
+         * The application this client belongs to, as people reading who holds a lock or leads an election should see
+         * it ({@link ClientIdentity#application()}); default none. Written to Redis in the clear: not a secret.
+         *
+         * @throws InvalidSettingException ({@code applicationName}) when blank or longer than 128 characters
+         */
+        public Builder applicationName(String applicationName) {
+            String name = SettingChecks.notBlank(applicationName, "applicationName").strip();
+            if (name.length() > 128) {
+                throw new InvalidSettingException("applicationName", "applicationName must be at most 128 characters: "
+                        + name.length());
+            }
+            this.applicationName = name;
             return this;
         }
 

@@ -43,6 +43,19 @@ class SettingGroupsTest {
     }
 
     @Test
+    void theApplicationNameIsCarriedShownAndChecked() {
+        assertThat(LockClientConfig.builder().build().applicationName()).isEmpty();
+        LockClientConfig config = LockClientConfig.builder().applicationName(" billing ").build();
+        assertThat(config.applicationName()).isEqualTo("billing");
+        assertThat(config.toBuilder().build().applicationName()).isEqualTo("billing");
+        assertThat(config.toString()).contains("applicationName=billing");
+        assertSetting("applicationName", () -> LockClientConfig.builder().applicationName(" "));
+        assertSetting("applicationName", () -> LockClientConfig.builder().applicationName("x".repeat(129)));
+        assertThat(new ClientIdentity("id", "h", 7, "").toString()).isEqualTo("h:7 (id)");
+        assertThat(new ClientIdentity("id", "h", 7, "app").toString()).isEqualTo("app@h:7 (id)");
+    }
+
+    @Test
     void verificationModes() {
         assertThat(TlsSettings.defaults().verification()).isEqualTo(TlsSettings.Verification.FULL);
         TlsSettings ca = TlsSettings.builder().verification(TlsSettings.Verification.CA).build();

@@ -314,6 +314,11 @@ public final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public io.dlock.ClientIdentity identity() {
+        return LocalProcess.identity(id, config.applicationName());
+    }
+
+    @Override
     public void addLeaseLostListener(LeaseLostListener listener) {
         listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
     }
