@@ -32,7 +32,11 @@ public final class Callers {
                                                     Consumer<CompletableFuture<?>> trackCleanup,
                                                     CompletableFuture<T> internal,
                                                     Function<Throwable, ? extends Throwable> mapError) {
-        CompletableFuture<T> exposed = new CompletableFuture<>();
+        OnCancelFuture<T> exposed = new OnCancelFuture<>();
+        if (abandon != null) {
+            // before cancel() returns, on the cancelling thread: the owner's next acquisition must see the cleanup
+            exposed.onCancel(() -> trackCleanup.accept(abandon.get()));
+        }
         internal.whenCompleteAsync((value, error) -> {
             if (error != null) {
                 exposed.completeExceptionally(mapError.apply(error));
@@ -40,13 +44,6 @@ public final class Callers {
                 exposed.complete(value);
             }
         }, executor);
-        if (abandon != null) {
-            exposed.whenComplete((value, error) -> {
-                if (exposed.isCancelled()) {
-                    trackCleanup.accept(abandon.get());
-                }
-            });
-        }
         return exposed;
     }
 }

@@ -8,13 +8,13 @@ import io.dlock.internal.acquire.AcquireLoop;
 import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.Admission;
 import io.dlock.internal.acquire.DeadlineRule;
+import io.dlock.internal.acquire.OnCancelFuture;
 import io.dlock.internal.acquire.Subject;
 import io.dlock.internal.acquire.Waiter;
 import io.dlock.internal.lock.RedisLocks;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -51,7 +51,7 @@ final class MultiLockAsync implements Waiter {
     private final LongSupplier nanoTime;
     /** Let in by the client's front door: registered for close (which fails it and waits for its give-back). */
     private final Admission admission;
-    private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+    private final OnCancelFuture<Boolean> result = new OnCancelFuture<>();
     private final List<DistributedLock> taken = new ArrayList<>();
     /** The member acquisition under way that may wait, or null: abandoned when the result is cancelled. */
     private volatile RedisLocks.MemberAcquisition current;
@@ -75,10 +75,7 @@ final class MultiLockAsync implements Waiter {
         this.admission = acquisitions.begin(Subject.multiLock(name),
                 waitMs < 0 ? DistributedLock.WAIT_FOREVER : TimeUnit.MILLISECONDS.toNanos(waitMs));
         this.deadlineNanos = admission.deadline() == AcquireLoop.NO_DEADLINE ? Long.MAX_VALUE : admission.deadline();
-        result.whenComplete((ok, error) -> {
-            if (!(error instanceof CancellationException)) {
-                return;
-            }
+        result.onCancel(() -> {
             RedisLocks.MemberAcquisition running = current;
             if (running != null && running.result().cancel(false)) {
                 abandonedMember = running.abandoned();
