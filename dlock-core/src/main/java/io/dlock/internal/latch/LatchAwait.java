@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * waiting; whatever ends it, it leaves its group exactly once.
  */
 final class LatchAwait implements Waiter {
-    private final LatchServices services;
-    private final RedisCountDownLatch latch;
+    private final LatchParts parts;
+    private final String name;
     /** Absolute deadline on the client's clock, set by {@link #start}; ignored when {@link #forever}. */
     private volatile long deadlineNanos;
     private final long timeoutMs;
@@ -44,21 +44,21 @@ final class LatchAwait implements Waiter {
     private volatile boolean answered;
 
     /** @param timeoutMs how long to wait, or a negative value for no limit */
-    LatchAwait(LatchServices services, RedisCountDownLatch latch, long timeoutMs) {
-        this.services = services;
-        this.latch = latch;
+    LatchAwait(LatchParts parts, String name, long timeoutMs) {
+        this.parts = parts;
+        this.name = name;
         this.forever = timeoutMs < 0;
         this.timeoutMs = timeoutMs;
     }
 
     @Override
     public String kind() {
-        return RedisCountDownLatch.KIND;
+        return LatchProtocol.KIND;
     }
 
     @Override
     public String name() {
-        return latch.getName();
+        return name;
     }
 
     /** Completes when the wait ended: an await takes nothing, so nothing is left to clean up. */
@@ -72,11 +72,14 @@ final class LatchAwait implements Waiter {
         return result;
     }
 
-    /** Starts the wait through the client's front door; a closed client fails it at once. */
+    /**
+     * Starts the wait through the client's front door (a closed client fails it at once); the caller then adds it to
+     * its latch's group ({@link LatchGroups}).
+     */
     LatchAwait start() {
         Admission admission;
         try {
-            admission = services.acquisitions.begin(Subject.latchAwait(latch.getName()),
+            admission = parts.acquisitions().begin(Subject.latchAwait(name),
                     forever ? DistributedLock.WAIT_FOREVER : TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         } catch (LockException closed) {
             result.completeExceptionally(closed);
@@ -85,13 +88,11 @@ final class LatchAwait implements Waiter {
         deadlineNanos = admission.deadline();
         admission.endsWith(result);
         // the run the client knows now, if any, is one on which (or after which) the await began
-        begunOn(services.runs.known(latch.getName()));
+        begunOn(parts.runs().known(name));
         admission.enter(this); // fails it at once when the client closed meanwhile
         if (!forever) {
             armDeadline();
         }
-        result.whenComplete((ok, error) -> services.leave(this));
-        services.join(this, latch);
         return this;
     }
 
@@ -106,9 +107,8 @@ final class LatchAwait implements Waiter {
      * {@link io.dlock.LockException} saying Redis did not answer when it is unavailable.
      */
     private void armDeadline() {
-        DeadlineRule.arm(services.acquisitions.waiting().outage(), Math.max(0, leftMs(services.nanoTime.getAsLong())),
-                result, () -> closedRun != null || answered, RedisCountDownLatch.KIND, name(), "await", () -> { },
-                () -> { });
+        DeadlineRule.arm(parts.acquisitions().waiting().outage(), Math.max(0, leftMs(parts.nanoTime())), result,
+                () -> closedRun != null || answered, LatchProtocol.KIND, name, "await", () -> { }, () -> { });
     }
 
     /**
@@ -144,7 +144,7 @@ final class LatchAwait implements Waiter {
                 ? "it was read closed on run " + ServerRuns.shortId(known) + " of the server"
                 : "this await began on run " + ServerRuns.shortId(known) + " of the server, before it could read "
                 + "the latch, so an opening cannot be told from a loss";
-        result.completeExceptionally(new LockLostException(name(), RedisCountDownLatch.describe(name())
+        result.completeExceptionally(new LockLostException(name, LatchProtocol.describe(name)
                 + ": await failed: "
                 + "Redis lost the latch's count: " + how + ", and its key is gone on run "
                 + ServerRuns.shortId(after) + " (a restart without persistence, or a failover to a node without it); "
@@ -184,7 +184,7 @@ final class LatchAwait implements Waiter {
     void checkFailed(String before, Throwable error, boolean passes) {
         begunOn(before);
         if (!(forever && passes)) {
-            result.completeExceptionally(Errors.toApi(error, RedisCountDownLatch.KIND, name(), "await"));
+            result.completeExceptionally(Errors.toApi(error, LatchProtocol.KIND, name, "await"));
         }
     }
 
@@ -196,7 +196,7 @@ final class LatchAwait implements Waiter {
 
     /** @return whether this await waits long enough to subscribe before its first check: untimed, or 1 s or more */
     boolean waitsLong() {
-        return forever || leftMs(services.nanoTime.getAsLong()) >= SUBSCRIBE_FIRST_MIN_WAIT_MS;
+        return forever || leftMs(parts.nanoTime()) >= SUBSCRIBE_FIRST_MIN_WAIT_MS;
     }
 
     /** @return the ms left until the deadline at {@code nowNanos} (may be 0 or less), or {@link Long#MAX_VALUE} */

@@ -8,61 +8,40 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The awaiters of one latch in one client, which share every check of the latch's state ({@code latch_state}), its
- * channel subscription and its sleep: K awaiters cost what one does, plus one check per burst of joins.
+ * The awaiters of one latch in one client ({@link LatchAwait}s), which share every check of the latch's state, its
+ * channel subscription and its sleep: K awaiters cost what one does, plus one check per burst of joins. It drives; the
+ * latch's {@link LatchProtocol} says what to send and how to read it. The why of each rule: docs/protocol.md §11.3.
  *
- * <h2>Protocol</h2>
+ * <p>Rules:
  * <ol>
- *   <li>A check is sent on each event: the first join (or, for a latch this client last knew closed, the
- *       confirmation of the subscription its first join makes: {@link #add}), a join that finds no check to ride, a
- *       wake-up by a message (or after a pub/sub reconnect), the bounded re-check, the end of an outage pause. At
- *       most one is in flight; events meanwhile make one more due ({@link CheckRounds}).</li>
- *   <li>An answer holds only for members that joined before the check was sent; so a joiner rides a check sent after
- *       it joined, or triggers one. Open: they return {@code true}. Closed: a timed member whose time is up returns
- *       {@code false}, the others stay. A failure: see {@link LatchAwait#checkFailed}.</li>
- *   <li>A closed answer from a check sent before the subscription was confirmed settles nobody (a count-down between
- *       it and the subscription sent its message to nobody here): the group subscribes, and checks again once Redis
- *       confirms; members joining meanwhile ride that check.</li>
- *   <li>Then the group sleeps until a message or the bounded re-check ({@link LatchServices#recheckMs}, the latch's
- *       remaining TTL + 1 ms, or the earliest deadline of a timed member, whichever is shortest), and checks again.
- *       A join while it sleeps checks at once; the sleep is then stale and its end is ignored.</li>
- *   <li>Where the pub/sub connection and the scripts share one server ({@link WakeupHub#sameServerAsScripts}), a
- *       {@code 0} heard releases, {@code true} and without a check, the members that a flush point sent after their
- *       join witnessed ({@link FlushMarks}): the group's first {@code SUBSCRIBE}, or an idempotent one sent beside a
- *       check when members joined since the last ({@link #send}). The others wait for the check it causes.</li>
+ *   <li><b>When to check.</b> On the first join (for a latch last known closed, once the subscription that join makes
+ *       is confirmed: {@link #add}), a join with no check to ride, a message or a pub/sub reconnect, the bounded
+ *       re-check, the end of an outage pause. At most one check in flight; events meanwhile make one more due
+ *       ({@link CheckRounds}).</li>
+ *   <li><b>Whom an answer holds for.</b> The members that joined before its check was sent. Open: they return
+ *       {@code true}. Closed: a timed member out of time returns {@code false}. Failed:
+ *       {@link LatchAwait#checkFailed}.</li>
+ *   <li><b>Closed before subscribed settles nobody.</b> The group subscribes and checks again once Redis confirms;
+ *       joiners meanwhile ride that check.</li>
+ *   <li><b>Sleep.</b> Until a message or the shortest of the re-check ({@link LatchParts#recheckMs}), the TTL + 1 ms
+ *       and a timed member's time left; a join while asleep checks at once and makes the sleep stale.</li>
+ *   <li><b>A "0" releases without a check</b> the members a confirmed flush point witnessed ({@link FlushMarks}), only
+ *       where pub/sub and scripts share one server ({@link WakeupHub#sameServerAsScripts}).</li>
+ *   <li><b>Announce an unheard opening.</b> Open after a closed read with no message since: {@code latch_opened},
+ *       once Redis delivered every message it published before the answer ({@link #announceUnlessHeard}); not when
+ *       the closed read came before the subscription and saw no TTL (its opening's "0" reached those listening).</li>
+ *   <li><b>Lost is not opened.</b> A missing key on another server run than the one the member last knew the latch on
+ *       fails the member with {@link io.dlock.LockLostException} ({@link ServerRuns}; {@link LatchAwait#found}), and
+ *       nothing is announced; a "0" heard since the last closed read makes an open answer an opening on any run.</li>
+ *   <li><b>Life and locks.</b> Created at the first join, dropped with its subscription when the last member leaves
+ *       ({@link LatchGroups}); a dropped group ignores late answers. Its lock is taken inside the groups' map lock and
+ *       never held while sending a check or completing a member; its {@code SUBSCRIBE}s (never blocking) are issued
+ *       under it, so none is sent after its {@code UNSUBSCRIBE}.</li>
  * </ol>
- * A check that finds the latch open when the group last read it closed, with no message since, runs
- * {@code latch_opened} (docs/protocol.md §11.3): Redisson's untimed awaiters then learn of an expiry or of an opening
- * that published nothing. "No message since" is checked once more after the answer, when Redis has delivered every
- * message it published before ({@link #announceUnlessHeard}): an opening's "0" may come after the answer. Not when
- * that closed read came before the group's subscription was confirmed and saw no TTL: the opening since was then a
- * count-down to zero or a delete, whose "0" may have come before the group listened (the common case of awaiters
- * joining just before the last count-down), and was heard by those who listened.
- *
- * <h2>Lost, not opened</h2>
- * A latch whose key is gone reads as open, which is also what a restart without persistence (or a failover to a node
- * without the key) leaves. Each check therefore carries the server's run id ({@link ServerRuns}): the run id known
- * before it was sent (recorded by each member it answers for: the run of its last closed answer, and, when the member
- * did not find one cached at its start, its first such run), and, for an open answer, the run id once it is in. A
- * member whose last known run — that of its last closed answer, or before one that of its start — differs from the
- * run now serving the missing key fails with
- * {@link io.dlock.LockLostException} ("Redis lost the latch's count") instead of returning {@code true}, and the group
- * announces nothing for it (docs/protocol.md §11.3). So an await whose first check crossed a restart (sent to the old
- * server, answered by the new one) cannot read the lost latch as open either. The key missing <em>and</em> the run
- * changed is the rule: a failover whose new master still has the key changes nothing. And a "0" heard on the channel
- * since the last closed answer ({@link #zeroHeard}: only an opening publishes it) makes an open answer an opening
- * whatever the run, so that count-downs on a promoted replica open the latch even before the group has read it closed
- * there. An await that began on the new run cannot tell and sees an open latch.
- *
- * <p>Lifecycle: {@link LatchServices} creates the group at its first join and drops it, with its subscription, when
- * its last member leaves; a dropped group ignores late answers. Locking: the group's lock is taken inside the services'
- * map lock (join, leave) and never held while sending a check or completing a member; the channel's
- * {@code SUBSCRIBE}s (the group's first, the flush points) are issued under it, which never blocks, so that none is
- * sent after the group's {@code UNSUBSCRIBE}.
  */
 final class LatchGroup {
-    private final LatchServices services;
-    private final RedisCountDownLatch latch;
+    private final LatchParts parts;
+    private final LatchProtocol latch;
     private final CheckRounds<LatchAwait> rounds = new CheckRounds<>();
     private final FlushMarks<LatchAwait> flushes = new FlushMarks<>();
     /**
@@ -99,18 +78,18 @@ final class LatchGroup {
     private long outagePauseMs;
     private boolean dropped;
 
-    LatchGroup(LatchServices services, RedisCountDownLatch latch) {
-        this.services = services;
+    LatchGroup(LatchParts parts, LatchProtocol latch) {
+        this.parts = parts;
         this.latch = latch;
-        this.zeroReleases = services.wakeups.sameServerAsScripts();
+        this.zeroReleases = parts.wakeups().sameServerAsScripts();
     }
 
     /** {@link #add}'s answer when the group subscribes first: the caller then runs {@link #checkOnceSubscribed}. */
     static final long SUBSCRIBING_FIRST = -1;
 
     /**
-     * Adds {@code member}, inside the services' map lock. The first member of a group whose latch this client last
-     * knew closed ({@link RedisCountDownLatch#lastKnownClosed}), and that waits long ({@link LatchAwait#waitsLong}),
+     * Adds {@code member}, inside the groups' map lock. The first member of a group whose latch this client last
+     * knew closed ({@link LatchProtocol#lastKnownClosed}), and that waits long ({@link LatchAwait#waitsLong}),
      * subscribes first and sends no check until Redis confirms: a check sent before would most likely read the latch
      * closed, which settles nobody before the subscription is confirmed (a count-down between the two would have
      * published to nobody here), so it would have to be repeated. One round trip and one check fewer on the way to sleeping; the hint wrong (the latch opened
@@ -148,7 +127,7 @@ final class LatchGroup {
     }
 
     /**
-     * Removes {@code member}, inside the services' map lock.
+     * Removes {@code member}, inside the groups' map lock.
      *
      * @return whether the group is empty now, and dropped: the caller removes it from the map, then {@link #release}s
      */
@@ -242,13 +221,13 @@ final class LatchGroup {
                 confirmOn(subscription.flush(), flushes.sending());
             }
         }
-        String name = latch.getName();
+        String name = latch.name();
         // the run id after the read is asked for every open answer but one that a "0" heard explains (an opening
         // publishes one: then it is an opening on any run); asking costs a round trip only after a connection changed
-        services.runs.current(name).thenCompose(before -> latch.state().thenCompose(state ->
+        parts.runs().current(name).thenCompose(before -> latch.state().thenCompose(state ->
                         !state.isOpen() || zeroHeardSinceClosed()
                                 ? CompletableFuture.completedFuture(new Check(before, state, null, null))
-                                : services.runs.current(name).thenApply(after -> new Check(before, state, after, null)))
+                                : parts.runs().current(name).thenApply(after -> new Check(before, state, after, null)))
                         .exceptionally(error -> new Check(before, null, null, error)))
                 .whenComplete((check, error) -> answered(number, subscribed, zerosBefore, check,
                         error != null ? error : check.error()));
@@ -262,7 +241,7 @@ final class LatchGroup {
      * @param after  for an open latch with no "0" heard: the run id after the read, else null
      * @param error  why the read failed, or null
      */
-    private record Check(String before, RedisCountDownLatch.State state, String after, Throwable error) {
+    private record Check(String before, LatchProtocol.State state, String after, Throwable error) {
     }
 
     /**
@@ -294,7 +273,7 @@ final class LatchGroup {
                             && closedOpeningUnheard;
                     if (announce) {
                         // under the lock that zeroHeard takes: a "0" not heard by now is counted by the announcer
-                        announcer = services.wakeups.join(latch.channel().channel(), true);
+                        announcer = parts.wakeups().join(latch.channel(), true);
                     }
                     if (lost) {
                         sawClosed = false;
@@ -311,7 +290,7 @@ final class LatchGroup {
             }
         }
         if (error != null) {
-            boolean passes = Errors.isUnavailable(error) && !services.isClosed();
+            boolean passes = Errors.isUnavailable(error) && !parts.acquisitions().isClosed();
             answeredFor.forEach(member -> member.checkFailed(before, error, passes));
         } else if (open) {
             if (announcer != null) {
@@ -320,7 +299,7 @@ final class LatchGroup {
             String after = opened ? null : check.after(); // a "0" heard: opened, on whichever run
             answeredFor.forEach(member -> member.found(before, after));
         } else {
-            long now = services.nanoTime.getAsLong();
+            long now = parts.nanoTime();
             answeredFor.forEach(member -> member.stillClosed(now, check.before()));
         }
         next(error != null, open, subscribed, error == null ? check.state().pttl() : 0);
@@ -421,11 +400,11 @@ final class LatchGroup {
 
     /** Guarded by this. @return the bounded re-check: the shortest of the re-check, TTL + 1 ms, a member's time left */
     private long sleepMs(long ttlMs) {
-        long ms = services.recheckMs;
+        long ms = parts.recheckMs();
         if (ttlMs > 0) {
             ms = Math.min(ms, ttlMs + 1);
         }
-        long now = services.nanoTime.getAsLong();
+        long now = parts.nanoTime();
         for (LatchAwait member : rounds.members()) {
             ms = Math.min(ms, member.leftMs(now));
         }
@@ -440,7 +419,7 @@ final class LatchGroup {
     /** Guarded by this. @return the group's membership of the latch's channel, joined on first use */
     private WakeupHub.Subscription join() {
         if (subscription == null) {
-            subscription = services.wakeups.join(latch.channel().channel(), true);
+            subscription = parts.wakeups().join(latch.channel(), true);
             if (zeroReleases && subscription.sentSubscribe()) {
                 // its SUBSCRIBE was sent just now, after every member so far joined (they join under this lock)
                 confirmOn(subscription.ready(), flushes.sending());
