@@ -9,7 +9,7 @@
  *       the latch rounds: set, count down or await) and {@code Guard} (what one hold
  *       takes and gives back), {@code HoldProbe} and {@code RedisLine} (the owner's own look at
  *       Redis, past its client), {@code FencingStorage} and {@code StorageClient} (the fenced store),
- *       {@code HandoffMeter}.</li>
+ *       {@code HandoffListener} and {@code HandoffCounts} (a worker's local hand-offs per kind).</li>
  *   <li>The faults: {@code Nemesis} (seeded: kills, freezes and pauses of holders and of Redis, cut connections),
  *       {@code Fault}, {@code RedisAdmin}, {@code WorkerProcess}.</li>
  *   <li>The history and its checks: {@code Event}, {@code EventLog}, {@code History}, {@code Hold}, {@code Claims};

@@ -14,8 +14,8 @@
  * lock kinds are in {@code io.dlock.internal.lock}, the wait loop and the rules every kind shares in
  * {@code io.dlock.internal.acquire}, hold records and the watchdog in {@code io.dlock.internal.lease}, pub/sub
  * wake-ups in {@code io.dlock.internal.wakeup}, the Lua scripts in {@code io.dlock.internal.script}, connections in
- * {@code io.dlock.internal.transport}, lock events in {@code io.dlock.internal.events}, the Micrometer recorder in
- * {@code io.dlock.internal.metrics}, and the synchronizers in {@code io.dlock.internal.semaphore},
+ * {@code io.dlock.internal.transport}, lock events in {@code io.dlock.internal.events} (the Micrometer recorder is public:
+ * {@code io.dlock.metrics}), and the synchronizers in {@code io.dlock.internal.semaphore},
  * {@code io.dlock.internal.latch} and {@code io.dlock.internal.multilock}. How they fit together:
  * {@code docs/architecture.md} §2 (the package graph); what goes over the wire: {@code docs/protocol.md}.
  */

@@ -144,8 +144,13 @@ public final class Acquisitions {
         return CompletableFuture.allOf(ends.toArray(new CompletableFuture<?>[0]));
     }
 
-    /** @return acquisitions waiting or attempting now */
+    /** @return acquisitions waiting or attempting now, of every kind */
     public int waitingCount() {
         return loops.size();
+    }
+
+    /** @return acquisitions waiting or attempting now whose kind ({@link Waiter#kind()}, as errors name it) passes */
+    public int waitingCount(java.util.function.Predicate<String> kind) {
+        return (int) loops.stream().filter(loop -> kind.test(loop.kind())).count();
     }
 }

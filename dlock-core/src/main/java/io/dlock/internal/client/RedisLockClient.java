@@ -367,9 +367,9 @@ public final class RedisLockClient implements LockClient {
         return latches.waitingCount();
     }
 
-    /** @return acquisitions of semaphores now waiting, and leased permits held (for tests and inspection) */
+    /** @return acquisitions of permits (of both semaphores) now under way, and leased permits held (for tests) */
     public int[] semaphoreActivity() {
-        return new int[] {acquisitions.waitingCount(), semaphores.heldPermitCount()};
+        return new int[] {acquisitions.waitingCount(kind -> kind.endsWith("semaphore")), semaphores.heldPermitCount()};
     }
 
     /** @return how many owners of this client wait inside it behind another of its owners on {@code lockName} */

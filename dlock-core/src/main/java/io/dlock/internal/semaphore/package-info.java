@@ -3,7 +3,7 @@
  * io.dlock.internal.semaphore.RedisSemaphore}) and {@link io.dlock.LeasedSemaphore} ({@link
  * io.dlock.internal.semaphore.RedisLeasedSemaphore}), on Redisson's {@code RSemaphore} and
  * {@code RPermitExpirableSemaphore} wire (docs/protocol.md §13). Not API: public only so that the client in
- * {@code io.dlock.internal} can create them.
+ * {@code io.dlock.internal.client} can create them.
  *
  * <h2>Parts</h2>
  * <ul>
