@@ -33,7 +33,7 @@ class DocsDriftTest {
     private static final Pattern NAME = Pattern.compile("\\b(io\\.dlock(?:\\.\\w+)+|[A-Z][A-Za-z0-9]*(?:[#.][a-z]\\w*)?)");
     /** Names the docs use that belong to other projects. */
     private static final Set<String> ELSEWHERE = Set.of("AutoConfiguration", "ChronoUnit", "ClientResources", "Clock",
-            "CompletableFuture", "Flux", "Mono", "IllegalArgumentException", "IllegalMonitorStateException",
+            "CompletableFuture", "Duration", "Flux", "Mono", "IllegalArgumentException", "IllegalMonitorStateException",
             "IllegalStateException", "InterruptedException", "NullPointerException", "Throwable", "String", "Long",
             "System", "UUID", "SecureRandom", "LongSupplier", "LockRegistry", "LockRegistryLeaderInitiator",
             "RedisLockRegistry", "MeterBinder", "Observation", "ObservationRegistry", "RedisURI", "RCountDownLatch",

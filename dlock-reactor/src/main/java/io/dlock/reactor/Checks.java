@@ -14,28 +14,18 @@ import java.util.Objects;
  * here, so that the core never refuses one at subscription. Stateless.
  */
 final class Checks {
-    private static final Duration ONE_MS = Duration.ofMillis(1);
-
     private Checks() {
     }
 
     /** @throws IllegalArgumentException when {@code wait} is negative */
     static Duration waitTime(String kind, String name, String parameter, Duration wait) {
-        Objects.requireNonNull(wait, parameter);
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException(kind + " '" + name + "': " + parameter + " must not be negative: "
-                    + wait);
-        }
+        io.dlock.Leases.waitNanos(kind + " '" + name + "'", parameter, wait);
         return wait;
     }
 
     /** @throws IllegalArgumentException when {@code lease} is shorter than 1 ms or longer than the longest lease */
     static Duration lease(String kind, String name, String parameter, Duration lease) {
-        Objects.requireNonNull(lease, parameter);
-        if (lease.compareTo(ONE_MS) < 0 || lease.compareTo(DistributedLock.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(kind + " '" + name + "': " + parameter + " must be between 1 ms and "
-                    + DistributedLock.MAX_LEASE.toDays() + " days: " + lease);
-        }
+        io.dlock.Leases.leaseMillis(kind + " '" + name + "'", parameter, lease);
         return lease;
     }
 

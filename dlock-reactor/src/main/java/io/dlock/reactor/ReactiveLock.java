@@ -250,7 +250,7 @@ public final class ReactiveLock {
     }
 
     private long waitMillis(Duration wait) {
-        return Durations.millis(Checks.waitTime(KIND, getName(), "waitTime", wait));
+        return io.dlock.Leases.waitMillis(KIND + " '" + getName() + "'", "waitTime", wait);
     }
 
     private long leaseMillis(Duration lease) {

@@ -46,10 +46,7 @@ final class DlockRegistryLock implements DistributedLock {
         if (lease == null) {
             throw new NullPointerException(where + ": " + parameter + " is null");
         }
-        if (lease.compareTo(Duration.ofMillis(1)) < 0 || lease.compareTo(io.dlock.DistributedLock.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(where + ": " + parameter + " must be between 1 ms and "
-                    + io.dlock.DistributedLock.MAX_LEASE + ", not " + lease);
-        }
+        io.dlock.Leases.leaseMillis(where, parameter, lease);
     }
 
     private long leaseMs(Duration lease) {

@@ -119,7 +119,7 @@ final class MethodAttributes {
             throw invalid("leaseTime \"" + lease + "\" is zero; use \"" + watchdog
                     + "\" (the default) for a renewed lease");
         }
-        if (leaseMs > DistributedLock.MAX_LEASE.toMillis()) {
+        if (!io.dlock.Leases.isValidLease(Duration.ofMillis(leaseMs))) {
             throw invalid("leaseTime \"" + lease + "\" exceeds the longest lease, " + DistributedLock.MAX_LEASE);
         }
         return leaseMs;

@@ -53,12 +53,7 @@ public final class Args {
      *                                  means "watchdog") or longer than {@link DistributedLock#MAX_LEASE}
      */
     public static long extensionMillis(String lockName, Duration lease) {
-        Objects.requireNonNull(lease, "lease");
-        if (lease.compareTo(Duration.ofMillis(1)) < 0 || lease.compareTo(DistributedLock.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("lock '" + lockName + "': lease must be between 1 ms and "
-                    + DistributedLock.MAX_LEASE.toDays() + " days: " + lease);
-        }
-        return lease.toMillis();
+        return io.dlock.Leases.leaseMillis("lock '" + lockName + "'", "lease", lease);
     }
 
     /**
@@ -87,12 +82,7 @@ public final class Args {
      * @throws IllegalArgumentException when it is negative, naming the object
      */
     public static long waitNanos(String kind, String name, String parameter, Duration wait) {
-        Objects.requireNonNull(wait, parameter);
-        if (wait.isNegative()) {
-            throw new IllegalArgumentException(kind + " '" + name + "': " + parameter + " must not be negative: "
-                    + wait);
-        }
-        return wait.compareTo(DistributedLock.MAX_LEASE) > 0 ? DistributedLock.WAIT_FOREVER : wait.toNanos();
+        return io.dlock.Leases.waitNanos(kind + " '" + name + "'", parameter, wait);
     }
 
     /**
@@ -104,12 +94,7 @@ public final class Args {
      * @throws IllegalArgumentException outside that range, naming the object
      */
     public static long durationMillis(String kind, String name, String parameter, Duration value) {
-        Objects.requireNonNull(value, parameter);
-        if (value.compareTo(Duration.ofMillis(1)) < 0 || value.compareTo(DistributedLock.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException(kind + " '" + name + "': " + parameter + " must be between 1 ms and "
-                    + DistributedLock.MAX_LEASE.toDays() + " days: " + value);
-        }
-        return value.toMillis();
+        return io.dlock.Leases.leaseMillis(kind + " '" + name + "'", parameter, value);
     }
 
     /**
