@@ -1,17 +1,13 @@
 package io.dlock.reactor;
 
 import io.dlock.DistributedLock;
-import io.dlock.FencedLock;
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
-import io.dlock.LockOwner;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -51,16 +47,13 @@ public final class ReactiveLock {
     private static final String KIND = "lock";
 
     private final LockClient client;
+    private final LockTarget target;
     private final DistributedLock lock;
-    /** The name {@link LockClient#inspectAsync} reads, or null for a multi-lock. */
-    private final String inspectName;
-    private final boolean fenced;
 
-    ReactiveLock(LockClient client, DistributedLock lock, String inspectName, boolean fenced) {
+    ReactiveLock(LockClient client, LockTarget target) {
         this.client = client;
-        this.lock = lock;
-        this.inspectName = inspectName;
-        this.fenced = fenced;
+        this.target = target;
+        this.lock = target.lock();
     }
 
     /** @return the lock's name ({@link DistributedLock#getName()}); for a multi-lock a description, not a Redis key */
@@ -222,31 +215,11 @@ public final class ReactiveLock {
      *         with {@link UnsupportedOperationException} for a multi-lock (inspect its members)
      */
     public Mono<LockInfo> inspect() {
-        if (inspectName == null) {
-            return Mono.error(() -> new UnsupportedOperationException(getName()
-                    + ": a multi-lock has no key of its own; inspect its members"));
-        }
-        return Grants.call(() -> client.inspectAsync(inspectName));
+        return target.inspect(client);
     }
 
     private Mono<ReactiveHold> acquire(long waitMs, long leaseMs) {
-        return Grants.acquire(() -> {
-            LockOwner owner = client.newOwner();
-            if (fenced) {
-                FencedLock view = ((FencedLock) lock).as(owner);
-                CompletableFuture<Long> token = waitMs == DistributedLock.WAIT_FOREVER
-                        ? view.lockAndGetTokenAsync(leaseMs, TimeUnit.MILLISECONDS)
-                        : view.tryLockAndGetTokenAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS);
-                return Grants.Started.of(token, t -> t == null ? null : ReactiveHold.fenced(client, view, owner, t));
-            }
-            DistributedLock view = lock.as(owner);
-            if (waitMs == DistributedLock.WAIT_FOREVER) {
-                return Grants.Started.of(view.lockAsync(leaseMs, TimeUnit.MILLISECONDS),
-                        done -> ReactiveHold.of(client, view, owner));
-            }
-            return Grants.Started.of(view.tryLockAsync(waitMs, leaseMs, TimeUnit.MILLISECONDS),
-                    held -> held ? ReactiveHold.of(client, view, owner) : null);
-        }, ReactiveHold::giveBack);
+        return Grants.acquire(() -> target.start(client, client.newOwner(), waitMs, leaseMs), ReactiveHold::giveBack);
     }
 
     private long waitMillis(Duration wait) {

@@ -63,15 +63,14 @@ public final class ReactiveLockClient {
      *         its acquisition drew, {@link ReactiveHold#fencingToken()}
      */
     public ReactiveLock getFencedLock(String name) {
-        DistributedLock fenced = client.getFencedLock(name);
-        return new ReactiveLock(client, fenced, fenced.getName(), true);
+        return new ReactiveLock(client, new LockTarget.Fenced(client.getFencedLock(name)));
     }
 
     /** @return the read-write lock of {@code name} ({@link LockClient#getReadWriteLock(String)}) */
     public ReactiveReadWriteLock getReadWriteLock(String name) {
         DistributedReadWriteLock lock = client.getReadWriteLock(name);
-        return new ReactiveReadWriteLock(lock, new ReactiveLock(client, lock.readLock(), lock.getName(), false),
-                new ReactiveLock(client, lock.writeLock(), lock.getName(), false));
+        return new ReactiveReadWriteLock(lock, keyed(lock.readLock(), lock.getName()),
+                keyed(lock.writeLock(), lock.getName()));
     }
 
     /**
@@ -89,7 +88,7 @@ public final class ReactiveLockClient {
         for (ReactiveLock lock : locks) {
             members.add(Objects.requireNonNull(lock, "a member lock").core());
         }
-        return new ReactiveLock(client, client.getMultiLock(members), null, false);
+        return new ReactiveLock(client, new LockTarget.Multi(client.getMultiLock(members)));
     }
 
     /** @return the counting semaphore of {@code name} ({@link LockClient#getSemaphore(String)}) */
@@ -140,7 +139,11 @@ public final class ReactiveLockClient {
     }
 
     private ReactiveLock lock(DistributedLock lock) {
-        return new ReactiveLock(client, lock, lock.getName(), false);
+        return keyed(lock, lock.getName());
+    }
+
+    private ReactiveLock keyed(DistributedLock lock, String inspectName) {
+        return new ReactiveLock(client, new LockTarget.Keyed(lock, inspectName));
     }
 
     @Override
