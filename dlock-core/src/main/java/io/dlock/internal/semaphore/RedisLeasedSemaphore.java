@@ -2,21 +2,14 @@ package io.dlock.internal.semaphore;
 
 import io.dlock.DistributedLock;
 import io.dlock.LeasedSemaphore;
-import io.dlock.Permit;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Args;
 import io.lettuce.core.ScriptOutputType;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -26,16 +19,22 @@ import java.util.function.Function;
  * {@code pes_acquire}, {@code pes_release}, {@code pes_renew} and {@code pes_update}. Keeps nothing but its keys; the
  * permits it grants are {@link LeasedPermit}s, watched by the client's {@link PermitWatchdog}.
  *
- * <p>Every acquisition, of one permit or of several, goes through the one wait loop ({@link PermitAcquisition},
- * built in {@code acquisition}), whose grant is the list of permits one attempt took. Each attempt asks for fresh ids, so an attempt
- * whose reply is lost (it may have run) is undone by releasing those ids, which cannot touch any other permit; and a
- * grant that arrives after its caller gave up is released the same way.
+ * <p>Its acquire forms are expanded once in {@link LeasedAcquireForms}; every acquisition, of one permit or of several,
+ * goes through the one wait loop ({@link PermitAcquisition}, with {@link LeasedGrants}), whose grant is the list of
+ * permits one attempt took. Each attempt asks for fresh ids, so an attempt whose reply is lost (it may have run) is
+ * undone by releasing those ids, which cannot touch any other permit; and a grant that arrives after its caller gave
+ * up is released the same way. Releases by id are {@link PermitReleases}' job.
  */
-public final class RedisLeasedSemaphore extends PermitCounterBase implements LeasedSemaphore {
-    static final String KIND = "leased semaphore";
+public final class RedisLeasedSemaphore extends LeasedAcquireForms {
+    private final PermitReleases releases;
 
     public RedisLeasedSemaphore(SemaphoreServices services, String name) {
-        super(services, name, KIND);
+        super(services, name);
+        this.releases = new PermitReleases(services, keys);
+    }
+
+    PermitReleases releases() {
+        return releases;
     }
 
     SemaphoreKeys keys() {
@@ -51,20 +50,6 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
     }
 
     // ---- acquisitions
-
-    /** @param leaseTime null for a watchdog lease */
-    private long leaseMillis(Duration leaseTime) {
-        return leaseTime == null ? -1 : Args.durationMillis(KIND, getName(), "leaseTime", leaseTime);
-    }
-
-    /** @return {@code permits}, checked: from 1 to {@link #MAX_PERMITS_AT_ONCE} */
-    private int permitCount(int permits) {
-        if (permits < 1 || permits > MAX_PERMITS_AT_ONCE) {
-            throw new IllegalArgumentException(KIND + " '" + getName() + "': permits must be from 1 to "
-                    + MAX_PERMITS_AT_ONCE + ": " + permits);
-        }
-        return permits;
-    }
 
     /**
      * One acquisition on the one wait loop ({@link PermitAcquisition}): each attempt asks for {@code permits} permits,
@@ -86,216 +71,25 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
                 : new PermitGate(lines, services.acquisitions.waiting().hub(), channel, 1,
                         () -> new PermitTicket(PermitIds.fresh(), lease));
         return new PermitAcquisition<>(services, KIND, getName(), true, channel,
-                new PermitAcquisition.Grants<>() {
-                    @Override
-                    public CompletableFuture<PermitAcquisition.Reply<List<LeasedPermit>>> attempt(String attemptId) {
-                        String[] ids = PermitIds.series(attemptId, permits);
-                        String[] args = new String[3 + permits];
-                        args[0] = Long.toString(lease);
-                        args[1] = services.publishCommand;
-                        args[2] = keys.channel();
-                        System.arraycopy(ids, 0, args, 3, permits);
-                        long sentAt = nanoTime();
-                        CompletableFuture<Long> reply = services.run(SemaphoreScripts.PES_ACQUIRE,
-                                ScriptOutputType.INTEGER, keys.both(), args);
-                        return reply.thenApply(r -> {
-                            if (r != 0L) {
-                                return PermitAcquisition.Reply.busy(r);
-                            }
-                            lines.granted(channel, permits);
-                            List<LeasedPermit> granted = new ArrayList<>(permits);
-                            for (String id : ids) {
-                                LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, id, lease,
-                                        watchdog, owner, sentAt);
-                                // both before the caller hears of it; the grant first, as held() may report it lost
-                                services.events.get().permitGranted(getName(), id);
-                                services.watchdog.held(permit);
-                                granted.add(permit);
-                            }
-                            return new PermitAcquisition.Reply<>(List.copyOf(granted), 0);
-                        });
-                    }
-
-                    @Override
-                    public CompletableFuture<?> giveBack(String attemptId) {
-                        return sendRelease(EACH, true, PermitIds.series(attemptId, permits));
-                    }
-
-                    @Override
-                    public List<LeasedPermit> handedOver(PermitTicket ticket) {
-                        LeasedPermit permit = new LeasedPermit(RedisLeasedSemaphore.this, ticket.id(),
-                                ticket.leaseMs(), watchdog, owner, ticket.sentAtNanos());
-                        services.events.get().permitGranted(getName(), ticket.id());
-                        services.watchdog.held(permit);
-                        return List.of(permit);
-                    }
-
-                    @Override
-                    public CompletableFuture<?> undo(List<LeasedPermit> granted) {
-                        lines.forget(channel, granted.size());
-                        String[] ids = new String[granted.size()];
-                        for (int i = 0; i < ids.length; i++) {
-                            LeasedPermit permit = granted.get(i);
-                            services.watchdog.forget(permit);
-                            if (permit.releaseStarting()) {
-                                services.events.get().permitReleased(getName(), permit.id());
-                            }
-                            ids[i] = permit.id();
-                        }
-                        return sendRelease(EACH, ids);
-                    }
-                }, gate, waitNanos);
+                new LeasedGrants(this, permits, lease, watchdog, owner), gate, waitNanos);
     }
 
-    /** Releases those of {@code ids} in the table, ignoring the outcome (clean-up of an attempt nobody receives). */
-    private void giveBack(String... ids) {
-        services.acquisitions.track(sendRelease(EACH, ids));
-    }
-
-    private static final String EACH = "each";
-    private static final String ALL = "all";
-
-    /** {@code pes_release}; completes with one state per id (see the script). */
-    private CompletableFuture<List<Long>> sendRelease(String mode, String... ids) {
-        return sendRelease(mode, false, ids);
-    }
-
-    /** @param byText send the script's text ({@code EVAL}): a give-back after a lost reply must not meet NOSCRIPT */
-    private CompletableFuture<List<Long>> sendRelease(String mode, boolean byText, String... ids) {
-        return sendReleaseTold(mode, byText, ids).thenApply(r -> r.subList(0, r.size() - 1));
-    }
-
-    /**
-     * {@code pes_release}; completes with one state per id, then how many subscribers the release's message reached
-     * (see the script).
-     */
-    private CompletableFuture<List<Long>> sendReleaseTold(String mode, boolean byText, String... ids) {
-        String[] args = new String[3 + ids.length];
-        args[0] = services.publishCommand;
-        args[1] = keys.channel();
-        args[2] = mode;
-        System.arraycopy(ids, 0, args, 3, ids.length);
-        CompletableFuture<List<Object>> reply = byText
-                ? services.runByText(SemaphoreScripts.PES_RELEASE, ScriptOutputType.MULTI, keys.both(), args)
-                : services.run(SemaphoreScripts.PES_RELEASE, ScriptOutputType.MULTI, keys.both(), args);
-        return reply.thenApply(r -> r.stream().map(Long.class::cast).toList());
-    }
-
-    private static final Function<List<LeasedPermit>, Permit> ONE = l -> l == null ? null : l.get(0);
-    private static final Function<List<LeasedPermit>, Optional<Permit>> MAYBE_ONE =
-            l -> Optional.ofNullable(l == null ? null : l.get(0));
-    private static final Function<List<LeasedPermit>, List<Permit>> ALL_OR_NONE =
-            l -> l == null ? List.of() : List.copyOf(l);
-
-    /** A blocking acquisition: an interrupt abandons it (the one interrupt rule); a single attempt is not cut. */
-    private <R> R waitFor(int permits, long leaseMs, long waitNanos, Function<List<LeasedPermit>, R> map,
+    @Override
+    <R> R waitFor(int permits, long leaseMs, long waitNanos, Function<List<LeasedPermit>, R> map,
                           String operation) throws InterruptedException {
         PermitAcquisition<List<LeasedPermit>> acquisition = acquisition(permits, leaseMs, waitNanos);
         return map.apply(waitNanos == 0 ? acquisition.awaitSingleAttempt(operation) : acquisition.await(operation));
     }
 
-    /** One attempt, blocking: a short Redis call, which an interrupt does not cut. */
-    private <R> R tryOnce(int permits, Function<List<LeasedPermit>, R> map, String operation) {
+    @Override
+    <R> R tryOnce(int permits, Function<List<LeasedPermit>, R> map, String operation) {
         return map.apply(acquisition(permits, -1, 0).awaitSingleAttempt(operation));
     }
 
-    private <R> CompletableFuture<R> async(int permits, long leaseMs, long waitNanos,
+    @Override
+    <R> CompletableFuture<R> async(int permits, long leaseMs, long waitNanos,
                                            Function<List<LeasedPermit>, R> map, String operation) {
         return acquisition(permits, leaseMs, waitNanos).toCaller(map, operation);
-    }
-
-    @Override
-    public Permit acquire() throws InterruptedException {
-        return waitFor(1, -1, -1, ONE, "acquire");
-    }
-
-    @Override
-    public CompletableFuture<Permit> acquireAsync() {
-        return async(1, -1, -1, ONE, "acquire");
-    }
-
-    @Override
-    public Permit acquire(Duration leaseTime) throws InterruptedException {
-        return waitFor(1, leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1, ONE, "acquire");
-    }
-
-    @Override
-    public CompletableFuture<Permit> acquireAsync(Duration leaseTime) {
-        return async(1, leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1, ONE, "acquire");
-    }
-
-    @Override
-    public Optional<Permit> tryAcquire() {
-        return tryOnce(1, MAYBE_ONE, "tryAcquire");
-    }
-
-    @Override
-    public CompletableFuture<Optional<Permit>> tryAcquireAsync() {
-        return async(1, -1, 0, MAYBE_ONE, "tryAcquire");
-    }
-
-    @Override
-    public Optional<Permit> tryAcquire(Duration waitTime) throws InterruptedException {
-        return tryAcquire(waitTime, null);
-    }
-
-    @Override
-    public CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime) {
-        return tryAcquireAsync(waitTime, null);
-    }
-
-    @Override
-    public Optional<Permit> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        return waitFor(1, leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), MAYBE_ONE, "tryAcquire");
-    }
-
-    @Override
-    public CompletableFuture<Optional<Permit>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
-        return async(1, leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), MAYBE_ONE, "tryAcquire");
-    }
-
-    @Override
-    public List<Permit> acquire(int permits) throws InterruptedException {
-        return waitFor(permitCount(permits), -1, -1, ALL_OR_NONE, "acquire");
-    }
-
-    @Override
-    public CompletableFuture<List<Permit>> acquireAsync(int permits) {
-        return async(permitCount(permits), -1, -1, ALL_OR_NONE, "acquire");
-    }
-
-    @Override
-    public List<Permit> acquire(int permits, Duration leaseTime) throws InterruptedException {
-        return waitFor(permitCount(permits), leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1,
-                ALL_OR_NONE, "acquire");
-    }
-
-    @Override
-    public CompletableFuture<List<Permit>> acquireAsync(int permits, Duration leaseTime) {
-        return async(permitCount(permits), leaseMillis(Objects.requireNonNull(leaseTime, "leaseTime")), -1,
-                ALL_OR_NONE, "acquire");
-    }
-
-    @Override
-    public List<Permit> tryAcquire(int permits) {
-        return tryOnce(permitCount(permits), ALL_OR_NONE, "tryAcquire");
-    }
-
-    @Override
-    public CompletableFuture<List<Permit>> tryAcquireAsync(int permits) {
-        return async(permitCount(permits), -1, 0, ALL_OR_NONE, "tryAcquire");
-    }
-
-    @Override
-    public List<Permit> tryAcquire(int permits, Duration waitTime, Duration leaseTime) throws InterruptedException {
-        return waitFor(permitCount(permits), leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), ALL_OR_NONE,
-                "tryAcquire");
-    }
-
-    @Override
-    public CompletableFuture<List<Permit>> tryAcquireAsync(int permits, Duration waitTime, Duration leaseTime) {
-        return async(permitCount(permits), leaseMillis(leaseTime), Args.waitNanos(KIND, getName(), "waitTime", waitTime), ALL_OR_NONE,
-                "tryAcquire");
     }
 
     // ---- releases
@@ -318,7 +112,8 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
         if (!reservation.served().isEmpty()) {
             return handOn(permit, reservation).thenApply(held -> held && !reportedLost);
         }
-        return sendReleaseTold(EACH, false, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
+        return releases.sendReleaseTold(PermitReleases.EACH, false, permit.id())
+                .whenComplete((r, e) -> permit.releaseEnded(e == null))
                 .thenApply(r -> {
                     services.releasedInRedis(reservation, keys.channel(), r.get(1));
                     return r.get(0) == 1L && !reportedLost;
@@ -341,7 +136,8 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
         if (ticket == null) {
             // a plain semaphore's waiter on the same name (the keys are shared): nothing to hand it in this table
             reservation.fail();
-            return sendRelease(EACH, permit.id()).whenComplete((r, e) -> permit.releaseEnded(e == null))
+            return releases.sendRelease(PermitReleases.EACH, permit.id())
+                    .whenComplete((r, e) -> permit.releaseEnded(e == null))
                     .thenApply(r -> r.get(0) == 1L);
         }
         ticket.sending(nanoTime());
@@ -352,7 +148,8 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
             if (error != null) {
                 reservation.fail();
                 if (Errors.isUnavailable(error)) {
-                    services.acquisitions.track(sendRelease(EACH, true, permit.id(), ticket.id()));
+                    services.acquisitions.track(
+                            releases.sendRelease(PermitReleases.EACH, true, permit.id(), ticket.id()));
                 }
                 throw new CompletionException(Errors.unwrap(error));
             }
@@ -390,156 +187,50 @@ public final class RedisLeasedSemaphore extends PermitCounterBase implements Lea
             }
             if (permit.isLost()) {
                 // reported lost while the extension was on its way: the client counts it as given back, so it is
-                giveBack(permit.id());
+                releases.giveBack(permit.id());
             }
             return false;
         });
     }
 
-    /**
-     * Sends a release by id, first pausing this client's own handles of those ids (not renewed, no loss reported
-     * while it is on its way), and ending them as the reply says: released, failed, or held again (a list refused).
-     * So a permit of this client released by id is ended as if released through its handle.
-     */
-    private CompletableFuture<List<Long>> releaseIds(String mode, String[] ids) {
-        List<LeasedPermit> own = services.watchdog.heldWithIds(keys, Set.of(ids));
-        own.removeIf(permit -> !permit.releaseByIdStarting());
-        own.forEach(services.watchdog::forget);
-        if (own.isEmpty()) {
-            return sendRelease(mode, ids);
-        }
-        Map<String, Integer> index = new HashMap<>();
-        for (int i = 0; i < ids.length; i++) {
-            index.put(ids[i], i);
-        }
-        return sendRelease(mode, ids).whenComplete((states, error) -> {
-            for (LeasedPermit permit : own) {
-                long state = error != null ? 0 : states.get(index.get(permit.id()));
-                if (error != null || state == 1L || state == 0L) {
-                    services.localPermits.forget(keys.channel(), 1);
-                    services.events.get().permitReleased(getName(), permit.id());
-                    permit.releaseByIdEnded(error != null ? LeasedPermit.State.RELEASE_FAILED
-                            : LeasedPermit.State.RELEASED);
-                } else {
-                    permit.releaseByIdEnded(LeasedPermit.State.HELD);
-                    services.watchdog.held(permit);
-                }
-            }
-        });
-    }
-
-    /**
-     * @param lenient true: an id not in the table answers false; else IllegalArgumentException
-     * @return completes with whether the permit was held with its lease running
-     */
-    private CompletableFuture<Boolean> releaseById(String permitId, boolean lenient) {
-        services.checkOpen(KIND, getName());
-        String id = PermitIds.require(getName(), permitId);
-        return releaseIds(EACH, new String[] {id}).thenApply(r -> {
-            long state = r.get(0);
-            if (state < 0 && !lenient) {
-                throw new IllegalArgumentException("semaphore '" + getName() + "': no permit with id " + id
-                        + " is held (never acquired, released already, or expired and reclaimed)");
-            }
-            return state == 1L;
-        });
-    }
-
     @Override
     public boolean release(String permitId) {
-        return sync(releaseById(permitId, false), "release");
+        return sync(releases.releaseById(permitId, false), "release");
     }
 
     @Override
     public CompletableFuture<Boolean> releaseAsync(String permitId) {
-        return async(releaseById(permitId, false), "release");
+        return async(releases.releaseById(permitId, false), "release");
     }
 
     @Override
     public boolean tryRelease(String permitId) {
-        return sync(releaseById(permitId, true), "tryRelease");
+        return sync(releases.releaseById(permitId, true), "tryRelease");
     }
 
     @Override
     public CompletableFuture<Boolean> tryReleaseAsync(String permitId) {
-        return async(releaseById(permitId, true), "tryRelease");
-    }
-
-    /** How many ids a refusal's message names at most. */
-    private static final int IDS_NAMED = 10;
-
-    /**
-     * All or none.
-     *
-     * @param lenient true: a refusal answers false; else IllegalArgumentException naming the ids not held
-     * @return completes with true when all were released
-     */
-    private CompletableFuture<Boolean> releaseAll(Collection<String> permitIds, boolean lenient) {
-        services.checkOpen(KIND, getName());
-        Objects.requireNonNull(permitIds, "permitIds");
-        if (permitIds.size() > MAX_PERMITS_AT_ONCE) {
-            throw new IllegalArgumentException("semaphore '" + getName() + "': at most " + MAX_PERMITS_AT_ONCE
-                    + " permit ids at once: " + permitIds.size());
-        }
-        Set<String> distinct = new LinkedHashSet<>();
-        for (String permitId : permitIds) {
-            String id = PermitIds.require(getName(), permitId);
-            if (!distinct.add(id)) {
-                throw new IllegalArgumentException("semaphore '" + getName() + "': permit id " + id
-                        + " appears twice in permitIds");
-            }
-        }
-        if (distinct.isEmpty()) {
-            return CompletableFuture.completedFuture(true);
-        }
-        String[] ids = distinct.toArray(new String[0]);
-        return releaseIds(ALL, ids).thenApply(states -> {
-            if (states.stream().allMatch(state -> state == 1L)) {
-                return true;
-            }
-            if (lenient) {
-                return false;
-            }
-            List<String> missing = new ArrayList<>();
-            List<String> ended = new ArrayList<>();
-            for (int i = 0; i < ids.length; i++) {
-                if (states.get(i) == -1L) {
-                    missing.add(ids[i]);
-                } else if (states.get(i) == -2L) {
-                    ended.add(ids[i]);
-                }
-            }
-            throw new IllegalArgumentException("semaphore '" + getName() + "': none of the " + ids.length
-                    + " permits was released, as not all are held"
-                    + (missing.isEmpty() ? "" : "; no permit with id " + named(missing)
-                            + " (never acquired, released already, or expired and reclaimed)")
-                    + (ended.isEmpty() ? "" : "; the lease has ended of " + named(ended)));
-        });
-    }
-
-    private static String named(List<String> ids) {
-        String shown = String.join(", ", ids.subList(0, Math.min(IDS_NAMED, ids.size())));
-        return ids.size() > IDS_NAMED ? shown + " and " + (ids.size() - IDS_NAMED) + " more" : shown;
+        return async(releases.releaseById(permitId, true), "tryRelease");
     }
 
     @Override
     public void release(Collection<String> permitIds) {
-        sync(releaseAll(permitIds, false), "release");
+        sync(releases.releaseAll(permitIds, false), "release");
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(Collection<String> permitIds) {
-        return async(releaseAll(permitIds, false).thenApply(r -> (Void) null), "release");
+        return async(releases.releaseAll(permitIds, false).thenApply(r -> (Void) null), "release");
     }
 
     @Override
     public boolean tryRelease(Collection<String> permitIds) {
-        return sync(releaseAll(permitIds, true), "tryRelease");
+        return sync(releases.releaseAll(permitIds, true), "tryRelease");
     }
 
     @Override
     public CompletableFuture<Boolean> tryReleaseAsync(Collection<String> permitIds) {
-        return async(releaseAll(permitIds, true), "tryRelease");
+        return async(releases.releaseAll(permitIds, true), "tryRelease");
     }
 
     // ---- the count
