@@ -17,10 +17,15 @@ for i = 1, 2 do
         return {0, i, key_type}
     end
 end
-local record = redis.call('hmget', KEYS[2], 'holder', 'client', 'host', 'pid', 'application', 'epoch', 'since')
-local holder = record[1]
+-- HGETALL, not HMGET: the commands of the README's least ACL rule suffice
+local all = redis.call('hgetall', KEYS[2])
+local record = {}
+for i = 1, #all, 2 do
+    record[all[i]] = all[i + 1]
+end
+local holder = record['holder']
 if not holder or redis.call('hexists', KEYS[1], holder) == 0 then
     return {1}
 end
-return {2, holder, record[2] or '', record[3] or '', record[4] or '-1', record[5] or '', record[6] or '0',
-        record[7] or '0', redis.call('pttl', KEYS[1])}
+return {2, holder, record['client'] or '', record['host'] or '', record['pid'] or '-1', record['application'] or '',
+        record['epoch'] or '0', record['since'] or '0', redis.call('pttl', KEYS[1])}
