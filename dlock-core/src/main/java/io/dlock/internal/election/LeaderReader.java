@@ -6,6 +6,7 @@ import io.dlock.NotALockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lock.LeaderRecord;
+import io.dlock.internal.script.LuaScript;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
@@ -25,6 +26,11 @@ public final class LeaderReader {
     private static final long LEADER = 2;
 
     private final ScriptRunner scripts;
+    /**
+     * Read here, on the thread that makes the client: the first use of {@link Scripts} loads every script from the
+     * class path, which must never happen on an I/O thread (an observation's first read runs there).
+     */
+    private final LuaScript script = Scripts.LEADER_READ;
 
     public LeaderReader(ScriptRunner scripts) {
         this.scripts = scripts;
@@ -37,7 +43,7 @@ public final class LeaderReader {
      */
     public CompletableFuture<Optional<LeaderInfo>> read(String name) {
         String[] keys = {name, LeaderRecord.key(name)};
-        CompletableFuture<List<Object>> reply = Errors.call(() -> scripts.run(Scripts.LEADER_READ,
+        CompletableFuture<List<Object>> reply = Errors.call(() -> scripts.run(script,
                 ScriptOutputType.MULTI, keys));
         return reply.handle((values, error) -> {
             if (error != null) {
