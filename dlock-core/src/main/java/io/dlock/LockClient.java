@@ -119,6 +119,56 @@ public interface LockClient extends AutoCloseable {
     LeaderElection getLeaderElection(String name, LeaderElectionSettings settings);
 
     /**
+     * Who leads the election {@code name}, for anyone (no candidate needed): the leader record its winning candidate
+     * wrote beside the election's lock (docs/protocol.md §14.4), answered only while that candidate still holds the
+     * lock, with the lock's remaining TTL. Read-only, one round trip; blocks for at most the command timeout.
+     *
+     * <p>What Redis says, not what the leader knows: a leader steps down on its own clock before its key expires
+     * (its renew deadline), and a leader that died stays here until its lease runs out. For work that must not overlap,
+     * fence it with the term's epoch ({@link LeaderTerm#requireValid()}). A Redisson lock, a plain lock or a fenced
+     * lock of the same name held outside an election reads as no leader.
+     *
+     * @param name the election's name
+     * @return the leader; empty when nobody leads
+     * @throws NotALockException        when the lock's key or the leader record ({@code dlock_leader:{NAME}}) holds
+     *                                  something else; the message names the key and its type
+     * @throws LockException            when Redis fails, or the client is closed
+     * @throws IllegalArgumentException when the name is blank, or cannot be used on a Redis Cluster
+     */
+    @Blocking
+    java.util.Optional<LeaderInfo> inspectLeader(String name);
+
+    /**
+     * Async {@link #inspectLeader(String)}: never blocks; the future completes on the client's executor, or fails with
+     * the {@link LockException} that {@code inspectLeader} throws.
+     *
+     * @throws IllegalArgumentException when the name is blank, or cannot be used on a Redis Cluster
+     */
+    java.util.concurrent.CompletableFuture<java.util.Optional<LeaderInfo>> inspectLeaderAsync(String name);
+
+    /**
+     * Observes who leads the election {@code name}, for anyone (no candidate needed): {@code observer} is told who
+     * leads once the observation has subscribed (possibly nobody), then every change, read as {@link
+     * #inspectLeader} reads it. Over pub/sub: a win publishes on the election's leader channel and a release on its
+     * lock's channel; the observation re-reads on each, after every resubscription of the client (a reconnect), and
+     * when the leader's time to live runs out (a leader that died announces nothing). So an observer that starts late
+     * or reconnects never misses the current leader; the epochs it is told never go down and no leader is told twice
+     * (a reading older than one already applied is dropped). Between changes it may be behind Redis by a round trip,
+     * and after a leader died by up to that leader's remaining TTL.
+     *
+     * <p>Calls come on the client's executor, one at a time and in order; an observer that throws is logged and goes on
+     * being told. Never blocks; closing the client closes the observation.
+     *
+     * @param name     the election's name
+     * @param observer told of each change
+     * @return the observation; close it to stop
+     * @throws NullPointerException     when {@code observer} is null
+     * @throws LockException            when the client is closed
+     * @throws IllegalArgumentException when the name is blank, or cannot be used on a Redis Cluster
+     */
+    LeaderObserver.Subscription observeLeader(String name, LeaderObserver observer);
+
+    /**
      * A count-down latch, wire-compatible with Redisson's {@code RCountDownLatch} (dlock and Redisson clients of one
      * name count down and await together), usable on a Redis Cluster under every name, hash-tagged ones included.
      * Cheap; no round trip.

@@ -55,11 +55,13 @@ class AclIT {
             "~redisson_lock_queue:{lock:*", "~redisson_lock_queue:lock:*",
             "~redisson_lock_timeout:{lock:*", "~redisson_lock_timeout:lock:*",
             "~redisson_lock_token:{lock:*", "~redisson_lock_token:lock:*",
-            "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*");
+            "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*",
+            "~dlock_leader:{lock:*", "~dlock_leader:lock:*");
     /** The channels of those locks, semaphores and latches. */
     static final List<String> CHANNELS = List.of("&redisson_lock__channel:{lock:*", "&redisson_lock__channel:lock:*",
             "&redisson_rwlock:{lock:*", "&redisson_rwlock:lock:*", "&redisson_sc:{lock:*", "&redisson_sc:lock:*",
-            "&redisson_countdownlatch__channel__{lock:*");
+            "&redisson_countdownlatch__channel__{lock:*", "&dlock_leader__channel:{lock:*",
+            "&dlock_leader__channel:lock:*");
     /** Commands the client sends itself (on Redis 6.2 and 7.x). */
     static final List<String> CLIENT_COMMANDS = List.of("+evalsha", "+eval", "+info", "+ping", "+publish",
             "+subscribe", "+unsubscribe", "+wait", "+cluster|slots", "+cluster|nodes");
@@ -155,6 +157,37 @@ class AclIT {
         LockClient b = client(uri);
         everyLockKindWithContention(a, b, cluster.uri());
         semaphoresAndLatchesWithContention(a, b, cluster.uri());
+    }
+
+    /**
+     * A leader election with the README's user: a candidate wins, anyone reads and observes who leads. Without the
+     * leader record's key pattern the win is refused (nothing taken).
+     */
+    @Test
+    void aUserWithExactlyTheRuleElectsReadsAndObservesALeader() throws Exception {
+        RedisServer redis = standalone(true, CHANNELS);
+        String uri = withUser(redis.uri());
+        LockClient a = client(uri);
+        LockClient b = client(uri);
+        List<io.dlock.LeaderChange> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        b.observeLeader("lock:leader", told::add);
+        io.dlock.LeaderElection election = a.getLeaderElection("lock:leader");
+        cleanup.add(election);
+        election.start();
+        long epoch = election.awaitLeadership(Duration.ofSeconds(10)).orElseThrow().epoch();
+        assertThat(b.inspectLeader("lock:leader").orElseThrow().epoch()).isEqualTo(epoch);
+        Await.until(Duration.ofSeconds(5), () -> told.stream().anyMatch(c -> c.current()
+                .map(l -> l.epoch() == epoch).orElse(false)), () -> "the observer is told: " + told);
+
+        setUser(redis, ruleWithout(redis.version(), "~dlock_leader:{lock:*"));
+        io.dlock.LeaderElection refused = client(uri).getLeaderElection("lock:refused");
+        cleanup.add(refused);
+        refused.start();
+        assertThat(refused.awaitLeadership(Duration.ofSeconds(1))).as("a win that may not write its record")
+                .isEmpty();
+        try (RawRedis raw = RawRedis.connect(redis.uri())) {
+            assertThat(raw.exists("lock:refused")).as("nothing taken").isFalse();
+        }
     }
 
     /**

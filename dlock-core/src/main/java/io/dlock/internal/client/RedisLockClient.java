@@ -25,7 +25,14 @@ import io.dlock.internal.acquire.Acquisitions;
 import io.dlock.internal.acquire.LoopWaiting;
 import io.dlock.internal.acquire.Outage;
 import io.dlock.internal.acquire.SyncWaits;
+import io.dlock.LeaderInfo;
+import io.dlock.LeaderObserver;
+import io.dlock.internal.Errors;
+import io.dlock.internal.acquire.Callers;
 import io.dlock.internal.election.FencedLeaderElection;
+import io.dlock.internal.election.LeaderObservers;
+import io.dlock.internal.election.LeaderReader;
+import io.dlock.internal.lock.ElectionLock;
 import io.dlock.internal.events.EventSink;
 import io.dlock.internal.latch.LatchServices;
 import io.dlock.internal.lease.Hold;
@@ -55,6 +62,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -105,6 +113,9 @@ public final class RedisLockClient implements LockClient {
     private final List<LeaseLostListener> listeners = new CopyOnWriteArrayList<>();
     /** The leader elections made by this client and not closed: closing the client closes them first. */
     private final java.util.Set<FencedLeaderElection> elections = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Who leads elections: read once ({@code inspectLeader}) or observed ({@code observeLeader}, candidates). */
+    private final LeaderReader leaderReader;
+    private final LeaderObservers leaderObservers;
 
     private RedisLockClient(LockClientConfig config, RedisTransport transport) {
         this.config = config;
@@ -139,6 +150,8 @@ public final class RedisLockClient implements LockClient {
                 LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), holds);
         this.latches = new LatchServices(parts);
         this.semaphores = new SemaphoreServices(parts, this::dispatchLeaseLost);
+        this.leaderReader = new LeaderReader(scripts);
+        this.leaderObservers = new LeaderObservers(leaderReader, wakeups, scheduler, executor);
         this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
                 acquisitions.waits(), this::checkOpen, acquisitions::isClosed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {
@@ -148,6 +161,7 @@ public final class RedisLockClient implements LockClient {
                 wakeups.onMessage(channel, message);
                 services.unlockMessage(channel);
                 semaphores.message(channel, message);
+                leaderObservers.message(channel);
             }
 
             @Override
@@ -155,6 +169,7 @@ public final class RedisLockClient implements LockClient {
                 // Messages published while the subscriptions were down are lost: let every waiter try again.
                 wakeups.wakeEverybody();
                 semaphores.resubscribed();
+                leaderObservers.resubscribed();
             }
         });
         renewer.start();
@@ -241,12 +256,41 @@ public final class RedisLockClient implements LockClient {
     @Override
     public LeaderElection getLeaderElection(String name, LeaderElectionSettings settings) {
         java.util.Objects.requireNonNull(settings, "settings");
-        FencedLock lock = getFencedLock(name).as(newOwner());
+        checkOpen();
+        checkSlots(name);
+        ElectionLock lock = RedisLocks.election(services, name, identity(), newOwner());
         FencedLeaderElection[] made = new FencedLeaderElection[1];
         made[0] = new FencedLeaderElection(name, lock, settings, services.clock().monotonic(), services.clock().wall(),
-                config.commandTimeout(), () -> elections.remove(made[0]), services.events());
+                config.commandTimeout(), () -> elections.remove(made[0]), services.events(),
+                observer -> leaderObservers.observe(name, observer));
         elections.add(made[0]);
         return made[0];
+    }
+
+    @Override
+    public Optional<LeaderInfo> inspectLeader(String name) {
+        return acquisitions.waits().awaitUninterruptibly(inspectLeaderAsync(name), "leader election", name,
+                "inspectLeader");
+    }
+
+    @Override
+    public CompletableFuture<Optional<LeaderInfo>> inspectLeaderAsync(String name) {
+        LockNames.requireValid(name);
+        checkSlots(name);
+        if (acquisitions.isClosed()) {
+            return CompletableFuture.failedFuture(new LockException(name, "leader election '" + name
+                    + "': the lock client is closed", null));
+        }
+        return Callers.toCaller(executor, null, null, leaderReader.read(name), Errors::unwrap);
+    }
+
+    @Override
+    public LeaderObserver.Subscription observeLeader(String name, LeaderObserver observer) {
+        java.util.Objects.requireNonNull(observer, "observer");
+        LockNames.requireValid(name);
+        checkOpen();
+        checkSlots(name);
+        return leaderObservers.observe(name, observer);
     }
 
     @Override
@@ -388,6 +432,7 @@ public final class RedisLockClient implements LockClient {
         for (FencedLeaderElection election : List.copyOf(elections)) {
             election.close();
         }
+        leaderObservers.close();
         if (!acquisitions.closeDoor()) {
             return;
         }

@@ -9,7 +9,11 @@ import io.dlock.LeaderTerm.Cause;
 import io.dlock.LockException;
 import io.dlock.LockLostException;
 import io.dlock.internal.Errors;
+import io.dlock.LeaderChange;
+import io.dlock.LeaderObserver;
 import io.dlock.internal.events.EventSink;
+import io.dlock.internal.lock.ElectionLock;
+import io.dlock.internal.lock.LeaderRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,12 +29,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
  * The {@link LeaderElection} on the fenced lock. One loop thread per started election makes every state change: it
- * competes for the lock ({@code tryLockAndGetTokenAsync} with a wait of one retry period, woken by the unlock message),
- * renews the term every retry period ({@code extendLeaseAsync}), steps down when the renew deadline passes, and ends a
+ * competes for the lock ({@code tryLockAndGetTokenAsync} with a wait of one retry period, woken by the unlock message;
+ * the token is above every epoch the candidate has seen, {@link LeaderRecord#seen}), renews the term every retry
+ * period ({@link ElectionLock#renew}: confirmed on replicas too with {@code syncReplicas}), steps down when the renew
+ * deadline passes, and ends a
  * term in the one order: revoke (the term is invalid from here), tell the listeners, interrupt the task and keep
  * renewing while it drains (up to the stop timeout), then release the lock. Calls into Redis are async, so the loop
  * only parks and is never held by a silent Redis; {@link ElectedTerm#isValid()} needs no loop at all (it is counted
@@ -42,7 +49,12 @@ public final class FencedLeaderElection implements LeaderElection {
     private static final Logger log = LoggerFactory.getLogger(FencedLeaderElection.class);
 
     private final String name;
+    private final ElectionLock election;
     private final FencedLock lock;
+    /** Starts an observation of who leads ({@link LeaderObservers}) for the listeners' leaderChanged and the floor. */
+    private final Function<LeaderObserver, LeaderObserver.Subscription> observe;
+    /** The observation while started, or null; guarded by {@link #monitor}. */
+    private LeaderObserver.Subscription observation;
     private final LeaderElectionSettings settings;
     private final LongSupplier nanoTime;
     private final Clock wall;
@@ -77,16 +89,20 @@ public final class FencedLeaderElection implements LeaderElection {
     private volatile CompletableFuture<Void> resigned = CompletableFuture.completedFuture(null);
 
     /**
-     * @param lock          the election's view of the fenced lock, for an owner of its own
-     * @param nanoTime      the client's monotonic clock
+     * @param election       the candidate's lock: the fenced lock with its leader record, for an owner of its own
+     * @param nanoTime       the client's monotonic clock
      * @param commandTimeout the client's command timeout: a release is waited for that long and a little more
-     * @param onClose       run once when the election closed (the client forgets it)
-     * @param eventSink     the client's event listeners
+     * @param onClose        run once when the election closed (the client forgets it)
+     * @param eventSink      the client's event listeners
+     * @param observe        starts observing who leads the election's name
      */
-    public FencedLeaderElection(String name, FencedLock lock, LeaderElectionSettings settings, LongSupplier nanoTime,
-                                Clock wall, Duration commandTimeout, Runnable onClose, EventSink eventSink) {
+    public FencedLeaderElection(String name, ElectionLock election, LeaderElectionSettings settings,
+                                LongSupplier nanoTime, Clock wall, Duration commandTimeout, Runnable onClose,
+                                EventSink eventSink, Function<LeaderObserver, LeaderObserver.Subscription> observe) {
         this.name = name;
-        this.lock = lock;
+        this.election = election;
+        this.lock = election.lock();
+        this.observe = observe;
         this.settings = settings;
         this.nanoTime = nanoTime;
         this.wall = wall;
@@ -118,7 +134,31 @@ public final class FencedLeaderElection implements LeaderElection {
             loop = new Thread(this::run, "dlock-election-" + name);
             loop.setDaemon(true);
             loop.start();
+            observation = observe.apply(this::leaderChanged);
         }
+    }
+
+    /**
+     * Who leads changed (on the client's executor): every epoch read raises the candidate's floor, and the listeners
+     * hear of it on the event thread, never after {@link #close()} shut it down.
+     */
+    private void leaderChanged(LeaderChange change) {
+        change.current().ifPresent(leader -> election.record().seen(leader.epoch()));
+        if (closed) {
+            return;
+        }
+        post(() -> {
+            for (LeaderListener listener : listeners) {
+                if (closed) {
+                    return;
+                }
+                try {
+                    listener.leaderChanged(change);
+                } catch (RuntimeException e) {
+                    log.error("leader election '{}': listener {} failed in leaderChanged", name, listener, e);
+                }
+            }
+        });
     }
 
     @Override
@@ -202,10 +242,16 @@ public final class FencedLeaderElection implements LeaderElection {
     @Override
     public void close() {
         Thread running;
+        LeaderObserver.Subscription observing;
         synchronized (monitor) {
             closing = true;
             running = loop;
+            observing = observation;
+            observation = null;
             monitor.notifyAll();
+        }
+        if (observing != null) {
+            observing.close();
         }
         if (running != null) {
             LockSupport.unpark(running);
@@ -391,7 +437,7 @@ public final class FencedLeaderElection implements LeaderElection {
             // while valid, and while a revoked term drains: nobody else may lead before the task has stopped
             renewalSentAt = now;
             nextRenewAt = now + settings.retryPeriod().toNanos();
-            renewal = Errors.call(() -> lock.extendLeaseAsync(settings.lease()));
+            renewal = Errors.call(() -> election.renew(settings.lease()));
             renewal.whenComplete((ok, error) -> wakeLoop());
             return true;
         }

@@ -1,7 +1,8 @@
 /**
  * Leader election on the fenced lock ({@link io.dlock.internal.election.FencedLeaderElection}): a loop thread per
- * candidate competes, renews and steps down; a term ({@code ElectedTerm}) is valid by the clock alone. Built on the
- * public {@link io.dlock.FencedLock} API (an owner of the election's own), so it has no keys, scripts or wire of its
- * own: docs/protocol.md, "Leader election".
+ * candidate competes, renews and steps down; a term ({@code ElectedTerm}) is valid by the clock alone. The candidate's
+ * lock is the fenced lock with a leader record ({@link io.dlock.internal.lock.ElectionLock}); who leads is read by
+ * {@link io.dlock.internal.election.LeaderReader} and observed by {@link io.dlock.internal.election.LeaderObservers}.
+ * Wire: docs/protocol.md §14.
  */
 package io.dlock.internal.election;

@@ -1,5 +1,6 @@
 package io.dlock.internal.lock;
 
+import io.dlock.ClientIdentity;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.lease.Hold;
 import io.dlock.internal.script.ScriptCall;
@@ -52,6 +53,12 @@ import java.util.List;
  * are those of the common layout ({@link LockProtocol}), as for the plain lock. Unlike
  * the plain lock, owners of one client do not wait for each other locally (no {@link #localWait}): every
  * acquisition goes through Redis, where its token is issued.
+ *
+ * <h2>A leader election's lock</h2>
+ * With a {@link LeaderRecord} (a candidate's lock, never a plain fenced lock), the same scripts get one key more
+ * (docs/protocol.md §14.4): the acquisition takes a token above the candidate's floor as well and writes the leader
+ * record, the extension refreshes the record's TTL, the last release deletes it; and the release hands nothing to
+ * local waiters of the name (a hand-off would leave the record behind). Redisson's keys and values are the same.
  */
 final class FencedProtocol implements LockProtocol {
     /** Prefix of the token counter: {@code redisson_lock_token:{NAME}}. */
@@ -63,11 +70,20 @@ final class FencedProtocol implements LockProtocol {
     private final PlainProtocol plain;
     private final LockContext context;
     private final String[] acquireKeys;
+    /** A leader election's record, or null (a plain fenced lock). */
+    private final LeaderRecord leader;
 
     FencedProtocol(LockContext context) {
-        this.plain = new PlainProtocol(context);
+        this(context, null);
+    }
+
+    /** @param leader a leader election's record, or null for a plain fenced lock */
+    FencedProtocol(LockContext context, LeaderRecord leader) {
+        this.plain = new PlainProtocol(context, leader == null ? null : leader.key());
         this.context = context;
-        this.acquireKeys = new String[] {context.name(), tokenKey(context.name())};
+        this.leader = leader;
+        this.acquireKeys = leader == null ? new String[] {context.name(), tokenKey(context.name())}
+                : new String[] {context.name(), tokenKey(context.name()), leader.key()};
     }
 
     /** @return {@code redisson_lock_token:{name}} */
@@ -85,9 +101,16 @@ final class FencedProtocol implements LockProtocol {
     public ScriptCall acquire(AcquireRequest request, long knownCount) {
         Hold current = request.current();
         boolean hasToken = current != null && current.fencingToken() != null;
-        return ScriptCall.multi(Scripts.FENCED_ACQUIRE, acquireKeys, Long.toString(request.effectiveLeaseMs()),
-                context.ownerField(request.ownerId()), Long.toString(knownCount), hasToken ? "1" : "0",
-                request.held());
+        String lease = Long.toString(request.effectiveLeaseMs());
+        String field = context.ownerField(request.ownerId());
+        if (leader == null) {
+            return ScriptCall.multi(Scripts.FENCED_ACQUIRE, acquireKeys, lease, field, Long.toString(knownCount),
+                    hasToken ? "1" : "0", request.held());
+        }
+        ClientIdentity who = leader.identity();
+        return ScriptCall.multi(Scripts.FENCED_ACQUIRE, acquireKeys, lease, field, Long.toString(knownCount),
+                hasToken ? "1" : "0", request.held(), Long.toString(leader.highestSeen()), context.publishCommand(),
+                leader.channel(), who.clientId(), who.host(), Long.toString(who.pid()), who.application());
     }
 
     /** Reply {@code [outcome, value]}: a first acquisition's value is its token; a refusal's is the lock's PTTL. */
@@ -100,6 +123,9 @@ final class FencedProtocol implements LockProtocol {
             return AcquireReply.GONE;
         }
         if (outcome == ACQUIRED) {
+            if (leader != null) {
+                leader.seen(value);
+            }
             return new AcquireReply.Granted(value);
         }
         return outcome == REENTERED ? AcquireReply.GRANTED : new AcquireReply.Busy(value);
@@ -115,10 +141,23 @@ final class FencedProtocol implements LockProtocol {
         return plain.release(ownerId, hold, countAfter);
     }
 
-    /** Owners of a plain lock of the same name that wait in this client may take the lock from a fenced release. */
+    /**
+     * Owners of a plain lock of the same name that wait in this client may take the lock from a fenced release; not
+     * from a leader's, which goes through Redis (its release deletes the leader record).
+     */
     @Override
     public HandOff handOff(long ownerId, Hold hold, String countAfter) {
-        return plain.handOff(ownerId, hold, countAfter);
+        return leader == null ? plain.handOff(ownerId, hold, countAfter) : null;
+    }
+
+    /** A leader's extension refreshes its leader record too (same TTL); otherwise the common one. */
+    @Override
+    public ScriptCall extend(long ownerId, long leaseMs) {
+        if (leader == null) {
+            return LockProtocol.super.extend(ownerId, leaseMs);
+        }
+        return ScriptCall.integer(Scripts.LOCK_EXTEND, new String[] {context.name(), leader.key()},
+                Long.toString(leaseMs), holdField(ownerId));
     }
 
     @Override

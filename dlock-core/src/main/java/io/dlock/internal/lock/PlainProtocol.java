@@ -36,13 +36,24 @@ final class PlainProtocol implements LockProtocol {
     private final LockContext context;
     private final String name;
     private final String[] lockKey;
+    /** The keys of the release scripts: the hash, and a leader election's record when there is one. */
+    private final String[] releaseKeys;
     /** The unlock channel: an ARGV of the scripts, never a KEY (an ACL key pattern need not match channels). */
     private final String channel;
 
     PlainProtocol(LockContext context) {
+        this(context, null);
+    }
+
+    /**
+     * @param leaderKey a leader election's record ({@link LeaderRecord}), which the owner's last release (or a
+     *                  drop-unknown that ends its hold) deletes with the hash when it is the owner's; null for none
+     */
+    PlainProtocol(LockContext context, String leaderKey) {
         this.context = context;
         this.name = context.name();
         this.lockKey = new String[] {name};
+        this.releaseKeys = leaderKey == null ? lockKey : new String[] {name, leaderKey};
         this.channel = LockNames.lockChannel(name);
     }
 
@@ -59,8 +70,9 @@ final class PlainProtocol implements LockProtocol {
 
     @Override
     public ScriptCall dropUnknown(long ownerId, long leaseMs, long knownCount) {
-        return ScriptCall.integer(Scripts.LOCK_RELEASE, lockKey, context.ownerField(ownerId), Long.toString(leaseMs),
-                context.publishCommand(), channel, Long.toString(knownCount), "drop-unknown").byText();
+        return ScriptCall.integer(Scripts.LOCK_RELEASE, releaseKeys, context.ownerField(ownerId),
+                Long.toString(leaseMs), context.publishCommand(), channel, Long.toString(knownCount), "drop-unknown")
+                .byText();
     }
 
     @Override
@@ -70,7 +82,7 @@ final class PlainProtocol implements LockProtocol {
 
     @Override
     public ScriptCall release(long ownerId, Hold hold, String countAfter) {
-        return ScriptCall.integer(Scripts.LOCK_RELEASE, lockKey, context.ownerField(ownerId),
+        return ScriptCall.integer(Scripts.LOCK_RELEASE, releaseKeys, context.ownerField(ownerId),
                 Long.toString(context.leaseAfterRelease(hold)), context.publishCommand(), channel, countAfter,
                 "release");
     }

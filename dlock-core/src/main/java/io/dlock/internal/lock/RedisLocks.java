@@ -36,6 +36,17 @@ public final class RedisLocks {
                 true);
     }
 
+    /**
+     * @return the lock of a candidate of the leader election {@code name}: the fenced lock {@code name} acting for
+     *         {@code owner}, with a {@link LeaderRecord} of {@code identity} ({@link ElectionLock})
+     */
+    public static ElectionLock election(LockServices services, String name, io.dlock.ClientIdentity identity,
+                                        io.dlock.LockOwner owner) {
+        LockContext context = context(services, name, LockKind.FENCED);
+        LeaderRecord record = new LeaderRecord(context.name(), identity);
+        return new ElectionLock(new RedisLock(new FencedProtocol(context, record)), owner.id(), record);
+    }
+
     /** @return the read-write lock {@code name} ({@link ReadWriteRedisLock}) */
     public static DistributedReadWriteLock readWrite(LockServices services, String name) {
         return new ReadWriteRedisLock(services, name);

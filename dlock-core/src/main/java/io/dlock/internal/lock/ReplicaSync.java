@@ -12,8 +12,8 @@ import java.util.function.Supplier;
  * the attempt fails with a {@link ReplicasNotSyncedException} (an "unavailable" failure: acquisitions without a wait
  * limit retry it, the others report it).
  *
- * <p>Only a first acquisition is confirmed: a re-entry changes no ownership. Releases and renewals are not
- * confirmed. Immutable and thread-safe.
+ * <p>Only a first acquisition is confirmed: a re-entry changes no ownership. Releases and watchdog renewals are not
+ * confirmed; a leader election's renewals are ({@link #confirmRenewal}). Immutable and thread-safe.
  */
 public final class ReplicaSync {
 
@@ -58,18 +58,41 @@ public final class ReplicaSync {
      * @return completes with null (the attempt's "acquired") when confirmed, else fails once the hold was given back
      */
     CompletableFuture<Long> confirm(String lockName, String key, Supplier<CompletableFuture<Void>> giveBack) {
+        return await(lockName, key, "acquired").handle((ok, error) -> error == null
+                ? CompletableFuture.<Long>completedFuture(null)
+                : giveBack.get().<Long>thenApply(ignored -> {
+                    throw (RuntimeException) error;
+                })).thenCompose(f -> f);
+    }
+
+    /**
+     * Confirms a leader election's renewal of {@code lockName} just extended on {@code key} (docs/protocol.md §14.2):
+     * a renewal counts as confirmed only once the replicas have it, so that a failover to one of them keeps the
+     * leader's key for the lease the leader counts on. Nothing is given back: an unconfirmed renewal is a failed one
+     * (the leader steps down at its deadline unless a later renewal is confirmed).
+     *
+     * @return completes at once when replica sync is off; else when confirmed, or fails with the
+     *         {@link ReplicasNotSyncedException} (or the mapped failure of {@code WAIT})
+     */
+    CompletableFuture<Void> confirmRenewal(String lockName, String key) {
+        if (!enabled()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return await(lockName, key, "renewed");
+    }
+
+    /** {@code WAIT}s for the replicas; fails with the API's exception when fewer confirmed or it failed. */
+    private CompletableFuture<Void> await(String lockName, String key, String done) {
         CompletableFuture<Long> acked = Errors.call(() -> wait.waitFor(key, replicas, timeoutMillis));
         return acked.handle((count, error) -> {
             if (error == null && count != null && count >= replicas) {
-                return CompletableFuture.<Long>completedFuture(null);
+                return null;
             }
-            RuntimeException failure = error != null
-                    ? Errors.toApi(error, lockName, "confirm the acquisition on " + replicas + " replica(s)")
-                    : new ReplicasNotSyncedException(lockName, "lock '" + lockName + "': acquired, but only " + count + " of "
-                    + replicas + " replica(s) confirmed it within " + timeoutMillis + " ms (syncReplicas); given back");
-            return giveBack.get().<Long>thenApply(ignored -> {
-                throw failure;
-            });
-        }).thenCompose(f -> f);
+            throw error != null
+                    ? Errors.toApi(error, lockName, "confirm the write on " + replicas + " replica(s)")
+                    : new ReplicasNotSyncedException(lockName, "lock '" + lockName + "': " + done + ", but only "
+                    + count + " of " + replicas + " replica(s) confirmed it within " + timeoutMillis
+                    + " ms (syncReplicas)" + ("acquired".equals(done) ? "; given back" : "; not counted as renewed"));
+        });
     }
 }

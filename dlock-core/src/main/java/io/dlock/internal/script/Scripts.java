@@ -16,6 +16,8 @@ public final class Scripts {
 
     // fenced lock (docs/protocol.md §5.1): the reentrant lock's release, renewal and force scripts, plus this
     public static final LuaScript FENCED_ACQUIRE = LuaScript.load("fenced_acquire");
+    /** Reads a leader election's record and checks it against the lock (docs/protocol.md §14.4). */
+    public static final LuaScript LEADER_READ = LuaScript.load("leader_read");
 
     // read-write lock (docs/protocol.md §4)
     public static final LuaScript RWLOCK_READ_ACQUIRE = LuaScript.load("rwlock_read_acquire");
