@@ -9,9 +9,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One election of a {@link LeaderElections} registry: its settings, and the candidate running it while started
- * (a closed {@link LeaderElection} cannot start again, so each start makes a new one). The candidate's task keeps one
- * {@link TermGate} per term: published while the term lasts, closed when the term is revoked, before the core releases
- * the lock (the core waits for the task, up to the stop timeout). Thread-safe.
+ * (a closed {@link LeaderElection} cannot start again, so each start makes a new one), and one {@link TermGate} per
+ * term, which {@link LeaderOnly} calls enter while the term is valid and the term's task closes when the term is
+ * revoked, before the core releases the lock (the core waits for the task, up to the stop timeout). Thread-safe.
  */
 final class ElectionSlot {
     private final LockClient client;
@@ -20,8 +20,10 @@ final class ElectionSlot {
     private final boolean autoStart;
     /** The running candidate, or null when stopped. Written under this. */
     private volatile LeaderElection running;
-    /** The gate of the term held now, or null. */
-    private volatile TermGate gate;
+    /** Guards {@link #gate}; not this, whose {@link #stop()} blocks. */
+    private final Object gateLock = new Object();
+    /** The gate of the newest term seen, or null. Guarded by gateLock. */
+    private TermGate gate;
 
     ElectionSlot(LockClient client, String name, LeaderElectionSettings settings, boolean autoStart) {
         this.client = client;
@@ -47,9 +49,32 @@ final class ElectionSlot {
         return running;
     }
 
-    /** @return the gate of the term held now, or null when this candidate leads no term (or is stopped) */
-    TermGate gate() {
-        return gate;
+    /**
+     * Enters the gate of the term this candidate holds now, if it is valid (no round trip).
+     *
+     * @return the calling thread's entry, to leave in a finally, or null when this candidate leads no valid term (or
+     *         its term's gate is closed)
+     */
+    TermGate.Call enter() {
+        LeaderElection election = running;
+        LeaderTerm term = election == null ? null : election.currentTerm().filter(LeaderTerm::isValid).orElse(null);
+        TermGate opened = term == null ? null : gate(term);
+        return opened == null ? null : opened.enter();
+    }
+
+    /**
+     * The gate of {@code term}, made by whichever asks first: a call (as soon as {@code isLeader()} is true) or the
+     * term's task (which closes it). Epochs increase per election, so a term older than the newest gate's has none.
+     *
+     * @return the gate, or null for a term older than the newest gate's
+     */
+    private TermGate gate(LeaderTerm term) {
+        synchronized (gateLock) {
+            if (gate == null || term.epoch() > gate.term().epoch()) {
+                gate = new TermGate(term);
+            }
+            return gate.term().epoch() == term.epoch() ? gate : null;
+        }
     }
 
     /** Becomes a candidate; never blocks; nothing when running. */
@@ -74,18 +99,18 @@ final class ElectionSlot {
         }
     }
 
-    /** The task of one term, on the election's task thread: lets calls in until the revocation interrupts it. */
+    /** The task of one term, on the election's task thread: waits for the revocation, then closes the term's gate. */
     private void lead(LeaderTerm term) {
-        TermGate opened = new TermGate(term);
-        gate = opened;
+        TermGate opened = gate(term);
         try {
             // the revocation interrupts this thread; Thread.interrupted() clears it before the gate's wait
             while (!Thread.interrupted()) {
                 LockSupport.park(this);
             }
         } finally {
-            gate = null;
-            opened.close(settings.stopTimeout());
+            if (opened != null) {
+                opened.close(settings.stopTimeout());
+            }
         }
     }
 

@@ -35,14 +35,13 @@ final class LeaderOnlyInterceptor {
     /** @param body the rest of the call (limits, locks, the method) */
     Object invoke(MethodInvocation invocation, LeaderOnlyMethod spec, LimitedMethodInterceptor.Body body)
             throws Throwable {
-        TermGate gate = elections.get().declare(spec.election()).gate();
-        TermGate.Call call = gate == null ? null : gate.enter();
+        TermGate.Call call = elections.get().declare(spec.election()).enter();
         if (call == null) {
             log.debug("{} skipped: this instance does not lead election '{}'", spec.description(), spec.election());
             return spec.skipValue();
         }
         try {
-            LeaderTerm term = gate.term();
+            LeaderTerm term = call.term();
             long epoch;
             try {
                 epoch = term.requireValid();

@@ -84,6 +84,11 @@ final class TermGate {
             this.thread = thread;
         }
 
+        /** @return the gate's term */
+        LeaderTerm term() {
+            return term;
+        }
+
         /** Leaves the gate, on the thread that entered; clears the interrupt flag when the gate set it. */
         void leave() {
             synchronized (TermGate.this) {
