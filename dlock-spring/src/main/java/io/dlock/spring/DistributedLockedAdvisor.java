@@ -139,8 +139,9 @@ public class DistributedLockedAdvisor
 
     /**
      * Resolves the client once every singleton exists, so that a context without a {@link LockClient} bean fails at
-     * start-up rather than on the first locked call; likewise the {@link LeaderElections} bean when a {@link LeaderOnly}
-     * method exists, to which it adds the elections those methods name (before the registry starts).
+     * start-up rather than on the first locked call; likewise the {@link LeaderElections} bean when a
+     * {@link LeaderOnly} method exists, to which it adds the elections those methods name (before the registry
+     * starts).
      */
     @Override
     public void afterSingletonsInstantiated() {
