@@ -77,6 +77,12 @@ final class AnnotatedMethods<A extends Annotation, S> {
         return found == NONE ? null : (S) found;
     }
 
+    /** @return the methods parsed so far that carry the annotation (each once per target class); a snapshot */
+    @SuppressWarnings("unchecked")
+    java.util.List<S> parsed() {
+        return cache.values().stream().filter(found -> found != NONE).map(found -> (S) found).toList();
+    }
+
     private Object parse(Method method, Class<?> targetClass) {
         Method specific = targetClass == null ? method : AopUtils.getMostSpecificMethod(method, targetClass);
         A annotation = AnnotatedElementUtils.findMergedAnnotation(specific, type);

@@ -7,6 +7,7 @@ import org.springframework.aop.PointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.Ordered;
@@ -16,8 +17,9 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * The whole {@link DistributedLocked} and {@link DistributedConcurrencyLimit} support: a {@link PointcutAdvisor} that
- * an auto-proxy creator of the application context applies to every bean with an annotated method. Declare it as a bean (or use
+ * The whole {@link DistributedLocked}, {@link DistributedConcurrencyLimit} and {@link LeaderOnly} support: a
+ * {@link PointcutAdvisor} that an auto-proxy creator of the application context applies to every bean with an
+ * annotated method ({@code @LeaderOnly} methods also need a {@link LeaderElections} bean). Declare it as a bean (or use
  * {@link EnableDistributedLocking}, or the Spring Boot auto-configuration, which do), ideally with
  * {@code @Role(BeanDefinition.ROLE_INFRASTRUCTURE)} so that the infrastructure auto-proxy creator of
  * {@code @EnableTransactionManagement} and Spring Boot applies it too.
@@ -47,10 +49,14 @@ public class DistributedLockedAdvisor
     private final AnnotatedMethods<DistributedConcurrencyLimit, LimitedMethod> limited =
             new AnnotatedMethods<>(DistributedConcurrencyLimit.class, LimitedMethod::parse, limit -> null);
     private final MinimumHoldReleaser releaser = new MinimumHoldReleaser();
-    private final LockedMethodPointcut pointcut = new LockedMethodPointcut(List.of(locked, limited));
+    private final AnnotatedMethods<LeaderOnly, LeaderOnlyMethod> leaderOnly =
+            new AnnotatedMethods<>(LeaderOnly.class, LeaderOnlyMethod::parse, leader -> null);
+    private final LockedMethodPointcut pointcut = new LockedMethodPointcut(List.of(leaderOnly, locked, limited));
     private final LockedMethodInterceptor locker;
     private final DlockMethodInterceptor interceptor;
     private volatile int order = DEFAULT_ORDER;
+    /** The context's {@link LeaderElections}, found through the bean factory on first use. */
+    private volatile Supplier<LeaderElections> leaderElections = DistributedLockedAdvisor::noLeaderElections;
 
     /**
      * @param client the client whose locks the annotated methods take; not closed by the advisor
@@ -71,7 +77,9 @@ public class DistributedLockedAdvisor
         Supplier<LockClient> checked = () -> Objects.requireNonNull(client.get(),
                 "the LockClient supplier of DistributedLockedAdvisor returned null");
         this.locker = new LockedMethodInterceptor(checked, locked, releaser);
-        this.interceptor = new DlockMethodInterceptor(limited, new LimitedMethodInterceptor(checked), locker);
+        LeaderOnlyInterceptor leader = new LeaderOnlyInterceptor(() -> leaderElections.get());
+        this.interceptor = new DlockMethodInterceptor(leaderOnly, leader, limited,
+                new LimitedMethodInterceptor(checked), locker);
     }
 
     private static Supplier<LockClient> constant(LockClient client) {
@@ -105,16 +113,44 @@ public class DistributedLockedAdvisor
         if (beanFactory instanceof ConfigurableBeanFactory configurable) {
             locked.placeholders(configurable::resolveEmbeddedValue);
             limited.placeholders(configurable::resolveEmbeddedValue);
+            leaderOnly.placeholders(configurable::resolveEmbeddedValue);
         }
+        ObjectProvider<LeaderElections> provider = beanFactory.getBeanProvider(LeaderElections.class);
+        leaderElections = new Supplier<>() {
+            private volatile LeaderElections found;
+
+            @Override
+            public LeaderElections get() {
+                LeaderElections elections = found;
+                if (elections == null) {
+                    elections = provider.getIfAvailable(DistributedLockedAdvisor::noLeaderElections);
+                    found = elections;
+                }
+                return elections;
+            }
+        };
+    }
+
+    private static LeaderElections noLeaderElections() {
+        throw new IllegalStateException("@LeaderOnly methods need a LeaderElections bean in the application "
+                + "context: declare one (new LeaderElections(lockClient)), or use dlock-spring-boot-starter, which "
+                + "declares it from the dlock.leader.elections.* properties");
     }
 
     /**
      * Resolves the client once every singleton exists, so that a context without a {@link LockClient} bean fails at
-     * start-up rather than on the first locked call.
+     * start-up rather than on the first locked call; likewise the {@link LeaderElections} bean when a
+     * {@link LeaderOnly} method exists, to which it adds the elections those methods name (before the registry
+     * starts).
      */
     @Override
     public void afterSingletonsInstantiated() {
         locker.client();
+        List<LeaderOnlyMethod> leaders = leaderOnly.parsed();
+        if (!leaders.isEmpty()) {
+            LeaderElections elections = leaderElections.get();
+            leaders.forEach(leader -> elections.declare(leader.election()));
+        }
     }
 
     /** Stops taking minimum-hold releases; scheduled ones are still sent when due. Never blocks. */

@@ -15,10 +15,15 @@
  *   <li>{@link io.dlock.spring.DlockLockRegistry}, a Spring Integration {@code LockRegistry} that replaces
  *       {@code RedisLockRegistry};</li>
  *   <li>{@link io.dlock.spring.DlockLeaderInitiator}, a Spring Integration leader initiator on dlock's
- *       {@link io.dlock.LeaderElection} that replaces {@code LockRegistryLeaderInitiator}.</li>
+ *       {@link io.dlock.LeaderElection} that replaces {@code LockRegistryLeaderInitiator};</li>
+ *   <li>{@link io.dlock.spring.LeaderOnly} on a method (it runs only while this instance leads the election), with
+ *       {@link io.dlock.spring.LeaderEpoch} (a parameter that receives the term's epoch),
+ *       {@link io.dlock.spring.LeaderCalls} (the term, inside the call) and {@link io.dlock.spring.LeaderElections}
+ *       (the elections the application runs, a bean).</li>
  * </ul>
  * Every other class of this package is package-private: how an annotated call is parsed, intercepted and released
- * (including the delayed release of a minimum hold and the permits of a concurrency limit), and the registry's lock objects. They may change without notice.
+ * (including the delayed release of a minimum hold and the permits of a concurrency limit), the registry's lock
+ * objects, and how a leader-only call is let in and stopped. They may change without notice.
  *
  * <p>Both need one {@link io.dlock.LockClient} from the application; neither closes it. See the module's README.
  */

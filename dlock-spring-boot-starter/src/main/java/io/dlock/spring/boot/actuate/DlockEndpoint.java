@@ -1,37 +1,56 @@
 package io.dlock.spring.boot.actuate;
 
 import io.dlock.HeldLock;
+import io.dlock.LeaderElection;
+import io.dlock.LeaderTerm;
 import io.dlock.LockClient;
 import io.dlock.LockInfo;
+import io.dlock.spring.LeaderElections;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * The {@code dlock} actuator endpoint: {@code /actuator/dlock} lists the locks this application's client holds now
- * (from the client's own records, no round trip); {@code /actuator/dlock/{name}} shows what Redis says about one lock
- * ({@link LockClient#inspect(String)}, one round trip), whoever holds it. Read-only; shows no credentials.
+ * and the leader elections it runs (from the client's and the elections' own records, no round trip);
+ * {@code /actuator/dlock/{name}} shows what Redis says about one lock ({@link LockClient#inspect(String)}, one round
+ * trip), whoever holds it. Read-only; shows no credentials.
  */
 @Endpoint(id = "dlock")
 public class DlockEndpoint {
     private final LockClient client;
+    private final LeaderElections elections;
 
+    /** An endpoint that lists no elections. */
     public DlockEndpoint(LockClient client) {
-        this.client = Objects.requireNonNull(client, "client");
+        this(client, null);
     }
 
-    /** @return this client's id and its holds, sorted by lock name and owner */
+    /**
+     * @param client    the application's client
+     * @param elections the application's elections, listed by {@link #locks()}; null for none
+     */
+    public DlockEndpoint(LockClient client, LeaderElections elections) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.elections = elections;
+    }
+
+    /** @return this client's id, its holds (sorted by lock name and owner) and its elections (sorted by name) */
     @ReadOperation
     public HeldLocksDescriptor locks() {
         List<HeldLockDescriptor> locks = client.heldLocks().stream()
                 .sorted(Comparator.comparing(HeldLock::name).thenComparingLong(HeldLock::ownerId))
                 .map(HeldLockDescriptor::of)
                 .toList();
-        return new HeldLocksDescriptor(client.getId(), locks);
+        List<ElectionDescriptor> running = elections == null ? List.of() : elections.names().stream()
+                .map(name -> ElectionDescriptor.of(name, elections.election(name).orElse(null)))
+                .toList();
+        return new HeldLocksDescriptor(client.getId(), locks, running);
     }
 
     /**
@@ -50,8 +69,50 @@ public class DlockEndpoint {
         return LockInfoDescriptor.of(client.inspect(name), client.getId());
     }
 
-    /** @param clientId this application's client id (the prefix of its owner fields in Redis) */
-    public record HeldLocksDescriptor(String clientId, List<HeldLockDescriptor> locks) {
+    /**
+     * @param clientId  this application's client id (the prefix of its owner fields in Redis)
+     * @param elections the application's leader elections ({@link LeaderElections}), sorted by name
+     */
+    public record HeldLocksDescriptor(String clientId, List<HeldLockDescriptor> locks,
+                                      List<ElectionDescriptor> elections) {
+        /** Without elections. */
+        public HeldLocksDescriptor(String clientId, List<HeldLockDescriptor> locks) {
+            this(clientId, locks, List.of());
+        }
+    }
+
+    /**
+     * One leader election of this application, as its candidate sees it now (its own clock, no round trip).
+     *
+     * @param state         {@value #LEADER} (it holds a valid term), {@value #CANDIDATE} (it competes, or its term
+     *                      is ending) or {@value #STOPPED} (not started, or stopped)
+     * @param epoch         the term's epoch ({@link LeaderTerm#epoch()}) while {@code LEADER}, else null
+     * @param since         ISO-8601 instant the term began while {@code LEADER}, else null
+     * @param validFor      ISO-8601 duration the term is known valid for ({@link LeaderTerm#validFor()}) while
+     *                      {@code LEADER}, else null
+     * @param validForMillis the same in milliseconds, else null
+     */
+    public record ElectionDescriptor(String name, String state, Long epoch, String since, String validFor,
+                                     Long validForMillis) {
+        /** This candidate holds a valid term. */
+        public static final String LEADER = "LEADER";
+        /** This candidate competes for the next term (or its term is ending). */
+        public static final String CANDIDATE = "CANDIDATE";
+        /** The election is not running in this application. */
+        public static final String STOPPED = "STOPPED";
+
+        static ElectionDescriptor of(String name, LeaderElection election) {
+            if (election == null) {
+                return new ElectionDescriptor(name, STOPPED, null, null, null, null);
+            }
+            LeaderTerm term = election.currentTerm().filter(LeaderTerm::isValid).orElse(null);
+            if (term == null) {
+                return new ElectionDescriptor(name, CANDIDATE, null, null, null, null);
+            }
+            Duration validFor = term.validFor();
+            return new ElectionDescriptor(name, LEADER, term.epoch(), term.since().toString(), validFor.toString(),
+                    validFor.toMillis());
+        }
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.dlock.spring.boot.autoconfigure;
 
 import io.dlock.LockClient;
+import io.dlock.spring.LeaderElections;
 import io.dlock.spring.boot.actuate.DlockEndpoint;
 import io.dlock.spring.boot.actuate.DlockEndpointWebExtension;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -11,8 +13,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * The {@code dlock} actuator endpoint ({@link DlockEndpoint}) when Spring Boot Actuator is present, there is a
- * {@link LockClient} and the endpoint is available (exposed: e.g.
+ * The {@code dlock} actuator endpoint ({@link DlockEndpoint}, listing the {@link LeaderElections} too when there is
+ * one) when Spring Boot Actuator is present, there is a {@link LockClient} and the endpoint is available (exposed: e.g.
  * {@code management.endpoints.web.exposure.include=health,dlock}).
  */
 @AutoConfiguration(after = DlockAutoConfiguration.class)
@@ -23,8 +25,8 @@ public class DlockEndpointAutoConfiguration {
     @Bean
     @ConditionalOnBean(LockClient.class)
     @ConditionalOnMissingBean
-    DlockEndpoint dlockEndpoint(LockClient client) {
-        return new DlockEndpoint(client);
+    DlockEndpoint dlockEndpoint(LockClient client, ObjectProvider<LeaderElections> elections) {
+        return new DlockEndpoint(client, elections.getIfAvailable());
     }
 
     /** The HTTP statuses of {@code /actuator/dlock/{name}} (see {@link DlockEndpointWebExtension}). */

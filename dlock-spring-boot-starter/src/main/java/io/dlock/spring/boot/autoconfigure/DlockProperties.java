@@ -1,18 +1,22 @@
 package io.dlock.spring.boot.autoconfigure;
 
+import io.dlock.LeaderElectionSettings;
 import io.dlock.LockClientConfig;
 import io.dlock.TuningSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code dlock.*} properties: one for each setting of {@link LockClientConfig}, grouped as it groups them
- * ({@code dlock.tls.*}, {@code dlock.tuning.*}), plus switches for the annotation support and the metrics. Unset
- * settings keep {@link LockClientConfig}'s defaults. Values are checked when the {@code LockClient} is created; a bad
- * one fails start-up with a message naming the property.
+ * ({@code dlock.tls.*}, {@code dlock.tuning.*}), plus switches for the annotation support and the metrics, and the
+ * timing of leader elections ({@code dlock.leader.elections.<name>.*}). Unset settings keep {@link LockClientConfig}'s
+ * (and {@link LeaderElectionSettings}') defaults. Values are checked when the {@code LockClient} (the
+ * {@code LeaderElections} bean) is created; a bad one fails start-up with a message naming the property.
  */
 @ConfigurationProperties(prefix = "dlock")
 public class DlockProperties {
@@ -45,6 +49,8 @@ public class DlockProperties {
     private final Annotation annotation = new Annotation();
 
     private final Metrics metrics = new Metrics();
+
+    private final Leader leader = new Leader();
 
     public String getRedisUri() {
         return redisUri;
@@ -96,6 +102,10 @@ public class DlockProperties {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Leader getLeader() {
+        return leader;
     }
 
     /** {@code dlock.sync-replicas.*}: confirm each acquisition on replicas with {@code WAIT}. */
@@ -320,6 +330,90 @@ public class DlockProperties {
 
         public void setLockNameTags(List<String> lockNameTags) {
             this.lockNameTags = lockNameTags;
+        }
+    }
+
+    /** {@code dlock.leader.*}: leader elections ({@code @LeaderOnly} methods, the actuator endpoint). */
+    public static class Leader {
+
+        /**
+         * The elections this application runs, by name (the same in every instance): timing and auto-start. A name
+         * that a @LeaderOnly method gives and that is not listed here runs with the defaults. Names with characters
+         * other than lower-case letters, digits and dashes go in brackets: dlock.leader.elections[role:billing].lease.
+         */
+        private Map<String, Election> elections = new LinkedHashMap<>();
+
+        public Map<String, Election> getElections() {
+            return elections;
+        }
+
+        public void setElections(Map<String, Election> elections) {
+            this.elections = elections;
+        }
+    }
+
+    /**
+     * {@code dlock.leader.elections.<name>.*}: one election ({@link LeaderElectionSettings}). The renew deadline,
+     * stretched by 1 %, must stay below the lease, and the retry period below the renew deadline.
+     */
+    public static class Election {
+
+        /** The leader's lock lease in Redis, counted from each confirmed renewal's send (at least 3 ms). */
+        private Duration lease = LeaderElectionSettings.DEFAULT_LEASE;
+
+        /** How long a leader goes without a confirmed renewal before it steps down (at least 2 ms). */
+        private Duration renewDeadline = LeaderElectionSettings.DEFAULT_RENEW_DEADLINE;
+
+        /** How often a leader renews, and a candidate that lost tries again at the latest (at least 1 ms). */
+        private Duration retryPeriod = LeaderElectionSettings.DEFAULT_RETRY_PERIOD;
+
+        /**
+         * How long a revoked leader's work (its @LeaderOnly calls) may take to stop before the lock is released
+         * anyway (zero or more).
+         */
+        private Duration stopTimeout = LeaderElectionSettings.DEFAULT_STOP_TIMEOUT;
+
+        /** Whether the election starts with the application; when false, LeaderElections.start(name) starts it. */
+        private boolean autoStart = true;
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getRenewDeadline() {
+            return renewDeadline;
+        }
+
+        public void setRenewDeadline(Duration renewDeadline) {
+            this.renewDeadline = renewDeadline;
+        }
+
+        public Duration getRetryPeriod() {
+            return retryPeriod;
+        }
+
+        public void setRetryPeriod(Duration retryPeriod) {
+            this.retryPeriod = retryPeriod;
+        }
+
+        public Duration getStopTimeout() {
+            return stopTimeout;
+        }
+
+        public void setStopTimeout(Duration stopTimeout) {
+            this.stopTimeout = stopTimeout;
+        }
+
+        public boolean isAutoStart() {
+            return autoStart;
+        }
+
+        public void setAutoStart(boolean autoStart) {
+            this.autoStart = autoStart;
         }
     }
 }

@@ -3,9 +3,11 @@ package io.dlock.spring.boot.actuate;
 import io.dlock.DistributedLock;
 import io.dlock.DistributedReadWriteLock;
 import io.dlock.FencedLock;
+import io.dlock.LeaderTerm;
 import io.dlock.LockClient;
 import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
+import io.dlock.spring.LeaderElections;
 import io.dlock.testkit.RedisExtension;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
@@ -107,6 +109,52 @@ class DlockActuatorIT {
             assertThat(app.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("dlock.acquire").meters())
                     .isNotEmpty().allSatisfy(m -> assertThat(m.getId().getTag("error")).isNull());
         }
+    }
+
+    /**
+     * The elections of {@code dlock.leader.elections.*}, as each of two applications sees them: the leader with its
+     * term's epoch, start and time left, the other a candidate, an election not auto-started stopped.
+     */
+    @Test
+    void listsTheElectionsThisApplicationRunsWithTheirState(RedisServer redis) throws Exception {
+        String[] elections = {"dlock.leader.elections.billing.lease=1500ms",
+                "dlock.leader.elections.billing.renew-deadline=1s", "dlock.leader.elections.billing.retry-period=200ms",
+                "dlock.leader.elections.paused.auto-start=false"};
+        try (ConfigurableApplicationContext a = start(redis, elections);
+             ConfigurableApplicationContext b = start(redis, elections)) {
+            Await.until(Duration.ofSeconds(10), () -> leads(a) || leads(b), "a leader of billing");
+            ConfigurableApplicationContext leader = leads(a) ? a : b;
+            ConfigurableApplicationContext other = leader == a ? b : a;
+            LeaderTerm term = leader.getBean(LeaderElections.class).election("billing").orElseThrow().currentTerm()
+                    .orElseThrow();
+
+            JsonNode led = get(leader, "/actuator/dlock").get("elections");
+            assertThat(led).hasSize(2);
+            assertThat(led.get(0).get("name").asString()).isEqualTo("billing");
+            assertThat(led.get(0).get("state").asString()).isEqualTo("LEADER");
+            assertThat(led.get(0).get("epoch").asLong()).isEqualTo(term.epoch());
+            assertThat(led.get(0).get("since").asString()).isEqualTo(term.since().toString());
+            assertThat(Duration.parse(led.get(0).get("validFor").asString())).isPositive()
+                    .isLessThanOrEqualTo(Duration.ofMillis(1500));
+            assertThat(led.get(0).get("validForMillis").asLong()).isBetween(1L, 1500L);
+            assertThat(led.get(1).get("name").asString()).isEqualTo("paused");
+            assertThat(led.get(1).get("state").asString()).isEqualTo("STOPPED");
+            assertThat(absent(led.get(1), "epoch")).isTrue();
+
+            JsonNode candidate = get(other, "/actuator/dlock").get("elections");
+            assertThat(candidate.get(0).get("state").asString()).isEqualTo("CANDIDATE");
+            assertThat(absent(candidate.get(0), "epoch")).isTrue();
+            assertThat(absent(candidate.get(0), "validFor")).isTrue();
+            assertThat(candidate.get(1).get("state").asString()).isEqualTo("STOPPED");
+        }
+    }
+
+    private static boolean leads(ConfigurableApplicationContext app) {
+        return app.getBean(LeaderElections.class).election("billing").orElseThrow().isLeader();
+    }
+
+    private static boolean absent(JsonNode node, String field) {
+        return node.get(field) == null || node.get(field).isNull();
     }
 
     /**
