@@ -4,6 +4,7 @@ import io.dlock.LeaderTerm;
 import io.dlock.it.support.ElectionCandidates;
 import io.dlock.it.support.ElectionCandidates.Candidate;
 import io.dlock.it.support.PubSubHoldingProxy;
+import io.dlock.redisprocess.Await;
 import io.dlock.redisprocess.RedisServer;
 import io.dlock.testkit.FencedRegister;
 import io.dlock.testkit.RedisExtension;
@@ -29,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the others compete, for a bounded time, every one writing its epoch through {@code requireValid()} to one
  * {@link FencedRegister} every 2 ms while it leads. A candidate dies as a killed process does, as far as Redis can
  * tell: the TCP proxy it talks through closes every connection and refuses new ones, so its hold stays in Redis until
- * its lease ends, and the candidate must count its own term invalid by its renew deadline, before that. Redis keeps
+ * its lease ends. Its object goes on (as a partitioned process would: the harder case) and must count its own term
+ * invalid by its renew deadline, before that lease ends; it is closed once it has stepped down. Redis keeps
  * every key throughout, so the strict invariants hold: no overlap, no rejected write, no write after its term's
  * revocation, one revoked per elected, epochs rising.
  *
@@ -86,7 +88,8 @@ class LeaderElectionChurnIT {
                     case DIE -> {
                         proxies.remove(target).close(); // Redis sees the process gone; its hold stays to its lease
                         live.remove(target);
-                        Thread reaper = new Thread(() -> { // the dead process's objects: closed once it stepped down
+                        Thread reaper = new Thread(() -> { // cut off, it goes on until its own clock ends its term
+                            Await.until(Duration.ofSeconds(10), () -> !target.leads(), "a cut-off leader steps down");
                             target.election().close();
                             target.client().close();
                         }, "reap-" + target.id());
@@ -123,7 +126,7 @@ class LeaderElectionChurnIT {
             }
             register.assertInvariants(true, true);
             assertThat(figures.epochs()).as("accepted epochs").isSorted();
-            assertThat(figures.elections()).as("elections in %d s", seconds).isGreaterThan(seconds);
+            assertThat(figures.elections()).as("elections in %d s", seconds).isGreaterThan(seconds / 3);
             List<Long> resigns = latencies.getOrDefault(Action.RESIGN, List.of());
             if (resigns.size() >= 5) {
                 Collections.sort(resigns);

@@ -207,8 +207,9 @@ public final class FencedRegister {
                 for (Candidate other : candidates) {
                     if (other != this && other.leads() && term.isValid()) { // the writer valid before and after
                         overlaps++;
-                        if (overlapsSeen.size() < DESCRIBED) {
-                            overlapsSeen.add(id + " wrote epoch " + epoch + " while " + other.id + " led");
+                        String seen = id + " wrote epoch " + epoch + " while " + other.id + " led";
+                        if (overlapsSeen.size() < DESCRIBED && !overlapsSeen.contains(seen)) {
+                            overlapsSeen.add(seen);
                         }
                     }
                 }

@@ -56,7 +56,10 @@ public final class ElectionCandidates implements AutoCloseable {
         }
     }
 
-    /** A new candidate on a new client of {@code redisUri} (command timeout 500 ms), started. */
+    /**
+     * A new candidate on a new client of {@code redisUri} (command timeout 1 s: also the connect timeout, which a
+     * loaded test machine missed at 500 ms), started.
+     */
     public Candidate start(String redisUri) {
         return start(redisUri, config -> { });
     }
@@ -64,7 +67,7 @@ public final class ElectionCandidates implements AutoCloseable {
     /** As {@link #start(String)}, with the client's configuration adjusted by {@code tune}. */
     public Candidate start(String redisUri, Consumer<LockClientConfig.Builder> tune) {
         LockClientConfig.Builder config = LockClientConfig.builder().redisUri(redisUri)
-                .commandTimeout(Duration.ofMillis(500));
+                .commandTimeout(Duration.ofSeconds(1));
         tune.accept(config);
         LockClient client = LockClient.create(config.build());
         LeaderElection election = client.getLeaderElection(name, settings);
