@@ -281,6 +281,7 @@ public final class ChaosRun {
                 for (Workload kind : Workload.values()) {
                     extra.removeAll(kind.lastingKeys());
                 }
+                extra.remove("redisson_lock_token:{" + ElectionLoop.NAME + "}"); // the election's epochs, kept
                 // the latch rounds' latches that never opened: each has its TTL, and goes by itself; so do a plain
                 // semaphore's grant marks ({NAME}:dlock_grant:<id>, docs/protocol.md §13.1), which live 15 s
                 for (String key : List.copyOf(extra)) {

@@ -56,6 +56,10 @@ import java.util.Map;
  *   <li>{@link Invariant#NOTHING_HELD_BY_CANCELLED}: once a worker's loops stopped, its client holds nothing of the
  *       workloads that cancel (the reactive lock and semaphore, the cancelled multi-lock): every loop gave back what
  *       it knew it held, so what is left is a grant of a cancelled acquisition ({@link QuiescenceChecks}).</li>
+ *   <li>{@link Invariant#ELECTION_TERMS}, {@link Invariant#ELECTION_FENCED}: the leader election's candidates
+ *       ({@link ElectionLoop}) hear one revoked per elected, with rising epochs; its register never accepts a write
+ *       whose guard began after its term's revocation, and rejects a stale one only near a fault
+ *       ({@link ElectionChecks}).</li>
  *   <li>{@link Invariant#NOTHING_LEFT}: after the run, no key but the token counter, no subscription, no process.</li>
  * </ol>
  * Every invariant must judge at least one case: one that judged none fails the run ({@link Report#unjudged()}), so
@@ -83,6 +87,8 @@ public final class Checker {
         REDIS_FAILURES_SURFACE("Redis failures surface as LockException"),
         FAILED_RELEASE_ENDS("dropped release's hold ends within lease + 1 s"),
         NOTHING_HELD_BY_CANCELLED("nothing held by a cancelled acquisition at quiescence"),
+        ELECTION_TERMS("one revoked per elected, epochs rising"),
+        ELECTION_FENCED("election writes: none after revocation, fenced"),
         NOTHING_LEFT("nothing left behind");
 
         final String title;
@@ -125,6 +131,7 @@ public final class Checker {
         HolderFaultChecks.check(history, report);
         LivenessChecks.check(history, report);
         QuiescenceChecks.check(history, report);
+        ElectionChecks.check(history, report);
         return report;
     }
 

@@ -80,6 +80,16 @@ public record Event(long nanos, String source, Type type, long token, String det
         /** Stopped cleanly. */
         BYE,
         /**
+         * An election loop ({@code w3-election}, {@link ElectionLoop}) was told it leads, in the term of epoch
+         * {@code token} (recorded by its {@code elected} listener).
+         */
+        ELECTED,
+        /**
+         * An election loop was told its term of epoch {@code token} ended (its {@code revoked} listener, which runs
+         * after the term became invalid); detail: the cause.
+         */
+        REVOKED,
+        /**
          * A worker JVM ({@code w3}) once all its loops stopped, before it closes its client: what the client still
          * counts as held of the workloads that cancel ({@link Workload#cancels()}); detail {@code held=0}, or
          * {@code held=<n> <what>; <what>...} (a hold: {@code <name> owner=<id> count=<n> watchdog=<bool>}; a permit:
@@ -123,7 +133,17 @@ public record Event(long nanos, String source, Type type, long token, String det
         /** The store accepted a write; detail: writer. */
         STORE_ACCEPTED,
         /** The store rejected a write as stale; detail: {@code <writer> <highest accepted>}. */
-        STORE_REJECTED
+        STORE_REJECTED,
+        /**
+         * The store's election register accepted a write of epoch {@code token}; detail:
+         * {@code <writer> guardAt=<ns>}, when the writer's guard ({@code requireValid()}) began.
+         */
+        REGISTER_ACCEPTED,
+        /**
+         * The store's election register rejected a write of epoch {@code token} as stale; detail:
+         * {@code <writer> guardAt=<ns> highest=<highest accepted>}.
+         */
+        REGISTER_REJECTED
     }
 
     public Event {

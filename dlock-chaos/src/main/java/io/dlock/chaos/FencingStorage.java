@@ -24,7 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Protocol, one line each way: {@code W <writer> <token>} → {@code A} (accepted) or {@code R <highest>}
  * (rejected). Every decision is recorded as a {@code STORE_ACCEPTED}/{@code STORE_REJECTED} event, in the order the
- * store took them. Thread-safe.
+ * store took them. A second register, of the leader election's epochs ({@link ElectionLoop}), has the same rule and
+ * its own highest: {@code E <writer> <epoch> <guardNanos>}, recorded as {@code REGISTER_ACCEPTED}/
+ * {@code REGISTER_REJECTED} with when the writer's guard began. Thread-safe.
  */
 public final class FencingStorage implements AutoCloseable {
     private final ServerSocket server;
@@ -32,6 +34,7 @@ public final class FencingStorage implements AutoCloseable {
     private final Thread acceptor;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private long highest = Long.MIN_VALUE;
+    private long highestEpoch = Long.MIN_VALUE;
     private long accepted;
     private long rejected;
     private volatile boolean closed;
@@ -72,6 +75,18 @@ public final class FencingStorage implements AutoCloseable {
         return "R " + highest;
     }
 
+    /** The election register's rule, atomically: accept {@code epoch} unless a higher one was accepted before. */
+    synchronized String writeEpoch(String writer, long epoch, long guardNanos) {
+        if (epoch >= highestEpoch) {
+            highestEpoch = epoch;
+            log.record(Event.Type.REGISTER_ACCEPTED, epoch, writer + " guardAt=" + guardNanos);
+            return "A";
+        }
+        log.record(Event.Type.REGISTER_REJECTED, epoch, writer + " guardAt=" + guardNanos + " highest="
+                + highestEpoch);
+        return "R " + highestEpoch;
+    }
+
     public synchronized long accepted() {
         return accepted;
     }
@@ -107,6 +122,8 @@ public final class FencingStorage implements AutoCloseable {
                 String reply;
                 if (parts.length == 3 && parts[0].equals("W")) {
                     reply = write(parts[1], Long.parseLong(parts[2]));
+                } else if (parts.length == 4 && parts[0].equals("E")) {
+                    reply = writeEpoch(parts[1], Long.parseLong(parts[2]), Long.parseLong(parts[3]));
                 } else {
                     reply = "E bad request";
                 }

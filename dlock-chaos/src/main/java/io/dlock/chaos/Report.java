@@ -33,6 +33,8 @@ public final class Report {
     private final Duration took;
     private final Map<Fault, Integer> injected;
     private final Map<Event.Type, Integer> types;
+    /** The election loops' greetings ({@link ElectionLoop}): not worker JVMs. */
+    private final int electionHellos;
     /** Event counts per lock kind and type (events of the lock loops only). */
     private final Map<Workload, Map<Event.Type, Integer>> kindTypes = new EnumMap<>(Workload.class);
     private final Map<Workload, Map<String, Integer>> kindCounts = new EnumMap<>(Workload.class);
@@ -52,6 +54,8 @@ public final class Report {
         this.took = took;
         this.injected = injected;
         this.types = Checker.typeCounts(events);
+        this.electionHellos = (int) events.stream()
+                .filter(e -> e.type() == Event.Type.HELLO && e.source().endsWith("-election")).count();
         this.unchecked = (int) events.stream()
                 .filter(e -> (e.type() == Event.Type.WRITE_START || e.type() == Event.Type.STEP)
                         && e.detail().equals("unchecked")).count();
@@ -253,7 +257,10 @@ public final class Report {
         row(b, "writes accepted by the store (fenced)", events(Event.Type.STORE_ACCEPTED));
         row(b, "writes rejected as stale", events(Event.Type.STORE_REJECTED));
         row(b, "steps without a lease check (careless)", unchecked);
-        row(b, "worker JVMs started", events(Event.Type.HELLO) - loopHellos());
+        row(b, "election terms won", events(Event.Type.ELECTED));
+        row(b, "election writes accepted by the register", events(Event.Type.REGISTER_ACCEPTED));
+        row(b, "election writes rejected as stale", events(Event.Type.REGISTER_REJECTED));
+        row(b, "worker JVMs started", events(Event.Type.HELLO) - loopHellos() - electionHellos);
         counts.forEach((what, n) -> row(b, what, n));
         samples.forEach((what, values) -> b.append(String.format("  %-44s %s%n", what, values)));
         b.append(String.format("%n%-52s %8s %10s%n", "invariant", "checked", "violations"));

@@ -38,6 +38,24 @@ final class StorageClient implements AutoCloseable {
         });
     }
 
+    /**
+     * A write to the election register ({@link FencingStorage}).
+     *
+     * @param guardNanos when the writer's guard began, on the host's monotonic clock
+     * @throws IOException when the store cannot be reached or does not answer within the timeout
+     */
+    Outcome writeEpoch(String writer, long epoch, long guardNanos) throws IOException {
+        return connection.exchange((out, in) -> {
+            out.write(("E " + writer + " " + epoch + " " + guardNanos + "\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String reply = in.readLine();
+            if (reply == null) {
+                throw new IOException("the store closed the connection");
+            }
+            return new Outcome(reply.equals("A"), reply.startsWith("R ") ? Long.parseLong(reply.substring(2)) : epoch);
+        });
+    }
+
     @Override
     public void close() {
         connection.close();

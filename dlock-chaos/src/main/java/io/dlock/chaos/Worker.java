@@ -16,10 +16,12 @@ import static io.dlock.chaos.Event.Type.QUIESCENT;
 /**
  * A worker JVM: one {@link LockClient} (default configuration but for the timeouts and {@code localHandoffs}) and,
  * per {@link Workload}, {@link WorkerArgs#threads()} threads, each an owner of its own, looping on its kind's lock,
- * semaphore or multi-lock ({@link LockLoop}) or on the latch rounds ({@link LatchLoop}) until the stop file appears. Owners of one client that contend for one lock wait for each other
- * inside the client and may hand the lock over without releasing it in Redis (local hand-offs). The JVM's own event
- * log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of every hold field it writes) and its
- * BYE (detail: its hand-offs per kind, {@link HandoffCounts}); each loop has its own log.
+ * semaphore or multi-lock ({@link LockLoop}) or on the latch rounds ({@link LatchLoop}), and one candidate of the
+ * leader election ({@link ElectionLoop}), until the stop file appears. Owners of one client that contend for one
+ * lock wait for each other inside the client and may hand the lock over without releasing it in Redis (local
+ * hand-offs). The JVM's own event log ({@code w<n>.events}) holds its HELLO (detail: the client id, the prefix of
+ * every hold field it writes) and its BYE (detail: its hand-offs per kind, {@link HandoffCounts}); each loop has its
+ * own log.
  *
  * <p>Usage: see {@link WorkerArgs#USAGE}. Exits by itself when the JVM that started it is gone.
  */
@@ -80,6 +82,8 @@ public final class Worker {
                 }
             }
         }
+        ElectionLoop candidate = new ElectionLoop(args, client);
+        threads.add(new Thread(candidate, candidate.source()));
         client.addLeaseLostListener(event -> loops.forEach(loop -> loop.leaseLost(event)));
         log.record(HELLO, client.getId());
         for (Thread t : threads) {

@@ -1,0 +1,212 @@
+package io.dlock.spring;
+
+import io.dlock.LeaderTerm;
+import io.dlock.LockClient;
+import io.dlock.LockLostException;
+import io.dlock.redisprocess.Await;
+import io.dlock.redisprocess.RedisServer;
+import io.dlock.testkit.FencedRegister;
+import io.dlock.testkit.RedisExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spring Integration's own {@link LockRegistryLeaderInitiator} over a {@link DlockLockRegistry} (issue 44, item 7):
+ * two instances on two clients; the leader's lock is taken away from under it ({@code forceUnlock}, then a
+ * {@code DEL} of the key), and the leader must be revoked (its next heart-beat's re-entry finds the hold gone) and
+ * the other instance granted, round after round. The revoked instance is then replaced by a fresh one, as a restarted
+ * application: it could not be granted again. Its selector thread keeps the registry lock's outer hold (Spring
+ * Integration does not unlock after a failed heart-beat), and a {@code DlockLockRegistry} re-entry never succeeds on a
+ * hold Redis no longer has (issue 20; {@code DlockLockRegistryHoldsIT}), where {@code RedisLockRegistry}'s re-entry
+ * takes the free key again. Each granted candidate writes
+ * to a {@link FencedRegister} every 2 ms with a token of the grant (Spring Integration's initiator has no epoch: the
+ * test counts grants, in order, as a stand-in), guarded by {@link Context#isLeader()}. The overlaps (until the old
+ * leader's heart-beat) and the writes the fence refused are counted and printed.
+ */
+@ExtendWith(RedisExtension.class)
+@Timeout(value = 90, unit = SECONDS)
+class LockRegistryLeaderInitiatorIT {
+    private static final String ROLE = "it:LockRegistryLeaderInitiatorIT";
+    private static final long HEART_BEAT_MS = 100;
+
+    private final FencedRegister register = new FencedRegister(ROLE);
+    private final AtomicLong grants = new AtomicLong();
+    private final List<Instance> instances = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        instances.forEach(instance -> instance.initiator.stop());
+    }
+
+    @Test
+    void theLeaderIsRevokedWhenItsLockIsLostAndTheOtherIsGranted(RedisServer redis, LockClient a, LockClient b)
+            throws Exception {
+        Instance[] pair = {new Instance("a0", a), new Instance("b0", b)};
+        List<Long> revokedMs = new ArrayList<>();
+        List<Long> grantedMs = new ArrayList<>();
+        for (int round = 0; round < 6; round++) {
+            Await.until(Duration.ofSeconds(10), () -> pair[0].leads() ^ pair[1].leads(), "one leader");
+            int leading = pair[0].leads() ? 0 : 1;
+            Instance leader = pair[leading];
+            Instance other = pair[1 - leading];
+            long writes = register.figures().accepted();
+            Await.until(Duration.ofSeconds(5), () -> register.figures().accepted() > writes + 10, "the leader writes");
+            Grant term = leader.current;
+            assertThat(term).isNotNull();
+            long lostAt = System.nanoTime();
+            if (round % 2 == 0) {
+                assertThat(b.getLock(ROLE).forceUnlock()).as("forceUnlock of the leader's lock").isTrue();
+            } else {
+                assertThat(redis.command(Duration.ofSeconds(2), "DEL", ROLE)).as("DEL of the leader's key")
+                        .isEqualTo("1");
+            }
+            term.revoked.get(5, SECONDS);
+            revokedMs.add((System.nanoTime() - lostAt) / 1_000_000);
+            Await.until(Duration.ofSeconds(5), other::leads, () -> "round: the other instance is granted, after "
+                    + "the leader's lock was lost; leader " + leader + ", other " + other);
+            grantedMs.add((other.current.grantedAt - lostAt) / 1_000_000);
+            leader.initiator.stop();
+            pair[leading] = new Instance((leading == 0 ? "a" : "b") + (round + 1), leading == 0 ? a : b);
+        }
+        instances.forEach(instance -> instance.initiator.stop());
+        for (Instance instance : instances) { // stop() only interrupts the selector, which then revokes
+            Await.until(Duration.ofSeconds(5), () -> instance.current == null || instance.current.revoked.isDone()
+                    && instance.writer.heard().size() % 2 == 0, () -> instance + " revoked after stop()");
+        }
+        FencedRegister.Figures figures = register.figures();
+        System.out.printf("Spring Integration's LockRegistryLeaderInitiator over DlockLockRegistry, heart-beat %d ms, "
+                + "lock lost 6 times: leader revoked after %s ms, other granted after %s ms; %s%n", HEART_BEAT_MS,
+                revokedMs, grantedMs, figures);
+        register.assertInvariants(false, true);
+        assertThat(revokedMs).as("ms from the loss to onRevoked: a heart-beat and a round trip, generously")
+                .allMatch(ms -> ms < 2_000);
+    }
+
+    /** A grant seen as a term, so that the register can guard with it: valid while granted and the context leads. */
+    private static final class Grant implements LeaderTerm {
+        private final String role;
+        private final long epoch;
+        private final Context context;
+        private final Instant since = Instant.now();
+        private final long grantedAt = System.nanoTime();
+        private final CompletableFuture<Cause> revoked = new CompletableFuture<>();
+
+        Grant(String role, long epoch, Context context) {
+            this.role = role;
+            this.epoch = epoch;
+            this.context = context;
+        }
+
+        @Override
+        public long epoch() {
+            return epoch;
+        }
+
+        @Override
+        public Instant since() {
+            return since;
+        }
+
+        @Override
+        public boolean isValid() {
+            return !revoked.isDone() && context.isLeader();
+        }
+
+        @Override
+        public Duration validFor() {
+            return isValid() ? Duration.ofMillis(HEART_BEAT_MS) : Duration.ZERO;
+        }
+
+        @Override
+        public long requireValid() {
+            if (!isValid()) {
+                throw new LockLostException(role, "grant " + epoch + " of " + role + " is no longer valid");
+            }
+            return epoch;
+        }
+
+        @Override
+        public CompletableFuture<Cause> revocationAsync() {
+            return revoked;
+        }
+    }
+
+    /** One application: Spring Integration's initiator on a registry of its own client, with a writing candidate. */
+    private final class Instance {
+        final String id;
+        final LockRegistryLeaderInitiator initiator;
+        final FencedRegister.Candidate writer;
+        volatile Grant current;
+        volatile Thread writing;
+
+        Instance(String id, LockClient client) {
+            this.id = id;
+            DefaultCandidate candidate = new DefaultCandidate(id, ROLE) {
+                @Override
+                public void onGranted(Context context) {
+                    super.onGranted(context);
+                    Grant grant = new Grant(ROLE, grants.incrementAndGet(), context);
+                    current = grant;
+                    writer.elected(grant);
+                    Thread thread = new Thread(() -> {
+                        try {
+                            writer.writeEvery(Duration.ofMillis(2)).run(grant);
+                        } catch (Exception e) {
+                            // interrupted: revoked
+                        }
+                    }, "writer-" + id + "-" + grant.epoch);
+                    writing = thread;
+                    thread.start();
+                }
+
+                @Override
+                public void onRevoked(Context context) {
+                    Grant grant = current;
+                    grant.revoked.complete(LeaderTerm.Cause.LEASE_LOST);
+                    writing.interrupt(); // the work stops before onRevoked returns
+                    try {
+                        writing.join(5_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    writer.revoked(grant);
+                    super.onRevoked(context);
+                }
+            };
+            initiator = new LockRegistryLeaderInitiator(new DlockLockRegistry(client), candidate);
+            initiator.setHeartBeatMillis(HEART_BEAT_MS);
+            initiator.setBusyWaitMillis(20);
+            writer = register.join(id, () -> {
+                Grant grant = current;
+                return grant != null && grant.isValid();
+            });
+            instances.add(this);
+            initiator.start();
+        }
+
+        boolean leads() {
+            Grant grant = current;
+            return grant != null && grant.isValid();
+        }
+
+        @Override
+        public String toString() {
+            return id + "{leads=" + leads() + ", context leader=" + initiator.getContext().isLeader() + "}";
+        }
+    }
+}
