@@ -54,9 +54,16 @@ public final class CardKeeper {
         System.arraycopy(fields, 0, writeArgs, 1, fields.length);
     }
 
-    /** Writes the card (at connect). */
-    public void start() {
+    /**
+     * Writes the card (at connect).
+     *
+     * @return a future completed when Redis answered the write, or it failed; never fails
+     */
+    public CompletableFuture<Void> start() {
         refresh();
+        synchronized (lock) {
+            return lastWrite.handle((ignored, error) -> null);
+        }
     }
 
     /**

@@ -162,7 +162,7 @@ public final class RedisLockClient implements LockClient {
                 semaphores.resubscribed();
             }
         });
-        card.start();
+        awaitCard(card.start(), config);
         renewer.start();
         semaphores.start();
     }
@@ -179,6 +179,20 @@ public final class RedisLockClient implements LockClient {
      */
     public static LockClient start(LockClientConfig config) {
         return new RedisLockClient(config, ClientStart.connect(config));
+    }
+
+    /**
+     * Waits (at most about a command timeout) until the card's first write is answered, so that a lock taken right
+     * after {@code create} returns shows its holder's identity; its failure is the card's own (logged there).
+     */
+    private static void awaitCard(CompletableFuture<Void> written, LockClientConfig config) {
+        try {
+            written.get(config.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("this client's card is not written yet: {}", e.toString());
+        }
     }
 
     private void dispatchLeaseLost(LeaseLostEvent event) {
