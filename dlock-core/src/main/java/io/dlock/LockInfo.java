@@ -62,13 +62,13 @@ public record LockInfo(String name, Type type, Mode mode, List<Holder> holders, 
 
         /** Compares the hold (client id, owner id, hold count, write), not the {@link #identity()}. */
         @Override
-        public boolean equals(Object other) {
+        public final boolean equals(Object other) {
             return other instanceof Holder that && threadId == that.threadId && holdCount == that.holdCount
                     && write == that.write && Objects.equals(clientId, that.clientId);
         }
 
         @Override
-        public int hashCode() {
+        public final int hashCode() {
             return Objects.hash(clientId, threadId, holdCount, write);
         }
     }

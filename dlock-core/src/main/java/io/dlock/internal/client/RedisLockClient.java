@@ -144,7 +144,8 @@ public final class RedisLockClient implements LockClient {
                 LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), holds);
         this.latches = new LatchServices(parts);
         this.semaphores = new SemaphoreServices(parts, this::dispatchLeaseLost);
-        this.snapshots = new Snapshots(new LockInspector(scripts, new CardReader(transport.commands())), new SemaphoreInspector(scripts), latches, executor,
+        this.snapshots = new Snapshots(new LockInspector(scripts, new CardReader(transport.commands())),
+                new SemaphoreInspector(scripts), latches, executor,
                 acquisitions.waits(), this::checkOpen, acquisitions::isClosed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {
             @Override

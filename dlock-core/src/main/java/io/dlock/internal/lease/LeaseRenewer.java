@@ -23,12 +23,13 @@ import java.util.function.ToIntFunction;
  * <h2>Cadence</h2>
  * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
  * possible (one script call per kind of hold and chunk of {@link #BATCH_SIZE} holds, all pipelined; on a Redis
- * Cluster per kind, hash slot and chunk, since one script may only touch keys of one slot), so renewal
- * costs one round trip per tick however many locks are held. A round that sends also sends what the client keeps
- * alive in Redis with its holds (its card, {@code io.dlock.internal.card}), in the same round trip. A hold taken just after a tick is renewed at most one period later, with two thirds
- * of its lease still to run. While a renewal fails or hangs, rounds come every {@code period / 3}: a short Redis
- * outage is retried several times before the lease runs out, and a hold whose lease ran out is reported within a
- * third of a period even while a renewal request is still waiting for its command timeout.
+ * Cluster per kind, hash slot and chunk, since one script may only touch keys of one slot), so renewal costs one
+ * round trip per tick however many locks are held. A round that sends also sends what the client keeps alive in Redis
+ * with its holds (its card, {@code io.dlock.internal.card}), in the same round trip. A hold taken just after a tick is
+ * renewed at most one period later, with two thirds of its lease still to run. While a renewal fails or hangs,
+ * rounds come every {@code period / 3}: a short Redis outage is retried several times before the lease runs out, and
+ * a hold whose lease ran out is reported within a third of a period even while a renewal request is still waiting
+ * for its command timeout.
  *
  * <h2>When a hold counts as lost</h2>
  * <ul>
