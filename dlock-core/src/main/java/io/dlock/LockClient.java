@@ -243,7 +243,10 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * A read-only snapshot of a lock of any kind (plain, fair, read-write, fenced; written by dlock or Redisson), read
-     * in one round trip. Blocks for at most the command timeout.
+     * in one round trip, and a second one when the lock has holders: the cards of the holding clients, which give each
+     * holder its {@link LockInfo.Holder#identity() identity} (host, process id, application; empty for a Redisson
+     * holder, or when the card is missing or unreadable, which never fails the call). Blocks for at most two command
+     * timeouts.
      *
      * <p>A key of another type, or a hash whose fields are not a lock's, is refused with {@link NotALockException}:
      * its message names the lock and the key's type, never a field or a value of it (the script does not even read

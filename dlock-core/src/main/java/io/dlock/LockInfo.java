@@ -3,6 +3,7 @@ package io.dlock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A read-only snapshot of one lock, of any kind, as {@link LockClient#inspect(String)} saw it.
@@ -31,8 +32,45 @@ public record LockInfo(String name, Type type, Mode mode, List<Holder> holders, 
     /** The mode of a read-write lock. */
     public enum Mode { READ, WRITE }
 
-    /** One holder: a client id, an owner (thread) id and its hold count; {@code write} for a write hold. */
-    public record Holder(String clientId, long threadId, int holdCount, boolean write) {
+    /**
+     * One holder: a client id, an owner (thread) id and its hold count; {@code write} for a write hold; and who the
+     * holding client is, when its card says so.
+     *
+     * <p>The identity is read beside the hold, from the card that every dlock client keeps in Redis while it runs
+     * (host, process id, application; docs/protocol.md §6.1), not from the lock: it is empty when the holder has no
+     * card. That is the case of a Redisson client (Redisson writes none, and its owner fields have the same shape as
+     * dlock's, so nothing else tells the two apart), of a dlock client whose card expired (the process is gone; its
+     * hold expires too) or could not be written (the Redis user may not write {@code dlock_client:*} keys), and of a
+     * holder of a snapshot built by hand. For that reason {@link #equals} and {@link #hashCode} compare the hold only
+     * (client id, owner id, hold count, write), not the identity: a holder built from those four equals the one
+     * {@link LockClient#inspect} reports, whether or not a card was found.
+     *
+     * @param identity who the holding client is, when its card was found; never null
+     */
+    public record Holder(String clientId, long threadId, int holdCount, boolean write,
+                         Optional<ClientIdentity> identity) {
+
+        /** @throws NullPointerException when {@code identity} is null (use {@link Optional#empty()}) */
+        public Holder {
+            Objects.requireNonNull(identity, "identity");
+        }
+
+        /** A holder whose identity is not known. */
+        public Holder(String clientId, long threadId, int holdCount, boolean write) {
+            this(clientId, threadId, holdCount, write, Optional.empty());
+        }
+
+        /** Compares the hold (client id, owner id, hold count, write), not the {@link #identity()}. */
+        @Override
+        public final boolean equals(Object other) {
+            return other instanceof Holder that && threadId == that.threadId && holdCount == that.holdCount
+                    && write == that.write && Objects.equals(clientId, that.clientId);
+        }
+
+        @Override
+        public final int hashCode() {
+            return Objects.hash(clientId, threadId, holdCount, write);
+        }
     }
 
     /** One fair-lock waiter and the deadline of its place in the queue. */

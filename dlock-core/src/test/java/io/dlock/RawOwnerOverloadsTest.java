@@ -28,9 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <ul>
  *   <li><b>By name</b>, in the sources: a parameter {@code long ownerId} or {@code long threadId} (parameter names are
- *       not in the class files). Records ({@link HeldLock#ownerId()}, {@link LockInfo.Holder#threadId()}) are data,
- *       not methods; a listener's callback ({@link LockEventListener#acquisitionStarted}) is told an owner, it does not
- *       act for one: neither is counted.</li>
+ *       not in the class files). Records ({@link HeldLock#ownerId()}, {@link LockInfo.Holder#threadId()}) and their
+ *       other constructors are data, not methods; a listener's callback ({@link LockEventListener#acquisitionStarted})
+ *       is told an owner, it does not act for one: neither is counted.</li>
  *   <li><b>By shape</b>, by reflection: a method whose last parameter is a {@code long} beside a method of the same
  *       type that takes the other parameters, named the same ({@code unlockAsync(long)} beside {@code unlockAsync()})
  *       or with {@code Thread} for {@code CurrentThread} ({@code isHeldByThread(long)} beside
@@ -71,8 +71,8 @@ class RawOwnerOverloadsTest {
                 Matcher name = Pattern.compile("(\\w+)\\s*$").matcher(code.substring(0, open));
                 assertThat(name.find()).as("a name before the parameter list at %d of %s", open, api).isTrue();
                 String before = code.substring(0, name.start()).strip();
-                if (before.endsWith("record")) {
-                    continue; // a record's components: data
+                if (before.endsWith("record") || isRecord(api, name.group(1))) {
+                    continue; // a record's components, or another constructor of the record: data
                 }
                 Method method = declared(api, name.group(1), parameterTypes(code.substring(open + 1, close), source));
                 if (method.getDeclaringClass().getSimpleName().endsWith("Listener")) {
@@ -206,6 +206,19 @@ class RawOwnerOverloadsTest {
         } catch (ClassNotFoundException e) {
             return Class.forName("java.lang." + simpleName);
         }
+    }
+
+    /** @return whether {@code name} is {@code api} or one of its nested types, and that type is a record */
+    private static boolean isRecord(Class<?> api, String name) {
+        List<Class<?>> types = new ArrayList<>(List.of(api));
+        for (int i = 0; i < types.size(); i++) {
+            Class<?> type = types.get(i);
+            if (type.getSimpleName().equals(name)) {
+                return type.isRecord();
+            }
+            types.addAll(List.of(type.getDeclaredClasses()));
+        }
+        return false;
     }
 
     /** @return the method {@code name(types)} declared by {@code api} or one of its nested types */

@@ -93,7 +93,9 @@ abstract class BaseCommand implements Callable<Integer> {
         String uri = options.uriWithPassword(redisUri(), System.getenv());
         LockClientConfig config;
         try {
-            config = settings.apply(options.apply(LockClientConfig.builder().redisUri(uri), System::getenv)).build();
+            // the application its holds show under in status and inspect (docs/protocol.md §6.1)
+            config = settings.apply(options.apply(LockClientConfig.builder().redisUri(uri).applicationName("dlock"),
+                    System::getenv)).build();
         } catch (IllegalArgumentException e) {
             throw CliException.usage(e.getMessage());
         }

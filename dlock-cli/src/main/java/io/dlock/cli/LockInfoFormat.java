@@ -1,13 +1,17 @@
 package io.dlock.cli;
 
+import io.dlock.ClientIdentity;
 import io.dlock.DistributedLock;
 import io.dlock.LockInfo;
 
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** Renders {@link LockInfo} snapshots for people (text) and programs (JSON). */
@@ -25,6 +29,34 @@ public final class LockInfoFormat {
 
     public static String owner(LockInfo.Waiter w) {
         return w.threadId() < 0 ? w.clientId() : w.clientId() + ":" + w.threadId();
+    }
+
+    /** {@code orders-svc@host1 pid 4242}, or {@code host1 pid 4242} when the client set no application name. */
+    public static String identity(ClientIdentity who) {
+        return (who.application().isEmpty() ? "" : who.application() + "@") + who.host() + " pid " + who.pid();
+    }
+
+    /** What {@code status} says of a holder whose client has no card. */
+    static final String UNKNOWN_CLIENT = "unknown: no client card (a Redisson client, or a dlock client that is gone "
+            + "or may not write it)";
+
+    /** The holding clients in order of their first hold, each with its identity when its card was found. */
+    private static Map<String, Optional<ClientIdentity>> clients(LockInfo info) {
+        Map<String, Optional<ClientIdentity>> clients = new LinkedHashMap<>();
+        for (LockInfo.Holder h : info.holders()) {
+            clients.merge(h.clientId(), h.identity(), (a, b) -> a.isPresent() ? a : b);
+        }
+        return clients;
+    }
+
+    /**
+     * @return {@code "; on orders-svc@host1 pid 4242"} (each holding client whose card was found, in order), or
+     *         {@code ""} when none was: the tail of the one-line forms
+     */
+    private static String onClients(LockInfo info) {
+        String known = clients(info).values().stream().flatMap(Optional::stream).map(LockInfoFormat::identity)
+                .collect(Collectors.joining(", "));
+        return known.isEmpty() ? "" : "; on " + known;
     }
 
     /** {@code free}, {@code locked}, {@code read-locked} or {@code write-locked}. */
@@ -80,16 +112,22 @@ public final class LockInfoFormat {
         return out.toString();
     }
 
-    /** One line: {@code orders:42: locked by id:1 (x2), ttl 29.3s, queue: empty}. */
+    /**
+     * One line: {@code orders:42: locked by id:1 (x2), ttl 29.3s, queue: empty}, then {@code ; on
+     * orders-svc@host1 pid 4242} when the holders' clients are known.
+     */
     public static String summary(LockInfo info) {
         if (info.type() == LockInfo.Type.NONE && info.waiters().isEmpty()) {
             return info.name() + ": free";
         }
         return info.name() + ": " + state(info) + " by " + holders(info) + ", ttl " + ttl(info.ttlMillis())
-                + ", queue: " + queue(info);
+                + ", queue: " + queue(info) + onClients(info);
     }
 
-    /** Who holds it, for a "lock is busy" message: {@code held by id:1 (hold count 1, ttl 29.3s)}. */
+    /**
+     * Who holds it, for a "lock is busy" message: {@code held by id:1 (x2) (ttl 29.3s)}, then {@code ; on
+     * orders-svc@host1 pid 4242} when the holders' clients are known.
+     */
     public static String holderPhrase(LockInfo info) {
         if (info.holders().isEmpty()) {
             return info.waiters().isEmpty() ? "free again now" : "waiters queued before us: " + queue(info);
@@ -97,10 +135,13 @@ public final class LockInfoFormat {
         String verb = info.type() == LockInfo.Type.READ_WRITE
                 ? (info.mode() == LockInfo.Mode.WRITE ? "held for writing by " : "held for reading by ")
                 : "held by ";
-        return verb + holders(info) + " (ttl " + ttl(info.ttlMillis()) + ")";
+        return verb + holders(info) + " (ttl " + ttl(info.ttlMillis()) + ")" + onClients(info);
     }
 
-    /** What {@code watch} compares to decide whether to print a new line: everything but the TTL. */
+    /**
+     * What {@code watch} compares to decide whether to print a new line: everything but the TTL (and the holders'
+     * identities, which only describe the holds).
+     */
     public static String signature(LockInfo info) {
         return info.type() + "|" + info.mode() + "|" + holders(info) + "|" + queue(info);
     }
@@ -121,6 +162,8 @@ public final class LockInfoFormat {
                 out.append('\n');
             }
             out.append("  ttl      ").append(ttl(info.ttlMillis())).append('\n');
+            clients(info).forEach((clientId, who) -> out.append("  client   ").append(clientId).append("  ")
+                    .append(who.map(LockInfoFormat::identity).orElse(UNKNOWN_CLIENT)).append('\n'));
         }
         if (info.waiters().isEmpty()) {
             out.append("  queue    empty\n");
@@ -158,6 +201,7 @@ public final class LockInfoFormat {
                     .append(",\"ownerId\":").append(h.threadId())
                     .append(",\"holdCount\":").append(h.holdCount())
                     .append(",\"write\":").append(h.write())
+                    .append(",\"identity\":").append(h.identity().map(LockInfoFormat::json).orElse("null"))
                     .append('}');
         }
         out.append("],\"waiters\":[");
@@ -172,6 +216,12 @@ public final class LockInfoFormat {
         }
         out.append("],\"fencingToken\":").append(info.fencingToken() == null ? "null" : info.fencingToken().toString());
         return out.append('}').toString();
+    }
+
+    /** {@code {"host":…,"pid":…,"application":…}}, the application {@code null} when the client set none. */
+    private static String json(ClientIdentity who) {
+        return "{\"host\":" + Json.string(who.host()) + ",\"pid\":" + who.pid() + ",\"application\":"
+                + (who.application().isEmpty() ? "null" : Json.string(who.application())) + "}";
     }
 
     /** A JSON array of {@link #json(LockInfo)} objects, one per line. */

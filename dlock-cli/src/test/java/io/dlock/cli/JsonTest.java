@@ -2,6 +2,7 @@ package io.dlock.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.dlock.ClientIdentity;
 import io.dlock.LockInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -9,6 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -101,5 +103,34 @@ class JsonTest {
                 "ttl      1.5s", "queue    1. c2:9");
         assertThat(LockInfoFormat.summary(info)).isEqualTo("orders: locked by c1:7 (x2), ttl 1.5s, queue: 1. c2:9");
         assertThat(LockInfoFormat.holderPhrase(info)).isEqualTo("held by c1:7 (x2) (ttl 1.5s)");
+    }
+
+    @Test
+    void holdersAreNamedByTheirClientsIdentityWhenKnown() throws Exception {
+        ClientIdentity known = new ClientIdentity("c1", "host1", 4242, "orders-svc");
+        LockInfo info = new LockInfo("rw", LockInfo.Type.READ_WRITE, LockInfo.Mode.READ,
+                List.of(new LockInfo.Holder("c1", 7, 1, false, Optional.of(known)),
+                        new LockInfo.Holder("c2", 9, 1, false)), 1500, List.of(), null);
+        JsonNode node = mapper.readTree(LockInfoFormat.json(info));
+        JsonNode identity = node.get("holders").get(0).get("identity");
+        assertThat(identity.get("host").asText()).isEqualTo("host1");
+        assertThat(identity.get("pid").asLong()).isEqualTo(4242);
+        assertThat(identity.get("application").asText()).isEqualTo("orders-svc");
+        assertThat(node.get("holders").get(1).get("identity").isNull()).isTrue();
+        assertThat(LockInfoFormat.text(info)).contains("  ttl      1.5s\n  client   c1  orders-svc@host1 pid 4242\n"
+                + "  client   c2  unknown: no client card (a Redisson client, ");
+        assertThat(LockInfoFormat.summary(info))
+                .isEqualTo("rw: read-locked by c1:7 (read), c2:9 (read), ttl 1.5s, queue: empty; "
+                        + "on orders-svc@host1 pid 4242");
+        assertThat(LockInfoFormat.holderPhrase(info)).endsWith("(ttl 1.5s); on orders-svc@host1 pid 4242");
+        assertThat(LockInfoFormat.signature(info)).as("identities describe the holds, they are no change to watch")
+                .isEqualTo(LockInfoFormat.signature(new LockInfo("rw", LockInfo.Type.READ_WRITE, LockInfo.Mode.READ,
+                        List.of(new LockInfo.Holder("c1", 7, 1, false), new LockInfo.Holder("c2", 9, 1, false)), 1500,
+                        List.of(), null)));
+        LockInfo noApplication = new LockInfo("x", LockInfo.Type.LOCK, null, List.of(new LockInfo.Holder("c3", 1, 1,
+                false, Optional.of(new ClientIdentity("c3", "h", 1, "")))), 1000, List.of(), null);
+        assertThat(LockInfoFormat.text(noApplication)).contains("  client   c3  h pid 1\n");
+        assertThat(mapper.readTree(LockInfoFormat.json(noApplication)).get("holders").get(0).get("identity")
+                .get("application").isNull()).isTrue();
     }
 }

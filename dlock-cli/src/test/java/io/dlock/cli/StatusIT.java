@@ -84,6 +84,27 @@ class StatusIT {
     }
 
     @Test
+    void theHoldersClientIsNamedByHostPidAndApplication(RedisServer redis) throws Exception {
+        try (LockClient holder = LockClient.create(io.dlock.LockClientConfig.builder().redisUri(redis.uri())
+                .applicationName("orders-svc").build())) {
+            holder.getLock("orders:42").lock();
+            io.dlock.ClientIdentity who = holder.identity();
+            String named = "orders-svc@" + who.host() + " pid " + ProcessHandle.current().pid();
+
+            DlockProcess text = DlockProcess.run("status", "--redis", redis.uri(), "orders:42");
+            assertThat(text.exitCode()).as(text.describe()).isZero();
+            assertThat(text.stdout()).contains("  holder   " + holder.getId() + ":" + Thread.currentThread().getId()
+                    + "  hold count 1\n  ttl      ").contains("\n  client   " + holder.getId() + "  " + named + "\n");
+
+            DlockProcess json = DlockProcess.run("status", "--redis", redis.uri(), "--json", "orders:42");
+            JsonNode identity = mapper.readTree(json.stdout()).get(0).get("holders").get(0).get("identity");
+            assertThat(identity.get("host").asText()).isEqualTo(who.host());
+            assertThat(identity.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(identity.get("application").asText()).isEqualTo("orders-svc");
+        }
+    }
+
+    @Test
     void aKeyThatIsNotALockIsReportedAndExitsOne(RedisServer redis) throws Exception {
         RedisClient raw = RedisClient.create(redis.uri());
         try (StatefulRedisConnection<String, String> c = raw.connect()) {

@@ -35,6 +35,9 @@ class WatchIT {
         String holder = client.getId() + ":" + Thread.currentThread().getId();
         Await.until(Duration.ofSeconds(5), () -> watch.stdout().contains(" job: locked by " + holder + ", ttl "),
                 watch::describe);
+        // the holder's client, named by its card
+        assertThat(watch.stdout()).contains(", queue: empty; on " + client.identity().host() + " pid "
+                + ProcessHandle.current().pid() + "\n");
         lock.lock();
         Await.until(Duration.ofSeconds(5), () -> watch.stdout().contains("locked by " + holder + " (x2)"),
                 watch::describe);

@@ -56,7 +56,7 @@ class AclIT {
             "~redisson_lock_timeout:{lock:*", "~redisson_lock_timeout:lock:*",
             "~redisson_lock_token:{lock:*", "~redisson_lock_token:lock:*",
             "~dlock_rwlock_writers:{lock:*", "~dlock_rwlock_writers:lock:*",
-            "~dlock_leader:{lock:*", "~dlock_leader:lock:*");
+            "~dlock_leader:{lock:*", "~dlock_leader:lock:*", "~dlock_client:*");
     /** The channels of those locks, semaphores and latches. */
     static final List<String> CHANNELS = List.of("&redisson_lock__channel:{lock:*", "&redisson_lock__channel:lock:*",
             "&redisson_rwlock:{lock:*", "&redisson_rwlock:lock:*", "&redisson_sc:{lock:*", "&redisson_sc:lock:*",
@@ -188,6 +188,35 @@ class AclIT {
         try (RawRedis raw = RawRedis.connect(redis.uri())) {
             assertThat(raw.exists("lock:refused")).as("nothing taken").isFalse();
         }
+    }
+
+    /**
+     * The clients' cards ({@code ~dlock_client:*}) give the holders their identity; a user without them locks as well,
+     * and its holds show without identity.
+     */
+    @Test
+    void theCardsNameTheHoldersAndAUserWithoutThemStillLocks() {
+        RedisServer redis = RedisServer.start();
+        cleanup.add(redis);
+        String uri = withUser(redis.uri());
+        setUser(redis, rule(redis.version(), true, CHANNELS));
+        LockClient named = client(uri);
+        DistributedLock lock = named.getLock("lock:named");
+        lock.lock();
+        assertThat(named.inspect("lock:named").holders().get(0).identity()).contains(named.identity());
+        lock.unlock();
+
+        setUser(redis, ruleWithout(redis.version(), "~dlock_client:*"));
+        LockClient unnamed = client(uri);
+        DistributedLock other = unnamed.getLock("lock:unnamed");
+        other.lock();
+        try (RawRedis raw = RawRedis.connect(redis.uri())) {
+            assertThat(raw.exists("dlock_client:{" + unnamed.getId() + "}")).as("its card could not be written")
+                    .isFalse();
+        }
+        assertThat(unnamed.inspect("lock:unnamed").holders()).singleElement()
+                .satisfies(h -> assertThat(h.identity()).isEmpty());
+        other.unlock();
     }
 
     /**

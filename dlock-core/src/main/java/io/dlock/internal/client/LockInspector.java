@@ -1,9 +1,11 @@
 package io.dlock.internal.client;
 
+import io.dlock.ClientIdentity;
 import io.dlock.LockInfo;
 import io.dlock.NotALockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
+import io.dlock.internal.card.CardReader;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -27,14 +30,20 @@ import java.util.concurrent.CompletableFuture;
  * A key of another type, or a hash whose fields are not a lock's (the script's {@code lock_shaped} test: owner fields
  * {@code <uuid>:<integer>} with integer counts, and for a read-write lock its {@code mode}), is a
  * {@link NotALockException}; the script does not even answer such a hash's fields.
+ * <p>
+ * When the lock has holders, a second read follows the script: the cards of the holding clients, all at once
+ * ({@link CardReader}), which give each holder its {@link LockInfo.Holder#identity() identity}. A card that is missing
+ * or cannot be read leaves the identity empty and never fails the inspection.
  */
 public final class LockInspector {
     private static final String WRITE_SUFFIX = ":write";
 
     private final ScriptRunner scripts;
+    private final CardReader cards;
 
-    public LockInspector(ScriptRunner scripts) {
+    public LockInspector(ScriptRunner scripts, CardReader cards) {
         this.scripts = scripts;
+        this.cards = cards;
     }
 
     public CompletableFuture<LockInfo> inspect(String name) {
@@ -46,7 +55,23 @@ public final class LockInspector {
                 throw Errors.toApi(error, name, "inspect");
             }
             return parse(name, values);
-        });
+        }).thenCompose(this::withIdentities);
+    }
+
+    /** @return {@code info}, each holder with the identity its client's card gives, if any */
+    private CompletableFuture<LockInfo> withIdentities(LockInfo info) {
+        if (info.holders().isEmpty()) {
+            return CompletableFuture.completedFuture(info);
+        }
+        return cards.identities(info.holders().stream().map(LockInfo.Holder::clientId).toList())
+                .thenApply(found -> found.isEmpty() ? info : identified(info, found));
+    }
+
+    private static LockInfo identified(LockInfo info, Map<String, ClientIdentity> identities) {
+        List<LockInfo.Holder> holders = info.holders().stream().map(h -> new LockInfo.Holder(h.clientId(),
+                h.threadId(), h.holdCount(), h.write(), Optional.ofNullable(identities.get(h.clientId())))).toList();
+        return new LockInfo(info.name(), info.type(), info.mode(), holders, info.ttlMillis(), info.waiters(),
+                info.fencingToken());
     }
 
     @SuppressWarnings("unchecked")

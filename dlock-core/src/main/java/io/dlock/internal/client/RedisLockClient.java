@@ -29,6 +29,8 @@ import io.dlock.LeaderInfo;
 import io.dlock.LeaderObserver;
 import io.dlock.internal.Errors;
 import io.dlock.internal.acquire.Callers;
+import io.dlock.internal.card.CardKeeper;
+import io.dlock.internal.card.CardReader;
 import io.dlock.internal.election.FencedLeaderElection;
 import io.dlock.internal.election.LeaderObservers;
 import io.dlock.internal.election.LeaderReader;
@@ -104,6 +106,8 @@ public final class RedisLockClient implements LockClient {
     private final LockServices services;
     /** The watchdog: only this class builds, starts and closes it. */
     private final LeaseRenewer renewer;
+    /** Keeps this client's card (who it is) in Redis: written at connect, then with the watchdog's rounds. */
+    private final CardKeeper card;
     /** Everything in flight of every kind (the one close rule), how loops wait and how sync calls block. */
     private final Acquisitions acquisitions;
     /** What the client's semaphores share (their scripts, wake-ups and permit watchdog). */
@@ -132,7 +136,8 @@ public final class RedisLockClient implements LockClient {
         ScriptRunner scripts = new ScriptRunner(transport.commands(), answers);
         HoldTable holds = new HoldTable(watchdogMs, scheduler, clock.monotonic(), clock.wall(),
                 this::dispatchLeaseLost);
-        this.renewer = new LeaseRenewer(holds, scheduler, transport::slot);
+        this.card = new CardKeeper(scripts, identity(), clock.epochMillis(), watchdogMs);
+        this.renewer = new LeaseRenewer(holds, scheduler, transport::slot, card::refresh);
         ReplicaSync replicaSync = config.syncReplicas() == 0 ? ReplicaSync.off()
                 : new ReplicaSync(config.syncReplicas(), config.syncReplicasTimeout().toMillis(),
                         transport::waitForReplicas);
@@ -152,7 +157,8 @@ public final class RedisLockClient implements LockClient {
         this.semaphores = new SemaphoreServices(parts, this::dispatchLeaseLost);
         this.leaderReader = new LeaderReader(scripts);
         this.leaderObservers = new LeaderObservers(leaderReader, wakeups, scheduler, executor);
-        this.snapshots = new Snapshots(new LockInspector(scripts), new SemaphoreInspector(scripts), latches, executor,
+        this.snapshots = new Snapshots(new LockInspector(scripts, new CardReader(transport.commands())),
+                new SemaphoreInspector(scripts), latches, executor,
                 acquisitions.waits(), this::checkOpen, acquisitions::isClosed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {
             @Override
@@ -172,6 +178,7 @@ public final class RedisLockClient implements LockClient {
                 leaderObservers.resubscribed();
             }
         });
+        awaitCard(card.start(), config);
         renewer.start();
         semaphores.start();
     }
@@ -188,6 +195,20 @@ public final class RedisLockClient implements LockClient {
      */
     public static LockClient start(LockClientConfig config) {
         return new RedisLockClient(config, ClientStart.connect(config));
+    }
+
+    /**
+     * Waits (at most about a command timeout) until the card's first write is answered, so that a lock taken right
+     * after {@code create} returns shows its holder's identity; its failure is the card's own (logged there).
+     */
+    private static void awaitCard(CompletableFuture<Void> written, LockClientConfig config) {
+        try {
+            written.get(config.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("this client's card is not written yet: {}", e.toString());
+        }
     }
 
     private void dispatchLeaseLost(LeaseLostEvent event) {
@@ -437,13 +458,15 @@ public final class RedisLockClient implements LockClient {
             return;
         }
         renewer.close();
+        CompletableFuture<Void> cardRemoved = card.close();
         semaphores.close();
         services.close();
-        CompletableFuture<Void> waitersDone = acquisitions.close();
+        CompletableFuture<Void> waitersDone = acquisitions.close().thenCombine(cardRemoved, (a, b) -> null);
         try {
             // what failed waiters leave to clean up (a fair waiter's queue entry, a grant their in-flight attempt
             // brings, an unanswered attempt's possible take) goes out and is answered before the connections close:
-            // an attempt in flight answers within a command timeout, and its give-back within another
+            // an attempt in flight answers within a command timeout, and its give-back within another; so does the
+            // card's removal, after the card's last write
             waitersDone.get(2 * config.commandTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

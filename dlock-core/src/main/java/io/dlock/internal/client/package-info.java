@@ -9,7 +9,8 @@
  *   <li>{@link io.dlock.internal.client.ClientStart}: opens the connections and checks the server (its version, and
  *       the user's channel permissions) before anything is handed out;</li>
  *   <li>{@link io.dlock.internal.client.Snapshots}: the read-only snapshots of every kind ({@code LockClient.inspect…}),
- *       with {@link io.dlock.internal.client.LockInspector} for a lock's;</li>
+ *       with {@link io.dlock.internal.client.LockInspector} for a lock's (its holders identified by their clients'
+ *       cards, {@code io.dlock.internal.card});</li>
  *   <li>{@link io.dlock.internal.client.ChannelPermissionProbe}: the connect-time check that the Redis user may
  *       publish and subscribe on lock channels; {@link io.dlock.internal.client.ConnectFailures}: what a failed
  *       connect tells the user;</li>

@@ -23,11 +23,13 @@ import java.util.function.ToIntFunction;
  * <h2>Cadence</h2>
  * One timer per client ticks every {@code watchdogTimeout / 3}. A tick sends every watchdog hold in as few calls as
  * possible (one script call per kind of hold and chunk of {@link #BATCH_SIZE} holds, all pipelined; on a Redis
- * Cluster per kind, hash slot and chunk, since one script may only touch keys of one slot), so renewal
- * costs one round trip per tick however many locks are held. A hold taken just after a tick is renewed at most one period later, with two thirds
- * of its lease still to run. While a renewal fails or hangs, rounds come every {@code period / 3}: a short Redis
- * outage is retried several times before the lease runs out, and a hold whose lease ran out is reported within a
- * third of a period even while a renewal request is still waiting for its command timeout.
+ * Cluster per kind, hash slot and chunk, since one script may only touch keys of one slot), so renewal costs one
+ * round trip per tick however many locks are held. A round that sends also sends what the client keeps alive in Redis
+ * with its holds (its card, {@code io.dlock.internal.card}), in the same round trip. A hold taken just after a tick is
+ * renewed at most one period later, with two thirds of its lease still to run. While a renewal fails or hangs,
+ * rounds come every {@code period / 3}: a short Redis outage is retried several times before the lease runs out, and
+ * a hold whose lease ran out is reported within a third of a period even while a renewal request is still waiting
+ * for its command timeout.
  *
  * <h2>When a hold counts as lost</h2>
  * <ul>
@@ -64,6 +66,8 @@ public final class LeaseRenewer implements AutoCloseable {
     private final ToIntFunction<String> slotOf;
     /** This client's holds: the renewer reads the watchdog holds each round and reports its outcomes to it. */
     private final HoldTable holds;
+    /** What the client keeps alive in Redis with its holds (its card): sent with each round that sends. */
+    private final Runnable withEachRound;
 
     private final Object tickLock = new Object();
     private volatile boolean closed;
@@ -76,9 +80,13 @@ public final class LeaseRenewer implements AutoCloseable {
      * @param scheduler the timer of the rounds
      * @param slotOf    the Redis Cluster hash slot of a hold's key: one renewal call only carries holds of one slot (a
      *                  script's keys must share a slot on a cluster); a constant elsewhere
+     * @param withEachRound what else the client keeps alive in Redis while it holds anything (its card): run, on the
+     *                  timer thread, by each round that sends renewals or checks; must not block nor throw
      */
-    public LeaseRenewer(HoldTable holds, TaskScheduler scheduler, ToIntFunction<String> slotOf) {
+    public LeaseRenewer(HoldTable holds, TaskScheduler scheduler, ToIntFunction<String> slotOf,
+                        Runnable withEachRound) {
         this.holds = holds;
+        this.withEachRound = withEachRound;
         this.slotOf = slotOf;
         this.watchdogMs = holds.watchdogMs();
         this.periodNanos = watchdogMs * 1_000_000L / 3;
@@ -126,6 +134,7 @@ public final class LeaseRenewer implements AutoCloseable {
             return;
         }
         renewalInFlight = true;
+        withEachRound.run();
         List<CompletableFuture<Boolean>> batches = new ArrayList<>();
         sendInBatches(due, watchdogMs, now, batches);
         sendInBatches(fixed, 0, now, batches);

@@ -11,6 +11,8 @@ public final class Scripts {
     /** Moves a lock between two owners of one client in one call (see {@code LocalCohort}). */
     public static final LuaScript LOCK_HANDOFF = LuaScript.load("lock_handoff");
     public static final LuaScript INSPECT = LuaScript.load("inspect");
+    /** Writes, refreshes or removes a client's card, who it is (holder identity, docs/protocol.md §6.1). */
+    public static final LuaScript CLIENT_CARD = LuaScript.load("client_card");
     /** Extends one owner's hold of a lock hash: plain, fenced and fair locks (docs/protocol.md §1.8). */
     public static final LuaScript LOCK_EXTEND = LuaScript.load("lock_extend");
 

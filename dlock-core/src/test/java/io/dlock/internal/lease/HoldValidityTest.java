@@ -54,7 +54,7 @@ class HoldValidityTest {
     void setUp() {
         holds = new HoldTable(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC),
                 event -> { });
-        new LeaseRenewer(holds, time, key -> 0).start();
+        new LeaseRenewer(holds, time, key -> 0, () -> { }).start();
     }
 
     private Hold acquire(long leaseMs, RenewalSender kind) {

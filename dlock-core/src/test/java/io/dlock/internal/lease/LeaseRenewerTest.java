@@ -27,6 +27,7 @@ class LeaseRenewerTest {
     private final ManualScheduler time = new ManualScheduler();
     private final List<RenewalCall> calls = new CopyOnWriteArrayList<>();
     private final List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+    private final List<Long> roundsAlongside = new CopyOnWriteArrayList<>();
     private HoldTable holds;
     private LeaseRenewer renewer;
 
@@ -47,7 +48,7 @@ class LeaseRenewerTest {
     @BeforeEach
     void setUp() {
         holds = new HoldTable(WATCHDOG_MS, time, time::nanoTime, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
-        renewer = new LeaseRenewer(holds, time, key -> 0);
+        renewer = new LeaseRenewer(holds, time, key -> 0, () -> roundsAlongside.add(time.nanoTime()));
         renewer.start();
     }
 
@@ -82,7 +83,7 @@ class LeaseRenewerTest {
         TaskScheduler lateTimer = (task, delay) -> time.schedule(task, delay + 5_000_000_000L);
         HoldTable late = new HoldTable(WATCHDOG_MS, lateTimer, time::nanoTime,
                 Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
-        new LeaseRenewer(late, lateTimer, key -> 0).start();
+        new LeaseRenewer(late, lateTimer, key -> 0, () -> { }).start();
         Hold old = acquire(late, "k", 1, 1_000);
         assertThat(late.find(new HoldTable.HoldId("k", "client:1"))).isSameAs(old);
         time.advanceMillis(1_000);
@@ -96,6 +97,26 @@ class LeaseRenewerTest {
         assertThat(late.find(new HoldTable.HoldId("k", "client:1"))).isSameAs(fresh);
         time.advanceMillis(7_000);
         assertThat(lost).as("each reported once").hasSize(2);
+    }
+
+    /**
+     * What the client keeps alive with its holds (its card) goes with each round that sends, in step with the
+     * renewals: not in a round with nothing to renew or check, not while a round is still unanswered.
+     */
+    @Test
+    void whatIsKeptWithTheHoldsGoesWithEachRoundThatSendsOnly() {
+        time.advanceMillis(3 * PERIOD_MS);
+        assertThat(roundsAlongside).as("rounds without holds send nothing").isEmpty();
+        watchdogHold("k", 1);
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).hasSize(1);
+        assertThat(roundsAlongside).as("with the round's renewal").hasSize(1);
+        time.advanceMillis(PERIOD_MS / 3);
+        assertThat(roundsAlongside).as("while the renewal is unanswered").hasSize(1);
+        calls.get(0).answerAll(true);
+        time.advanceMillis(PERIOD_MS);
+        assertThat(calls).hasSize(2);
+        assertThat(roundsAlongside).hasSize(2);
     }
 
     /**
@@ -389,7 +410,7 @@ class LeaseRenewerTest {
         renewer.close();
         lost.clear(); // the closed renewer reported its live hold (closeStopsTheTimerAndReportsLiveHolds)
         HoldTable lateHolds = new HoldTable(WATCHDOG_MS, time, time::nanoTime, Clock.systemUTC(), lost::add);
-        LeaseRenewer late = new LeaseRenewer(lateHolds, time, key -> 0);
+        LeaseRenewer late = new LeaseRenewer(lateHolds, time, key -> 0, () -> { });
         lateHolds.granted(LockKind.PLAIN, "b", "b", "client:8", 8, Hold.WATCHDOG, time.nanoTime(), (batch, leaseMs) -> {
             throw new AssertionError("must not renew a hold whose lease ran out");
         });
@@ -420,7 +441,8 @@ class LeaseRenewerTest {
     void onAClusterOneRenewalCallCarriesHoldsOfOneSlotOnly() {
         HoldTable clusteredHolds = new HoldTable(WATCHDOG_MS, time, time::nanoTime,
                 Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), lost::add);
-        LeaseRenewer clustered = new LeaseRenewer(clusteredHolds, time, key -> Math.floorMod(key.hashCode(), 3));
+        LeaseRenewer clustered = new LeaseRenewer(clusteredHolds, time, key -> Math.floorMod(key.hashCode(), 3),
+                () -> { });
         clustered.start();
         for (int i = 0; i < 30; i++) {
             acquire(clusteredHolds, "lock-" + i, 1, Hold.WATCHDOG);

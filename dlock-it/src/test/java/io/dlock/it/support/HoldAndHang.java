@@ -11,23 +11,25 @@ import java.time.Duration;
  * then just sleeps (the watchdog keeps renewing) until it is killed. Gives up by itself after two minutes, or when the
  * test JVM goes away.
  *
- * <p>Usage: {@code HoldAndHang <redisUri> <lockName> <watchdogMillis>}.
+ * <p>Usage: {@code HoldAndHang <redisUri> <lockName> <watchdogMillis> [<applicationName>]}.
  */
 public final class HoldAndHang {
     private HoldAndHang() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3) {
-            System.err.println("usage: HoldAndHang <redisUri> <lockName> <watchdogMillis>");
+        if (args.length != 3 && args.length != 4) {
+            System.err.println("usage: HoldAndHang <redisUri> <lockName> <watchdogMillis> [<applicationName>]");
             System.exit(2);
         }
         CounterWorker.dieWithParent();
-        LockClientConfig config = LockClientConfig.builder()
+        LockClientConfig.Builder config = LockClientConfig.builder()
                 .redisUri(args[0])
-                .watchdogTimeout(Duration.ofMillis(Long.parseLong(args[2])))
-                .build();
-        LockClient client = LockClient.create(config);
+                .watchdogTimeout(Duration.ofMillis(Long.parseLong(args[2])));
+        if (args.length == 4) {
+            config.applicationName(args[3]);
+        }
+        LockClient client = LockClient.create(config.build());
         DistributedLock lock = client.getLock(args[1]);
         lock.lock();
         System.out.println("LOCKED " + client.getId() + " " + Thread.currentThread().getId());

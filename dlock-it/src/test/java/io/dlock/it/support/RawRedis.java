@@ -37,6 +37,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RawRedis implements AutoCloseable {
     private static final String CLUSTER_SCHEME = "redis-cluster://";
+    private static final String CARD_PREFIX = "dlock_client:";
 
     /** Reconnect attempts at least once a second, so that a test sees a restarted server soon (Lettuce: up to 30 s). */
     private final ClientResources resources = DefaultClientResources.builder()
@@ -118,11 +119,25 @@ public final class RawRedis implements AutoCloseable {
         return sync().exists(key) > 0;
     }
 
+    /** @return the number of keys, the clients' cards left out (see {@link #keys()}) */
     public long dbsize() {
-        return cluster != null ? cluster.sync().dbsize() : connection.sync().dbsize();
+        return keys().size();
     }
 
+    /**
+     * @return every key but the clients' cards ({@code dlock_client:{CID}}, docs/protocol.md §6.1): each live client
+     *         keeps one, whatever it holds, so "nothing left" means nothing else; {@link #cards()} lists them
+     */
     public List<String> keys() {
+        return allKeys().stream().filter(key -> !key.startsWith(CARD_PREFIX)).toList();
+    }
+
+    /** @return the keys of the clients' cards */
+    public List<String> cards() {
+        return allKeys().stream().filter(key -> key.startsWith(CARD_PREFIX)).toList();
+    }
+
+    private List<String> allKeys() {
         return cluster != null ? cluster.sync().keys("*") : connection.sync().keys("*");
     }
 

@@ -1,0 +1,68 @@
+package io.dlock.it;
+
+import io.dlock.DistributedLock;
+import io.dlock.LockClient;
+import io.dlock.LockClientConfig;
+import io.dlock.LockInfo;
+import io.dlock.it.support.RawRedis;
+import io.dlock.redisprocess.ClusterTopology;
+import io.dlock.testkit.RedisExtension;
+import io.dlock.testkit.Topology;
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link HolderIdentityIT} on a Redis Cluster: each card lives in the slot of its client's id (its hash tag), and
+ * {@code inspect} of locks on every shard reads the holders' cards from wherever they are.
+ */
+@ExtendWith(RedisExtension.class)
+@Topology(Topology.Kind.CLUSTER)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ClusterHolderIdentityIT {
+
+    @Test
+    void holdersOnEveryShardAreNamedByCardsInTheirClientsSlots(ClusterTopology cluster, LockClient reader) {
+        try (LockClient a = LockClient.create(LockClientConfig.builder().redisUri(cluster.uri())
+                .applicationName("svc-a").build());
+             LockClient b = LockClient.create(LockClientConfig.builder().redisUri(cluster.uri())
+                     .applicationName("svc-b").build());
+             RawRedis raw = RawRedis.connect(cluster.uri())) {
+            List<String> names = new ArrayList<>();
+            Set<Integer> slots = new HashSet<>();
+            for (int i = 0; slots.size() < 6; i++) {
+                String name = "identity:cluster:" + i;
+                if (slots.add(SlotHash.getSlot(name))) {
+                    names.add(name);
+                }
+            }
+            List<DistributedLock> held = new ArrayList<>();
+            for (int i = 0; i < names.size(); i++) {
+                DistributedLock lock = (i % 2 == 0 ? a : b).getLock(names.get(i));
+                lock.lock();
+                held.add(lock);
+            }
+            for (int i = 0; i < names.size(); i++) {
+                LockClient holder = i % 2 == 0 ? a : b;
+                LockInfo info = reader.inspect(names.get(i));
+                assertThat(info.holders()).as(names.get(i)).singleElement()
+                        .satisfies(h -> assertThat(h.identity()).contains(holder.identity()));
+            }
+            for (LockClient client : List.of(a, b)) {
+                String card = "dlock_client:{" + client.getId() + "}";
+                assertThat(SlotHash.getSlot(card)).isEqualTo(SlotHash.getSlot(client.getId()));
+                assertThat(raw.hgetall(card)).containsEntry("application", client.identity().application());
+            }
+            held.forEach(DistributedLock::unlock);
+        }
+    }
+}
