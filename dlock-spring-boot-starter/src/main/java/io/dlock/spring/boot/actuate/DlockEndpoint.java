@@ -140,15 +140,20 @@ public class DlockEndpoint {
             return new LockInfoDescriptor(info.name(), info.type().name(),
                     info.mode() == null ? null : info.mode().name(), info.ttlMillis(),
                     info.holders().stream().map(h -> new Holder(h.clientId(), h.threadId(), h.holdCount(), h.write(),
-                            ownClientId.equals(h.clientId()))).toList(),
+                            ownClientId.equals(h.clientId()), h.identity().orElse(null))).toList(),
                     info.waiters().stream().map(w -> new Waiter(w.clientId(), w.threadId(),
                             w.deadline() == null ? null : w.deadline().toString())).toList(),
                     info.fencingToken());
         }
     }
 
-    /** @param thisApplication whether the holder is this application's client */
-    public record Holder(String clientId, long threadId, int holdCount, boolean write, boolean thisApplication) {
+    /**
+     * @param thisApplication whether the holder is this application's client
+     * @param identity        who the holding client is (host, pid, application), from its card; null when unknown
+     *                        (no card: a Redisson holder, or a dlock client whose card expired)
+     */
+    public record Holder(String clientId, long threadId, int holdCount, boolean write, boolean thisApplication,
+                         io.dlock.ClientIdentity identity) {
     }
 
     /** @param deadline ISO-8601 instant until which the waiter keeps its place */

@@ -64,9 +64,10 @@ public class DlockAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockClient.class)
     LockClient lockClient(DlockProperties properties, DlockConnectionDetails connection,
-                          ObjectProvider<LockClientConfigCustomizer> customizers) {
+                          ObjectProvider<LockClientConfigCustomizer> customizers,
+                          org.springframework.core.env.Environment environment) {
         LockClientConfig config = LockClientConfigFactory.create(properties, connection,
-                customizers.orderedStream().toList());
+                environment.getProperty("spring.application.name"), customizers.orderedStream().toList());
         try {
             return LockClient.create(config);
         } catch (IllegalArgumentException e) {

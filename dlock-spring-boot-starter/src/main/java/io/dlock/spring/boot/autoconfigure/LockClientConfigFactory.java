@@ -20,10 +20,18 @@ final class LockClientConfigFactory {
     private LockClientConfigFactory() {
     }
 
-    static LockClientConfig create(DlockProperties p, DlockConnectionDetails connection,
+    /**
+     * @param applicationName {@code spring.application.name}, the name the client's holds and leadership show
+     *                        ({@link io.dlock.ClientIdentity#application()}); null or blank: none. A customizer may
+     *                        set another.
+     */
+    static LockClientConfig create(DlockProperties p, DlockConnectionDetails connection, String applicationName,
                                    List<LockClientConfigCustomizer> customizers) {
         LockClientConfig.Builder b = LockClientConfig.builder();
         applyConnection(b, connection);
+        if (applicationName != null && !applicationName.isBlank()) {
+            set("spring.application.name", applicationName, () -> b.applicationName(applicationName));
+        }
         set("dlock.watchdog-timeout", p.getWatchdogTimeout(), () -> b.watchdogTimeout(p.getWatchdogTimeout()));
         set("dlock.fair-lock-wait-timeout", p.getFairLockWaitTimeout(),
                 () -> b.fairLockWaitTimeout(p.getFairLockWaitTimeout()));

@@ -91,6 +91,9 @@ class DlockActuatorIT {
                 assertThat(holder.get("clientId").asString()).isEqualTo(client.getId());
                 assertThat(holder.get("holdCount").asInt()).isEqualTo(2);
                 assertThat(holder.get("thisApplication").asBoolean()).isTrue();
+                // who holds: the client's card (issue 44 #5)
+                assertThat(holder.get("identity").get("host").asString()).isEqualTo(client.identity().host());
+                assertThat(holder.get("identity").get("pid").asLong()).isEqualTo(client.identity().pid());
                 assertThat(get(app, "/actuator/dlock/ledger").get("fencingToken").asLong()).isEqualTo(token);
                 assertThat(get(app, "/actuator/dlock/catalog").get("mode").asString()).isEqualTo("WRITE");
                 assertThat(get(app, "/actuator/dlock/nothing-here").get("type").asString()).isEqualTo("NONE");

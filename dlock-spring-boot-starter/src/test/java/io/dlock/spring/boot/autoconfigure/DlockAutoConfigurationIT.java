@@ -43,11 +43,12 @@ class DlockAutoConfigurationIT {
         AtomicReference<LockClient> seen = new AtomicReference<>();
         dlockOnly.withPropertyValues("dlock.redis-uri=" + redis.uri(), "dlock.watchdog-timeout=2s",
                         "dlock.command-timeout=600ms", "dlock.tuning.local-handoffs=0", "dlock.tuning.spin-wait=0",
-                        "dlock.tuning.probe-lock-name=app:probe")
+                        "dlock.tuning.probe-lock-name=app:probe", "spring.application.name=billing")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(LockClient.class);
                     LockClient client = context.getBean(LockClient.class);
                     seen.set(client);
+                    assertThat(client.identity().application()).as("spring.application.name").isEqualTo("billing");
                     TuningSettings tuning = client.config().tuning();
                     assertThat(tuning.localHandoffs()).isZero();
                     assertThat(tuning.spinWait()).isZero();
