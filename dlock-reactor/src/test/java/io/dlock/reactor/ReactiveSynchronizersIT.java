@@ -102,6 +102,9 @@ class ReactiveSynchronizersIT {
 
         Permit held = semaphore.acquire(Duration.ofSeconds(30)).block(VERIFY);
         StepVerifier.create(semaphore.tryAcquire(Duration.ofMillis(100))).expectComplete().verify(VERIFY);
+        // the timed wait's subscription ends after it (its UNSUBSCRIBE is on its way, or the channel lingers): counted
+        // while it ends, a later re-subscribe could leave the count where it was
+        Await.until(SETTLE, () -> Subscribers.count(redis, name) == 0, "the timed wait's subscription ended");
         long listening = Subscribers.count(redis, name);
         StepVerifier.create(semaphore.acquire()).expectSubscription()
                 .then(() -> Subscribers.awaitMoreThan(redis, name, listening))
