@@ -95,14 +95,14 @@ public class RedisExtension implements BeforeEachCallback, ParameterResolver, Te
         RedisTopology topology = topology(context);
         if (topology instanceof SentinelTopology sentinel) {
             if (!allRunning(sentinel.servers()) || !allRunning(sentinel.sentinels())) {
-                sentinel.recover();
+                ServerCrashes.recoverOrSkip(sentinel::recover);
             }
             sentinel.master().flushAll();
             return;
         }
         if (topology instanceof ClusterTopology cluster) {
             if (!allRunning(cluster.nodes())) {
-                cluster.recover();
+                ServerCrashes.recoverOrSkip(cluster::recover);
             }
             cluster.flushAll();
             return;
