@@ -30,8 +30,12 @@ public final class ServerCrashes {
         }
     }
 
-    private static boolean crashReport(String log) {
-        return log.contains("BUG REPORT START") || log.contains("crashed by signal")
-                || log.contains("genClusterInfoString");
+    /**
+     * @return whether {@code log} (the tail of the server's log) holds the server's own crash report: its head, or
+     *         (when the tail shows only the report's end) the sections that only a crash report prints
+     */
+    static boolean crashReport(String log) {
+        return log.contains("BUG REPORT") || log.contains("crashed by signal") || log.contains("genClusterInfoString")
+                || log.contains("------ CLUSTER NODES OUTPUT ------") || log.contains("------ INFO OUTPUT ------");
     }
 }
