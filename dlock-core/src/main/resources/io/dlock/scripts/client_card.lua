@@ -8,8 +8,9 @@
 --
 -- Invariant: the card always has a TTL; a key of another type is never changed. Wire protocol: docs/protocol.md §6.1.
 
-local key_type = redis.call('type', KEYS[1])['ok']
-if key_type ~= 'none' and key_type ~= 'hash' then
+--#include wrong_type
+
+if not_a_hash(KEYS[1]) then
     return 0
 end
 if ARGV[1] == '0' then

@@ -62,8 +62,8 @@ end
 -- the leader record is checked before anything is written: a key of another type there is refused, named
 local leader = KEYS[3]
 if leader then
-    local leader_type = redis.call('type', leader)['ok']
-    if leader_type ~= 'none' and leader_type ~= 'hash' then
+    local leader_type = not_a_hash(leader)
+    if leader_type then
         return redis.error_reply('WRONGTYPE dlock: the key ' .. leader .. ' holds a ' .. leader_type
                 .. ', not a leader record; nothing was changed')
     end

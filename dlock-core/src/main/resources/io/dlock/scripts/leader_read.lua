@@ -11,9 +11,11 @@
 --
 -- Invariant: a leader is answered only while its hold is in the lock's hash, read in the same atomic step as its
 -- record. Wire protocol: dlock only (the record's fields: fenced_acquire.lua).
+--#include wrong_type
+
 for i = 1, 2 do
-    local key_type = redis.call('type', KEYS[i])['ok']
-    if key_type ~= 'none' and key_type ~= 'hash' then
+    local key_type = not_a_hash(KEYS[i])
+    if key_type then
         return {0, i, key_type}
     end
 end

@@ -10,11 +10,19 @@
 --
 -- Invariant: a key of another type is left exactly as it was, TTL included. Wire protocol: docs/protocol.md §1.2.
 -- It also defines LOCK_TYPE_REFUSAL, that refusal with "%s" for the type, for scripts whose first read of the lock's
--- hash is its type check (fragment keyed_read).
+-- hash is its type check (fragment keyed_read), and not_a_hash(key), the one rule behind it for every dlock hash (a
+-- lock, a leader record, a client's card): the key's type when it exists and is not a hash, else nil.
 local LOCK_TYPE_REFUSAL = 'WRONGTYPE dlock: the key holds a %s, not a lock; nothing was changed'
-local function wrong_type(key)
+local function not_a_hash(key)
     local key_type = redis.call('type', key)['ok']
     if key_type == 'none' or key_type == 'hash' then
+        return nil
+    end
+    return key_type
+end
+local function wrong_type(key)
+    local key_type = not_a_hash(key)
+    if key_type == nil then
         return nil
     end
     return redis.error_reply(string.format(LOCK_TYPE_REFUSAL, key_type))
