@@ -206,7 +206,8 @@ final class Nemesis {
 
     /**
      * Freezes the JVM of a holder for longer than its lease. The hold found may end between the look and the
-     * signal; then the JVM is resumed at once (a freeze of milliseconds, no fault) and another holder is sought, up
+     * signal, or not be one yet in its loop's log (a multi-lock with some members taken, a reply not yet logged):
+     * then the JVM is resumed at once (a freeze of milliseconds, no fault) and another holder is sought, up
      * to 5 times, so that the pause catches a holder ({@link Checker.Invariant#PAUSED_HOLDER_LEARNS} must judge one).
      * The fault's start is stamped before the signal that caught the holder.
      */
@@ -221,11 +222,12 @@ final class Nemesis {
             }
             stoppedAt = System.nanoTime();
             target.worker().signal("STOP");
-            if (!over(target)) {
+            if (!over(target) && target.worker().loggedInsideSince(target.loop(), stoppedAt)) {
                 victim = target.worker();
             } else {
                 target.worker().signal("CONT");
-                log.record(NOTE, "pause-holder: " + target.loop() + "'s hold ended before the stop; another holder");
+                log.record(NOTE, "pause-holder: " + target.loop() + "'s hold ended before the stop, or its loop had not"
+                        + " logged it yet (a multi-lock half taken); another holder");
             }
         }
         if (victim == null) {
@@ -323,7 +325,8 @@ final class Nemesis {
 
     /**
      * {@value #SHORT_STALLS} stalls shorter than the client's command timeout (a third to five sixths of it), each followed by a pause,
-     * then one longer (the timeout plus 300 ms to twice the timeout, below the lease): each its own silent window (REDIS_DOWN
+     * then one longer (the timeout plus 300 ms to twice the timeout, below the lease; begun just before a latch round,
+     * see {@link #untilLatchRoundIsNear}): each its own silent window (REDIS_DOWN
      * {@code command-stall short|long <ms>} to REDIS_UP), within one fault window.
      */
     private void stallCommands() throws IOException {
@@ -341,11 +344,30 @@ final class Nemesis {
                 stall(shortMs, "short", debug);
                 WorkerProcess.sleep(300 + random.nextInt(300));
             }
+            untilLatchRoundIsNear();
             stall(longMs, "long", debug);
         } finally {
             log.record(FAULT_END, Fault.COMMAND_STALL.label());
         }
     }
+
+    /**
+     * Waits until {@value #BEFORE_LATCH_ROUND_MS} ms before the next latch round begins ({@link LatchLoop}'s rounds
+     * are aligned to {@code System.nanoTime()}, one clock for every process of this host), so that a stall begun now
+     * holds back the round's set-up calls: ChaosIT requires every family kind to meet a long stall, and the latch's
+     * loops may be idle for over a second of a round once its latch opened (one CI run of stop 47 met none).
+     */
+    private static void untilLatchRoundIsNear() {
+        long round = Workload.LATCH_ROUND_MS * 1_000_000L;
+        long next = (Math.floorDiv(System.nanoTime(), round) + 1) * round;
+        long left = (next - BEFORE_LATCH_ROUND_MS * 1_000_000L - System.nanoTime()) / 1_000_000L;
+        if (left > 0) {
+            WorkerProcess.sleep(left);
+        }
+    }
+
+    /** How long before a latch round's start the long command stall begins. */
+    private static final long BEFORE_LATCH_ROUND_MS = 100;
 
     private void stall(long ms, String which, boolean debug) throws IOException {
         String what = Fault.COMMAND_STALL.label() + " " + which + " " + ms;

@@ -197,6 +197,25 @@ final class WorkerProcess {
         }
     }
 
+    /**
+     * Whether a loop's own log says it was inside a hold entered before {@code nanos}: its last ACQUIRED came before
+     * then and no EXIT of that token followed (what the checker takes for a hold across a fault). Read while the
+     * worker is stopped, the log is whole (flushed line by line).
+     *
+     * @param loop its event source, {@code w3/rw/t1}
+     */
+    boolean loggedInsideSince(String loop, long nanos) {
+        Event acquired = null;
+        for (Event e : EventLog.read(eventLog.getParent().resolve(loop.replace('/', '-') + ".events"))) {
+            if (e.type() == Event.Type.ACQUIRED) {
+                acquired = e;
+            } else if (e.type() == Event.Type.EXIT && acquired != null && e.token() == acquired.token()) {
+                acquired = null;
+            }
+        }
+        return acquired != null && acquired.nanos() - nanos < 0;
+    }
+
     long pid() {
         return process.pid();
     }
