@@ -48,6 +48,7 @@ public final class LockClientConfig {
     private final TlsSettings tls;
     private final TuningSettings tuning;
     private final String applicationName;
+    private final boolean holdDetails;
 
     private LockClientConfig(Builder b) {
         this.explicitRedisUri = b.redisUri;
@@ -62,6 +63,7 @@ public final class LockClientConfig {
         this.tls = b.tls;
         this.tuning = b.tuning;
         this.applicationName = b.applicationName;
+        this.holdDetails = b.holdDetails;
     }
 
     /** @return a builder of the default settings (Redis at {@value #DEFAULT_REDIS_URI}) */
@@ -86,6 +88,7 @@ public final class LockClientConfig {
         b.tls = tls;
         b.tuning = tuning;
         b.applicationName = applicationName;
+        b.holdDetails = holdDetails;
         return b;
     }
 
@@ -166,6 +169,11 @@ public final class LockClientConfig {
         return applicationName;
     }
 
+    /** @return whether the client writes each plain lock's hold record ({@link Builder#holdDetails}); false unless set */
+    public boolean holdDetails() {
+        return holdDetails;
+    }
+
     /** @return every setting; the Redis URI without its user info, no password at all */
     @Override
     public String toString() {
@@ -173,7 +181,8 @@ public final class LockClientConfig {
                 + ", watchdogTimeout=" + watchdogTimeout + ", fairLockWaitTimeout=" + fairLockWaitTimeout
                 + ", commandTimeout=" + commandTimeout + ", syncReplicas=" + syncReplicas + "/" + syncReplicasTimeout
                 + ", tuning=" + tuning + ", tls=" + tls
-                + (applicationName.isEmpty() ? "" : ", applicationName=" + applicationName) + "}";
+                + (applicationName.isEmpty() ? "" : ", applicationName=" + applicationName)
+                + (holdDetails ? ", holdDetails=true" : "") + "}";
     }
 
     /** Mutable builder; not thread-safe. Every setter validates its argument at once, {@link #build()} the mix. */
@@ -189,6 +198,7 @@ public final class LockClientConfig {
         private TlsSettings tls = TlsSettings.defaults();
         private TuningSettings tuning = TuningSettings.defaults();
         private String applicationName = "";
+        private boolean holdDetails;
 
         private Builder() {
         }
@@ -314,6 +324,26 @@ public final class LockClientConfig {
                         + name.length());
             }
             this.applicationName = name;
+            return this;
+        }
+
+        /**
+         * Per-hold details for the plain lock ({@link LockClient#getLock}); default off. When on, the script that
+         * gives this client a hold also writes the lock's hold record {@code dlock_hold:{NAME}} (a dlock-only hash in
+         * the lock's slot): since when the hold exists (the Redis server's clock) and the name of the thread that
+         * asked for it, which {@link LockClient#inspect} reports as {@link LockInfo.Holder#details()} and
+         * {@code dlock status} shows. The record lives and dies with the hold: the hold's TTL at every acquisition,
+         * re-entry and renewal, deleted by the last release. Without it, {@link LockInfo.Holder#identity()} (the
+         * client's card: host, pid, application) is all {@code inspect} says of a holder.
+         * <p>
+         * It costs no extra round trip, but each first acquisition writes one more key and each watchdog renewal
+         * extends it: measured in the bench module (S1, S3, "dlock+details"). It is off by default until those
+         * figures show it costs nothing a user would notice. Fair, fenced and read-write locks, multi-locks and
+         * semaphores write no hold record (a leader election has its own leader record); a Redisson holder has none.
+         * The thread name is written to Redis in the clear: do not put secrets in thread names.
+         */
+        public Builder holdDetails(boolean holdDetails) {
+            this.holdDetails = holdDetails;
             return this;
         }
 

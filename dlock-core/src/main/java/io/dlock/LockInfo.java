@@ -45,22 +45,36 @@ public record LockInfo(String name, Type type, Mode mode, List<Holder> holders, 
      * (client id, owner id, hold count, write), not the identity: a holder built from those four equals the one
      * {@link LockClient#inspect} reports, whether or not a card was found.
      *
+     * <p>The {@link #details()} of a hold (since when, which thread) come from the lock's hold record, which only a
+     * plain lock's holder built with {@link LockClientConfig.Builder#holdDetails} writes (docs/protocol.md §6.2);
+     * they are empty otherwise, and {@link #equals} ignores them too.
+     *
      * @param identity who the holding client is, when its card was found; never null
+     * @param details  since when it holds and which thread asked, when its hold record was found; never null
      */
     public record Holder(String clientId, long threadId, int holdCount, boolean write,
-                         Optional<ClientIdentity> identity) {
+                         Optional<ClientIdentity> identity, Optional<HoldDetails> details) {
 
-        /** @throws NullPointerException when {@code identity} is null (use {@link Optional#empty()}) */
+        /**
+         * @throws NullPointerException when {@code identity} or {@code details} is null (use {@link Optional#empty()})
+         */
         public Holder {
             Objects.requireNonNull(identity, "identity");
+            Objects.requireNonNull(details, "details");
         }
 
-        /** A holder whose identity is not known. */
+        /** A holder whose hold details are not known. */
+        public Holder(String clientId, long threadId, int holdCount, boolean write,
+                      Optional<ClientIdentity> identity) {
+            this(clientId, threadId, holdCount, write, identity, Optional.empty());
+        }
+
+        /** A holder whose identity and hold details are not known. */
         public Holder(String clientId, long threadId, int holdCount, boolean write) {
-            this(clientId, threadId, holdCount, write, Optional.empty());
+            this(clientId, threadId, holdCount, write, Optional.empty(), Optional.empty());
         }
 
-        /** Compares the hold (client id, owner id, hold count, write), not the {@link #identity()}. */
+        /** Compares the hold (client id, owner id, hold count, write), not {@link #identity()} or {@link #details()}. */
         @Override
         public final boolean equals(Object other) {
             return other instanceof Holder that && threadId == that.threadId && holdCount == that.holdCount
@@ -70,6 +84,20 @@ public record LockInfo(String name, Type type, Mode mode, List<Holder> holders, 
         @Override
         public final int hashCode() {
             return Objects.hash(clientId, threadId, holdCount, write);
+        }
+    }
+
+    /**
+     * What a hold record says of a hold ({@link LockClientConfig.Builder#holdDetails}).
+     *
+     * @param since  when the hold was taken (or handed to this holder), by the Redis server's clock
+     * @param thread the name of the thread that asked for it, as it was then; empty when not known
+     */
+    public record HoldDetails(Instant since, String thread) {
+        /** @throws NullPointerException when an argument is null */
+        public HoldDetails {
+            Objects.requireNonNull(since, "since");
+            Objects.requireNonNull(thread, "thread");
         }
     }
 

@@ -27,9 +27,14 @@ import java.util.stream.Collectors;
  * {@code --quick}: one short round (about a minute), the smoke run CI does so the module does not rot.
  */
 public final class Bench {
-    private static final List<String> LIBRARIES = List.of("dlock", Library.DLOCK_METERED, "redisson");
-    /** The scenarios also run with metrics bound: the cost of metrics, side by side with plain dlock. */
-    static final Set<String> METERED_SCENARIOS = Set.of("S1", "S2");
+    private static final List<String> LIBRARIES = List.of("dlock", Library.DLOCK_METERED, Library.DLOCK_DETAILED,
+            "redisson");
+    /**
+     * The scenarios each dlock variant also runs, side by side with plain dlock: with metrics bound (S1, S2), with
+     * hold details (S1, S3: {@code LockClientConfig.Builder.holdDetails}).
+     */
+    static final Map<String, Set<String>> VARIANT_SCENARIOS = Map.of(Library.DLOCK_METERED, Set.of("S1", "S2"),
+            Library.DLOCK_DETAILED, Set.of("S1", "S3"));
 
     /**
      * What scenarios share: the server's address, a stats connection, CPU spent in child JVMs, and the attribution
@@ -123,9 +128,10 @@ public final class Bench {
         return reason == null;
     }
 
-    /** @return whether {@code scenario} runs for {@code library} (the metered dlock runs S1 and S2 only) */
+    /** @return whether {@code scenario} runs for {@code library} (a dlock variant runs its scenarios only) */
     private static boolean runs(Scenario scenario, Library library) {
-        return !library.name().equals(Library.DLOCK_METERED) || METERED_SCENARIOS.contains(scenario.id());
+        Set<String> only = VARIANT_SCENARIOS.get(library.name());
+        return only == null || only.contains(scenario.id());
     }
 
     /** One run of one scenario for one library, with Redis commands and CPU counted around it. */

@@ -32,7 +32,13 @@ interface Library extends AutoCloseable {
     /** dlock with {@code LockMetrics} bound to a registry: what metrics cost (rows "with metrics"). */
     String DLOCK_METERED = "dlock+metrics";
 
-    /** Opens a client of {@code library} ("dlock", {@value #DLOCK_METERED} or "redisson") on {@code uri}. */
+    /** dlock whose plain locks write hold records (rows "with hold details"): what holdDetails costs. */
+    String DLOCK_DETAILED = "dlock+details";
+
+    /**
+     * Opens a client of {@code library} ("dlock", {@value #DLOCK_METERED}, {@value #DLOCK_DETAILED} or "redisson") on
+     * {@code uri}.
+     */
     static Library open(String library, String uri, Duration watchdog) {
         LockClientConfig.Builder dlock = LockClientConfig.builder().redisUri(uri).watchdogTimeout(watchdog);
         return switch (library) {
@@ -42,6 +48,7 @@ interface Library extends AutoCloseable {
                 LockMetrics.of(client).bindTo(new SimpleMeterRegistry()); // recording for the client's whole life
                 yield new Dlock(library, client);
             }
+            case DLOCK_DETAILED -> new Dlock(library, LockClient.create(dlock.holdDetails(true).build()));
             case "redisson" -> {
                 Config config = new Config();
                 config.setLockWatchdogTimeout(watchdog.toMillis());
@@ -53,7 +60,7 @@ interface Library extends AutoCloseable {
         };
     }
 
-    /** dlock, named "dlock", or {@value #DLOCK_METERED} when its client has {@code LockMetrics} bound. */
+    /** dlock, named "dlock", or one of its variants ({@value #DLOCK_METERED}, {@value #DLOCK_DETAILED}). */
     record Dlock(String name, LockClient client) implements Library {
         @Override
         public Lock lock(String name) {

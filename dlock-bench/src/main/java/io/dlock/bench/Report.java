@@ -59,18 +59,10 @@ final class Report {
                     .append(pair("%.1f", d, r, Measurement::cpuMicrosPerOp)).append(" | ")
                     .append(pair("%.1f", d, r, Measurement::serverCpuMicrosPerOp)).append(" | ")
                     .append(checks(d)).append(" / ").append(checks(r)).append(" |\n");
-            List<Measurement> metered = byLibrary.getOrDefault(Library.DLOCK_METERED, List.of());
-            if (!metered.isEmpty()) {
-                b.append("| ").append(s.id()).append(" with metrics bound (dlock+metrics) | ").append(rate(metered))
-                        .append(" | | ").append(meteredRatio(metered, d)).append(" | ").append(latency(metered))
-                        .append(" | | ").append(String.format("%.1f / -", med(metered, Measurement::commandsPerOp)))
-                        .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::scriptCallsPerOp)))
-                        .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::pubSubPerOp)))
-                        .append(" | ").append(String.format("%.2f / -", med(metered, Measurement::roundTripsPerOp)))
-                        .append(" | ").append(String.format("%.1f / -", med(metered, Measurement::cpuMicrosPerOp)))
-                        .append(" | ").append(String.format("%.1f / -", med(metered, Measurement::serverCpuMicrosPerOp)))
-                        .append(" | ").append(checks(metered)).append(" |\n");
-            }
+            variantRow(b, s.id() + " with metrics bound (dlock+metrics)",
+                    byLibrary.getOrDefault(Library.DLOCK_METERED, List.of()), d);
+            variantRow(b, s.id() + " with hold details (dlock+details)",
+                    byLibrary.getOrDefault(Library.DLOCK_DETAILED, List.of()), d);
             if (hasWriters(d) || hasWriters(r)) {
                 b.append("| ").append(s.id()).append(" writers only | ").append(writerRate(d)).append(" | ")
                         .append(writerRate(r)).append(" | ").append(writerRatio(d, r)).append(" | ")
@@ -78,8 +70,9 @@ final class Report {
             }
         }
         appendByName(b, scenarios, results);
-        b.append("\nRows \"with metrics bound\": dlock with LockMetrics recording into a SimpleMeterRegistry; their "
-                + "ratio is to dlock without metrics in the same run (1.00x = no cost).\n");
+        b.append("\nRows \"with metrics bound\": dlock with LockMetrics recording into a SimpleMeterRegistry; rows \"with "
+                + "hold details\": dlock whose plain locks write their hold record (holdDetails); their ratio is to dlock "
+                + "without them in the same run (1.00x = no cost).\n");
         b.append("\nRows \"writers only\": write operations per second and writer latency of the same runs (the "
                 + "row above counts reads and writes together).\n");
         b.append("\nScript calls: EVAL/EVALSHA(_RO); pub/sub: (un)subscribe of every kind; round trips: commands "
@@ -157,8 +150,24 @@ final class Report {
         return lowerIsBetter ? String.format("%.1f vs %.1f calls/s", dv, rv) : String.format("%.2fx", dv / rv);
     }
 
-    /** Throughput with metrics over throughput without, medians of the same run. */
-    private static String meteredRatio(List<Measurement> metered, List<Measurement> plain) {
+    /** The row of a dlock variant (metrics, hold details) under its scenario's row; nothing when it did not run. */
+    private static void variantRow(StringBuilder b, String title, List<Measurement> v, List<Measurement> plain) {
+        if (v.isEmpty()) {
+            return;
+        }
+        b.append("| ").append(title).append(" | ").append(rate(v))
+                .append(" | | ").append(variantRatio(v, plain)).append(" | ").append(latency(v))
+                .append(" | | ").append(String.format("%.1f / -", med(v, Measurement::commandsPerOp)))
+                .append(" | ").append(String.format("%.2f / -", med(v, Measurement::scriptCallsPerOp)))
+                .append(" | ").append(String.format("%.2f / -", med(v, Measurement::pubSubPerOp)))
+                .append(" | ").append(String.format("%.2f / -", med(v, Measurement::roundTripsPerOp)))
+                .append(" | ").append(String.format("%.1f / -", med(v, Measurement::cpuMicrosPerOp)))
+                .append(" | ").append(String.format("%.1f / -", med(v, Measurement::serverCpuMicrosPerOp)))
+                .append(" | ").append(checks(v)).append(" |\n");
+    }
+
+    /** Throughput of a dlock variant over plain dlock's, medians of the same run. */
+    private static String variantRatio(List<Measurement> metered, List<Measurement> plain) {
         if (valid(metered).isEmpty() || valid(plain).isEmpty()) {
             return "-";
         }

@@ -159,6 +159,8 @@ public final class LockInfoFormat {
                 if (info.type() == LockInfo.Type.READ_WRITE) {
                     out.append(h.write() ? "  write" : "  read");
                 }
+                h.details().ifPresent(d -> out.append("  since ").append(CLOCK.format(d.since()))
+                        .append(d.thread().isEmpty() ? "" : "  thread " + d.thread()));
                 out.append('\n');
             }
             out.append("  ttl      ").append(ttl(info.ttlMillis())).append('\n');
@@ -202,6 +204,8 @@ public final class LockInfoFormat {
                     .append(",\"holdCount\":").append(h.holdCount())
                     .append(",\"write\":").append(h.write())
                     .append(",\"identity\":").append(h.identity().map(LockInfoFormat::json).orElse("null"))
+                    .append(",\"since\":").append(h.details().map(d -> Json.string(d.since().toString())).orElse("null"))
+                    .append(",\"thread\":").append(h.details().map(d -> Json.string(d.thread())).orElse("null"))
                     .append('}');
         }
         out.append("],\"waiters\":[");

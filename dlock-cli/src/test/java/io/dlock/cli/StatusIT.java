@@ -105,6 +105,43 @@ class StatusIT {
     }
 
     @Test
+    void aHoldersThreadAndSinceAreShownWhenItsClientKeepsHoldDetails(RedisServer redis) throws Exception {
+        try (LockClient holder = LockClient.create(io.dlock.LockClientConfig.builder().redisUri(redis.uri())
+                .holdDetails(true).build())) {
+            java.util.concurrent.CompletableFuture<Long> taken = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+            Thread t = new Thread(() -> {
+                DistributedLock lock = holder.getLock("orders:43");
+                lock.lock();
+                taken.complete(Thread.currentThread().getId());
+                try {
+                    done.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                lock.unlock();
+            }, "orders-worker-7");
+            t.start();
+            long owner = taken.get(10, SECONDS);
+            try {
+                DlockProcess text = DlockProcess.run("status", "--redis", redis.uri(), "orders:43");
+                assertThat(text.exitCode()).as(text.describe()).isZero();
+                assertThat(text.stdout()).containsPattern("  holder   " + holder.getId() + ":" + owner
+                        + "  hold count 1  since \\d\\d:\\d\\d:\\d\\d\\.\\d{3}  thread orders-worker-7\n");
+
+                DlockProcess json = DlockProcess.run("status", "--redis", redis.uri(), "--json", "orders:43");
+                JsonNode h = mapper.readTree(json.stdout()).get(0).get("holders").get(0);
+                assertThat(h.get("thread").asText()).isEqualTo("orders-worker-7");
+                assertThat(java.time.Instant.parse(h.get("since").asText()))
+                        .isBetween(java.time.Instant.now().minusSeconds(60), java.time.Instant.now().plusSeconds(1));
+            } finally {
+                done.countDown();
+                t.join(5_000);
+            }
+        }
+    }
+
+    @Test
     void aKeyThatIsNotALockIsReportedAndExitsOne(RedisServer redis) throws Exception {
         RedisClient raw = RedisClient.create(redis.uri());
         try (StatefulRedisConnection<String, String> c = raw.connect()) {

@@ -3,8 +3,8 @@
 -- KEYS[1]  the lock hash (the lock's name)
 -- ARGV[1]  the new lease in ms (> 0)
 -- ARGV[2]  the owner field, "<client id>:<owner id>"
--- KEYS[2]  optional, a leader election's only: its leader record (dlock_leader:{NAME}), which gets the same TTL when
---          it is the owner's (fragment leader_record)
+-- KEYS[2]  optional: the hold's record, a leader election's dlock_leader:{NAME} or a plain lock's dlock_hold:{NAME},
+--          which gets the same TTL when it is the owner's (fragment holder_record)
 --
 -- Returns  1 when the owner holds the lock: the hash's TTL is now ARGV[1] (also when that is shorter than it was);
 --          0 when the owner holds nothing (never held, released, expired or removed): nothing is changed.
@@ -15,7 +15,7 @@
 -- Wire protocol: dlock only; a Redisson peer sees a held lock whose TTL changed (docs/protocol.md §1.8).
 
 --#include invalid_lease
---#include leader_record
+--#include holder_record
 
 local refusal = invalid_lease(ARGV[1])
 if refusal then
@@ -25,7 +25,7 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
     return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[1])
-if leader_record(KEYS[2], ARGV[2]) then
+if holder_record(KEYS[2], ARGV[2]) then
     redis.call('pexpire', KEYS[2], ARGV[1])
 end
 return 1

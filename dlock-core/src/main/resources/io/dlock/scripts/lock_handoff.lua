@@ -4,6 +4,9 @@
 -- ARGV[1]  the releasing owner's field, "<client id>:<owner id>"
 -- ARGV[2]  the receiving owner's field (same client, another owner id)
 -- ARGV[3]  the receiver's lease in ms (> 0): the hash's TTL after this call
+-- KEYS[2]  optional, clients built with holdDetails only: the lock's hold record, dlock_hold:{NAME}, rewritten for
+--          the receiver (fragment hold_record) when the lock changes hands
+-- ARGV[4]  with KEYS[2]: the receiving thread's name
 --
 -- Returns  1 when the lock changed hands (the releaser's field removed, the receiver's set to 1, TTL = ARGV[3]),
 --          0 when the releaser holds more than one acquisition (nothing changed: the caller releases one as usual),
@@ -15,6 +18,7 @@
 -- clients see an ordinary held lock and keep waiting for its unlock message.
 
 --#include invalid_lease
+--#include hold_record
 
 local refusal = invalid_lease(ARGV[3])
 if refusal then
@@ -31,4 +35,7 @@ end
 redis.call('hdel', KEYS[1], ARGV[1])
 redis.call('hset', KEYS[1], ARGV[2], 1)
 redis.call('pexpire', KEYS[1], ARGV[3])
+if KEYS[2] and not hold_record_refusal(KEYS[2]) then
+    hold_record(KEYS[2], ARGV[2], ARGV[4], ARGV[3])
+end
 return 1

@@ -9,8 +9,8 @@
 --          still awaiting their reply, minus this one), or "-1" when the client knows of none: then one is taken off
 -- ARGV[6]  "release" (one hold less: the unlock), or "drop-unknown" (an acquisition gave up after an attempt whose
 --          reply never came: only a count above ARGV[5], left by that attempt, is brought down to it)
--- KEYS[2]  optional, a leader election's only: its leader record (dlock_leader:{NAME}), deleted with the owner's last
---          hold when it is the owner's (fragment leader_record)
+-- KEYS[2]  optional: the hold's record, a leader election's dlock_leader:{NAME} or a plain lock's dlock_hold:{NAME},
+--          deleted with the owner's last hold when it is the owner's (fragment holder_record)
 --
 -- Returns  1 + n when the owner's last hold was released (hash deleted, "0" published: wake one waiter), where n is
 --          the number of subscribers the message reached (the releasing client tells its own from other clients'),
@@ -29,7 +29,7 @@
 --#include notify
 --#include holds_left
 --#include keep_holds
---#include leader_record
+--#include holder_record
 
 local count = redis.call('hget', KEYS[1], ARGV[1])
 if count == false then
@@ -46,7 +46,7 @@ if remaining > 0 then
 end
 local receivers = notify(ARGV[3], ARGV[4], '0')
 redis.call('del', KEYS[1])
-if leader_record(KEYS[2], ARGV[1]) then
+if holder_record(KEYS[2], ARGV[1]) then
     redis.call('del', KEYS[2])
 end
 return 1 + receivers

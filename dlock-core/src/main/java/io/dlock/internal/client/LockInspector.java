@@ -6,9 +6,11 @@ import io.dlock.NotALockException;
 import io.dlock.internal.Errors;
 import io.dlock.internal.LockNames;
 import io.dlock.internal.card.CardReader;
+import io.dlock.internal.lock.HoldRecord;
 import io.dlock.internal.script.ScriptRunner;
 import io.dlock.internal.script.Scripts;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisHashAsyncCommands;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,18 +34,23 @@ import java.util.concurrent.CompletableFuture;
  * {@link NotALockException}; the script does not even answer such a hash's fields.
  * <p>
  * When the lock has holders, a second read follows the script: the cards of the holding clients, all at once
- * ({@link CardReader}), which give each holder its {@link LockInfo.Holder#identity() identity}. A card that is missing
- * or cannot be read leaves the identity empty and never fails the inspection.
+ * ({@link CardReader}), which give each holder its {@link LockInfo.Holder#identity() identity}, and beside them (same
+ * round trip) the lock's hold record ({@link HoldRecord}), which gives the holder it names its
+ * {@link LockInfo.Holder#details() details}. A card or record that is missing or cannot be read (another type, an ACL
+ * user without {@code ~dlock_hold:*}) leaves the identity or details empty and never fails the inspection. The record
+ * is read outside the script so that an inspecting user needs no permission on it.
  */
 public final class LockInspector {
     private static final String WRITE_SUFFIX = ":write";
 
     private final ScriptRunner scripts;
     private final CardReader cards;
+    private final RedisHashAsyncCommands<String, String> hashes;
 
-    public LockInspector(ScriptRunner scripts, CardReader cards) {
+    public LockInspector(ScriptRunner scripts, CardReader cards, RedisHashAsyncCommands<String, String> hashes) {
         this.scripts = scripts;
         this.cards = cards;
+        this.hashes = hashes;
     }
 
     public CompletableFuture<LockInfo> inspect(String name) {
@@ -58,18 +65,29 @@ public final class LockInspector {
         }).thenCompose(this::withIdentities);
     }
 
-    /** @return {@code info}, each holder with the identity its client's card gives, if any */
+    /**
+     * @return {@code info}, each holder with the identity its client's card gives and, for a lock that is not a
+     *         read-write lock, the details of the hold record that names it, if any (both read at once)
+     */
     private CompletableFuture<LockInfo> withIdentities(LockInfo info) {
         if (info.holders().isEmpty()) {
             return CompletableFuture.completedFuture(info);
         }
+        CompletableFuture<Map<String, String>> record = info.type() != LockInfo.Type.LOCK
+                ? CompletableFuture.completedFuture(Map.of())
+                : Errors.call(() -> hashes.hgetall(HoldRecord.key(info.name())).toCompletableFuture())
+                        .handle((fields, error) -> error != null || fields == null ? Map.of() : fields);
         return cards.identities(info.holders().stream().map(LockInfo.Holder::clientId).toList())
-                .thenApply(found -> found.isEmpty() ? info : identified(info, found));
+                .thenCombine(record, (found, fields) -> found.isEmpty() && fields.isEmpty() ? info
+                        : described(info, found, fields));
     }
 
-    private static LockInfo identified(LockInfo info, Map<String, ClientIdentity> identities) {
+    /** @return {@code info} with each holder's identity and hold details, where {@code identities}/{@code record} have them */
+    private static LockInfo described(LockInfo info, Map<String, ClientIdentity> identities,
+                                      Map<String, String> record) {
         List<LockInfo.Holder> holders = info.holders().stream().map(h -> new LockInfo.Holder(h.clientId(),
-                h.threadId(), h.holdCount(), h.write(), Optional.ofNullable(identities.get(h.clientId())))).toList();
+                h.threadId(), h.holdCount(), h.write(), Optional.ofNullable(identities.get(h.clientId())),
+                HoldRecord.details(record, h.clientId() + ":" + h.threadId()))).toList();
         return new LockInfo(info.name(), info.type(), info.mode(), holders, info.ttlMillis(), info.waiters(),
                 info.fencingToken());
     }

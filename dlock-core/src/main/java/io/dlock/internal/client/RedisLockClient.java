@@ -151,13 +151,14 @@ public final class RedisLockClient implements LockClient {
                 acquisitions, new ClientParts.Redis(transport.commands(), scripts, wakeups, transport.publishCommand(),
                         transport::slot, transport.serverRuns()), scheduler, clock);
         this.services = new LockServices(parts, new LockSettings(id, watchdogMs,
-                config.fairLockWaitTimeout().toMillis(), transport.publishCommand(), localHandoffs),
-                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync), holds);
+                config.fairLockWaitTimeout().toMillis(), transport.publishCommand(), localHandoffs, config.holdDetails()),
+                LockRedis.of(transport.commands(), scripts, wakeups, replicaSync, config.holdDetails()), holds);
         this.latches = new LatchServices(parts);
         this.semaphores = new SemaphoreServices(parts, this::dispatchLeaseLost);
         this.leaderReader = new LeaderReader(scripts);
         this.leaderObservers = new LeaderObservers(leaderReader, wakeups, scheduler, executor);
-        this.snapshots = new Snapshots(new LockInspector(scripts, new CardReader(transport.commands())),
+        this.snapshots = new Snapshots(
+                new LockInspector(scripts, new CardReader(transport.commands()), transport.commands()),
                 new SemaphoreInspector(scripts), latches, executor,
                 acquisitions.waits(), this::checkOpen, acquisitions::isClosed, this::checkSlots);
         transport.listen(new RedisTransport.Listener() {

@@ -15,7 +15,8 @@ import java.util.function.ToLongFunction;
  * @param waitedNanos      how long this owner has waited with its waiting mark set in this client (0 at first)
  * @param current          this client's live record of the owner's hold, or null
  * @param knownCounts      the count this client knows for another field of the same lock (lost-reply rule, §1.7)
+ * @param thread           the name of the thread that began the acquisition (a hold record, {@link HoldRecord})
  */
 record AcquireRequest(long ownerId, long effectiveLeaseMs, boolean waits, String held, long waitedNanos,
-                      Hold current, ToLongFunction<String> knownCounts) {
+                      Hold current, ToLongFunction<String> knownCounts, String thread) {
 }

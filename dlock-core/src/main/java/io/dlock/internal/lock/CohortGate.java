@@ -21,8 +21,11 @@ final class CohortGate implements LocalGate {
     /** Whether a sleep on the channel ends once another local owner holds the lock ({@link #sleepingOnChannel}). */
     private final boolean nudgedByLocalHolder;
 
+    /** The name of the owner's thread when it asked (a hand-off's hold record, {@link HoldRecord}). */
+    private final String thread;
+
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs) {
-        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, false, false);
+        this(cohorts, name, ownerId, leaseMs, Long.MAX_VALUE, () -> true, false, false, "");
     }
 
     /**
@@ -33,9 +36,11 @@ final class CohortGate implements LocalGate {
      * @param shared       the owner waits for a shared hold (a reader of a read-write lock)
      * @param nudgedByLocalHolder a sleep on the channel (with a place in Redis) ends once another local owner holds
      *                     the lock: for the fair lock, whose sleeping waiter keeps its queue place
+     * @param thread       the name of the thread that asked for the hold
      */
     CohortGate(LocalCohorts cohorts, String name, long ownerId, long leaseMs, long refreshNanos,
-               BooleanSupplier placeInRedis, boolean shared, boolean nudgedByLocalHolder) {
+               BooleanSupplier placeInRedis, boolean shared, boolean nudgedByLocalHolder, String thread) {
+        this.thread = thread;
         this.shared = shared;
         this.nudgedByLocalHolder = nudgedByLocalHolder;
         this.cohorts = cohorts;
@@ -56,7 +61,7 @@ final class CohortGate implements LocalGate {
     public LocalTurn queue(long maxWaitNanos) {
         LocalCohort cohort = cohorts.find(name);
         return cohort == null || !placeInRedis.getAsBoolean() ? null
-                : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos, shared);
+                : cohort.queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos, shared, thread);
     }
 
     @Override

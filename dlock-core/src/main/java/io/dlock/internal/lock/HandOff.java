@@ -28,8 +28,12 @@ interface HandOff {
 
     /**
      * A waiter the lock may be handed to: its field, lease in ms, and how its hold is recorded (kind, renewal) and what
-     * waiting mark the hand-off removed in Redis.
+     * waiting mark the hand-off removed in Redis; {@code thread} names the thread that asked, for a hold record
+     * ({@link HoldRecord}; empty when unknown).
      */
-    record Receiver(String field, long leaseMs, LockProtocol grantedAs) {
+    record Receiver(String field, long leaseMs, LockProtocol grantedAs, String thread) {
+        Receiver(String field, long leaseMs, LockProtocol grantedAs) {
+            this(field, leaseMs, grantedAs, "");
+        }
     }
 }

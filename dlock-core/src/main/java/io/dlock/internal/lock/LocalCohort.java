@@ -81,15 +81,24 @@ final class LocalCohort {
      * @return the waiter's turn, or null when no other local owner holds the lock (attempt in Redis); a retired
      *         cohort also answers null
      */
+    LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos, long refreshNanos,
+                                       boolean shared) {
+        return queueBehindLocalHolder(ownerId, leaseMs, maxWaitNanos, refreshNanos, shared, "");
+    }
+
+    /**
+     * {@link #queueBehindLocalHolder(long, long, long, long, boolean)} for an owner whose thread is named
+     * {@code thread} (the hold record a hand-off to it writes, {@link HoldRecord}).
+     */
     synchronized LocalWaiter queueBehindLocalHolder(long ownerId, long leaseMs, long maxWaitNanos, long refreshNanos,
-                                                    boolean shared) {
+                                                    boolean shared, String thread) {
         if (retired || !(headStart.running() || hasLiveHolder()) || holder.is(ownerId)) {
             return null;
         }
         long now = nanoTime.getAsLong();
         Long deadline = maxWaitNanos == Long.MAX_VALUE ? null : now + maxWaitNanos;
         Long refreshAt = refreshNanos == Long.MAX_VALUE ? null : now + refreshNanos;
-        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt, shared, now);
+        LocalWaiter waiter = new LocalWaiter(ownerId, leaseMs, deadline, refreshAt, shared, now, thread);
         waiters.add(waiter);
         scheduleCheck(waiter, now);
         return waiter;

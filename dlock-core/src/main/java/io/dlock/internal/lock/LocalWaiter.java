@@ -38,8 +38,12 @@ final class LocalWaiter implements LocalTurn {
     /** When it joined the line (the cohort's clock, ns): how long a reader has waited ({@link LocalLine.Pick}). */
     final long queuedAtNanos;
 
+    /** The name of the thread that asked for the hold, for the hold record a hand-off writes ({@link HoldRecord}). */
+    final String thread;
+
     LocalWaiter(long ownerId, long leaseMs, Long deadlineNanos, Long refreshAtNanos, boolean shared,
-                long queuedAtNanos) {
+                long queuedAtNanos, String thread) {
+        this.thread = thread;
         this.queuedAtNanos = queuedAtNanos;
         this.shared = shared;
         this.ownerId = ownerId;

@@ -18,10 +18,14 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 public record LockRedis(RedisClusterAsyncCommands<String, String> commands, ScriptRunner scripts, WakeupHub wakeups,
                         ReplicaSync replicaSync, HashFieldRenewal hashFieldRenewal, ReadHoldRenewal readHoldRenewal) {
 
-    /** @return the client's access to Redis, with the renewal senders over {@code scripts} */
+    /**
+     * @param holdRecords whether plain locks keep hold records ({@link io.dlock.LockClientConfig.Builder#holdDetails}),
+     *                    which the renewals extend with their holds
+     * @return the client's access to Redis, with the renewal senders over {@code scripts}
+     */
     public static LockRedis of(RedisClusterAsyncCommands<String, String> commands, ScriptRunner scripts,
-                               WakeupHub wakeups, ReplicaSync replicaSync) {
-        return new LockRedis(commands, scripts, wakeups, replicaSync, new HashFieldRenewal(scripts),
+                               WakeupHub wakeups, ReplicaSync replicaSync, boolean holdRecords) {
+        return new LockRedis(commands, scripts, wakeups, replicaSync, new HashFieldRenewal(scripts, holdRecords),
                 new ReadHoldRenewal(scripts));
     }
 }

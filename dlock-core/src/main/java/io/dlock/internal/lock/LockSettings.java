@@ -9,7 +9,8 @@ package io.dlock.internal.lock;
  * @param fairLockWaitMs   a fair-lock waiter's slot when the caller gives no wait time
  * @param publishCommand   the scripts' publish command: {@code "publish"}, {@code "spublish"} or {@code "both"}
  * @param maxLocalHandoffs the most hand-offs of an exclusive lock between this client's owners in a row (0: none)
+ * @param holdDetails      whether plain locks write their hold record ({@link io.dlock.LockClientConfig.Builder#holdDetails})
  */
 public record LockSettings(String clientId, long watchdogMs, long fairLockWaitMs, String publishCommand,
-                           int maxLocalHandoffs) {
+                           int maxLocalHandoffs, boolean holdDetails) {
 }

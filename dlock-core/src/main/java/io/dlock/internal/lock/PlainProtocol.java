@@ -18,6 +18,9 @@ import java.util.List;
  *       timeout renewed every third of it.</li>
  *   <li>{@code redisson_lock__channel:{NAME}}: the last release deletes the hash and publishes {@code 0} here
  *       (wake one waiter).</li>
+ *   <li>{@code dlock_hold:{NAME}}, with {@link io.dlock.LockClientConfig.Builder#holdDetails} only: the hold record
+ *       ({@link HoldRecord}), written by the acquisition or hand-off that gives a hold, kept with its TTL, deleted
+ *       by its last release.</li>
  * </ul>
  *
  * <h2>Costs</h2>
@@ -36,25 +39,44 @@ final class PlainProtocol implements LockProtocol {
     private final LockContext context;
     private final String name;
     private final String[] lockKey;
-    /** The keys of the release scripts: the hash, and a leader election's record when there is one. */
+    /** The keys of the release and extension scripts: the hash, and the hold's record when there is one. */
     private final String[] releaseKeys;
+    /** The keys of the acquire and hand-off scripts: the hash, and the hold record when this protocol writes one. */
+    private final String[] acquireKeys;
     /** The unlock channel: an ARGV of the scripts, never a KEY (an ACL key pattern need not match channels). */
     private final String channel;
 
+    /** The plain lock: with a hold record when its client keeps them ({@link LockSettings#holdDetails()}). */
     PlainProtocol(LockContext context) {
-        this(context, null);
+        this(context, context.services().settings().holdDetails() ? HoldRecord.key(context.name()) : null, true);
     }
 
     /**
+     * The fenced lock's release side.
+     *
      * @param leaderKey a leader election's record ({@link LeaderRecord}), which the owner's last release (or a
      *                  drop-unknown that ends its hold) deletes with the hash when it is the owner's; null for none
      */
     PlainProtocol(LockContext context, String leaderKey) {
+        this(context, leaderKey, false);
+    }
+
+    /**
+     * @param recordKey   the hold's record (a {@link HoldRecord} or a {@link LeaderRecord}), or null for none
+     * @param writesRecord whether the acquire and hand-off scripts write {@code recordKey} (a hold record)
+     */
+    private PlainProtocol(LockContext context, String recordKey, boolean writesRecord) {
         this.context = context;
         this.name = context.name();
         this.lockKey = new String[] {name};
-        this.releaseKeys = leaderKey == null ? lockKey : new String[] {name, leaderKey};
+        this.releaseKeys = recordKey == null ? lockKey : new String[] {name, recordKey};
+        this.acquireKeys = recordKey != null && writesRecord ? releaseKeys : lockKey;
         this.channel = LockNames.lockChannel(name);
+    }
+
+    /** @return whether this protocol writes a hold record */
+    private boolean writesRecord() {
+        return acquireKeys.length > 1;
     }
 
     @Override
@@ -64,8 +86,20 @@ final class PlainProtocol implements LockProtocol {
 
     @Override
     public ScriptCall acquire(AcquireRequest request, long knownCount) {
-        return ScriptCall.integer(Scripts.LOCK_ACQUIRE, lockKey, Long.toString(request.effectiveLeaseMs()),
-                context.ownerField(request.ownerId()), Long.toString(knownCount), request.held());
+        String lease = Long.toString(request.effectiveLeaseMs());
+        String field = context.ownerField(request.ownerId());
+        if (writesRecord()) {
+            return ScriptCall.integer(Scripts.LOCK_ACQUIRE, acquireKeys, lease, field, Long.toString(knownCount),
+                    request.held(), request.thread());
+        }
+        return ScriptCall.integer(Scripts.LOCK_ACQUIRE, lockKey, lease, field, Long.toString(knownCount),
+                request.held());
+    }
+
+    /** The extension renews the hold record with the hold (same TTL), when there is one. */
+    @Override
+    public ScriptCall extend(long ownerId, long leaseMs) {
+        return ScriptCall.integer(Scripts.LOCK_EXTEND, releaseKeys, Long.toString(leaseMs), holdField(ownerId));
     }
 
     @Override
@@ -94,13 +128,17 @@ final class PlainProtocol implements LockProtocol {
         return new HandOff() {
             @Override
             public HandOff.Receiver receiver(LocalWaiter waiter, long leaseMs) {
-                return new HandOff.Receiver(holdField(waiter.ownerId), leaseMs, PlainProtocol.this);
+                return new HandOff.Receiver(holdField(waiter.ownerId), leaseMs, PlainProtocol.this, waiter.thread);
             }
 
             @Override
             public ScriptCall call(List<HandOff.Receiver> receivers) {
-                return ScriptCall.integer(Scripts.LOCK_HANDOFF, lockKey, field, receivers.get(0).field(),
-                        Long.toString(receivers.get(0).leaseMs()));
+                HandOff.Receiver to = receivers.get(0);
+                if (writesRecord()) {
+                    return ScriptCall.integer(Scripts.LOCK_HANDOFF, acquireKeys, field, to.field(),
+                            Long.toString(to.leaseMs()), to.thread());
+                }
+                return ScriptCall.integer(Scripts.LOCK_HANDOFF, lockKey, field, to.field(), Long.toString(to.leaseMs()));
             }
 
             @Override

@@ -118,16 +118,18 @@ final class RedisLock {
      * @param waitNanos 0 = one attempt, {@link #DistributedLock.WAIT_FOREVER}, or a wait in ns
      */
     AcquireLoop startAcquire(long waitNanos, long leaseMs, long ownerId) {
+        // the thread that asks, named in a hold record (HoldRecord) whichever thread sends the attempt that wins
+        String thread = Thread.currentThread().getName();
         Admission admission = services.acquisitions().begin(Subject.lock(protocol.context().kind(), name, ownerId),
                 waitNanos);
         long waitMillis = waitNanos == DistributedLock.WAIT_FOREVER ? DistributedLock.WAIT_FOREVER
                 : waitNanos == 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos));
         AcquireLoop.Attempt attempt = admission.followed()
-                ? () -> followedAttempt(admission, ownerId, leaseMs, waitMillis)
-                : () -> confirmedAttempt(ownerId, leaseMs, waitMillis);
+                ? () -> followedAttempt(admission, ownerId, leaseMs, waitMillis, thread)
+                : () -> confirmedAttempt(ownerId, leaseMs, waitMillis, thread);
         AcquireSteps steps = new AcquireSteps("lock", name, attempt, () -> release(ownerId),
                 () -> Errors.call(() -> giveUp(ownerId)), List.of(protocol.wakeupChannel(ownerId)),
-                protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, localGate(ownerId, leaseMs),
+                protocol.everyMessageWakesAllWaiters() ? WakeMode.ALL : WakeMode.ONE, localGate(ownerId, leaseMs, thread),
                 cleanup -> services.holds().trackCleanup(holdId(ownerId), cleanup), protocol.channelPerOwner());
         AcquireLoop loop = new AcquireLoop(steps, services.acquisitions().waiting(), admission.deadline(),
                 waitNanos == 0);
@@ -149,9 +151,10 @@ final class RedisLock {
      * {@link #confirmedAttempt} for an acquisition that a lock event listener follows: reports the attempt, and a
      * grant before the loop (and so the caller) learns of it.
      */
-    private CompletableFuture<Long> followedAttempt(Admission followed, long ownerId, long leaseMs, long waitMillis) {
+    private CompletableFuture<Long> followedAttempt(Admission followed, long ownerId, long leaseMs, long waitMillis,
+                                                    String thread) {
         followed.attempted();
-        return confirmedAttempt(ownerId, leaseMs, waitMillis).thenApply(ttl -> {
+        return confirmedAttempt(ownerId, leaseMs, waitMillis, thread).thenApply(ttl -> {
             if (ttl == null) {
                 Hold hold = hold(ownerId);
                 if (hold != null) {
@@ -167,12 +170,12 @@ final class RedisLock {
      * ({@code syncReplicas}), the confirmation: if too few replicas confirm, the hold is given back and the attempt
      * fails ({@link ReplicaSync}).
      */
-    private CompletableFuture<Long> confirmedAttempt(long ownerId, long leaseMs, long waitMillis) {
+    private CompletableFuture<Long> confirmedAttempt(long ownerId, long leaseMs, long waitMillis, String thread) {
         ReplicaSync sync = services.redis().replicaSync();
         // a re-entry is judged before the attempt is sent: once sent, its own grant may already be tracked when the
         // check runs, and a first acquisition would pass for a re-entry, unconfirmed
         boolean reentry = sync.enabled() && hold(ownerId) != null;
-        CompletableFuture<Long> attempt = Errors.call(() -> attempt(ownerId, leaseMs, waitMillis));
+        CompletableFuture<Long> attempt = Errors.call(() -> attempt(ownerId, leaseMs, waitMillis, thread));
         if (!sync.enabled() || reentry) {
             return attempt;
         }
@@ -205,9 +208,10 @@ final class RedisLock {
      * fails the attempt ({@link #holdGone}).
      *
      * @param waitMillis the caller's whole wait: 0 for a single attempt, {@code WAIT_FOREVER}, or a positive time
+     * @param thread     the name of the thread that began the acquisition, for a hold record ({@link HoldRecord})
      * @return null when acquired, else how long to sleep at most (ms; negative when unknown)
      */
-    CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis) {
+    CompletableFuture<Long> attempt(long ownerId, long leaseMs, long waitMillis, String thread) {
         HoldId id = holdId(ownerId);
         boolean waits = waitMillis != 0;
         Mark mark = protocol.waitingMark();
@@ -215,7 +219,7 @@ final class RedisLock {
         long waited = waits && mark != null ? services.holds().markSince(id, mark, sentAt) : 0;
         AcquireRequest request = new AcquireRequest(ownerId, protocol.context().effectiveLease(leaseMs), waits,
                 Long.toString(services.holds().heldCount(id)), waited, services.holds().find(id),
-                field -> services.holds().knownCount(new HoldId(protocol.holdKey(), field)));
+                field -> services.holds().knownCount(new HoldId(protocol.holdKey(), field)), thread);
         return services.pending().<Object>track(id, known -> protocol.acquire(request, known).send(services.redis().scripts()),
                 reply -> {
                     AcquireReply read;
@@ -330,7 +334,7 @@ final class RedisLock {
      * @return the gate through which {@code ownerId}'s acquisition waits behind other owners of this client and takes
      *         hand-offs from them ({@link LocalCohort}), as the kind describes it; null when it has none
      */
-    private LocalGate localGate(long ownerId, long leaseMs) {
+    private LocalGate localGate(long ownerId, long leaseMs, String thread) {
         LocalWait wait = protocol.localWait();
         if (wait == null) {
             return null;
@@ -342,7 +346,7 @@ final class RedisLock {
             placeInRedis = () -> services.holds().marked(id, mark);
         }
         return new CohortGate(services.cohorts(), name, ownerId, leaseMs, wait.refreshNanos(), placeInRedis,
-                wait.shared(), wait.afterPlaceInRedis());
+                wait.shared(), wait.afterPlaceInRedis(), thread);
     }
 
     /**

@@ -66,7 +66,7 @@ class LuaScriptTest {
 
     @Test
     void aShippedScriptWithoutDirectivesIsSentAsWritten() throws IOException {
-        for (LuaScript script : List.of(Scripts.LOCK_RENEW, Scripts.RWLOCK_STATE)) {
+        for (LuaScript script : List.of(Scripts.RWLOCK_STATE)) {
             assertThat(script.text()).as(script.name()).isEqualTo(resource(script.name() + ".lua"));
         }
     }

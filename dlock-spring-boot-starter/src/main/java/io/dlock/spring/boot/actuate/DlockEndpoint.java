@@ -140,7 +140,9 @@ public class DlockEndpoint {
             return new LockInfoDescriptor(info.name(), info.type().name(),
                     info.mode() == null ? null : info.mode().name(), info.ttlMillis(),
                     info.holders().stream().map(h -> new Holder(h.clientId(), h.threadId(), h.holdCount(), h.write(),
-                            ownClientId.equals(h.clientId()), h.identity().orElse(null))).toList(),
+                            ownClientId.equals(h.clientId()), h.identity().orElse(null),
+                            h.details().map(d -> d.since().toString()).orElse(null),
+                            h.details().map(LockInfo.HoldDetails::thread).orElse(null))).toList(),
                     info.waiters().stream().map(w -> new Waiter(w.clientId(), w.threadId(),
                             w.deadline() == null ? null : w.deadline().toString())).toList(),
                     info.fencingToken());
@@ -151,9 +153,12 @@ public class DlockEndpoint {
      * @param thisApplication whether the holder is this application's client
      * @param identity        who the holding client is (host, pid, application), from its card; null when unknown
      *                        (no card: a Redisson holder, or a dlock client whose card expired)
+     * @param since           when the hold was taken (ISO-8601), from its hold record; null without one (only clients
+     *                        with {@code dlock.hold-details=true} write it, for plain locks)
+     * @param thread          the name of the thread that asked for the hold, from its hold record; null without one
      */
     public record Holder(String clientId, long threadId, int holdCount, boolean write, boolean thisApplication,
-                         io.dlock.ClientIdentity identity) {
+                         io.dlock.ClientIdentity identity, String since, String thread) {
     }
 
     /** @param deadline ISO-8601 instant until which the waiter keeps its place */

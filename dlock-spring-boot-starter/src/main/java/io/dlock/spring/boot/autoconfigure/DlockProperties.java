@@ -40,6 +40,12 @@ public class DlockProperties {
      */
     private Duration commandTimeout;
 
+    /**
+     * Whether plain locks write their hold record (since when, which thread), which inspect, dlock status and the
+     * actuator show; off by default (one more key written per first acquisition).
+     */
+    private boolean holdDetails;
+
     private final SyncReplicas syncReplicas = new SyncReplicas();
 
     private final Tuning tuning = new Tuning();
@@ -82,6 +88,14 @@ public class DlockProperties {
 
     public void setCommandTimeout(Duration commandTimeout) {
         this.commandTimeout = commandTimeout;
+    }
+
+    public boolean isHoldDetails() {
+        return holdDetails;
+    }
+
+    public void setHoldDetails(boolean holdDetails) {
+        this.holdDetails = holdDetails;
     }
 
     public SyncReplicas getSyncReplicas() {

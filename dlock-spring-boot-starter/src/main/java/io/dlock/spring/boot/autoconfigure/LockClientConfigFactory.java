@@ -38,6 +38,7 @@ final class LockClientConfigFactory {
         if (p.getCommandTimeout() != null) {
             set("dlock.command-timeout", p.getCommandTimeout(), () -> b.commandTimeout(p.getCommandTimeout()));
         }
+        b.holdDetails(p.isHoldDetails());
         DlockProperties.SyncReplicas sync = p.getSyncReplicas();
         set("dlock.sync-replicas.replicas", sync.getReplicas(), () -> b.syncReplicas(sync.getReplicas(),
                 Duration.ofSeconds(1)));

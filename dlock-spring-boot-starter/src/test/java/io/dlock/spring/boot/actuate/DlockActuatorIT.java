@@ -94,6 +94,9 @@ class DlockActuatorIT {
                 // who holds: the client's card (issue 44 #5)
                 assertThat(holder.get("identity").get("host").asString()).isEqualTo(client.identity().host());
                 assertThat(holder.get("identity").get("pid").asLong()).isEqualTo(client.identity().pid());
+                // no hold record unless dlock.hold-details=true
+                assertThat(holder.get("since").isNull()).isTrue();
+                assertThat(holder.get("thread").isNull()).isTrue();
                 assertThat(get(app, "/actuator/dlock/ledger").get("fencingToken").asLong()).isEqualTo(token);
                 assertThat(get(app, "/actuator/dlock/catalog").get("mode").asString()).isEqualTo("WRITE");
                 assertThat(get(app, "/actuator/dlock/nothing-here").get("type").asString()).isEqualTo("NONE");
@@ -111,6 +114,22 @@ class DlockActuatorIT {
             // one set of tag keys per meter name (Prometheus refuses others): no observation timer beside dlock's
             assertThat(app.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("dlock.acquire").meters())
                     .isNotEmpty().allSatisfy(m -> assertThat(m.getId().getTag("error")).isNull());
+        }
+    }
+
+    @Test
+    void withHoldDetailsAPlainHolderShowsSinceWhenAndItsThread(RedisServer redis) throws Exception {
+        try (ConfigurableApplicationContext app = start(redis, "dlock.hold-details=true")) {
+            DistributedLock plain = app.getBean(LockClient.class).getLock("orders:44");
+            plain.lock();
+            try {
+                JsonNode holder = get(app, "/actuator/dlock/orders:44").get("holders").get(0);
+                assertThat(holder.get("thread").asString()).isEqualTo(Thread.currentThread().getName());
+                assertThat(java.time.Instant.parse(holder.get("since").asString()))
+                        .isBetween(java.time.Instant.now().minusSeconds(60), java.time.Instant.now().plusSeconds(1));
+            } finally {
+                plain.unlock();
+            }
         }
     }
 
