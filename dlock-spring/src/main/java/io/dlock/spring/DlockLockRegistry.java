@@ -34,7 +34,9 @@ import java.util.Objects;
  * A re-entry never succeeds on a hold Redis no longer has: it checks the hold in Redis (one round trip, as
  * {@code RedisLockRegistry}'s re-entry costs one); when the hold is gone, a nested {@code tryLock} returns false and a
  * nested {@code lock()} or {@code lockInterruptibly()} throws {@link java.util.ConcurrentModificationException},
- * counting nothing (the outer {@code unlock()} then reports the loss).
+ * counting nothing (the outer {@code unlock()} then reports the loss). With {@link #setForgetLostHolds} the failed
+ * re-entry also gives up the thread's outer hold, so that its next acquisition is a fresh one: what Spring
+ * Integration's {@code LockRegistryLeaderInitiator} needs to run for leadership again after a loss.
  * Redis failures throw {@link io.dlock.LockException}. Conditions are not supported.
  *
  * <p><b>Leases.</b> Built without a lease, holds use dlock's watchdog: renewed while held, expiring a watchdog timeout
@@ -68,6 +70,7 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
     /** Access order: the least recently obtained first. Guarded by itself. */
     private final LinkedHashMap<String, DlockRegistryLock> locks = new LinkedHashMap<>(16, 0.75f, true);
     private volatile int cacheCapacity = DEFAULT_CACHE_CAPACITY;
+    private volatile boolean forgetLostHolds;
 
     /**
      * The default {@linkplain #setCacheCapacity cache capacity}: 100,000 lock objects. ({@code RedisLockRegistry}'s is
@@ -131,7 +134,7 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
         }
         synchronized (locks) {
             DlockRegistryLock lock = locks.computeIfAbsent(key,
-                    k -> new DlockRegistryLock(client.getLock(prefix + k), leaseTime));
+                    k -> new DlockRegistryLock(client.getLock(prefix + k), leaseTime, () -> forgetLostHolds));
             if (locks.size() > cacheCapacity) {
                 evictLeastRecentlyUsed(lock);
             }
@@ -165,6 +168,26 @@ public class DlockLockRegistry implements ExpirableLockRegistry<DistributedLock>
                     + cacheCapacity);
         }
         this.cacheCapacity = cacheCapacity;
+    }
+
+    /**
+     * Whether a re-entry that finds the thread's hold gone from Redis also gives up the thread's outer hold; off by
+     * default. Either way the re-entry fails (a nested {@code tryLock} returns false, a nested {@code lock()} throws
+     * {@link java.util.ConcurrentModificationException}) and counts nothing: the thread learns of the loss. Off, the
+     * thread keeps its outer hold in this JVM until it calls {@code unlock()}, which reports the loss; until then its
+     * further acquisitions are re-entries, which fail too (nothing is taken again behind the code that held). On, the
+     * thread's whole hold is let go at once (this JVM's other threads may take the lock, and the thread's next
+     * acquisition is a fresh one, which takes the lock when it is free); each {@code unlock()} owed for the holds let go
+     * throws {@link java.util.ConcurrentModificationException}, as the outer one would have.
+     * <p>
+     * Turn it on for Spring Integration's {@code LockRegistryLeaderInitiator}: its selector re-enters the lock at each
+     * heart-beat and, when that fails, revokes leadership without unlocking; off, the revoked instance keeps the stale
+     * outer hold and never runs for leadership again (over {@code RedisLockRegistry} it does, because that re-entry
+     * takes the free key again silently, which this registry never does). {@link DlockLeaderInitiator} needs neither.
+     * Applies to the locks obtained before and after the call. Thread-safe; never blocks.
+     */
+    public void setForgetLostHolds(boolean forgetLostHolds) {
+        this.forgetLostHolds = forgetLostHolds;
     }
 
     /** @return the {@linkplain #setCacheCapacity cache capacity} */

@@ -5,6 +5,9 @@ import org.springframework.integration.support.locks.DistributedLock;
 
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -26,8 +29,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       expiry) still exclude each other's threads in Redis.</li>
  *   <li>{@link #renew} changes only the hold's lease in Redis ({@link io.dlock.DistributedLock#extendLease}), in one
  *       atomic step that never frees the lock; it never acquires, so a hold that is gone stays gone.</li>
- *   <li>No state outlives a hold: the lock object keeps only the local lock and a last-used time, so a failed
- *       {@code unlock()} (which releases locally all the same) leaves nothing that the next holder could trip on.</li>
+ *   <li>No state outlives a hold: the lock object keeps only the local lock, a last-used time and, with the
+ *       registry's {@code forgetLostHolds}, the count of holds each thread let go at a failed re-entry (the
+ *       {@code unlock()} calls it still owes, each answered with the loss; cleared by its next fresh acquisition),
+ *       so a failed {@code unlock()} (which releases locally all the same) leaves nothing that the next holder could
+ *       trip on.</li>
  * </ul>
  */
 final class DlockRegistryLock implements DistributedLock {
@@ -35,11 +41,20 @@ final class DlockRegistryLock implements DistributedLock {
     /** Null: the watchdog. */
     private final Duration defaultLease;
     private final ReentrantLock local = new ReentrantLock();
+    /** Whether a failed re-entry gives up the thread's outer hold too ({@link DlockLockRegistry#setForgetLostHolds}). */
+    private final BooleanSupplier forgetLostHolds;
+    /** Per thread id: the holds let go at a failed re-entry, whose {@code unlock()} calls report the loss. */
+    private final Map<Long, Integer> lostHolds = new ConcurrentHashMap<>();
     private volatile long lastUsedNanos = System.nanoTime();
 
     DlockRegistryLock(io.dlock.DistributedLock lock, Duration defaultLease) {
+        this(lock, defaultLease, () -> false);
+    }
+
+    DlockRegistryLock(io.dlock.DistributedLock lock, Duration defaultLease, BooleanSupplier forgetLostHolds) {
         this.lock = lock;
         this.defaultLease = defaultLease;
+        this.forgetLostHolds = forgetLostHolds;
     }
 
     static void checkLease(Duration lease, String parameter, String where) {
@@ -78,6 +93,7 @@ final class DlockRegistryLock implements DistributedLock {
             reenterOrThrow();
             return;
         }
+        lostHolds.remove(Thread.currentThread().getId());
         try {
             lock.lock(leaseMs(lease), TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
@@ -99,6 +115,7 @@ final class DlockRegistryLock implements DistributedLock {
             reenterOrThrow();
             return;
         }
+        lostHolds.remove(Thread.currentThread().getId());
         try {
             lock.lockInterruptibly(leaseMs(defaultLease), TimeUnit.MILLISECONDS);
         } catch (InterruptedException | RuntimeException e) {
@@ -150,6 +167,7 @@ final class DlockRegistryLock implements DistributedLock {
             } finally {
                 if (!held) {
                     local.unlock();
+                    forgetIfAsked();
                 }
             }
             if (held) {
@@ -157,6 +175,7 @@ final class DlockRegistryLock implements DistributedLock {
             }
             return held;
         }
+        lostHolds.remove(Thread.currentThread().getId());
         boolean acquired = false;
         try {
             long left = Math.max(0, deadline - System.nanoTime());
@@ -185,6 +204,7 @@ final class DlockRegistryLock implements DistributedLock {
         } finally {
             if (!held) {
                 local.unlock();
+                forgetIfAsked();
             }
         }
         if (!held) {
@@ -195,6 +215,27 @@ final class DlockRegistryLock implements DistributedLock {
         touch();
     }
 
+    /**
+     * After a failed re-entry (its own count given back), with {@code forgetLostHolds}: lets go of the thread's
+     * remaining holds in this JVM, records them as owed {@code unlock()} calls, and gives back whatever the client
+     * still records of the hold (a release that finds nothing is expected: the hold is gone).
+     */
+    private void forgetIfAsked() {
+        if (!forgetLostHolds.getAsBoolean() || !local.isHeldByCurrentThread()) {
+            return;
+        }
+        int left = local.getHoldCount();
+        try {
+            lock.unlock();
+        } catch (RuntimeException gone) {
+            // IllegalMonitorStateException or LockLostException: nothing of the hold is left to give back
+        }
+        for (int i = 0; i < left; i++) {
+            local.unlock();
+        }
+        lostHolds.merge(Thread.currentThread().getId(), left, Integer::sum);
+    }
+
     /** @return whether the client still counts the thread's hold valid and Redis still has it (one round trip) */
     private boolean holdIsInRedis() {
         return !lock.leaseValidFor().isZero() && lock.isHeldByCurrentThread();
@@ -203,13 +244,26 @@ final class DlockRegistryLock implements DistributedLock {
     /**
      * Releases one hold of the current thread; the last one releases the lock in Redis (one round trip).
      *
-     * @throws IllegalStateException           when the current thread does not hold the lock
+     * @throws IllegalStateException           when the current thread does not hold the lock (and owes no unlock of
+     *                                         a hold let go, below)
      * @throws ConcurrentModificationException when the hold was gone from Redis (lease ran out, or removed); the
-     *                                         lock is released locally all the same
+     *                                         lock is released locally all the same. Also for each unlock the thread
+     *                                         owes for holds a failed re-entry let go ({@code forgetLostHolds})
      */
     @Override
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
+            long thread = Thread.currentThread().getId();
+            boolean[] owed = {false};
+            lostHolds.computeIfPresent(thread, (id, n) -> {
+                owed[0] = true;
+                return n > 1 ? n - 1 : null;
+            });
+            if (owed[0]) {
+                throw new ConcurrentModificationException("lock '" + lock.getName() + "' was no longer held in Redis "
+                        + "(a re-entry found its hold gone and let it go): what it protected may have been changed by "
+                        + "someone else meanwhile");
+            }
             throw new IllegalStateException("lock '" + lock.getName() + "': the current thread does not hold it");
         }
         if (local.getHoldCount() > 1) {

@@ -113,6 +113,42 @@ class DlockLockRegistryHoldsIT {
     }
 
     /**
+     * {@link DlockLockRegistry#setForgetLostHolds}: the failed re-entry still fails and counts nothing, but lets the
+     * thread's outer hold go, so another thread of this JVM and the thread's own next (fresh) acquisition may take the
+     * lock; each unlock() owed for the holds let go reports the loss, then the thread owes nothing.
+     */
+    @Test
+    void withForgetLostHoldsAFailedReentryLetsTheOuterHoldGo(LockClient first, LockClient second) throws Exception {
+        DlockLockRegistry registry = new DlockLockRegistry(first);
+        registry.setForgetLostHolds(true);
+        Lock lock = registry.obtain("forgotten");
+        lock.lock();
+        lock.lock();
+        assertThat(second.getLock("forgotten").forceUnlock()).isTrue();
+        assertThat(lock.tryLock()).as("the re-entry fails: the thread learns of the loss").isFalse();
+        assertThat(threads.submit(() -> {
+            boolean taken = lock.tryLock();
+            if (taken) {
+                lock.unlock();
+            }
+            return taken;
+        }).get(10, TimeUnit.SECONDS)).as("another thread of this JVM may take it now").isTrue();
+        assertThatThrownBy(lock::unlock).as("the inner hold let go").isInstanceOf(ConcurrentModificationException.class)
+                .hasMessageContaining("let it go");
+        assertThatThrownBy(lock::unlock).as("the outer hold let go").isInstanceOf(ConcurrentModificationException.class);
+        assertThatThrownBy(lock::unlock).as("nothing owed any more").isInstanceOf(IllegalStateException.class);
+
+        lock.lock();
+        assertThat(second.getLock("forgotten").forceUnlock()).isTrue();
+        assertThatThrownBy(lock::lock).isInstanceOf(ConcurrentModificationException.class);
+        assertThat(lock.tryLock(100, TimeUnit.MILLISECONDS)).as("a fresh acquisition: owes nothing before").isTrue();
+        assertThat(first.getLock("forgotten").isHeldByCurrentThread()).isTrue();
+        lock.unlock();
+        assertThat(first.getLock("forgotten").isLocked()).isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
      * The issue's reproduction: Redis paused (SIGSTOP), the holder's {@code unlock()} fails on the command timeout
      * (2 s here; the issue used 300 ms, which a loaded test machine misses already when connecting). Nothing of that
      * hold may carry over: the next holders (another thread, then the same one) renew and

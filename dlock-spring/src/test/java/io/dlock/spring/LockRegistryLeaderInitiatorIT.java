@@ -29,11 +29,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Spring Integration's own {@link LockRegistryLeaderInitiator} over a {@link DlockLockRegistry} (issue 44, item 7):
  * two instances on two clients; the leader's lock is taken away from under it ({@code forceUnlock}, then a
  * {@code DEL} of the key), and the leader must be revoked (its next heart-beat's re-entry finds the hold gone) and
- * the other instance granted, round after round. The revoked instance is then replaced by a fresh one, as a restarted
- * application: it could not be granted again. Its selector thread keeps the registry lock's outer hold (Spring
- * Integration does not unlock after a failed heart-beat), and a {@code DlockLockRegistry} re-entry never succeeds on a
- * hold Redis no longer has (issue 20; {@code DlockLockRegistryHoldsIT}), where {@code RedisLockRegistry}'s re-entry
- * takes the free key again. Each granted candidate writes
+ * the other instance granted, round after round. By default the revoked instance could not be granted again: its
+ * selector thread keeps the registry lock's outer hold (Spring Integration does not unlock after a failed heart-beat),
+ * and a {@code DlockLockRegistry} re-entry never succeeds on a hold Redis no longer has (issue 20;
+ * {@code DlockLockRegistryHoldsIT}), where {@code RedisLockRegistry}'s re-entry takes the free key again. So the first
+ * test replaces it by a fresh instance, as a restarted application; the second turns on
+ * {@link DlockLockRegistry#setForgetLostHolds}, with which the same instances run on. Each granted candidate writes
  * to a {@link FencedRegister} every 2 ms with a token of the grant (Spring Integration's initiator has no epoch: the
  * test counts grants, in order, as a stand-in), guarded by {@link Context#isLeader()}. The overlaps (until the old
  * leader's heart-beat) and the writes the fence refused are counted and printed.
@@ -97,6 +98,52 @@ class LockRegistryLeaderInitiatorIT {
                 .allMatch(ms -> ms < 2_000);
     }
 
+    /**
+     * With {@link DlockLockRegistry#setForgetLostHolds} on, the same two instances run on: a revoked instance's failed
+     * heart-beat let go of its stale outer hold, so its selector's next attempt is a fresh acquisition and it is
+     * granted again in a later round (nobody is replaced). Without it, {@code theLeaderIsRevoked…} shows the default:
+     * the revoked instance would stay out.
+     */
+    @Test
+    void withForgetLostHoldsARevokedInstanceRunsForLeadershipAgain(RedisServer redis, LockClient a, LockClient b)
+            throws Exception {
+        Instance[] pair = {new Instance("a", a, true), new Instance("b", b, true)};
+        int[] grantsOf = new int[2];
+        for (int round = 0; round < 6; round++) {
+            Await.until(Duration.ofSeconds(10), () -> pair[0].leads() ^ pair[1].leads(), "one leader");
+            int leading = pair[0].leads() ? 0 : 1;
+            grantsOf[leading]++;
+            Instance leader = pair[leading];
+            Instance other = pair[1 - leading];
+            long writes = register.figures().accepted();
+            Await.until(Duration.ofSeconds(5), () -> register.figures().accepted() > writes + 10, "the leader writes");
+            Grant term = leader.current;
+            if (round % 2 == 0) {
+                assertThat(b.getLock(ROLE).forceUnlock()).as("forceUnlock of the leader's lock").isTrue();
+            } else {
+                assertThat(redis.command(Duration.ofSeconds(2), "DEL", ROLE)).isEqualTo("1");
+            }
+            term.revoked.get(5, SECONDS);
+            // the other instance, or the revoked one running again: whoever takes the free lock first
+            int r = round;
+            Await.until(Duration.ofSeconds(5), () -> other.leads() || leader.current != term && leader.leads(),
+                    () -> "round " + r + ": someone is granted after the loss; leader " + leader + ", other " + other);
+        }
+        Await.until(Duration.ofSeconds(10), () -> pair[0].leads() ^ pair[1].leads(), "one leader at the end");
+        grantsOf[pair[0].leads() ? 0 : 1]++;
+        instances.forEach(instance -> instance.initiator.stop());
+        for (Instance instance : instances) { // stop() only interrupts the selector, which then revokes
+            Await.until(Duration.ofSeconds(5), () -> instance.current == null || instance.current.revoked.isDone()
+                    && instance.writer.heard().size() % 2 == 0, () -> instance + " revoked after stop()");
+        }
+        System.out.printf("forgetLostHolds: grants per instance over 7 terms %s; %s%n",
+                java.util.Arrays.toString(grantsOf), register.figures());
+        assertThat(grantsOf[0] + grantsOf[1]).isEqualTo(7);
+        assertThat(Math.min(grantsOf[0], grantsOf[1]))
+                .as("each instance, revoked at least once, was granted again: neither stays out").isGreaterThanOrEqualTo(2);
+        register.assertInvariants(false, true);
+    }
+
     /** A grant seen as a term, so that the register can guard with it: valid while granted and the context leads. */
     private static final class Grant implements LeaderTerm {
         private final String role;
@@ -155,6 +202,10 @@ class LockRegistryLeaderInitiatorIT {
         volatile Thread writing;
 
         Instance(String id, LockClient client) {
+            this(id, client, false);
+        }
+
+        Instance(String id, LockClient client, boolean forgetLostHolds) {
             this.id = id;
             DefaultCandidate candidate = new DefaultCandidate(id, ROLE) {
                 @Override
@@ -188,7 +239,9 @@ class LockRegistryLeaderInitiatorIT {
                     super.onRevoked(context);
                 }
             };
-            initiator = new LockRegistryLeaderInitiator(new DlockLockRegistry(client), candidate);
+            DlockLockRegistry registry = new DlockLockRegistry(client);
+            registry.setForgetLostHolds(forgetLostHolds);
+            initiator = new LockRegistryLeaderInitiator(registry, candidate);
             initiator.setHeartBeatMillis(HEART_BEAT_MS);
             initiator.setBusyWaitMillis(20);
             writer = register.join(id, () -> {
