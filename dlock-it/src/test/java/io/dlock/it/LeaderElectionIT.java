@@ -103,6 +103,22 @@ class LeaderElectionIT {
         return candidate;
     }
 
+    /**
+     * As {@link #awaitOneLeader}, checking without a pause ({@code isLeader()} costs no round trip): what a hand-over
+     * takes, to the microsecond rather than to the poll.
+     */
+    private Candidate spinForOneLeader(Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            List<Candidate> leading = candidates.stream().filter(Candidate::leads).toList();
+            if (leading.size() == 1) {
+                return leading.get(0);
+            }
+            Thread.onSpinWait();
+        }
+        return awaitOneLeader(Duration.ofMillis(1));
+    }
+
     private Candidate awaitOneLeader(Duration within) {
         AtomicReference<Candidate> leader = new AtomicReference<>();
         Await.until(within, () -> {
@@ -175,6 +191,7 @@ class LeaderElectionIT {
             candidate(FAST).election.start();
         }
         List<Long> handOverMicros = new ArrayList<>();
+        java.util.Map<Candidate, Long> resignedAt = new java.util.HashMap<>();
         long lastEpoch = 0;
         try (OverlapSampler sampler = new OverlapSampler(candidates)) {
             for (int round = 0; round < 15; round++) {
@@ -182,10 +199,24 @@ class LeaderElectionIT {
                 long epoch = leader.election.currentTerm().orElseThrow().epoch();
                 assertThat(epoch).as("epochs rise").isGreaterThan(lastEpoch);
                 lastEpoch = epoch;
+                // a candidate that resigned less than a retry period ago stays out by design: with three candidates
+                // and quick rounds, every third resign would find both others out and wait for the first to come
+                // back (165-200 ms, stop 47's "max"), measuring that rule rather than the hand-over. So each round
+                // starts once the others' stay-out ended and their next attempt is under way (a retry period + 50 ms)
+                for (Candidate other : candidates) {
+                    Long out = resignedAt.get(other);
+                    if (other != leader && out != null) {
+                        long back = out + FAST.retryPeriod().toNanos() + 50_000_000L - System.nanoTime();
+                        if (back > 0) {
+                            Thread.sleep(back / 1_000_000, (int) (back % 1_000_000));
+                        }
+                    }
+                }
                 long start = System.nanoTime();
                 leader.election.resign();
+                resignedAt.put(leader, System.nanoTime());
                 assertThat(leader.leads()).as("the resigner's term ended").isFalse();
-                Candidate next = awaitOneLeader(Duration.ofSeconds(5));
+                Candidate next = spinForOneLeader(Duration.ofSeconds(5));
                 handOverMicros.add((System.nanoTime() - start) / 1000);
                 assertThat(next).as("another candidate took over, not the resigner").isNotSameAs(leader);
             }
@@ -197,12 +228,39 @@ class LeaderElectionIT {
         long p99 = handOverMicros.get(handOverMicros.size() - 1);
         System.out.printf("leader election hand-over on resign, 3 candidates: p50 %.1f ms, max %.1f ms%n",
                 p50 / 1000.0, p99 / 1000.0);
+        // issue 44 asks p99 under 100 ms on loopback; the bound here leaves room for a loaded CI host
         assertThat(p99).as("hand-over on loopback, µs").isLessThan(1_000_000);
         candidates.forEach(c -> c.election.close());
         candidates.forEach(c -> assertPairedEvents(c, true));
-        // a candidate closed while its attempt was on its way gives a late grant back after close() returned (seen
-        // once on a quiet host; noted in the closing note of stop 47 for a decision): released soon, never kept
-        Await.until(Duration.ofSeconds(5), () -> !raw.exists(name), "the last leader released on close");
+        // a candidate closed while its attempt was on its way has given a late grant back before close() returns
+        assertThat(raw.exists(name)).as("the last leader released on close").isFalse();
+    }
+
+    /**
+     * close() of a candidate whose attempt is on its way as the lock comes free (the holder unlocks, the candidate is
+     * closed at once): the grant that crosses the close is given back before close() returns, in every round (stop
+     * 47 saw the key a few ms after close() once; each round here makes that race).
+     */
+    @Test
+    void aCandidateClosedAsItsAttemptIsGrantedHoldsNothingOnceCloseReturns() throws Exception {
+        LockClient holderClient = LockClient.create(LockClientConfig.builder().redisUri(server.uri()).build());
+        clients.add(holderClient);
+        io.dlock.FencedLock holder = holderClient.getFencedLock(name);
+        int rounds = 30;
+        for (int round = 0; round < rounds; round++) {
+            holder.lock();
+            Candidate c = candidate(FAST);
+            c.election.start();
+            Await.until(Duration.ofSeconds(10), () -> raw.subscribers(RawRedis.lockChannel(name)) == 1,
+                    "the candidate waits on the lock's channel");
+            holder.unlock();
+            c.election.close();
+            assertThat(raw.exists(name)).as("round %d: nothing held once close() returned (%s)", round, c.heard())
+                    .isFalse();
+            candidates.remove(c);
+            clients.remove(c.client());
+            c.client().close();
+        }
     }
 
     @Test
@@ -380,7 +438,9 @@ class LeaderElectionIT {
                 "released at once once the task returned, not a retry period (200 ms) later");
         b.election.start();
         Candidate leader = awaitOneLeader(Duration.ofSeconds(5));
-        assertThat(leader.heard.get(leader.heard.size() - 1)).startsWith("elected:");
+        // the listeners hear of a term on the election's event thread, a moment after isLeader() says so
+        Await.until(Duration.ofSeconds(5), () -> !leader.heard.isEmpty()
+                && leader.heard.get(leader.heard.size() - 1).startsWith("elected:"), () -> "heard " + leader.heard);
     }
 
     @Test

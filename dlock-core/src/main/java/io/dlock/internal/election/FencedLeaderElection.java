@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -346,6 +347,14 @@ public final class FencedLeaderElection implements LeaderElection {
             if (attempt != null && !attempt.cancel(false) && !attempt.isCompletedExceptionally()
                     && attempt.join() != null) {
                 lock.unlockAsync().handle((ok, error) -> null).get(releaseWaitMs, TimeUnit.MILLISECONDS);
+            } else if (attempt != null) {
+                // cancelled: a grant that crossed the cancel is given back on its way; close() returns after it
+                try {
+                    election.settled().get(releaseWaitMs, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException late) {
+                    log.warn("leader election '{}': a late grant was not given back within {} ms of close; it "
+                            + "expires with its lease", name, releaseWaitMs);
+                }
             }
             attempt = null;
             return false;

@@ -35,6 +35,17 @@ public final class ElectionLock {
     }
 
     /**
+     * @return completes once what the candidate's abandoned acquisitions left to clean up is done (a grant that
+     *         crossed a cancel given back: {@link io.dlock.internal.lease.HoldTable#trackCleanup}); at once when
+     *         nothing is pending. Never fails.
+     */
+    public CompletableFuture<Void> settled() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        core.services.holds().runAfterCleanups(() -> core.holdId(ownerId), () -> done.complete(null));
+        return done;
+    }
+
+    /**
      * Renews the leader's hold and record to {@code lease} from the send ({@link LeaseExtension#extend}); with
      * {@code syncReplicas}, confirmed only once that many replicas have it ({@link ReplicaSync#confirmRenewal}).
      *
