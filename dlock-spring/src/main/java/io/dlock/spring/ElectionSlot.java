@@ -87,8 +87,27 @@ final class ElectionSlot {
         }
     }
 
-    /** Stops being a candidate: the term ends, its calls are interrupted and drained, the lock released; blocking. */
-    synchronized void stop() {
+    /**
+     * Stops being a candidate: the term ends, its calls are interrupted and drained, the lock released; blocking.
+     * Called from inside one of the term's {@link LeaderOnly} calls, which the stop must drain, it starts the stop on a
+     * thread of its own and returns at once (waiting would wait for itself, up to the stop timeout): the call is
+     * interrupted as the term ends.
+     */
+    void stop() {
+        TermGate current;
+        synchronized (gateLock) {
+            current = gate;
+        }
+        if (current != null && current.isInside(Thread.currentThread())) {
+            Thread stopper = new Thread(this::stopNow, "dlock-election-stop-" + name);
+            stopper.setDaemon(true);
+            stopper.start();
+            return;
+        }
+        stopNow();
+    }
+
+    private synchronized void stopNow() {
         LeaderElection stopping = running;
         if (stopping != null) {
             try {

@@ -124,7 +124,9 @@ public class LeaderElections implements SmartLifecycle {
 
     /**
      * Stops the election {@code name}: its term (if any) ends, its {@code @LeaderOnly} calls are interrupted and
-     * awaited up to the stop timeout, then its lock is released. Blocking; nothing when it is stopped.
+     * awaited up to the stop timeout, then its lock is released. Blocking; nothing when it is stopped. Called from
+     * inside one of that election's {@code @LeaderOnly} calls, it starts the stop and returns at once (the stop drains
+     * that very call, which is interrupted as the term ends).
      *
      * @throws IllegalArgumentException when no election of that name was added
      */

@@ -31,6 +31,16 @@ final class TermGate {
         return term;
     }
 
+    /** @return whether {@code thread} is inside the gate (a {@link LeaderOnly} call of the term runs on it) */
+    synchronized boolean isInside(Thread thread) {
+        for (Call call : inside) {
+            if (call.thread == thread) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return the calling thread's entry, to {@linkplain Call#leave() leave} in a finally, or null once closed */
     synchronized Call enter() {
         if (closed) {

@@ -149,9 +149,22 @@ class LeaderOnlyIT {
         }
     }
 
+    /** Stops its own election from inside one of its calls. */
+    public static class StoppingJob {
+        @org.springframework.beans.factory.annotation.Autowired
+        LeaderElections elections;
+
+        @LeaderOnly(ELECTION)
+        public long stopFromInside() {
+            long start = System.nanoTime();
+            elections.stop(ELECTION);
+            return System.nanoTime() - start;
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableDistributedLocking
-    @Import(CalledJob.class)
+    @Import({CalledJob.class, StoppingJob.class})
     public static class CalledConfig {
         @Bean
         LeaderElections leaderElections(LockClient client) {
@@ -252,6 +265,27 @@ class LeaderOnlyIT {
                     .isPositive();
         } finally {
             caller.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code LeaderElections.stop(name)} from inside a {@code @LeaderOnly} call of that election: waiting for the
+     * stop would wait for the call itself (the stop drains the term's calls) until the stop timeout (3 s here); it
+     * starts the stop and returns at once, and the election stops and releases its lock.
+     */
+    @Test
+    void stoppingTheElectionFromInsideOneOfItsCallsReturnsAtOnceAndStopsIt(RedisServer redis) {
+        try (Instances instances = new Instances(redis.uri())) {
+            AnnotationConfigApplicationContext a = instances.start(Map.of("election", ELECTION), List.of(),
+                    CalledConfig.class);
+            Await.until(SETTLE, () -> leading(a), "a leads");
+            long tookNanos = a.getBean(StoppingJob.class).stopFromInside();
+            assertThat(Duration.ofNanos(tookNanos)).as("stop() from inside the call").isLessThan(Duration.ofSeconds(1));
+            LeaderElections elections = a.getBean(LeaderElections.class);
+            Await.until(SETTLE, () -> elections.election(ELECTION).isEmpty(), "the election stopped");
+            try (io.dlock.LockClient reader = io.dlock.LockClient.connect(redis.uri())) {
+                Await.until(SETTLE, () -> !reader.getFencedLock(ELECTION).isLocked(), "its lock released");
+            }
         }
     }
 
