@@ -53,8 +53,11 @@ class ClusterCountDownLatchIT extends CountDownLatchIT {
         }, "the latch read on the new master");
         theirs.countDown();
         theirs.countDown();
-        untimed.get(10, SECONDS);
-        assertThat(timed.get(10, SECONDS)).isTrue();
+        // nothing lost: both awaits complete. Normally at the "0" (moments); when the "0" was missed while the shard
+        // subscription moved to the new master (seen twice on Valkey 8.1 under CI load, never alone), by the bounded
+        // re-check, a third of the watchdog timeout (10 s) later: so more than one re-check period is allowed
+        untimed.get(25, SECONDS);
+        assertThat(timed.get(25, SECONDS)).isTrue();
         assertThat(latch.getCount()).isZero();
     }
 
