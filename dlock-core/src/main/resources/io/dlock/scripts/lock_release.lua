@@ -10,7 +10,8 @@
 -- ARGV[6]  "release" (one hold less: the unlock), or "drop-unknown" (an acquisition gave up after an attempt whose
 --          reply never came: only a count above ARGV[5], left by that attempt, is brought down to it)
 -- KEYS[2]  optional: the hold's record, a leader election's dlock_leader:{NAME} or a plain lock's dlock_hold:{NAME},
---          deleted with the owner's last hold when it is the owner's (fragment holder_record)
+--          deleted with the owner's last hold when it is the owner's (fragment holder_record), and given the hash's
+--          TTL when holds remain
 --
 -- Returns  1 + n when the owner's last hold was released (hash deleted, "0" published: wake one waiter), where n is
 --          the number of subscribers the message reached (the releasing client tells its own from other clients'),
@@ -42,6 +43,11 @@ if not remaining then
 end
 if remaining > 0 then
     keep_holds(KEYS[1], ARGV[1], count, remaining, ARGV[2])
+    local pttl = redis.call('pttl', KEYS[1])
+    if pttl > 0 and holder_record(KEYS[2], ARGV[1]) then
+        -- the record follows the hash's TTL, which the remaining acquisitions' lease set
+        redis.call('pexpire', KEYS[2], pttl)
+    end
     return 0
 end
 local receivers = notify(ARGV[3], ARGV[4], '0')

@@ -96,11 +96,19 @@ class HoldDetailsIT {
                         RawRedis.field(client.getId(), Thread.currentThread().getId()));
                 assertThat(raw.pttl(record(name))).isPositive().isLessThanOrEqualTo(raw.pttl(name) + 5);
 
-                lock.lock(); // a re-entry keeps the hold's since
+                // a re-entry keeps the hold's since, and gives the record its lease (here a short one)
+                try {
+                    assertThat(lock.tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
                 assertThat(reader.inspect(name).holders()).singleElement()
                         .satisfies(h -> assertThat(h.details()).contains(first.get()));
+                assertThat(raw.pttl(record(name))).isLessThanOrEqualTo(300);
                 lock.unlock();
                 assertThat(raw.exists(record(name))).as("the record outlives a partial release").isTrue();
+                assertThat(raw.pttl(record(name))).as("and follows the hash's TTL, the outer watchdog lease's")
+                        .isGreaterThan(1_000);
                 lock.unlock();
             });
             assertThat(raw.exists(name)).isFalse();
