@@ -124,11 +124,16 @@ class LockEventListenerIT {
         DistributedLock lock = a.getLock(LockKind.FAIR, name);
 
         lock.lock();
+        // "ended" comes on the thread that completes the acquisition, possibly just after the caller learned of it
+        // (the Javadoc's order is per acquisition): the second acquisition starts once the first one's end is heard
+        awaitLine(events, "ended ACQUIRED " + me);
         lock.lock();
         lock.unlock();
         lock.unlock();
 
         awaitLine(events, "released " + me + " x0");
+        Await.until(SETTLE, () -> events.lines().stream().filter(("ended ACQUIRED " + me)::equals).count() == 2,
+                () -> "both ends in " + events.lines());
         assertThat(events.lines()).containsExactly("started FAIR " + me, "attempted " + me,
                 "granted FAIR " + me + " x1", "ended ACQUIRED " + me, "started FAIR " + me, "attempted " + me,
                 "granted FAIR " + me + " x2", "ended ACQUIRED " + me, "released " + me + " x0");
